@@ -1,0 +1,223 @@
+import type {z} from 'zod'
+import type {ErrorCode} from './errors.js'
+import {
+  AccessTokenSchema,
+  CreateUserSchema,
+  CreateWalletSchema,
+  ListWalletsQuerySchema,
+  MintedJwtSchema,
+  MintJwtRequestSchema,
+  RevokeResultSchema,
+  SandboxHealthSchema,
+  SandboxResetSchema,
+  type ScopeA,
+  type ScopeB,
+  TokenRequestSchema,
+  UserSchema,
+  WalletListSchema,
+  WalletSchema,
+} from './resources.js'
+
+/** How a caller authenticates to an endpoint. */
+export type EndpointAuth =
+  | 'none' // no Authorization header needed
+  | 'credentials' // Variant A credentials in the body (POST /auth/token)
+  | 'token' // the current Variant A JWT as Bearer (refresh, revoke)
+  | 'secret-key' // a Variant B secret key as Bearer (minting a JWT)
+  | 'bearer' // any valid credential: Variant A JWT, Variant B key or minted JWT
+
+/** One operation of the service: the single source for the sandbox, the client and the OpenAPI document. */
+export interface Endpoint {
+  operationId: string
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+  /** Path below `/v1`, with `{param}` placeholders. */
+  path: string
+  summary: string
+  tag: string
+  auth: EndpointAuth
+  /** Scope required of a Variant A token and of a Variant B minted JWT. Keys carry every scope. */
+  scopes?: {a: ScopeA; b: ScopeB}
+  body?: z.ZodType
+  query?: z.ZodType
+  response: z.ZodType
+  status: 200 | 201
+  /** Error codes this operation can return, beyond the ones every authenticated call can. */
+  errors: ErrorCode[]
+  /** Whether the sandbox wraps the result in the envelope (auth records are always bare). */
+  enveloped: boolean
+  /** False for the sandbox's own control routes, which live outside `/v1`. */
+  versioned?: boolean
+}
+
+/** Errors any authenticated operation can return. */
+export const COMMON_ERRORS: ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'TOKEN_EXPIRED',
+  'TOKEN_INVALID',
+  'INSUFFICIENT_SCOPE',
+  'invalid_api_key',
+  'expired_token',
+  'insufficient_permissions',
+  'missing_authorization',
+  'RATE_LIMIT_EXCEEDED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INTERNAL_ERROR',
+]
+
+export const endpoints = {
+  createToken: {
+    operationId: 'createToken',
+    method: 'POST',
+    path: '/auth/token',
+    summary: 'exchange partner credentials for an access token (Variant A)',
+    tag: 'auth',
+    auth: 'credentials',
+    body: TokenRequestSchema,
+    response: AccessTokenSchema,
+    status: 200,
+    errors: ['INVALID_CREDENTIALS', 'RATE_LIMITED'],
+    enveloped: false,
+  },
+  refreshToken: {
+    operationId: 'refreshToken',
+    method: 'POST',
+    path: '/auth/refresh',
+    summary: 'exchange the current access token for a new one',
+    tag: 'auth',
+    auth: 'token',
+    response: AccessTokenSchema,
+    status: 200,
+    errors: [],
+    enveloped: false,
+  },
+  revokeToken: {
+    operationId: 'revokeToken',
+    method: 'POST',
+    path: '/auth/revoke',
+    summary: 'revoke the access token sent as Bearer',
+    tag: 'auth',
+    auth: 'token',
+    response: RevokeResultSchema,
+    status: 200,
+    errors: [],
+    enveloped: false,
+  },
+  mintJwt: {
+    operationId: 'mintJwt',
+    method: 'POST',
+    path: '/auth/jwt',
+    summary: 'mint a short-lived scoped JWT from a secret API key (Variant B)',
+    tag: 'auth',
+    auth: 'secret-key',
+    body: MintJwtRequestSchema,
+    response: MintedJwtSchema,
+    status: 201,
+    errors: [],
+    enveloped: false,
+  },
+  createUser: {
+    operationId: 'createUser',
+    method: 'POST',
+    path: '/users',
+    summary: 'create a user',
+    tag: 'users',
+    auth: 'bearer',
+    scopes: {a: 'users:write', b: 'payments:create'},
+    body: CreateUserSchema,
+    response: UserSchema,
+    status: 201,
+    errors: ['INSUFFICIENT_PERMISSIONS', 'DUPLICATE_TRANSACTION'],
+    enveloped: true,
+  },
+  getUser: {
+    operationId: 'getUser',
+    method: 'GET',
+    path: '/users/{id}',
+    summary: 'get a user',
+    tag: 'users',
+    auth: 'bearer',
+    scopes: {a: 'users:read', b: 'payments:read'},
+    response: UserSchema,
+    status: 200,
+    errors: ['NOT_FOUND'],
+    enveloped: true,
+  },
+  createWallet: {
+    operationId: 'createWallet',
+    method: 'POST',
+    path: '/wallets',
+    summary: 'create a wallet for a user in one currency',
+    tag: 'wallets',
+    auth: 'bearer',
+    scopes: {a: 'accounts:write', b: 'payments:create'},
+    body: CreateWalletSchema,
+    response: WalletSchema,
+    status: 201,
+    errors: [
+      'INVALID_CURRENCY',
+      'INVALID_USER_ID',
+      'WALLET_EXISTS',
+      'INVALID_API_KEY',
+      'INSUFFICIENT_PERMISSIONS',
+      'DUPLICATE_TRANSACTION',
+    ],
+    enveloped: true,
+  },
+  getWallet: {
+    operationId: 'getWallet',
+    method: 'GET',
+    path: '/wallets/{id}',
+    summary: 'get a wallet',
+    tag: 'wallets',
+    auth: 'bearer',
+    scopes: {a: 'accounts:read', b: 'balance:read'},
+    response: WalletSchema,
+    status: 200,
+    errors: ['NOT_FOUND'],
+    enveloped: true,
+  },
+  listWallets: {
+    operationId: 'listWallets',
+    method: 'GET',
+    path: '/wallets',
+    summary: 'list wallets, filtered by user and currency',
+    tag: 'wallets',
+    auth: 'bearer',
+    scopes: {a: 'accounts:read', b: 'balance:read'},
+    query: ListWalletsQuerySchema,
+    response: WalletListSchema,
+    status: 200,
+    errors: ['INVALID_CURRENCY'],
+    enveloped: true,
+  },
+  sandboxHealth: {
+    operationId: 'sandboxHealth',
+    method: 'GET',
+    path: '/_sandbox/health',
+    summary: 'sandbox only: liveness, version and settings of the running sandbox',
+    tag: 'sandbox',
+    auth: 'none',
+    response: SandboxHealthSchema,
+    status: 200,
+    errors: [],
+    enveloped: false,
+    versioned: false,
+  },
+  sandboxReset: {
+    operationId: 'sandboxReset',
+    method: 'POST',
+    path: '/_sandbox/reset',
+    summary: "sandbox only: delete every record of the caller's partner, keeping its credentials",
+    tag: 'sandbox',
+    auth: 'bearer',
+    response: SandboxResetSchema,
+    status: 200,
+    errors: [],
+    enveloped: false,
+    versioned: false,
+  },
+} satisfies Record<string, Endpoint>
+
+export type EndpointId = keyof typeof endpoints
+export type EndpointResult<K extends EndpointId> = z.infer<(typeof endpoints)[K]['response']>

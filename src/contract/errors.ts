@@ -1,0 +1,140 @@
+import {z} from 'zod'
+
+/**
+ * Every error code the service returns, with its HTTP status. The first block is the spec's own
+ * table; the second holds the codes the sandbox adds where the spec is silent (documented in
+ * docs/sandbox.md).
+ */
+export const ERROR_STATUS = {
+  INVALID_CREDENTIALS: 401,
+  TOKEN_EXPIRED: 401,
+  TOKEN_INVALID: 401,
+  INSUFFICIENT_SCOPE: 403,
+  RATE_LIMITED: 429,
+  INVALID_API_KEY: 401,
+  INSUFFICIENT_PERMISSIONS: 403,
+  invalid_api_key: 401,
+  expired_token: 401,
+  insufficient_permissions: 403,
+  missing_authorization: 401,
+  INVALID_CURRENCY: 400,
+  INVALID_USER_ID: 400,
+  WALLET_EXISTS: 409,
+  INSUFFICIENT_FUNDS: 402,
+  INSUFFICIENT_BALANCE: 402,
+  CARD_DECLINED: 402,
+  INVALID_PAYMENT_METHOD: 400,
+  PAYMENT_METHOD_NOT_FOUND: 404,
+  AMOUNT_TOO_SMALL: 400,
+  AMOUNT_TOO_LARGE: 400,
+  DUPLICATE_TRANSACTION: 409,
+  RATE_LIMIT_EXCEEDED: 429,
+  // Added by the sandbox where the spec names a status but no code.
+  VALIDATION_ERROR: 400,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL_ERROR: 500,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
+
+/** Category string of the resource error shape (`error` at top level), by code. */
+export function errorCategory(code: string): string {
+  switch (code) {
+    case 'WALLET_EXISTS':
+      return 'duplicate_wallet'
+    case 'INSUFFICIENT_FUNDS':
+    case 'INSUFFICIENT_BALANCE':
+      return 'insufficient_funds'
+    case 'CARD_DECLINED':
+      return 'card_declined'
+    case 'DUPLICATE_TRANSACTION':
+      return 'duplicate_request'
+    case 'NOT_FOUND':
+    case 'PAYMENT_METHOD_NOT_FOUND':
+      return 'not_found'
+    case 'RATE_LIMIT_EXCEEDED':
+    case 'RATE_LIMITED':
+      return 'rate_limit_error'
+    case 'INTERNAL_ERROR':
+      return 'api_error'
+    default: {
+      const status = (ERROR_STATUS as Record<string, number>)[code] ?? 400
+      if (status === 401) return 'unauthorized'
+      if (status === 403) return 'forbidden'
+      return 'validation_error'
+    }
+  }
+}
+
+const Details = z.record(z.string(), z.unknown())
+
+/** Overview shape (Variant A): `success` false, `error` {code, message, details}, `meta`. */
+export const OverviewErrorSchema = z.object({
+  success: z.literal(false),
+  error: z.object({code: z.string(), message: z.string(), details: Details.optional()}),
+  meta: z.object({requestId: z.string(), timestamp: z.string()}),
+})
+
+/** Auth shape (Variant A): `error` {code, message, details} and `request_id`. */
+export const AuthErrorASchema = z.object({
+  error: z.object({code: z.string(), message: z.string(), details: Details.optional()}),
+  request_id: z.string(),
+})
+
+/** Auth shape (Variant B): `error` {code, message, type}. */
+export const AuthErrorBSchema = z.object({
+  error: z.object({code: z.string(), message: z.string(), type: z.string()}),
+})
+
+/** Resource shape: top-level `error` category, `message`, `code`, optional `details`. */
+export const ResourceErrorSchema = z.object({
+  error: z.string(),
+  message: z.string(),
+  code: z.string(),
+  details: Details.optional(),
+})
+
+/** Any of the four error shapes the service uses. */
+export const AnyErrorBodySchema = z.union([
+  OverviewErrorSchema,
+  AuthErrorASchema,
+  AuthErrorBSchema,
+  ResourceErrorSchema,
+])
+export type AnyErrorBody = z.infer<typeof AnyErrorBodySchema>
+
+/** The error fields every shape carries, once normalised. */
+export interface NormalisedError {
+  code: string
+  message: string
+  details?: Record<string, unknown> | undefined
+  type?: string | undefined
+  requestId?: string | undefined
+}
+
+/** Reduce any of the four error shapes to code, message, details and request id. */
+export function normaliseErrorBody(body: unknown): NormalisedError | undefined {
+  const parsed = AnyErrorBodySchema.safeParse(body)
+  if (!parsed.success) return undefined
+  const b = parsed.data
+  if ('success' in b) {
+    return {
+      code: b.error.code,
+      message: b.error.message,
+      details: b.error.details,
+      requestId: b.meta.requestId,
+    }
+  }
+  if (typeof b.error === 'string') {
+    const r = b as z.infer<typeof ResourceErrorSchema>
+    return {code: r.code, message: r.message, details: r.details, type: r.error}
+  }
+  if ('request_id' in b) {
+    return {code: b.error.code, message: b.error.message, details: b.error.details, requestId: b.request_id}
+  }
+  const v = b as z.infer<typeof AuthErrorBSchema>
+  return {code: v.error.code, message: v.error.message, type: v.error.type}
+}

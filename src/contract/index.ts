@@ -1,0 +1,5 @@
+export * from './currencies.js'
+export * from './endpoints.js'
+export * from './envelope.js'
+export * from './errors.js'
+export * from './resources.js'

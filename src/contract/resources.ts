@@ -1,0 +1,301 @@
+import {z} from 'zod'
+import {CurrencySchema} from './currencies.js'
+
+const Timestamp = z.string().describe('ISO 8601 timestamp')
+/** An integer amount in the currency's smallest unit. */
+export const MinorAmount = z.number().int().safe()
+
+export const WALLET_STATUSES = ['pending_verification', 'active', 'suspended', 'frozen', 'closed'] as const
+export const TRANSACTION_TYPES = [
+  'deposit',
+  'withdrawal',
+  'transfer_in',
+  'transfer_out',
+  'payment',
+  'refund',
+  'fee',
+  'adjustment',
+] as const
+export const TRANSACTION_STATUSES = [
+  'pending',
+  'processing',
+  'completed',
+  'failed',
+  'reversed',
+  'refunded',
+  'cancelled',
+] as const
+export const PAYMENT_METHODS = ['card', 'ach', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay'] as const
+
+export const BalanceSchema = z
+  .object({
+    available: MinorAmount,
+    pending: MinorAmount,
+    reserved: MinorAmount,
+    total: MinorAmount.describe('available + pending + reserved'),
+    currency: CurrencySchema,
+  })
+  .meta({id: 'Balance'})
+export type Balance = z.infer<typeof BalanceSchema>
+
+export const WalletLimitsSchema = z
+  .object({
+    daily: MinorAmount.describe('max daily volume'),
+    monthly: MinorAmount.describe('max monthly volume'),
+    transaction: MinorAmount.describe('max single amount'),
+  })
+  .meta({id: 'WalletLimits'})
+
+export const WalletSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string(),
+    currency: CurrencySchema,
+    balance: BalanceSchema,
+    status: z.enum(WALLET_STATUSES),
+    label: z.string().optional(),
+    limits: WalletLimitsSchema,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({id: 'Wallet'})
+export type Wallet = z.infer<typeof WalletSchema>
+
+export const CreateWalletSchema = z
+  .strictObject({
+    userId: z.string().min(1),
+    currency: z.string().min(1).describe('one of the supported currencies'),
+    label: z.string().max(50).optional(),
+    initialBalance: MinorAmount.nonnegative().optional().describe('sandbox only; smallest currency unit'),
+  })
+  .meta({id: 'CreateWalletRequest'})
+export type CreateWalletInput = z.infer<typeof CreateWalletSchema>
+
+export const ListWalletsQuerySchema = z.strictObject({
+  userId: z.string().optional(),
+  currency: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().optional(),
+})
+export type ListWalletsQuery = z.infer<typeof ListWalletsQuerySchema>
+
+export const WalletListSchema = z
+  .object({
+    wallets: z.array(WalletSchema),
+    hasMore: z.boolean(),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({id: 'WalletList'})
+export type WalletList = z.infer<typeof WalletListSchema>
+
+export const TransactionSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(TRANSACTION_TYPES),
+    status: z.enum(TRANSACTION_STATUSES),
+    amount: MinorAmount,
+    currency: z.string(),
+    fee: MinorAmount,
+    netAmount: MinorAmount,
+    sourceWalletId: z.string().optional(),
+    destinationWalletId: z.string().optional(),
+    paymentMethodId: z.string().optional(),
+    description: z.string().optional(),
+    metadata: z.record(z.string(), z.string()).optional(),
+    createdAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+    estimatedCompletion: Timestamp.optional(),
+    failureReason: z.string().optional(),
+  })
+  .meta({id: 'Transaction'})
+export type Transaction = z.infer<typeof TransactionSchema>
+
+export const CreateTransactionSchema = z
+  .strictObject({
+    amount: MinorAmount.positive(),
+    currency: z.string().min(1),
+    method: z.enum(PAYMENT_METHODS),
+    paymentMethodId: z.string().optional(),
+    sourceWalletId: z.string().optional(),
+    destinationWalletId: z.string().optional(),
+    description: z.string().max(500).optional(),
+    metadata: z.record(z.string(), z.string()).optional(),
+    idempotencyKey: z.string().max(255).optional(),
+  })
+  .meta({id: 'CreateTransactionRequest'})
+export type CreateTransactionInput = z.infer<typeof CreateTransactionSchema>
+
+export const SCOPES_A = [
+  'users:read',
+  'users:write',
+  'accounts:read',
+  'accounts:write',
+  'transfers:read',
+  'transfers:write',
+  'roundups:read',
+  'roundups:write',
+  'webhooks:write',
+] as const
+export const SCOPES_B = [
+  'payments:read',
+  'payments:create',
+  'payments:refund',
+  'balance:read',
+  'payouts:create',
+] as const
+export type ScopeA = (typeof SCOPES_A)[number]
+export type ScopeB = (typeof SCOPES_B)[number]
+
+/** Variant A token exchange body. `api_secret` is required by the sandbox (see docs/auth.md). */
+export const TokenRequestSchema = z
+  .strictObject({
+    api_key: z.string().min(1),
+    api_secret: z.string().min(1).optional(),
+    partner_id: z.string().min(1),
+    scopes: z.array(z.enum(SCOPES_A)).optional().describe('sandbox extension: narrow the granted scopes'),
+  })
+  .meta({id: 'TokenRequest'})
+export type TokenRequest = z.infer<typeof TokenRequestSchema>
+
+export const AccessTokenSchema = z
+  .object({
+    access_token: z.string().describe('JWT'),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().describe('seconds; 604800 (7 days) by default'),
+    partner_id: z.string(),
+    scopes: z.array(z.string()),
+  })
+  .meta({id: 'AccessToken'})
+export type AccessToken = z.infer<typeof AccessTokenSchema>
+
+export const RevokeResultSchema = z.object({revoked: z.literal(true)}).meta({id: 'RevokeResult'})
+
+/** Variant B: mint a short-lived scoped JWT from a secret API key (sandbox path: POST /auth/jwt). */
+export const MintJwtRequestSchema = z
+  .strictObject({
+    scopes: z.array(z.enum(SCOPES_B)).min(1),
+    expires_in: z
+      .number()
+      .int()
+      .min(60)
+      .max(86400)
+      .default(3600)
+      .describe('seconds; 1 to 24 hours recommended, 60 s to 24 h accepted'),
+  })
+  .meta({id: 'MintJwtRequest'})
+
+export const MintedJwtSchema = z
+  .object({
+    token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    expires_at: Timestamp,
+    scopes: z.array(z.string()),
+  })
+  .meta({id: 'MintedJwt'})
+export type MintedJwt = z.infer<typeof MintedJwtSchema>
+
+const userFields = {
+  email: z.email(),
+  first_name: z.string().min(1).max(100),
+  last_name: z.string().min(1).max(100),
+  partner_id: z.string().min(1).optional().describe("defaults to the caller's partner"),
+  external_id: z.string().min(1).max(255).optional(),
+}
+/** Create-user input, snake_case (HTTP form). */
+export const CreateUserSchema = z.strictObject(userFields).meta({id: 'CreateUserRequest'})
+/** Create-user input, camelCase (SDK form); the sandbox accepts either. */
+export const CreateUserCamelSchema = z
+  .strictObject({
+    email: userFields.email,
+    firstName: userFields.first_name,
+    lastName: userFields.last_name,
+    partnerId: userFields.partner_id,
+    externalId: userFields.external_id,
+  })
+  .meta({id: 'CreateUserRequestCamel'})
+export type CreateUserInput = z.infer<typeof CreateUserSchema>
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    partner_id: z.string(),
+    external_id: z.string().nullable(),
+    created_at: Timestamp,
+  })
+  .meta({id: 'User'})
+export type User = z.infer<typeof UserSchema>
+
+export const RoundupSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    multiplier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(5)]),
+    max_roundup_amount: z.number().positive().describe('cap per transaction, major currency units'),
+    destination_account_id: z.string().optional(),
+  })
+  .meta({id: 'RoundupSettings'})
+export type RoundupSettings = z.infer<typeof RoundupSettingsSchema>
+
+export const RoundupProcessSchema = z
+  .strictObject({
+    user_id: z.string().min(1),
+    amount: z.number().positive().describe('major units'),
+    merchant_name: z.string().min(1),
+    transaction_id: z.string().min(1),
+  })
+  .meta({id: 'RoundupProcessRequest'})
+
+export const RoundupProcessResultSchema = z
+  .object({roundup_amount: z.number()})
+  .loose()
+  .meta({id: 'RoundupProcessResult'})
+
+export const WebhookRegistrationInputSchema = z
+  .strictObject({url: z.url(), events: z.array(z.string()).min(1)})
+  .meta({id: 'WebhookRegistrationRequest'})
+
+export const EVENT_NAMES = [
+  'roundupsvc.roundup.processed',
+  'roundupsvc.transfer.completed',
+  'bnplsvc.payment.created',
+  'bnplsvc.payment.completed',
+  'bnplsvc.payment.failed',
+  'walletsvc.payment.completed',
+  'walletsvc.p2p.sent',
+  'walletsvc.card.created',
+  'transfer.completed',
+  'transfer.failed',
+  'roundup.processed',
+  'wallet.created',
+  'transaction.completed',
+  'transaction.failed',
+] as const
+export type EventName = (typeof EVENT_NAMES)[number]
+
+/** Webhook envelope: `event`, `data`, `timestamp`, plus the event `id`. */
+export const EventEnvelopeSchema = z
+  .object({
+    id: z.string(),
+    event: z.enum(EVENT_NAMES),
+    data: z.record(z.string(), z.unknown()),
+    timestamp: Timestamp,
+  })
+  .meta({id: 'EventEnvelope'})
+export type EventEnvelope = z.infer<typeof EventEnvelopeSchema>
+
+export const SandboxHealthSchema = z
+  .object({
+    status: z.literal('ok'),
+    version: z.string(),
+    responseShape: z.enum(['envelope', 'direct']),
+    rateLimit: z.enum(['spec', 'off']),
+    tokenTtl: z.number().int().describe('seconds'),
+    startedAt: Timestamp,
+  })
+  .meta({id: 'SandboxHealth'})
+export type SandboxHealth = z.infer<typeof SandboxHealthSchema>
+
+export const SandboxResetSchema = z.object({reset: z.literal(true)}).meta({id: 'SandboxReset'})
