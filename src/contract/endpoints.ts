@@ -2,6 +2,7 @@ import type {z} from 'zod'
 import type {ErrorCode} from './errors.js'
 import {
   AccessTokenSchema,
+  CreateUserCamelSchema,
   CreateUserSchema,
   CreateWalletSchema,
   ListWalletsQuerySchema,
@@ -38,6 +39,8 @@ export interface Endpoint {
   /** Scope required of a Variant A token and of a Variant B minted JWT. Keys carry every scope. */
   scopes?: {a: ScopeA; b: ScopeB}
   body?: z.ZodType
+  /** Another body form the operation accepts as well (the SDK's camelCase form of create-user). */
+  altBody?: z.ZodType
   query?: z.ZodType
   response: z.ZodType
   status: 200 | 201
@@ -125,6 +128,7 @@ export const endpoints = {
     auth: 'bearer',
     scopes: {a: 'users:write', b: 'payments:create'},
     body: CreateUserSchema,
+    altBody: CreateUserCamelSchema,
     response: UserSchema,
     status: 201,
     errors: ['INSUFFICIENT_PERMISSIONS', 'DUPLICATE_TRANSACTION'],
@@ -221,3 +225,22 @@ export const endpoints = {
 
 export type EndpointId = keyof typeof endpoints
 export type EndpointResult<K extends EndpointId> = z.infer<(typeof endpoints)[K]['response']>
+
+/**
+ * Which body shape an endpoint's errors take, apart from refused credentials (those follow the
+ * credential: Variant A auth shape for a Variant A token, Variant B auth shape for a key or minted JWT):
+ * - `auth-a`: the Variant A auth shape (token exchange, refresh, revoke);
+ * - `bare`: the resource shape (endpoints whose success is bare: JWT minting, sandbox control);
+ * - `business`: the overview shape when the sandbox serves envelopes, the resource shape otherwise.
+ */
+export type ErrorStyle = 'auth-a' | 'bare' | 'business'
+
+export function errorStyleOf(endpoint: Endpoint): ErrorStyle {
+  if (endpoint.auth === 'credentials' || endpoint.auth === 'token') return 'auth-a'
+  return endpoint.enveloped ? 'business' : 'bare'
+}
+
+/** POSTs honour an `Idempotency-Key` header, except the auth endpoints (a token is never replayed). */
+export function takesIdempotencyKey(endpoint: Endpoint): boolean {
+  return endpoint.method === 'POST' && !endpoint.path.startsWith('/auth/')
+}
