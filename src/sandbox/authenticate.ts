@@ -1,0 +1,187 @@
+import type {Endpoint} from '../contract/endpoints.js'
+import {AuthFailure} from './errors.js'
+import type {PartnerDirectory, SandboxCredentials} from './partners.js'
+import type {TokenClaims, TokenService, TokenVariant, VerifiedToken} from './tokens.js'
+
+/** Who is calling, once the Authorization header has been accepted. */
+export type Principal =
+  | {kind: 'access-token'; partner: SandboxCredentials; claims: TokenClaims}
+  | {kind: 'secret-key'; partner: SandboxCredentials}
+  | {kind: 'minted-jwt'; partner: SandboxCredentials; claims: TokenClaims}
+
+type Bearer = {kind: 'missing'} | {kind: 'not-bearer'} | {kind: 'credential'; value: string}
+
+const BEARER = /^bearer +(\S+) *$/i
+
+function readBearer(header: string | undefined): Bearer {
+  if (header === undefined || header.trim() === '' || /^bearer *$/i.test(header.trim()))
+    return {kind: 'missing'}
+  const match = BEARER.exec(header)
+  return match?.[1] === undefined ? {kind: 'not-bearer'} : {kind: 'credential', value: match[1]}
+}
+
+/** What a Bearer credential looks like, from its prefix alone. */
+function kindOf(credential: string): 'secret-key' | 'live-key' | 'public-key' | 'api-secret' | 'jwt' {
+  if (credential.startsWith('test_')) return 'secret-key'
+  if (credential.startsWith('live_')) return 'live-key'
+  if (credential.startsWith('pk_')) return 'public-key'
+  if (credential.startsWith('sk_')) return 'api-secret'
+  return 'jwt'
+}
+
+const KEY_REFUSALS = {
+  'live-key': 'Live keys are not accepted by the sandbox; use your test_ secret key',
+  'public-key':
+    'A public API key (pk_…) is not a credential on its own: exchange it with its secret at POST /v1/auth/token, or send your test_ secret key',
+  'api-secret':
+    'An API secret (sk_…) is not a Bearer credential: exchange it with the API key at POST /v1/auth/token',
+} as const
+
+function tokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: TokenVariant): AuthFailure {
+  if (variant === 'B') {
+    return result.reason === 'expired'
+      ? new AuthFailure('B', 'expired_token', `JWT expired at ${result.expiredAt}; mint a new one`)
+      : new AuthFailure('B', 'invalid_api_key', refusalMessage(result.reason))
+  }
+  return result.reason === 'expired'
+    ? new AuthFailure('A', 'TOKEN_EXPIRED', 'Access token has expired', {expired_at: result.expiredAt})
+    : new AuthFailure('A', 'TOKEN_INVALID', refusalMessage(result.reason))
+}
+
+function refusalMessage(reason: 'invalid' | 'revoked' | 'wrong_env' | 'unknown_partner'): string {
+  switch (reason) {
+    case 'revoked':
+      return 'Token has been revoked'
+    case 'wrong_env':
+      return 'Token was not issued for the sandbox environment'
+    case 'unknown_partner':
+      return 'Token belongs to a partner this sandbox does not know'
+    default:
+      return 'Token is malformed or its signature is invalid'
+  }
+}
+
+/** Turns the Authorization header into a Principal for an endpoint, or throws the refusal. */
+export class Authenticator {
+  constructor(
+    private readonly partners: PartnerDirectory,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /** Resolve the caller of `endpoint`; undefined for endpoints that take no Authorization header. */
+  async authenticate(endpoint: Endpoint, header: string | undefined): Promise<Principal | undefined> {
+    switch (endpoint.auth) {
+      case 'none':
+      case 'credentials':
+        return undefined
+      case 'token':
+        return this.accessToken(endpoint, header)
+      case 'secret-key': {
+        const principal = await this.anyCredential(header)
+        if (principal.kind !== 'secret-key') {
+          throw new AuthFailure(
+            'B',
+            'insufficient_permissions',
+            'Minting a JWT needs your secret key (test_…) as Bearer, not a token',
+          )
+        }
+        return principal
+      }
+      case 'bearer': {
+        const principal = await this.anyCredential(header)
+        checkScope(endpoint, principal)
+        return principal
+      }
+    }
+  }
+
+  /** Refresh and revoke: only a Variant A access token will do, and every refusal is Variant A. */
+  private async accessToken(endpoint: Endpoint, header: string | undefined): Promise<Principal> {
+    const bearer = readBearer(header)
+    if (bearer.kind === 'missing') {
+      throw new AuthFailure(
+        'A',
+        'TOKEN_INVALID',
+        'Missing access token: send Authorization: Bearer <access_token>',
+      )
+    }
+    if (bearer.kind === 'not-bearer') {
+      throw new AuthFailure('A', 'TOKEN_INVALID', 'Authorization must be "Bearer <access_token>"')
+    }
+    if (kindOf(bearer.value) !== 'jwt') {
+      throw new AuthFailure(
+        'A',
+        'TOKEN_INVALID',
+        `POST /v1${endpoint.path} takes a Variant A access token from POST /v1/auth/token, not an API key`,
+      )
+    }
+    const result = await this.tokens.verify(bearer.value)
+    if (!result.ok) throw tokenRefusal(result, 'A')
+    if (result.claims.variant !== 'A') {
+      throw new AuthFailure(
+        'A',
+        'TOKEN_INVALID',
+        `POST /v1${endpoint.path} takes a Variant A access token, not a minted Variant B JWT`,
+      )
+    }
+    const partner = this.partners.get(result.claims.partner_id)
+    if (partner === undefined) throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
+    return {kind: 'access-token', partner, claims: result.claims}
+  }
+
+  private async anyCredential(header: string | undefined): Promise<Principal> {
+    const bearer = readBearer(header)
+    if (bearer.kind === 'missing') {
+      throw new AuthFailure(
+        'B',
+        'missing_authorization',
+        'Missing Authorization header: send Authorization: Bearer <access token or API key>',
+      )
+    }
+    if (bearer.kind === 'not-bearer') {
+      throw new AuthFailure(
+        'B',
+        'invalid_api_key',
+        'Authorization must be "Bearer <access token or API key>"',
+      )
+    }
+    const credential = bearer.value
+    const kind = kindOf(credential)
+    if (kind === 'secret-key') {
+      const partner = this.partners.bySecret(credential)
+      if (partner === undefined) throw new AuthFailure('B', 'invalid_api_key', 'Unknown API key')
+      return {kind: 'secret-key', partner}
+    }
+    if (kind !== 'jwt') throw new AuthFailure('B', 'invalid_api_key', KEY_REFUSALS[kind])
+    const result = await this.tokens.verify(credential)
+    if (!result.ok) throw tokenRefusal(result, result.variant ?? 'A')
+    const {claims} = result
+    const partner = this.partners.get(claims.partner_id)
+    if (partner === undefined) {
+      throw claims.variant === 'A'
+        ? new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
+        : new AuthFailure('B', 'invalid_api_key', refusalMessage('unknown_partner'))
+    }
+    return claims.variant === 'A'
+      ? {kind: 'access-token', partner, claims}
+      : {kind: 'minted-jwt', partner, claims}
+  }
+}
+
+function checkScope(endpoint: Endpoint, principal: Principal): void {
+  if (endpoint.scopes === undefined || principal.kind === 'secret-key') return
+  if (principal.kind === 'access-token') {
+    const required = endpoint.scopes.a
+    if (!principal.claims.scopes.includes(required)) {
+      throw new AuthFailure('A', 'INSUFFICIENT_SCOPE', `Access token lacks the ${required} scope`, {
+        required_scope: required,
+        granted_scopes: principal.claims.scopes,
+      })
+    }
+    return
+  }
+  const required = endpoint.scopes.b
+  if (!principal.claims.scopes.includes(required)) {
+    throw new AuthFailure('B', 'insufficient_permissions', `JWT lacks the ${required} scope`)
+  }
+}

@@ -1,0 +1,57 @@
+import type {Endpoint} from '../contract/endpoints.js'
+import type {ResponseShape} from '../contract/envelope.js'
+import type {Principal} from './authenticate.js'
+import type {Database} from './database.js'
+import type {EventLog} from './events.js'
+import type {IdempotencyStore} from './idempotency.js'
+import type {PartnerDirectory} from './partners.js'
+import type {RateLimiter} from './rate-limiter.js'
+import type {TokenService} from './tokens.js'
+
+export interface SandboxSettings {
+  responseShape: ResponseShape
+  rateLimit: 'spec' | 'off'
+  tokenTtlSeconds: number
+  startedAt: string
+  version: string
+}
+
+/** Everything a route needs, built once per running sandbox. */
+export interface SandboxContext {
+  database: Database
+  partners: PartnerDirectory
+  tokens: TokenService
+  limiter: RateLimiter
+  events: EventLog
+  idempotency: IdempotencyStore
+  settings: SandboxSettings
+}
+
+/** One request, as an operation sees it: already authenticated and rate-limited. */
+export interface OperationInput {
+  principal: Principal | undefined
+  body: unknown
+  query: unknown
+  params: Record<string, string>
+  /** Remote address, for the failed-login guard. */
+  ip: string
+  /** Add response headers (also kept when the operation then throws). */
+  setHeaders(headers: Record<string, string>): void
+}
+
+/**
+ * An endpoint of the contract and the operation that serves it. The operation returns the bare
+ * resource (the server envelopes it) or throws an ApiError. Operations of idempotent endpoints
+ * (POSTs outside /auth) must be synchronous, so that the change and its stored response commit in
+ * one SQLite transaction.
+ */
+export interface RouteSpec {
+  endpoint: Endpoint
+  run(input: OperationInput): unknown
+}
+
+/** The caller's partner, for routes that require authentication. */
+export function callerOf(input: OperationInput): Principal {
+  if (input.principal === undefined) throw new Error('route requires an authenticated caller')
+  return input.principal
+}

@@ -1,0 +1,71 @@
+import type {ErrorStyle} from '../contract/endpoints.js'
+import type {ResponseShape} from '../contract/envelope.js'
+import {ERROR_STATUS, type ErrorCode, errorCategory} from '../contract/errors.js'
+
+type Details = Record<string, unknown>
+
+/** An error the sandbox answers with: a stable code, its status, and details for the body. */
+export class ApiError extends Error {
+  readonly status: number
+  readonly headers: Record<string, string>
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Details,
+    options: {headers?: Record<string, string>} = {},
+  ) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = ERROR_STATUS[code]
+    this.headers = options.headers ?? {}
+  }
+}
+
+/**
+ * A refused credential. Its variant picks the body shape regardless of the route: a Variant A token
+ * fails in the Variant A auth shape, a Variant B key or minted JWT in the Variant B one.
+ */
+export class AuthFailure extends ApiError {
+  constructor(
+    readonly variant: 'A' | 'B',
+    code: ErrorCode,
+    message: string,
+    details?: Details,
+  ) {
+    super(code, message, details)
+    this.name = 'AuthFailure'
+  }
+}
+
+export interface RenderedError {
+  status: number
+  headers: Record<string, string>
+  body: Record<string, unknown>
+}
+
+export function renderError(
+  err: ApiError,
+  style: ErrorStyle,
+  shape: ResponseShape,
+  requestId: string,
+): RenderedError {
+  const details = err.details ?? {}
+  let body: Record<string, unknown>
+  if (err instanceof AuthFailure && err.variant === 'B') {
+    const type = err.status === 403 ? 'permission_error' : 'authentication_error'
+    body = {error: {code: err.code, message: err.message, type}}
+  } else if (err instanceof AuthFailure || style === 'auth-a') {
+    body = {error: {code: err.code, message: err.message, details}, request_id: requestId}
+  } else if (style === 'business' && shape === 'envelope') {
+    body = {
+      success: false,
+      error: {code: err.code, message: err.message, details},
+      meta: {requestId, timestamp: new Date().toISOString()},
+    }
+  } else {
+    body = {error: errorCategory(err.code), message: err.message, code: err.code}
+    if (err.details !== undefined) body.details = err.details
+  }
+  return {status: err.status, headers: err.headers, body}
+}

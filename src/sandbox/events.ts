@@ -1,0 +1,42 @@
+import type {StatementSync} from 'node:sqlite'
+import type {EventName} from '../contract/resources.js'
+import type {Database} from './database.js'
+import {newId} from './ids.js'
+
+export interface RecordedEvent {
+  id: string
+  type: EventName
+  partnerId: string
+  data: Record<string, unknown>
+  createdAt: string
+}
+
+/**
+ * The event log that webhook delivery will read. Call `record` inside the transaction that makes
+ * the change, so an event exists exactly when its change does.
+ */
+export class EventLog {
+  private readonly insert: StatementSync
+
+  constructor(database: Database) {
+    this.insert = database.db.prepare(
+      'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
+    )
+  }
+
+  record(type: EventName, partnerId: string, data: Record<string, unknown>, now = new Date()): RecordedEvent {
+    const event: RecordedEvent = {id: newId.event(), type, partnerId, data, createdAt: now.toISOString()}
+    this.insert.run(event.id, event.type, event.partnerId, JSON.stringify(event.data), event.createdAt)
+    return event
+  }
+}
+
+/** Record one event in `database` (see EventLog.record); for code that has no EventLog at hand. */
+export function recordEvent(
+  database: Database,
+  type: EventName,
+  partnerId: string,
+  data: Record<string, unknown>,
+): RecordedEvent {
+  return new EventLog(database).record(type, partnerId, data)
+}

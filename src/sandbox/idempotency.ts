@@ -1,0 +1,89 @@
+import type {StatementSync} from 'node:sqlite'
+import type {Database} from './database.js'
+
+/** How long a stored response is replayed for. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+
+export interface StoredResponse {
+  status: number
+  body: string
+  requestId: string
+}
+
+export type Reservation =
+  | {kind: 'new'}
+  | {kind: 'replay'; response: StoredResponse}
+  | {kind: 'conflict'}
+  | {kind: 'in-flight'}
+
+interface KeyRow {
+  fingerprint: string
+  state: 'in_flight' | 'done'
+  status: number | null
+  body: string | null
+  request_id: string | null
+  created_at: number
+}
+
+/**
+ * Idempotency keys per partner, in SQLite so that a replay survives a restart. `begin` reserves a
+ * key for a request (identified by its fingerprint: method, path and body hash); `complete` stores
+ * the response to replay; `release` forgets a reservation whose request did not run to completion.
+ */
+export class IdempotencyStore {
+  private readonly get: StatementSync
+  private readonly remove: StatementSync
+  private readonly reserve: StatementSync
+  private readonly save: StatementSync
+
+  constructor(database: Database) {
+    const {db} = database
+    // A reservation still in flight at start-up belongs to a process that died mid-request.
+    db.prepare("DELETE FROM idempotency_keys WHERE state = 'in_flight' OR created_at < ?").run(
+      Date.now() - IDEMPOTENCY_TTL_MS,
+    )
+    this.get = db.prepare(
+      'SELECT fingerprint, state, status, body, request_id, created_at FROM idempotency_keys WHERE partner_id = ? AND key = ?',
+    )
+    this.remove = db.prepare('DELETE FROM idempotency_keys WHERE partner_id = ? AND key = ?')
+    this.reserve = db.prepare(
+      "INSERT INTO idempotency_keys (partner_id, key, fingerprint, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
+    )
+    this.save = db.prepare(
+      `INSERT INTO idempotency_keys (partner_id, key, fingerprint, state, status, body, request_id, created_at)
+       VALUES (?, ?, ?, 'done', ?, ?, ?, ?)
+       ON CONFLICT (partner_id, key) DO UPDATE SET
+         state = 'done', status = excluded.status, body = excluded.body, request_id = excluded.request_id`,
+    )
+  }
+
+  begin(partnerId: string, key: string, fingerprint: string, now = Date.now()): Reservation {
+    const row = this.get.get(partnerId, key) as KeyRow | undefined
+    if (row !== undefined && row.created_at < now - IDEMPOTENCY_TTL_MS) {
+      this.remove.run(partnerId, key)
+    } else if (row !== undefined) {
+      if (row.fingerprint !== fingerprint) return {kind: 'conflict'}
+      if (row.state === 'in_flight') return {kind: 'in-flight'}
+      return {
+        kind: 'replay',
+        response: {status: row.status ?? 200, body: row.body ?? '', requestId: row.request_id ?? ''},
+      }
+    }
+    this.reserve.run(partnerId, key, fingerprint, now)
+    return {kind: 'new'}
+  }
+
+  complete(
+    partnerId: string,
+    key: string,
+    fingerprint: string,
+    response: StoredResponse,
+    now = Date.now(),
+  ): void {
+    this.save.run(partnerId, key, fingerprint, response.status, response.body, response.requestId, now)
+  }
+
+  release(partnerId: string, key: string): void {
+    this.remove.run(partnerId, key)
+  }
+}

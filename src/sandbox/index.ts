@@ -1,0 +1,113 @@
+import {readFileSync} from 'node:fs'
+import type {AddressInfo} from 'node:net'
+import {z} from 'zod'
+import {RESPONSE_SHAPES, type ResponseShape} from '../contract/envelope.js'
+import type {SandboxContext} from './context.js'
+import {Database} from './database.js'
+import {EventLog} from './events.js'
+import {IdempotencyStore} from './idempotency.js'
+import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './partners.js'
+import {RateLimiter} from './rate-limiter.js'
+import {buildServer} from './server.js'
+import {TokenService} from './tokens.js'
+
+export {EventLog, type RecordedEvent, recordEvent} from './events.js'
+export type {SandboxCredentials} from './partners.js'
+export {RATE_LIMITS} from './rate-limiter.js'
+
+export interface SandboxOptions {
+  /** TCP port; default 4010, 0 for an ephemeral one. */
+  port?: number
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string
+  /** SQLite file path, or ':memory:' (the default). */
+  data?: string
+  /** Success and error body shape of the business endpoints; default 'envelope'. */
+  responseShape?: ResponseShape
+  /** Lifetime of Variant A access tokens in seconds; default 604800 (7 days). */
+  tokenTtlSeconds?: number
+  /** 'spec' applies the spec's sandbox rate limits; 'off' disables them. Default 'spec'. */
+  rateLimit?: 'spec' | 'off'
+  /** Fix (some of) the partner's credentials; the rest are reused from the data file or generated. */
+  credentials?: Partial<SandboxCredentials>
+  /** Called with one line per request (method, path, status, duration, request id); never secrets. */
+  log?: (line: string) => void
+}
+
+export interface RunningSandbox {
+  /** Base address without the version prefix, e.g. http://127.0.0.1:4010. */
+  url: string
+  port: number
+  host: string
+  credentials: SandboxCredentials
+  close(): Promise<void>
+}
+
+export const DEFAULT_PORT = 4010
+export const DEFAULT_HOST = '127.0.0.1'
+export const DEFAULT_TOKEN_TTL_SECONDS = 604_800
+
+const OptionsSchema = z.object({
+  port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+  host: z.string().min(1).default(DEFAULT_HOST),
+  data: z.string().min(1).default(':memory:'),
+  responseShape: z.enum(RESPONSE_SHAPES).default('envelope'),
+  tokenTtlSeconds: z.number().int().positive().default(DEFAULT_TOKEN_TTL_SECONDS),
+  rateLimit: z.enum(['spec', 'off']).default('spec'),
+})
+
+function packageVersion(): string {
+  try {
+    // Two levels up from src/sandbox and from dist/sandbox alike.
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string
+    }
+    return pkg.version ?? '0.0.0'
+  } catch {
+    return '0.0.0'
+  }
+}
+
+/** Start the sandbox server; resolves once it is listening. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const parsed = OptionsSchema.safeParse(opts)
+  if (!parsed.success) throw new TypeError(`invalid sandbox options: ${z.prettifyError(parsed.error)}`)
+  const options = parsed.data
+  const database = new Database(options.data)
+  try {
+    const credentials = resolvePartner(database, opts.credentials)
+    const ctx: SandboxContext = {
+      database,
+      partners: new PartnerDirectory(database),
+      tokens: await TokenService.open(database),
+      limiter: new RateLimiter(options.rateLimit === 'spec'),
+      events: new EventLog(database),
+      idempotency: new IdempotencyStore(database),
+      settings: {
+        responseShape: options.responseShape,
+        rateLimit: options.rateLimit,
+        tokenTtlSeconds: options.tokenTtlSeconds,
+        startedAt: new Date().toISOString(),
+        version: packageVersion(),
+      },
+    }
+    const app = buildServer(ctx, {log: opts.log})
+    await app.listen({port: options.port, host: options.host})
+    const port = (app.server.address() as AddressInfo).port
+    const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host
+    let closing: Promise<void> | undefined
+    return {
+      url: `http://${urlHost}:${port}`,
+      port,
+      host: options.host,
+      credentials,
+      close() {
+        closing ??= app.close().then(() => database.close())
+        return closing
+      },
+    }
+  } catch (err) {
+    database.close()
+    throw err
+  }
+}

@@ -1,0 +1,134 @@
+import {timingSafeEqual} from 'node:crypto'
+import type {Database} from './database.js'
+import {randomHex} from './ids.js'
+
+/** The credentials of the partner the sandbox serves. */
+export interface SandboxCredentials {
+  /** Variant A public identifier, `pk_test_…`. Never a Bearer credential on its own. */
+  apiKey: string
+  /** Variant A secret, `sk_test_…`, exchanged with the api key for an access token. */
+  apiSecret: string
+  partnerId: string
+  /** Variant B secret key, `test_…`, sent directly as a Bearer credential. */
+  secretKey: string
+}
+
+const FORMATS: Record<keyof SandboxCredentials, {pattern: RegExp; hint: string}> = {
+  apiKey: {pattern: /^pk_test_[A-Za-z0-9_-]{1,128}$/, hint: 'pk_test_ followed by letters, digits, _ or -'},
+  apiSecret: {
+    pattern: /^sk_test_[A-Za-z0-9_-]{1,128}$/,
+    hint: 'sk_test_ followed by letters, digits, _ or -',
+  },
+  partnerId: {pattern: /^[A-Za-z0-9_-]{1,64}$/, hint: 'up to 64 letters, digits, _ or -'},
+  secretKey: {pattern: /^test_[A-Za-z0-9_-]{1,128}$/, hint: 'test_ followed by letters, digits, _ or -'},
+}
+
+function generated(): SandboxCredentials {
+  return {
+    apiKey: `pk_test_${randomHex(16)}`,
+    apiSecret: `sk_test_${randomHex(24)}`,
+    partnerId: `partner_${randomHex(8)}`,
+    secretKey: `test_${randomHex(24)}`,
+  }
+}
+
+/** Constant-time comparison of two secrets. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+interface PartnerRow {
+  partner_id: string
+  api_key: string
+  api_secret: string
+  secret_key: string
+}
+
+function toCredentials(row: PartnerRow): SandboxCredentials {
+  return {
+    apiKey: row.api_key,
+    apiSecret: row.api_secret,
+    partnerId: row.partner_id,
+    secretKey: row.secret_key,
+  }
+}
+
+/**
+ * Decide which partner this run serves and store its credentials: the given partner id, else the
+ * partner that last ran on this data file, else a new one. Given fields replace stored ones, missing
+ * ones are kept or generated. Throws on a malformed credential or one another partner already holds.
+ */
+export function resolvePartner(
+  database: Database,
+  given: Partial<SandboxCredentials> = {},
+): SandboxCredentials {
+  for (const [field, value] of Object.entries(given) as [keyof SandboxCredentials, string | undefined][]) {
+    if (value === undefined) continue
+    const format = FORMATS[field]
+    if (format === undefined) throw new Error(`unknown sandbox credential "${field}"`)
+    if (!format.pattern.test(value)) throw new Error(`sandbox credential ${field} must be ${format.hint}`)
+  }
+  const {db} = database
+  return database.transaction(() => {
+    const stored = (
+      given.partnerId !== undefined
+        ? db.prepare('SELECT * FROM partners WHERE partner_id = ?').get(given.partnerId)
+        : db.prepare('SELECT * FROM partners ORDER BY started_at DESC, rowid DESC LIMIT 1').get()
+    ) as PartnerRow | undefined
+    const fresh = generated()
+    const base = stored === undefined ? fresh : toCredentials(stored)
+    const creds: SandboxCredentials = {
+      apiKey: given.apiKey ?? base.apiKey,
+      apiSecret: given.apiSecret ?? base.apiSecret,
+      partnerId: given.partnerId ?? base.partnerId,
+      secretKey: given.secretKey ?? base.secretKey,
+    }
+    const clash = db
+      .prepare('SELECT partner_id FROM partners WHERE partner_id != ? AND (api_key = ? OR secret_key = ?)')
+      .get(creds.partnerId, creds.apiKey, creds.secretKey) as {partner_id: string} | undefined
+    if (clash !== undefined) {
+      throw new Error(
+        `that api key or secret key already belongs to partner ${clash.partner_id} in this data file`,
+      )
+    }
+    const now = new Date().toISOString()
+    db.prepare(
+      `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, created_at, started_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (partner_id) DO UPDATE SET
+         api_key = excluded.api_key, api_secret = excluded.api_secret,
+         secret_key = excluded.secret_key, started_at = excluded.started_at`,
+    ).run(creds.partnerId, creds.apiKey, creds.apiSecret, creds.secretKey, now, now)
+    return creds
+  })
+}
+
+/** Every partner of the data file, indexed by each credential, loaded once at start. */
+export class PartnerDirectory {
+  private readonly byId = new Map<string, SandboxCredentials>()
+  private readonly byApiKey = new Map<string, SandboxCredentials>()
+  private readonly bySecretKey = new Map<string, SandboxCredentials>()
+
+  constructor(database: Database) {
+    for (const row of database.db.prepare('SELECT * FROM partners').all() as unknown as PartnerRow[]) {
+      const creds = toCredentials(row)
+      this.byId.set(creds.partnerId, creds)
+      this.byApiKey.set(creds.apiKey, creds)
+      this.bySecretKey.set(creds.secretKey, creds)
+    }
+  }
+
+  get(partnerId: string): SandboxCredentials | undefined {
+    return this.byId.get(partnerId)
+  }
+
+  byPublicKey(apiKey: string): SandboxCredentials | undefined {
+    return this.byApiKey.get(apiKey)
+  }
+
+  bySecret(secretKey: string): SandboxCredentials | undefined {
+    return this.bySecretKey.get(secretKey)
+  }
+}

@@ -1,0 +1,105 @@
+import {z} from 'zod'
+import {endpoints} from '../../contract/endpoints.js'
+import {
+  type AccessToken,
+  type MintedJwt,
+  MintJwtRequestSchema,
+  SCOPES_A,
+  TokenRequestSchema,
+} from '../../contract/resources.js'
+import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
+import {ApiError} from '../errors.js'
+import {sameSecret} from '../partners.js'
+import {parseInput} from '../validation.js'
+
+/** Refresh and revoke take no body; an empty object is tolerated, anything more is refused. */
+export const NoBodySchema = z.strictObject({}).optional()
+
+export function authRoutes(ctx: SandboxContext): RouteSpec[] {
+  const {partners, tokens, limiter, settings} = ctx
+
+  async function accessToken(partnerId: string, scopes: readonly string[]): Promise<AccessToken> {
+    const {token} = await tokens.issue({
+      partnerId,
+      scopes,
+      variant: 'A',
+      ttlSeconds: settings.tokenTtlSeconds,
+    })
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: settings.tokenTtlSeconds,
+      partner_id: partnerId,
+      scopes: [...scopes],
+    }
+  }
+
+  return [
+    {
+      endpoint: endpoints.createToken,
+      async run(input) {
+        const body = parseInput(TokenRequestSchema, input.body, 'request body')
+        const refuse = (message: string, details?: Record<string, unknown>) => {
+          input.setHeaders(limiter.noteFailedAuth(input.ip))
+          return new ApiError('INVALID_CREDENTIALS', message, details)
+        }
+        if (/^(pk_)?live_/.test(body.api_key))
+          throw refuse('Live credentials are not accepted by the sandbox')
+        if (body.api_secret === undefined) {
+          throw refuse('api_secret is required: the sandbox does not accept the key-only quickstart form', {
+            field: 'api_secret',
+          })
+        }
+        const partner = partners.byPublicKey(body.api_key)
+        if (
+          partner === undefined ||
+          !sameSecret(partner.apiSecret, body.api_secret) ||
+          partner.partnerId !== body.partner_id
+        ) {
+          throw refuse('Invalid API key, API secret or partner id')
+        }
+        return accessToken(partner.partnerId, [...new Set(body.scopes ?? SCOPES_A)])
+      },
+    },
+    {
+      endpoint: endpoints.refreshToken,
+      async run(input) {
+        parseInput(NoBodySchema, input.body, 'request body')
+        const caller = callerOf(input)
+        if (caller.kind !== 'access-token') throw new Error('refresh requires an access token')
+        return accessToken(caller.partner.partnerId, caller.claims.scopes)
+      },
+    },
+    {
+      endpoint: endpoints.revokeToken,
+      run(input) {
+        parseInput(NoBodySchema, input.body, 'request body')
+        const caller = callerOf(input)
+        if (caller.kind !== 'access-token') throw new Error('revoke requires an access token')
+        tokens.revoke(caller.claims)
+        return {revoked: true}
+      },
+    },
+    {
+      endpoint: endpoints.mintJwt,
+      async run(input): Promise<MintedJwt> {
+        const body = parseInput(MintJwtRequestSchema, input.body, 'request body')
+        const caller = callerOf(input)
+        const scopes = [...new Set(body.scopes)]
+        const {token, claims} = await tokens.issue({
+          partnerId: caller.partner.partnerId,
+          scopes,
+          variant: 'B',
+          ttlSeconds: body.expires_in,
+        })
+        return {
+          token,
+          token_type: 'Bearer',
+          expires_in: body.expires_in,
+          expires_at: new Date(claims.exp * 1000).toISOString(),
+          scopes,
+        }
+      },
+    },
+  ]
+}

@@ -1,0 +1,248 @@
+import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import {type Endpoint, type ErrorStyle, errorStyleOf, takesIdempotencyKey} from '../contract/endpoints.js'
+import type {Principal} from './authenticate.js'
+import {Authenticator} from './authenticate.js'
+import type {OperationInput, RouteSpec, SandboxContext} from './context.js'
+import {ApiError, AuthFailure, renderError} from './errors.js'
+import {newId} from './ids.js'
+import {canonicalJson, sha256Hex} from './json.js'
+import {authRoutes} from './routes/auth.js'
+import {controlRoutes} from './routes/control.js'
+import {userRoutes} from './routes/users.js'
+import {walletRoutes} from './routes/wallets.js'
+
+/** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
+
+interface RouteConfig {
+  endpoint?: Endpoint
+}
+
+function endpointOf(request: FastifyRequest): Endpoint | undefined {
+  return request.is404 ? undefined : (request.routeOptions.config as RouteConfig).endpoint
+}
+
+function styleOf(endpoint: Endpoint | undefined): ErrorStyle {
+  return endpoint === undefined ? 'business' : errorStyleOf(endpoint)
+}
+
+function urlOf(endpoint: Endpoint): string {
+  const path = endpoint.path.replace(/\{(\w+)\}/g, ':$1')
+  return endpoint.versioned === false ? path : `/v1${path}`
+}
+
+/** Map what Fastify itself throws (body parsing, bad URLs) onto the contract's codes. */
+function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err
+  const code = (err as {code?: unknown}).code
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${BODY_LIMIT_BYTES} bytes`, {
+        limit: BODY_LIMIT_BYTES,
+      })
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Request body must be JSON: send Content-Type: application/json',
+      )
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('VALIDATION_ERROR', 'Content-Length does not match the request body')
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('VALIDATION_ERROR', 'Malformed request URL')
+  }
+  const status = (err as {statusCode?: unknown}).statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('VALIDATION_ERROR', 'Malformed request')
+  }
+  return undefined
+}
+
+function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).send(body)
+}
+
+export interface ServerOptions {
+  log?: ((line: string) => void) | undefined
+}
+
+/** Build the Fastify app that serves the contract's endpoints from `ctx`. Does not listen. */
+export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): FastifyInstance {
+  const {settings} = ctx
+  const authenticator = new Authenticator(ctx.partners, ctx.tokens)
+  const principals = new WeakMap<FastifyRequest, Principal>()
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => newId.request(),
+    routerOptions: {ignoreTrailingSlash: true},
+    frameworkErrors: (err, request, reply) => {
+      const rendered = renderError(
+        toApiError(err) ?? new ApiError('VALIDATION_ERROR', 'Malformed request'),
+        'business',
+        settings.responseShape,
+        request.id,
+      )
+      void sendJson(reply, rendered.status, JSON.stringify(rendered.body))
+    },
+  })
+
+  // Only JSON bodies. An empty body is "no body", so bodiless POSTs may still send the header.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, text, done) => {
+    const source = text as string
+    if (source.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(source))
+    } catch (err) {
+      const message = `Malformed JSON in request body: ${(err as Error).message}`
+      done(
+        new ApiError('VALIDATION_ERROR', message, {issues: [{path: '', code: 'invalid_json', message}]}),
+        undefined,
+      )
+    }
+  })
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id)
+    done(null, payload)
+  })
+
+  const log = options.log
+  if (log !== undefined) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const path = request.url.split('?', 1)[0]
+      log(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms ${request.id}`)
+      done()
+    })
+  }
+
+  app.setErrorHandler((err, request, reply) => {
+    const endpoint = endpointOf(request)
+    let apiError = request.is404 ? notFound(request) : toApiError(err)
+    if (apiError === undefined) {
+      log?.(
+        `internal error on ${request.method} ${request.url.split('?', 1)[0]} ${request.id}: ${String(err)}`,
+      )
+      apiError = new ApiError('INTERNAL_ERROR', 'The sandbox failed to handle this request')
+    }
+    const rendered = renderError(apiError, styleOf(endpoint), settings.responseShape, request.id)
+    reply.headers(rendered.headers)
+    return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const rendered = renderError(notFound(request), 'business', settings.responseShape, request.id)
+    return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
+  })
+
+  const routes: RouteSpec[] = [
+    ...authRoutes(ctx),
+    ...userRoutes(ctx),
+    ...walletRoutes(ctx),
+    ...controlRoutes(ctx),
+  ]
+  for (const spec of routes) register(spec)
+
+  function register(spec: RouteSpec): void {
+    const {endpoint} = spec
+    const style = styleOf(endpoint)
+    const walletRoute = endpoint.tag === 'wallets'
+    const render = (resource: unknown, requestId: string): string =>
+      JSON.stringify(
+        endpoint.enveloped && settings.responseShape === 'envelope'
+          ? {success: true, data: resource, meta: {requestId, timestamp: new Date().toISOString()}}
+          : resource,
+      )
+
+    app.route({
+      method: endpoint.method,
+      url: urlOf(endpoint),
+      config: {endpoint} satisfies RouteConfig,
+      // Authentication and rate limits run before the body is read: no credential, no parsing.
+      onRequest: async (request, reply) => {
+        if (endpoint.auth === 'credentials') {
+          reply.headers(ctx.limiter.admitAuthAttempt(request.ip))
+          return
+        }
+        const principal = await authenticator.authenticate(endpoint, request.headers.authorization)
+        if (principal === undefined) return
+        principals.set(request, principal)
+        reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))
+      },
+      handler: async (request, reply) => {
+        const principal = principals.get(request)
+        const input: OperationInput = {
+          principal,
+          body: request.body,
+          query: request.query,
+          params: request.params as Record<string, string>,
+          ip: request.ip,
+          setHeaders: (headers) => reply.headers(headers),
+        }
+        const key = request.headers['idempotency-key']
+        if (!takesIdempotencyKey(endpoint) || key === undefined || principal === undefined) {
+          const resource = await spec.run(input)
+          return sendJson(reply, endpoint.status, render(resource, request.id))
+        }
+        if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+          throw new ApiError(
+            'VALIDATION_ERROR',
+            'Idempotency-Key must be 1 to 255 printable ASCII characters',
+            {
+              field: 'Idempotency-Key',
+            },
+          )
+        }
+        const partnerId = principal.partner.partnerId
+        const fingerprint = sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
+        // The change, its event and the stored response commit together, or not at all.
+        const outcome = ctx.database.transaction(() => {
+          const reservation = ctx.idempotency.begin(partnerId, key, fingerprint)
+          if (reservation.kind === 'replay') return {replayed: true, ...reservation.response}
+          if (reservation.kind !== 'new') {
+            throw new ApiError(
+              'DUPLICATE_TRANSACTION',
+              reservation.kind === 'conflict'
+                ? 'Idempotency-Key was already used for a different request'
+                : 'A request with this Idempotency-Key is still being processed',
+              {idempotencyKey: key},
+            )
+          }
+          let status: number
+          let body: string
+          try {
+            const resource = ctx.database.transaction(() => spec.run(input))
+            if (resource instanceof Promise) throw new Error(`${endpoint.operationId} must be synchronous`)
+            status = endpoint.status
+            body = render(resource, request.id)
+          } catch (err) {
+            // Refused or malformed requests did not run: nothing to replay, the key stays free.
+            if (!(err instanceof ApiError) || err instanceof AuthFailure) throw err
+            if (err.code === 'VALIDATION_ERROR' || err.status === 429 || err.status >= 500) throw err
+            const rendered = renderError(err, style, settings.responseShape, request.id)
+            status = rendered.status
+            body = JSON.stringify(rendered.body)
+          }
+          ctx.idempotency.complete(partnerId, key, fingerprint, {status, body, requestId: request.id})
+          return {replayed: false, status, body, requestId: request.id}
+        })
+        if (outcome.replayed) {
+          // The replay is the first response, request id included.
+          reply.header('idempotent-replayed', 'true').header('x-request-id', outcome.requestId)
+        }
+        return sendJson(reply, outcome.status, outcome.body)
+      },
+    })
+  }
+
+  return app
+}
+
+function notFound(request: FastifyRequest): ApiError {
+  const path = request.url.split('?', 1)[0] ?? ''
+  return new ApiError('NOT_FOUND', `No route ${request.method} ${path}`, {resource: 'route', id: path})
+}

@@ -1,0 +1,118 @@
+import {randomBytes} from 'node:crypto'
+import {type CryptoKey, decodeJwt, errors, jwtVerify, SignJWT} from 'jose'
+import {z} from 'zod'
+import type {Database} from './database.js'
+import {newId} from './ids.js'
+
+const ALGORITHM = 'HS256'
+
+const ClaimsSchema = z.object({
+  sub: z.string(),
+  partner_id: z.string(),
+  scopes: z.array(z.string()),
+  variant: z.enum(['A', 'B']),
+  env: z.string(),
+  jti: z.string(),
+  iat: z.number(),
+  exp: z.number(),
+})
+export type TokenClaims = z.infer<typeof ClaimsSchema>
+
+export type TokenVariant = TokenClaims['variant']
+
+export type VerifiedToken =
+  | {ok: true; claims: TokenClaims}
+  | {ok: false; reason: 'expired'; expiredAt: string; variant: TokenVariant | undefined}
+  | {ok: false; reason: 'invalid' | 'revoked' | 'wrong_env'; variant: TokenVariant | undefined}
+
+/** The variant a token claims, read without verification: it only picks the shape of the refusal. */
+function claimedVariant(token: string): TokenVariant | undefined {
+  try {
+    const v = decodeJwt(token).variant
+    return v === 'A' || v === 'B' ? v : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Issues and verifies the sandbox's JWTs (HS256). The signing key is made once per data file and
+ * kept in it, so tokens outlive a restart; revoked token ids are kept there too.
+ */
+export class TokenService {
+  private readonly isRevokedStmt
+  private readonly revokeStmt
+
+  private constructor(
+    private readonly key: CryptoKey,
+    database: Database,
+  ) {
+    const {db} = database
+    db.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(Math.floor(Date.now() / 1000))
+    this.isRevokedStmt = db.prepare('SELECT 1 AS revoked FROM revoked_tokens WHERE jti = ?')
+    this.revokeStmt = db.prepare('INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)')
+  }
+
+  static async open(database: Database): Promise<TokenService> {
+    const secret = database.metaValue('jwt_signing_key', () => randomBytes(32).toString('base64'))
+    const key = await crypto.subtle.importKey(
+      'raw',
+      Buffer.from(secret, 'base64'),
+      {name: 'HMAC', hash: 'SHA-256'},
+      false,
+      ['sign', 'verify'],
+    )
+    return new TokenService(key, database)
+  }
+
+  async issue(input: {
+    partnerId: string
+    scopes: readonly string[]
+    variant: TokenVariant
+    ttlSeconds: number
+  }): Promise<{token: string; claims: TokenClaims}> {
+    const iat = Math.floor(Date.now() / 1000)
+    const claims: TokenClaims = {
+      sub: input.partnerId,
+      partner_id: input.partnerId,
+      scopes: [...input.scopes],
+      variant: input.variant,
+      env: 'sandbox',
+      jti: newId.token(),
+      iat,
+      exp: iat + input.ttlSeconds,
+    }
+    const token = await new SignJWT(claims).setProtectedHeader({alg: ALGORITHM, typ: 'JWT'}).sign(this.key)
+    return {token, claims}
+  }
+
+  async verify(token: string): Promise<VerifiedToken> {
+    let payload: unknown
+    try {
+      payload = (await jwtVerify(token, this.key, {algorithms: [ALGORITHM]})).payload
+    } catch (err) {
+      const variant = claimedVariant(token)
+      if (err instanceof errors.JWTExpired && typeof err.payload.exp === 'number') {
+        return {
+          ok: false,
+          reason: 'expired',
+          expiredAt: new Date(err.payload.exp * 1000).toISOString(),
+          variant,
+        }
+      }
+      return {ok: false, reason: 'invalid', variant}
+    }
+    const parsed = ClaimsSchema.safeParse(payload)
+    if (!parsed.success) return {ok: false, reason: 'invalid', variant: claimedVariant(token)}
+    const claims = parsed.data
+    if (claims.env !== 'sandbox') return {ok: false, reason: 'wrong_env', variant: claims.variant}
+    if (this.isRevokedStmt.get(claims.jti) !== undefined) {
+      return {ok: false, reason: 'revoked', variant: claims.variant}
+    }
+    return {ok: true, claims}
+  }
+
+  revoke(claims: TokenClaims): void {
+    this.revokeStmt.run(claims.jti, claims.exp)
+  }
+}

@@ -1,0 +1,388 @@
+import {createHmac} from 'node:crypto'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {SCOPES_A} from '../../src/contract/resources.js'
+import {query, sleep, start, type TestSandbox, tempDir} from './helpers.js'
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+/** Sign a JWT by hand with the sandbox's own key, to prove what the verifier refuses. */
+function forge(key: Buffer, header: Record<string, unknown>, payload: Record<string, unknown>): string {
+  const alg = header.alg === 'HS512' ? 'sha512' : 'sha256'
+  const input = `${b64(header)}.${b64(payload)}`
+  return `${input}.${createHmac(alg, key).update(input).digest('base64url')}`
+}
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString())
+
+describe('Variant A token exchange', () => {
+  let t: TestSandbox
+  const files = tempDir()
+  let key: Buffer
+
+  beforeAll(async () => {
+    t = await start({data: files.file})
+    const rows = query(files.file, "SELECT value FROM meta WHERE key = 'jwt_signing_key'")
+    key = Buffer.from(String(rows[0]?.value), 'base64')
+  })
+  afterAll(async () => {
+    await t.close()
+    files.cleanup()
+  })
+
+  test('exchanges api key, secret and partner id for a 7-day access token with every scope', async () => {
+    const res = await t.exchange()
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 604800,
+      partner_id: t.creds.partnerId,
+      scopes: [...SCOPES_A],
+    })
+    const header = JSON.parse(Buffer.from(res.body.access_token.split('.')[0], 'base64url').toString())
+    expect(header.alg).toBe('HS256')
+    const claims = claimsOf(res.body.access_token)
+    expect(claims).toMatchObject({
+      sub: t.creds.partnerId,
+      partner_id: t.creds.partnerId,
+      variant: 'A',
+      env: 'sandbox',
+    })
+    expect(claims.exp - claims.iat).toBe(604800)
+    expect(claims.jti).toEqual(expect.any(String))
+  })
+
+  test('narrows the grant to the requested scopes', async () => {
+    const res = await t.exchange({scopes: ['users:read']})
+    expect(res.body.scopes).toEqual(['users:read'])
+    const denied = await t.post(
+      '/v1/users',
+      {email: 'a@example.com', first_name: 'A', last_name: 'B'},
+      {
+        auth: res.body.access_token,
+      },
+    )
+    expect(denied.status).toBe(403)
+    expect(denied.body).toEqual({
+      error: {
+        code: 'INSUFFICIENT_SCOPE',
+        message: expect.stringContaining('users:write'),
+        details: {required_scope: 'users:write', granted_scopes: ['users:read']},
+      },
+      request_id: denied.headers.get('x-request-id'),
+    })
+  })
+
+  test('refuses a wrong secret with INVALID_CREDENTIALS in the Variant A auth shape', async () => {
+    const res = await t.exchange({api_secret: 'sk_test_wrong'})
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({
+      error: {code: 'INVALID_CREDENTIALS', message: expect.any(String), details: {}},
+      request_id: expect.stringMatching(/^req_[0-9a-f]{24}$/),
+    })
+  })
+
+  test('refuses a partner id that does not match the key', async () => {
+    const res = await t.exchange({partner_id: 'partner_someone_else'})
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('INVALID_CREDENTIALS')
+  })
+
+  test('refuses the key-only quickstart form, naming api_secret', async () => {
+    const res = await t.post(
+      '/v1/auth/token',
+      {api_key: t.creds.apiKey, partner_id: t.creds.partnerId},
+      {auth: null},
+    )
+    expect(res.status).toBe(401)
+    expect(res.body.error).toMatchObject({code: 'INVALID_CREDENTIALS', details: {field: 'api_secret'}})
+  })
+
+  test('refuses live credentials at token exchange', async () => {
+    const res = await t.exchange({api_key: 'pk_live_abc'})
+    expect(res.status).toBe(401)
+    expect(res.body.error.message).toMatch(/live/i)
+  })
+
+  test('answers a malformed token request with VALIDATION_ERROR in the Variant A auth shape', async () => {
+    const res = await t.exchange({extra: true})
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({error: {code: 'VALIDATION_ERROR', details: {field: 'extra'}}})
+    expect(res.body.request_id).toBe(res.headers.get('x-request-id'))
+  })
+
+  test('refresh returns a new token record while the old token stays valid', async () => {
+    const old = (await t.exchange({scopes: ['users:read', 'accounts:read']})).body.access_token
+    const res = await t.post('/v1/auth/refresh', undefined, {auth: old})
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({token_type: 'Bearer', partner_id: t.creds.partnerId, expires_in: 604800})
+    expect(res.body.scopes).toEqual(['users:read', 'accounts:read'])
+    expect(res.body.access_token).not.toBe(old)
+    expect(claimsOf(res.body.access_token).jti).not.toBe(claimsOf(old).jti)
+    expect((await t.get('/v1/wallets', {auth: old})).status).toBe(200)
+    expect((await t.get('/v1/wallets', {auth: res.body.access_token})).status).toBe(200)
+  })
+
+  test('refresh takes only a Variant A access token', async () => {
+    const res = await t.post('/v1/auth/refresh', undefined, {auth: t.creds.secretKey})
+    expect(res.status).toBe(401)
+    expect(res.body).toMatchObject({error: {code: 'TOKEN_INVALID'}, request_id: expect.any(String)})
+    const missing = await t.post('/v1/auth/refresh', undefined, {auth: null})
+    expect(missing.status).toBe(401)
+    expect(missing.body.error.code).toBe('TOKEN_INVALID')
+  })
+
+  test('a revoked token is refused as revoked, for business calls and for refresh', async () => {
+    const token = (await t.exchange()).body.access_token
+    const res = await t.post('/v1/auth/revoke', undefined, {auth: token})
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({revoked: true})
+    for (const reply of [
+      await t.get('/v1/wallets', {auth: token}),
+      await t.post('/v1/auth/refresh', undefined, {auth: token}),
+    ]) {
+      expect(reply.status).toBe(401)
+      expect(reply.body.error.code).toBe('TOKEN_INVALID')
+      expect(reply.body.error.message).toMatch(/revoked/)
+    }
+  })
+
+  test('refuses a token whose payload was altered after signing', async () => {
+    const token: string = await t.token()
+    const [h, , s] = token.split('.')
+    const tampered = `${h}.${b64({...claimsOf(token), scopes: ['users:read', 'webhooks:write', 'extra']})}.${s}`
+    const res = await t.get('/v1/wallets', {auth: tampered})
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('TOKEN_INVALID')
+  })
+
+  test('refuses an unsigned alg:none token', async () => {
+    const claims = claimsOf(await t.token())
+    const res = await t.get('/v1/wallets', {auth: `${b64({alg: 'none', typ: 'JWT'})}.${b64(claims)}.`})
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('TOKEN_INVALID')
+  })
+
+  test('refuses an HS512 token even when signed with the sandbox key', async () => {
+    const claims = claimsOf(await t.token())
+    const res = await t.get('/v1/wallets', {auth: forge(key, {alg: 'HS512', typ: 'JWT'}, claims)})
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('TOKEN_INVALID')
+    // The same claims signed with HS256 pass: the algorithm alone was refused.
+    expect((await t.get('/v1/wallets', {auth: forge(key, {alg: 'HS256', typ: 'JWT'}, claims)})).status).toBe(
+      200,
+    )
+  })
+
+  test('refuses a token issued for another environment and garbage', async () => {
+    const claims = claimsOf(await t.token())
+    const live = await t.get('/v1/wallets', {
+      auth: forge(key, {alg: 'HS256'}, {...claims, env: 'production'}),
+    })
+    expect(live.status).toBe(401)
+    expect(live.body.error.code).toBe('TOKEN_INVALID')
+    for (const garbage of ['garbage', 'a.b.c', 'eyJ.eyJ.sig']) {
+      const res = await t.get('/v1/wallets', {auth: garbage})
+      expect(res.status).toBe(401)
+      expect(res.body).toMatchObject({error: {code: 'TOKEN_INVALID'}, request_id: expect.any(String)})
+    }
+  })
+
+  test('an expired access token gets TOKEN_EXPIRED with expired_at', async () => {
+    const claims = claimsOf(await t.token())
+    const exp = Math.floor(Date.now() / 1000) - 10
+    const res = await t.get('/v1/wallets', {auth: forge(key, {alg: 'HS256'}, {...claims, exp})})
+    expect(res.status).toBe(401)
+    expect(res.body.error).toEqual({
+      code: 'TOKEN_EXPIRED',
+      message: expect.any(String),
+      details: {expired_at: new Date(exp * 1000).toISOString()},
+    })
+  })
+
+  test('an expired minted JWT gets expired_token in the Variant B shape', async () => {
+    const minted = (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey})).body
+      .token
+    const exp = Math.floor(Date.now() / 1000) - 10
+    const res = await t.get('/v1/wallets', {auth: forge(key, {alg: 'HS256'}, {...claimsOf(minted), exp})})
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({
+      error: {code: 'expired_token', message: expect.any(String), type: 'authentication_error'},
+    })
+  })
+})
+
+describe('token lifetime', () => {
+  test('a token expires after tokenTtlSeconds', async () => {
+    const t = await start({tokenTtlSeconds: 1})
+    try {
+      const res = await t.exchange()
+      expect(res.body.expires_in).toBe(1)
+      const token = res.body.access_token
+      expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+      await sleep(2100)
+      const expired = await t.get('/v1/wallets', {auth: token})
+      expect(expired.status).toBe(401)
+      expect(expired.body.error.code).toBe('TOKEN_EXPIRED')
+      expect(Date.parse(expired.body.error.details.expired_at)).toBeLessThanOrEqual(Date.now())
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('Variant B keys and minted JWTs', () => {
+  let t: TestSandbox
+  beforeAll(async () => {
+    t = await start()
+  })
+  afterAll(() => t.close())
+
+  test('a test_ secret key works as Bearer and carries every permission', async () => {
+    const created = await t.post(
+      '/v1/users',
+      {email: 'b@example.com', first_name: 'B', last_name: 'C'},
+      {
+        auth: t.creds.secretKey,
+      },
+    )
+    expect(created.status).toBe(201)
+    expect((await t.get(`/v1/users/${created.body.data.id}`, {auth: t.creds.secretKey})).status).toBe(200)
+  })
+
+  test('refuses a live_ key, saying the sandbox takes no live keys', async () => {
+    const res = await t.get('/v1/wallets', {auth: 'live_0123456789abcdef'})
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({
+      error: {
+        code: 'invalid_api_key',
+        message: expect.stringMatching(/live keys are not accepted by the sandbox/i),
+        type: 'authentication_error',
+      },
+    })
+  })
+
+  test('refuses an unknown test_ key', async () => {
+    const res = await t.get('/v1/wallets', {auth: 'test_unknown'})
+    expect(res.status).toBe(401)
+    expect(res.body.error).toMatchObject({code: 'invalid_api_key', type: 'authentication_error'})
+  })
+
+  test('never accepts the bare public api key or the api secret as Bearer', async () => {
+    for (const credential of [t.creds.apiKey, t.creds.apiSecret]) {
+      const res = await t.get('/v1/wallets', {auth: credential})
+      expect(res.status).toBe(401)
+      expect(res.body.error).toMatchObject({
+        code: 'invalid_api_key',
+        message: expect.stringContaining('/v1/auth/token'),
+      })
+    }
+  })
+
+  test('without Authorization the answer is 401 missing_authorization', async () => {
+    const res = await t.get('/v1/wallets', {auth: null})
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({
+      error: {code: 'missing_authorization', message: expect.any(String), type: 'authentication_error'},
+    })
+  })
+
+  test('an Authorization header in another scheme is refused', async () => {
+    const res = await t.get('/v1/wallets', {headers: {authorization: `Basic ${t.creds.secretKey}`}})
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('invalid_api_key')
+  })
+
+  test('mints a short-lived scoped JWT from the secret key', async () => {
+    const before = Date.now()
+    const res = await t.post(
+      '/v1/auth/jwt',
+      {scopes: ['balance:read'], expires_in: 3600},
+      {auth: t.creds.secretKey},
+    )
+    expect(res.status).toBe(201)
+    expect(res.body).toEqual({
+      token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      expires_at: expect.any(String),
+      scopes: ['balance:read'],
+    })
+    const expiresAt = Date.parse(res.body.expires_at)
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 3599_000)
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000)
+    expect(claimsOf(res.body.token)).toMatchObject({variant: 'B', env: 'sandbox', scopes: ['balance:read']})
+  })
+
+  test('a minted JWT is held to its scopes', async () => {
+    const token = (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey})).body
+      .token
+    expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+    const denied = await t.post(
+      '/v1/users',
+      {email: 'c@example.com', first_name: 'C', last_name: 'D'},
+      {auth: token},
+    )
+    expect(denied.status).toBe(403)
+    expect(denied.body).toEqual({
+      error: {
+        code: 'insufficient_permissions',
+        message: expect.stringContaining('payments:create'),
+        type: 'permission_error',
+      },
+    })
+  })
+
+  test('minting needs the secret key itself', async () => {
+    const minted = (await t.post('/v1/auth/jwt', {scopes: ['payments:read']}, {auth: t.creds.secretKey})).body
+      .token
+    for (const credential of [minted, await t.token()]) {
+      const res = await t.post('/v1/auth/jwt', {scopes: ['payments:read']}, {auth: credential})
+      expect(res.status).toBe(403)
+      expect(res.body.error).toMatchObject({code: 'insufficient_permissions', type: 'permission_error'})
+    }
+    expect((await t.post('/v1/auth/jwt', {scopes: ['payments:read']}, {auth: null})).body.error.code).toBe(
+      'missing_authorization',
+    )
+  })
+
+  test('refuses a mint request outside the accepted lifetime, in the resource shape', async () => {
+    const res = await t.post(
+      '/v1/auth/jwt',
+      {scopes: ['payments:read'], expires_in: 10},
+      {auth: t.creds.secretKey},
+    )
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({
+      error: 'validation_error',
+      code: 'VALIDATION_ERROR',
+      details: {field: 'expires_in'},
+    })
+  })
+})
+
+describe('failed login guard', () => {
+  test('ten failed exchanges from one address lock it out with RATE_LIMITED and Retry-After', async () => {
+    const t = await start()
+    try {
+      for (let i = 0; i < 10; i++) expect((await t.exchange({api_secret: 'sk_test_wrong'})).status).toBe(401)
+      const locked = await t.exchange()
+      expect(locked.status).toBe(429)
+      expect(locked.body).toMatchObject({error: {code: 'RATE_LIMITED'}, request_id: expect.any(String)})
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(locked.headers.get('x-ratelimit-limit')).toBe('10')
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('is off with rateLimit off', async () => {
+    const t = await start({rateLimit: 'off'})
+    try {
+      for (let i = 0; i < 11; i++) await t.exchange({api_secret: 'sk_test_wrong'})
+      expect((await t.exchange()).status).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+})

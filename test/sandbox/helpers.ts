@@ -1,0 +1,111 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {DatabaseSync} from 'node:sqlite'
+import {type RunningSandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
+
+export interface Reply {
+  status: number
+  headers: Headers
+  /** Parsed JSON body (undefined when the body is empty); tests assert on its shape. */
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by expect(), not by types
+  body: any
+  text: string
+}
+
+export interface CallOptions {
+  body?: unknown
+  /** Raw request body, sent as is (overrides `body`). */
+  raw?: string
+  /** Bearer credential; `null` sends no Authorization header. */
+  auth?: string | null
+  headers?: Record<string, string>
+}
+
+/** A sandbox started for a test, with a small HTTP client bound to it. */
+export class TestSandbox {
+  private accessToken: string | undefined
+
+  constructor(readonly sb: RunningSandbox) {}
+
+  get creds() {
+    return this.sb.credentials
+  }
+
+  async call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = {...options.headers}
+    const auth = options.auth === undefined ? await this.token() : options.auth
+    if (auth !== null) headers.authorization ??= `Bearer ${auth}`
+    let body: string | undefined = options.raw
+    if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body)
+    if (body !== undefined) headers['content-type'] ??= 'application/json'
+    const res = await fetch(this.sb.url + path, {method, headers, body})
+    const text = await res.text()
+    return {status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text), text}
+  }
+
+  get(path: string, options?: CallOptions): Promise<Reply> {
+    return this.call('GET', path, options)
+  }
+
+  post(path: string, body?: unknown, options: CallOptions = {}): Promise<Reply> {
+    return this.call('POST', path, {...options, body})
+  }
+
+  /** A Variant A access token with every scope (cached). */
+  async token(): Promise<string> {
+    this.accessToken ??= (await this.exchange()).body.access_token as string
+    return this.accessToken
+  }
+
+  exchange(extra: Record<string, unknown> = {}): Promise<Reply> {
+    return this.post(
+      '/v1/auth/token',
+      {
+        api_key: this.creds.apiKey,
+        api_secret: this.creds.apiSecret,
+        partner_id: this.creds.partnerId,
+        ...extra,
+      },
+      {auth: null},
+    )
+  }
+
+  /** Create a user and return its id. */
+  async user(fields: Record<string, unknown> = {}): Promise<string> {
+    const res = await this.post('/v1/users', {
+      email: 'ada@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      ...fields,
+    })
+    if (res.status !== 201) throw new Error(`user creation failed: ${res.text}`)
+    return (res.body.data ?? res.body).id as string
+  }
+
+  close(): Promise<void> {
+    return this.sb.close()
+  }
+}
+
+export async function start(options: SandboxOptions = {}): Promise<TestSandbox> {
+  return new TestSandbox(await startSandbox({port: 0, data: ':memory:', ...options}))
+}
+
+/** A temporary directory for data files, removed by the returned cleanup. */
+export function tempDir(): {dir: string; file: string; cleanup: () => void} {
+  const dir = mkdtempSync(join(tmpdir(), 'payctl-sandbox-'))
+  return {dir, file: join(dir, 'sandbox.db'), cleanup: () => rmSync(dir, {recursive: true, force: true})}
+}
+
+/** Read-only query of a sandbox data file, as an outside observer would. */
+export function query(file: string, sql: string, ...params: (string | number)[]): Record<string, unknown>[] {
+  const db = new DatabaseSync(file, {readOnly: true})
+  try {
+    return db.prepare(sql).all(...params) as Record<string, unknown>[]
+  } finally {
+    db.close()
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
