@@ -1,0 +1,342 @@
+import {z} from 'zod'
+import {
+  COMMON_ERRORS,
+  type Endpoint,
+  type ErrorStyle,
+  endpoints,
+  errorStyleOf,
+  takesIdempotencyKey,
+} from './endpoints.js'
+import {MetaSchema} from './envelope.js'
+import {
+  AuthErrorASchema,
+  AuthErrorBSchema,
+  ERROR_STATUS,
+  type ErrorCode,
+  OverviewErrorSchema,
+  ResourceErrorSchema,
+} from './errors.js'
+
+type Json = Record<string, unknown>
+
+const AUTH_A_CODES: readonly string[] = [
+  'INVALID_CREDENTIALS',
+  'TOKEN_EXPIRED',
+  'TOKEN_INVALID',
+  'INSUFFICIENT_SCOPE',
+  'RATE_LIMITED',
+]
+const AUTH_B_CODES: readonly string[] = [
+  'invalid_api_key',
+  'expired_token',
+  'insufficient_permissions',
+  'missing_authorization',
+]
+const BODY_ERRORS: readonly ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']
+
+const ref = (name: string): Json => ({$ref: `#/components/schemas/${name}`})
+
+/** JSON Schemas of the contract, hoisted into `components.schemas` under their zod `id`. */
+class SchemaComponents {
+  readonly schemas: Record<string, Json> = {}
+
+  /** JSON Schema of `schema` in OpenAPI form; named sub-schemas become component references. */
+  add(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const json = z.toJSONSchema(schema, {
+      io,
+      target: 'draft-2020-12',
+      unrepresentable: 'any',
+      override: ({jsonSchema}) => {
+        // MinorAmount is `multipleOf(1)` so that it may exceed 2^53; it is still an integer.
+        if (jsonSchema.type === 'number' && jsonSchema.multipleOf === 1) {
+          jsonSchema.type = 'integer'
+          delete jsonSchema.multipleOf
+        }
+      },
+    }) as Json
+    delete json.$schema
+    const defs = (json.$defs ?? {}) as Record<string, Json>
+    delete json.$defs
+    const renames = new Map<string, string>()
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rewrite)
+      if (value === null || typeof value !== 'object') return value
+      const out: Json = {}
+      for (const [k, v] of Object.entries(value)) {
+        if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+          const name = v.slice('#/$defs/'.length)
+          out[k] = `#/components/schemas/${renames.get(name) ?? name}`
+        } else {
+          out[k] = rewrite(v)
+        }
+      }
+      return out
+    }
+    // A name already taken by a different schema (the input form of an output one) gets a suffix.
+    for (const [name, def] of Object.entries(defs)) {
+      const existing = this.schemas[name]
+      if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(rewrite(def))) {
+        renames.set(name, `${name}${io === 'input' ? 'Input' : 'Output'}`)
+      }
+    }
+    for (const [name, def] of Object.entries(defs))
+      this.schemas[renames.get(name) ?? name] = rewrite(def) as Json
+    return rewrite(json) as Json
+  }
+
+  /** Register `schema` under `name` and return a reference to it. */
+  named(name: string, schema: z.ZodType): Json {
+    const json = this.add(schema, 'output')
+    if (json.$ref === undefined) this.schemas[name] = json
+    return json.$ref === undefined ? ref(name) : json
+  }
+}
+
+/** Every error code an endpoint can answer with. */
+function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
+  const codes = new Set<ErrorCode>()
+  switch (endpoint.auth) {
+    case 'none':
+      break
+    case 'credentials':
+      for (const c of ['VALIDATION_ERROR', ...BODY_ERRORS, 'INTERNAL_ERROR'] as ErrorCode[]) codes.add(c)
+      break
+    case 'token':
+      for (const c of [
+        'TOKEN_EXPIRED',
+        'TOKEN_INVALID',
+        'RATE_LIMIT_EXCEEDED',
+        'VALIDATION_ERROR',
+        ...BODY_ERRORS,
+        'INTERNAL_ERROR',
+      ] as ErrorCode[]) {
+        codes.add(c)
+      }
+      break
+    default:
+      for (const c of COMMON_ERRORS) codes.add(c)
+      if (endpoint.scopes === undefined && endpoint.auth === 'bearer') {
+        codes.delete('INSUFFICIENT_SCOPE')
+        codes.delete('insufficient_permissions')
+      }
+      if (endpoint.auth === 'secret-key') codes.delete('INSUFFICIENT_SCOPE')
+  }
+  if (endpoint.method === 'GET') for (const c of BODY_ERRORS) codes.delete(c)
+  if (takesIdempotencyKey(endpoint)) codes.add('DUPLICATE_TRANSACTION')
+  for (const c of endpoint.errors) codes.add(c)
+  return [...codes]
+}
+
+/** The body shapes that an error `code` of an endpoint with `style` may take. */
+function shapesOf(code: string, style: ErrorStyle): string[] {
+  if (AUTH_B_CODES.includes(code)) return ['AuthErrorB']
+  if (style === 'auth-a' || AUTH_A_CODES.includes(code)) return ['AuthErrorA']
+  if (style === 'bare') return ['ResourceError']
+  return ['OverviewError', 'ResourceError']
+}
+
+function oneOfRefs(names: string[]): Json {
+  const [only] = names
+  return names.length === 1 && only !== undefined ? ref(only) : {oneOf: names.map(ref)}
+}
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: 'identifier of this request (`req_…`); equals `meta.requestId` of an enveloped body',
+    schema: {type: 'string'},
+  },
+  'X-RateLimit-Limit': {
+    description: 'requests allowed by the tightest limit that applies',
+    schema: {type: 'integer'},
+  },
+  'X-RateLimit-Remaining': {description: 'requests left under that limit', schema: {type: 'integer'}},
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) at which that limit is full again',
+    schema: {type: 'integer'},
+  },
+  'Retry-After': {description: 'seconds to wait before retrying', schema: {type: 'integer', minimum: 1}},
+  'Idempotent-Replayed': {
+    description:
+      '`true` when the response is the stored response of an earlier request with the same Idempotency-Key',
+    schema: {type: 'string', enum: ['true']},
+  },
+}
+const headerRef = (name: string): Json => ({$ref: `#/components/headers/${name}`})
+
+function securityOf(endpoint: Endpoint): Json[] {
+  switch (endpoint.auth) {
+    case 'none':
+    case 'credentials':
+      return []
+    case 'token':
+      return [{accessToken: []}]
+    case 'secret-key':
+      return [{secretKey: []}]
+    case 'bearer':
+      return [
+        {accessToken: endpoint.scopes === undefined ? [] : [endpoint.scopes.a]},
+        {secretKey: []},
+        {mintedJwt: endpoint.scopes === undefined ? [] : [endpoint.scopes.b]},
+      ]
+  }
+}
+
+function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
+  const style = errorStyleOf(endpoint)
+  const parameters: Json[] = []
+  for (const match of endpoint.path.matchAll(/\{(\w+)\}/g)) {
+    parameters.push({name: match[1], in: 'path', required: true, schema: {type: 'string'}})
+  }
+  if (endpoint.query !== undefined) {
+    const query = components.add(endpoint.query, 'input')
+    const required = (query.required ?? []) as string[]
+    for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, Json>)) {
+      parameters.push({name, in: 'query', required: required.includes(name), schema})
+    }
+  }
+  if (takesIdempotencyKey(endpoint)) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'makes a retry safe: the same key with the same request replays the first response; with a different request it is refused with DUPLICATE_TRANSACTION',
+      schema: {type: 'string', minLength: 1, maxLength: 255},
+    })
+  }
+
+  const resource = components.add(endpoint.response, 'output')
+  const success = endpoint.enveloped
+    ? {
+        oneOf: [
+          {
+            type: 'object',
+            description: 'envelope shape (sandbox --response-shape envelope, the default)',
+            properties: {success: {const: true}, data: resource, meta: ref('Meta')},
+            required: ['success', 'data', 'meta'],
+            additionalProperties: false,
+          },
+          {...resource, description: 'direct shape (sandbox --response-shape direct): the bare resource'},
+        ],
+      }
+    : resource
+  const limited = endpoint.auth !== 'none'
+  const responses: Json = {
+    [String(endpoint.status)]: {
+      description: endpoint.status === 201 ? 'created' : 'success',
+      headers: {
+        'X-Request-Id': headerRef('X-Request-Id'),
+        ...(limited
+          ? {
+              'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'),
+              'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'),
+              'X-RateLimit-Reset': headerRef('X-RateLimit-Reset'),
+            }
+          : {}),
+        ...(takesIdempotencyKey(endpoint) ? {'Idempotent-Replayed': headerRef('Idempotent-Replayed')} : {}),
+      },
+      content: {'application/json': {schema: success}},
+    },
+  }
+  const byStatus = new Map<number, string[]>()
+  for (const code of errorCodesOf(endpoint)) {
+    const status = ERROR_STATUS[code]
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const shapes = [...new Set(codes.flatMap((c) => shapesOf(c, style)))]
+    responses[String(status)] = {
+      description: codes.join(', '),
+      'x-error-codes': codes,
+      headers: {
+        'X-Request-Id': headerRef('X-Request-Id'),
+        ...(status === 429 ? {'Retry-After': headerRef('Retry-After')} : {}),
+      },
+      content: {'application/json': {schema: oneOfRefs(shapes)}},
+    }
+  }
+
+  const operation: Json = {
+    operationId: endpoint.operationId,
+    summary: endpoint.summary,
+    tags: [endpoint.tag],
+    security: securityOf(endpoint),
+    responses,
+  }
+  if (parameters.length > 0) operation.parameters = parameters
+  if (endpoint.body !== undefined) {
+    operation.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema:
+            endpoint.altBody === undefined
+              ? components.add(endpoint.body, 'input')
+              : {oneOf: [components.add(endpoint.body, 'input'), components.add(endpoint.altBody, 'input')]},
+        },
+      },
+    }
+  }
+  return operation
+}
+
+/**
+ * The OpenAPI 3.1 document of the service as the sandbox serves it, generated from `endpoints`:
+ * both success shapes of enveloped operations, and each operation's error responses by status.
+ */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const components = new SchemaComponents()
+  components.named('Meta', MetaSchema)
+  components.named('OverviewError', OverviewErrorSchema)
+  components.named('AuthErrorA', AuthErrorASchema)
+  components.named('AuthErrorB', AuthErrorBSchema)
+  components.named('ResourceError', ResourceErrorSchema)
+
+  const paths: Record<string, Record<string, Json>> = {}
+  for (const endpoint of Object.values(endpoints) as Endpoint[]) {
+    const path = endpoint.versioned === false ? endpoint.path : `/v1${endpoint.path}`
+    paths[path] ??= {}
+    paths[path][endpoint.method.toLowerCase()] = operationOf(endpoint, components)
+  }
+
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Payments, wallets and round-ups service (payctl sandbox)',
+      version: '1.0.0',
+      description:
+        'Generated by payctl from its contract. Enveloped operations answer in one of two shapes, chosen when the sandbox starts (--response-shape envelope|direct); errors use the four documented error shapes.',
+    },
+    servers: [{url: 'http://127.0.0.1:4010', description: 'local sandbox (payctl sandbox start)'}],
+    tags: [
+      {name: 'auth', description: 'tokens: Variant A exchange, refresh and revoke; Variant B JWT minting'},
+      {name: 'users', description: 'users of a partner'},
+      {name: 'wallets', description: 'one wallet per user and currency'},
+      {name: 'sandbox', description: 'sandbox-only control routes, outside /v1'},
+    ],
+    paths,
+    components: {
+      schemas: components.schemas,
+      headers: HEADERS,
+      securitySchemes: {
+        accessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'Variant A: access token from POST /v1/auth/token; the listed scopes are required',
+        },
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Variant B: secret API key (test_…) sent as is; carries every permission',
+        },
+        mintedJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'Variant B: short-lived JWT from POST /v1/auth/jwt; the listed scopes are required',
+        },
+      },
+    },
+  }
+}
