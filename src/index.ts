@@ -1,1 +1,1 @@
-export const version = '0.1.0'
+export * from './core/index.js'

@@ -1,0 +1,205 @@
+import {Command, type Interfaces} from '@oclif/core'
+import {
+  closeTransport,
+  PayctlClient,
+  PayctlError,
+  ProfileStore,
+  type ResolvedProfile,
+  redactText,
+  resolveProfile,
+  type TransportOptions,
+} from '../core/index.js'
+import {renderError, toPayctlError} from './errors.js'
+import {globalFlags} from './flags.js'
+import {type Column, renderCard, renderTable} from './output.js'
+import {addSuggestions} from './suggestions.js'
+import {canPrompt, paint} from './terminal.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/**
+ * Every payctl command: parses, calls the core, renders. Gives lazy access to the profile file,
+ * the resolved profile and an API client, and owns error output and exit codes.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true
+  static override baseFlags = globalFlags
+  /** Commands that stop gracefully on Ctrl-C themselves set this; the rest exit 130 at once. */
+  static handlesInterrupt = false
+
+  protected flags!: BaseFlags<T>
+  protected args!: BaseArgs<T>
+  #store: ProfileStore | undefined
+  #profile: ResolvedProfile | undefined
+  #api: PayctlClient | undefined
+
+  protected override async init(): Promise<void> {
+    await super.init()
+    if (!(this.ctor as typeof BaseCommand).handlesInterrupt) {
+      process.once('SIGINT', () => {
+        process.stderr.write('\nInterrupted.\n')
+        process.exit(130)
+      })
+    }
+    const {flags, args} = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as BaseArgs<T>
+  }
+
+  protected get store(): ProfileStore {
+    this.#store ??= new ProfileStore()
+    return this.#store
+  }
+
+  /** The profile this command acts on (flags, then env vars, then the profile file). */
+  protected get profile(): ResolvedProfile {
+    if (!this.#profile) {
+      this.#profile = resolveProfile(this.store.read(), {profile: this.flags.profile})
+      if (this.#profile.environment !== 'local' && this.#profile.environment !== 'sandbox') {
+        process.stderr.write(
+          `${paint(['bgRed', 'white', 'bold'], ` ${this.#profile.environment.toUpperCase()} `, process.stderr)} profile ${this.#profile.name} → ${this.#profile.baseUrl}\n`,
+        )
+      }
+    }
+    return this.#profile
+  }
+
+  /** The API client for the profile, created on first use. */
+  protected get api(): PayctlClient {
+    this.#api ??= new PayctlClient({profile: this.profile, store: this.store, ...this.transportOptions})
+    return this.#api
+  }
+
+  /** How requests report themselves: `--debug` lines and retry notices, both on stderr. */
+  protected get transportOptions(): TransportOptions {
+    return {
+      debug: this.flags.debug
+        ? (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`)
+        : undefined,
+      onRetry: ({delayMs, reason}) =>
+        this.warnLine(`${reason}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
+    }
+  }
+
+  protected get interactive(): boolean {
+    return canPrompt(this.flags['no-input']) && !this.jsonEnabled()
+  }
+
+  /** A line on stderr, hidden under --json. */
+  protected warnLine(text: string): void {
+    if (!this.jsonEnabled()) process.stderr.write(`${paint('yellow', text, process.stderr)}\n`)
+  }
+
+  /** Run `work` with a spinner on stderr when a person is watching; plain otherwise. */
+  protected async spin<R>(text: string, work: () => Promise<R>): Promise<R> {
+    if (this.jsonEnabled() || !process.stderr.isTTY || this.flags.debug) return work()
+    const {default: ora} = await import('ora')
+    const spinner = ora({text, stream: process.stderr, discardStdin: false}).start()
+    try {
+      const result = await work()
+      spinner.stop()
+      return result
+    } catch (err) {
+      spinner.stop()
+      throw err
+    }
+  }
+
+  /** Print a record as a key/value card (not under --json). */
+  protected card(rows: [string, string | undefined][]): void {
+    this.log(renderCard(rows))
+  }
+
+  /**
+   * Confirm a mutation: in a terminal a tick line and the record's card; piped, just the id, so
+   * `ID=$(payctl wallets create …)` works (not under --json, where the record is the output).
+   */
+  protected created(what: string, id: string, rows: [string, string | undefined][]): void {
+    if (this.jsonEnabled()) return
+    if (!process.stdout.isTTY) {
+      this.log(id)
+      return
+    }
+    this.log(`${paint('green', '✓')} ${what} ${paint('bold', id)}`)
+    this.log(renderCard(rows))
+  }
+
+  /** Print rows as a table (not under --json). */
+  protected table<R>(rows: R[], columns: Column<R>[]): void {
+    this.log(renderTable(rows, columns))
+  }
+
+  /** Ask for a value, or fail naming the flag when nobody can answer. */
+  protected async ask(
+    flag: string,
+    message: string,
+    opts: {secret?: boolean; default?: string; validate?: (v: string) => true | string} = {},
+  ): Promise<string> {
+    if (!this.interactive) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'MISSING_FLAG',
+        message: `missing required flag --${flag}`,
+        details: {flag: `--${flag}`},
+        suggestions: [`Pass --${flag}, or run in a terminal to be prompted.`],
+      })
+    }
+    const prompts = await import('@inquirer/prompts')
+    const validate = (v: string) =>
+      v.trim() === '' ? `${message} is required` : (opts.validate?.(v) ?? true)
+    if (opts.secret) return prompts.password({message, mask: '*', validate}, {output: process.stderr})
+    return prompts.input({message, default: opts.default, validate}, {output: process.stderr})
+  }
+
+  /** Against production, a state change needs a yes: asked in a TTY, `--yes` otherwise. */
+  protected async confirmProduction(action: string, yes: boolean): Promise<void> {
+    if (yes || this.profile.kind !== 'production') return
+    if (!this.interactive) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'CONFIRMATION_REQUIRED',
+        message: `refusing to ${action} in production without confirmation`,
+        suggestions: ['Pass --yes to confirm.'],
+      })
+    }
+    const {confirm} = await import('@inquirer/prompts')
+    const ok = await confirm(
+      {message: `${action} in ${this.profile.environment} (${this.profile.baseUrl})?`, default: false},
+      {output: process.stderr},
+    )
+    if (!ok) throw new PayctlError({kind: 'usage', code: 'CANCELLED', message: 'cancelled'})
+  }
+
+  protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
+    // oclif's own exit signal (this.exit) passes through untouched.
+    if (err.constructor?.name === 'ExitError') throw err
+    const error = toPayctlError(err)
+    let profile: ResolvedProfile | undefined
+    try {
+      profile = this.#profile ?? resolveProfile(this.store.read(), {profile: this.flags?.profile})
+    } catch {
+      profile = undefined
+    }
+    addSuggestions(error, profile)
+    if (this.jsonEnabled()) this.logJson(error.toJSON())
+    else process.stderr.write(`${redactText(renderError(error))}\n`)
+    if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
+      process.stderr.write(`${redactText(error.cause.stack)}\n`)
+    }
+    this.exit(error.exitCode)
+  }
+
+  protected override async finally(err: Error | undefined): Promise<void> {
+    await closeTransport()
+    await super.finally(err)
+  }
+}

@@ -1,0 +1,39 @@
+import {PayctlError} from '../core/index.js'
+import {paint} from './terminal.js'
+
+/** Turn anything thrown inside a command into the one error type, with an exit code. */
+export function toPayctlError(err: unknown): PayctlError {
+  if (err instanceof PayctlError) return err
+  const e = err as {name?: string; message?: string; oclif?: {exit?: number}; code?: string}
+  if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') {
+    return new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted', cause: err})
+  }
+  if (e?.oclif?.exit === 2 || /Parse|Flag|Args|Validation/.test(e?.name ?? '')) {
+    return new PayctlError({
+      kind: 'usage',
+      code: 'USAGE',
+      message: (e.message ?? 'invalid usage').trim(),
+      cause: err,
+    })
+  }
+  return new PayctlError({
+    kind: 'api',
+    code: 'UNEXPECTED',
+    message: e?.message ?? String(err),
+    cause: err,
+  })
+}
+
+/** The human form, for stderr: `CODE: message`, then details, request id and suggestions. */
+export function renderError(err: PayctlError): string {
+  const stream = process.stderr
+  const lines = [`${paint(['red', 'bold'], err.code, stream)}: ${err.message}`]
+  if (err.details && Object.keys(err.details).length > 0) {
+    for (const [k, v] of Object.entries(err.details)) {
+      lines.push(`  ${paint('dim', k, stream)}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    }
+  }
+  if (err.requestId) lines.push(`  ${paint('dim', 'request id', stream)}: ${err.requestId}`)
+  for (const s of err.suggestions) lines.push(paint('cyan', s, stream))
+  return lines.join('\n')
+}

@@ -1,0 +1,124 @@
+import {readFileSync} from 'node:fs'
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {formatDuration} from '../../cli/duration.js'
+import {DEFAULT_LOCAL_URL, login, type SessionInfo, type StoredAuth, usageError} from '../../core/index.js'
+
+export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
+  static override summary = 'log in to an environment and save the credentials as a profile'
+  static override description =
+    `Variant A: partner credentials (--api-key, --api-secret, --partner-id) are exchanged for an access token, cached and refreshed automatically.
+Variant B: a secret API key (--secret-key test_… or live_…) is sent as the Bearer credential.
+Give "-" as --api-secret or --secret-key to read it from stdin. With no credentials, login reuses the profile's stored ones (the local sandbox writes them), then PAYCTL_* env vars, then prompts in a terminal.
+The profile is named after the environment unless --profile says otherwise, and becomes the current profile.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --env local',
+    '<%= config.bin %> <%= command.id %> --env sandbox --base-url https://sandbox.example.test --api-key pk_test_123 --partner-id partner_1 --api-secret -',
+    'echo "$SECRET_KEY" | <%= config.bin %> <%= command.id %> --env local --secret-key -',
+  ]
+  static override flags = {
+    env: Flags.string({char: 'e', summary: 'environment: local, sandbox, production or a name of your own'}),
+    'base-url': Flags.string({summary: 'base address of the service, without /v1'}),
+    'auth-url': Flags.string({summary: 'separate base address for auth calls, if the service has one'}),
+    'api-key': Flags.string({summary: 'Variant A: API key (public identifier)'}),
+    'api-secret': Flags.string({summary: 'Variant A: API secret ("-" reads it from stdin)'}),
+    'partner-id': Flags.string({summary: 'Variant A: partner id'}),
+    'secret-key': Flags.string({
+      summary: 'Variant B: secret API key, test_… or live_… ("-" reads it from stdin)',
+    }),
+  }
+
+  async run(): Promise<SessionInfo> {
+    const f = this.flags
+    const file = this.store.read()
+    const environment =
+      f.env ?? (this.interactive ? await this.ask('env', 'Environment', {default: 'local'}) : 'local')
+    const name = f.profile ?? environment
+    const existing = file.profiles[name]
+    const baseUrl =
+      f['base-url'] ??
+      existing?.baseUrl ??
+      (environment === 'local' ? DEFAULT_LOCAL_URL : await this.ask('base-url', 'Base URL'))
+    const auth = await this.credentials(existing?.auth)
+    const session = await this.spin(`Logging in to ${environment}`, () =>
+      login(
+        this.store,
+        {name, environment, baseUrl, authUrl: f['auth-url'] ?? existing?.authUrl, auth},
+        this.transportOptions,
+      ),
+    )
+    const expiry = session.expiresAt
+      ? `, token expires in ${formatDuration((Date.parse(session.expiresAt) - Date.now()) / 1000)}`
+      : ''
+    this.log(
+      `✓ Logged in to ${environment} (${session.baseUrl}) as ${session.partnerId ?? 'API key'}, profile "${name}"${expiry}`,
+    )
+    return session
+  }
+
+  /** Credentials from flags, else the stored ones, else env vars, else prompts. */
+  async credentials(stored: StoredAuth | undefined): Promise<StoredAuth> {
+    const f = this.flags
+    const secretKey = readSecret(f['secret-key'])
+    if (secretKey !== undefined) return {variant: 'B', secretKey, partnerId: f['partner-id']}
+    if (f['api-key'] && !f['api-secret'] && /^(test|live)_/.test(f['api-key'])) {
+      return {variant: 'B', secretKey: f['api-key'], partnerId: f['partner-id']}
+    }
+    if (f['api-key'] || f['api-secret'] || f['partner-id']) {
+      const fallback = stored?.variant === 'A' ? stored : undefined
+      return {
+        variant: 'A',
+        apiKey: f['api-key'] ?? fallback?.apiKey ?? (await this.ask('api-key', 'API key')),
+        partnerId: f['partner-id'] ?? fallback?.partnerId ?? (await this.ask('partner-id', 'Partner id')),
+        apiSecret:
+          readSecret(f['api-secret']) ??
+          fallback?.apiSecret ??
+          (await this.ask('api-secret', 'API secret', {secret: true})),
+      }
+    }
+    if (stored) return stored
+    const env = process.env
+    if (env.PAYCTL_SECRET_KEY) return {variant: 'B', secretKey: env.PAYCTL_SECRET_KEY}
+    if (env.PAYCTL_API_KEY && env.PAYCTL_API_SECRET && env.PAYCTL_PARTNER_ID) {
+      return {
+        variant: 'A',
+        apiKey: env.PAYCTL_API_KEY,
+        apiSecret: env.PAYCTL_API_SECRET,
+        partnerId: env.PAYCTL_PARTNER_ID,
+      }
+    }
+    if (!this.interactive) {
+      throw usageError(
+        'no credentials: pass --api-key, --api-secret and --partner-id (Variant A) or --secret-key (Variant B)',
+        'MISSING_FLAG',
+        {flags: ['--api-key', '--api-secret', '--partner-id', '--secret-key']},
+      )
+    }
+    const {select} = await import('@inquirer/prompts')
+    const variant = await select(
+      {
+        message: 'How do you authenticate?',
+        choices: [
+          {name: 'Partner credentials (API key, secret, partner id)', value: 'A'},
+          {name: 'Secret API key (test_… / live_…)', value: 'B'},
+        ],
+      },
+      {output: process.stderr},
+    )
+    if (variant === 'B')
+      return {variant: 'B', secretKey: await this.ask('secret-key', 'Secret key', {secret: true})}
+    return {
+      variant: 'A',
+      apiKey: await this.ask('api-key', 'API key'),
+      partnerId: await this.ask('partner-id', 'Partner id'),
+      apiSecret: await this.ask('api-secret', 'API secret', {secret: true}),
+    }
+  }
+}
+
+function readSecret(value: string | undefined): string | undefined {
+  if (value !== '-') return value
+  const text = readFileSync(0, 'utf8').trim()
+  if (!text) throw usageError('expected the secret on stdin, got nothing', 'MISSING_FLAG')
+  return text
+}

@@ -1,0 +1,19 @@
+import {BaseCommand} from '../../cli/base-command.js'
+import {logout} from '../../core/index.js'
+
+export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
+  static override summary = 'revoke the access token with the service, then forget the credentials locally'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --profile staging',
+  ]
+
+  async run(): Promise<{profile: string; revoked: boolean}> {
+    const name = this.profile.name
+    if (!this.profile.stored)
+      this.warnLine(`profile "${name}" is not in the profile file; nothing is stored to forget`)
+    const {revoked} = await this.spin('Logging out', () => logout(this.store, this.api))
+    this.log(`✓ Logged out of profile "${name}"${revoked ? ' (access token revoked)' : ''}`)
+    return {profile: name, revoked}
+  }
+}

@@ -1,0 +1,202 @@
+import {spawn} from 'node:child_process'
+import {mkdirSync, openSync} from 'node:fs'
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {parseDuration} from '../../cli/duration.js'
+import {
+  clearState,
+  defaultDataPath,
+  isAlive,
+  logPath,
+  readState,
+  writeState,
+} from '../../cli/sandbox-process.js'
+import {paint} from '../../cli/terminal.js'
+import {configDir, isLoopbackUrl, PayctlError, saveLocalProfile} from '../../core/index.js'
+
+interface Started {
+  url: string
+  pid: number
+  profile: string
+  data: string
+  credentials: {apiKey: string; apiSecret: string; partnerId: string; secretKey: string}
+}
+
+export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static override summary = 'run the local sandbox, a stateful emulation of the service'
+  static override handlesInterrupt = true
+  static override description =
+    `Serves the whole service under http://HOST:PORT/v1, stores data in an embedded database (a file that survives restarts, or :memory:), and writes a "local" profile with the sandbox's partner credentials so every other command works at once.
+Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it with payctl sandbox stop).`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --port 4010 --data :memory: --rate-limit off --detach',
+    '<%= config.bin %> <%= command.id %> --token-ttl 30s --response-shape direct',
+  ]
+  static override flags = {
+    port: Flags.integer({
+      summary: 'port to listen on (0 picks a free one)',
+      default: 4010,
+      min: 0,
+      max: 65535,
+    }),
+    host: Flags.string({summary: 'address to bind (loopback unless you mean it)', default: '127.0.0.1'}),
+    data: Flags.string({summary: 'database file, or :memory: (default: sandbox.db in the config dir)'}),
+    detach: Flags.boolean({summary: 'run in the background and return once it is ready'}),
+    'api-key': Flags.string({summary: 'fix the partner API key (default: reuse or generate)'}),
+    'api-secret': Flags.string({summary: 'fix the partner API secret'}),
+    'partner-id': Flags.string({summary: 'fix the partner id'}),
+    'secret-key': Flags.string({summary: 'fix the Variant B secret key (must start with test_)'}),
+    'response-shape': Flags.option({options: ['envelope', 'direct'] as const, default: 'envelope'})({
+      summary: 'success bodies wrapped in {success, data, meta} (envelope) or bare (direct)',
+    }),
+    'token-ttl': Flags.string({summary: 'lifetime of access tokens, e.g. 30s, 15m, 7d', default: '7d'}),
+    'rate-limit': Flags.option({options: ['spec', 'off'] as const, default: 'spec'})({
+      summary: "enforce the spec's rate limits (100/min, 10,000/day) or none",
+    }),
+    quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
+  }
+
+  async run(): Promise<Started | undefined> {
+    const f = this.flags
+    const tokenTtlSeconds = parseDuration(f['token-ttl'], 'token-ttl')
+    if (f['secret-key'] && !f['secret-key'].startsWith('test_')) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'INVALID_SECRET_KEY',
+        message: '--secret-key must start with test_',
+      })
+    }
+    const running = readState()
+    if (running && isAlive(running.pid)) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'SANDBOX_RUNNING',
+        message: `a sandbox is already running at ${running.url} (pid ${running.pid})`,
+        suggestions: ['Try: payctl sandbox stop'],
+      })
+    }
+    mkdirSync(configDir(), {recursive: true, mode: 0o700})
+    if (f.detach) return this.detach()
+
+    if (!isLoopbackUrl(`http://${f.host.includes(':') ? `[${f.host}]` : f.host}`)) {
+      this.warnLine(
+        `warning: binding to ${f.host} exposes the sandbox and its test credentials beyond this machine`,
+      )
+    }
+    const data = f.data ?? defaultDataPath()
+    const {startSandbox} = await import('../../sandbox/index.js')
+    const sandbox = await startSandbox({
+      port: f.port,
+      host: f.host,
+      data,
+      responseShape: f['response-shape'],
+      tokenTtlSeconds,
+      rateLimit: f['rate-limit'],
+      credentials: {
+        ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
+        ...(f['api-secret'] ? {apiSecret: f['api-secret']} : {}),
+        ...(f['partner-id'] ? {partnerId: f['partner-id']} : {}),
+        ...(f['secret-key'] ? {secretKey: f['secret-key']} : {}),
+      },
+      log:
+        f.quiet || this.jsonEnabled()
+          ? undefined
+          : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
+    })
+    const profile = f.profile ?? 'local'
+    const {credentials: c} = sandbox
+    await saveLocalProfile(this.store, profile, sandbox.url, {
+      variant: 'A',
+      apiKey: c.apiKey,
+      apiSecret: c.apiSecret,
+      partnerId: c.partnerId,
+    })
+    writeState({
+      pid: process.pid,
+      url: sandbox.url,
+      host: sandbox.host,
+      port: sandbox.port,
+      data,
+      startedAt: new Date().toISOString(),
+    })
+    const started: Started = {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
+    if (this.jsonEnabled()) this.logJson(started)
+    else this.banner(started, f['response-shape'], f['rate-limit'])
+
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve()
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+    })
+    if (!this.jsonEnabled()) process.stderr.write('Stopping sandbox…\n')
+    await sandbox.close()
+    clearState()
+    return undefined
+  }
+
+  banner(s: Started, shape: string, rateLimit: string): void {
+    const c = s.credentials
+    this.log(`${paint('green', '●')} payctl sandbox listening on ${paint('bold', s.url)}`)
+    this.log(`  ${shape} responses · rate limit ${rateLimit} · data ${s.data}`)
+    this.log('')
+    this.log('  Test credentials (local sandbox only):')
+    this.log(`    partner id   ${c.partnerId}`)
+    this.log(`    api key      ${c.apiKey}`)
+    this.log(`    api secret   ${c.apiSecret}`)
+    this.log(`    secret key   ${c.secretKey}   (Variant B: payctl auth login --env local --secret-key …)`)
+    this.log('')
+    this.log(`  Profile "${s.profile}" is ready. In another terminal:`)
+    this.log('    payctl users create --email ada@example.test --first-name Ada --last-name Lovelace')
+    this.log('')
+    this.log('  Press Ctrl-C to stop.')
+  }
+
+  /** Start a copy of this command in the background and return once it reports ready. */
+  async detach(): Promise<Started> {
+    const argv = this.argv.filter((a) => a !== '--detach')
+    const log = openSync(logPath(), 'a', 0o600)
+    const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...argv, '--json'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', log],
+      env: process.env,
+    })
+    const started = await new Promise<Started>((resolve, reject) => {
+      let out = ''
+      const timer = setTimeout(() => reject(notReady(`no answer within 15 s; see ${logPath()}`)), 15_000)
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString()
+        try {
+          const parsed = JSON.parse(out) as Started & {error?: {message: string}}
+          clearTimeout(timer)
+          if (parsed.error) reject(notReady(parsed.error.message))
+          else resolve(parsed)
+        } catch {
+          // not a whole JSON document yet
+        }
+      })
+      child.once('exit', (code) => {
+        clearTimeout(timer)
+        reject(notReady(`it exited with code ${code}; see ${logPath()}`))
+      })
+    })
+    child.stdout!.destroy()
+    child.unref()
+    writeState({...readState()!, logFile: logPath()})
+    if (!this.jsonEnabled()) {
+      this.banner(started, this.flags['response-shape'], this.flags['rate-limit'])
+      this.log(
+        `  Running in the background (pid ${started.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`,
+      )
+    }
+    return started
+  }
+}
+
+function notReady(why: string): PayctlError {
+  return new PayctlError({
+    kind: 'api',
+    code: 'SANDBOX_START_FAILED',
+    message: `the sandbox did not start: ${why}`,
+  })
+}

@@ -1,0 +1,70 @@
+import {PayctlError} from './errors.js'
+
+/** The three kinds of environment payctl tells apart; a custom environment name maps to one. */
+export type EnvironmentKind = 'local' | 'sandbox' | 'production'
+
+export const DEFAULT_LOCAL_URL = 'http://127.0.0.1:4010'
+
+const PRODUCTION_NAMES = new Set(['production', 'prod', 'live'])
+
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+    return host === 'localhost' || host === '::1' || host.startsWith('127.')
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Production by name (`production`, `prod`, `live`) whatever the URL; otherwise local when the
+ * base URL is loopback or the name is `local`; otherwise sandbox.
+ */
+export function environmentKind(environment: string, baseUrl: string | undefined): EnvironmentKind {
+  if (PRODUCTION_NAMES.has(environment.toLowerCase())) return 'production'
+  if (environment === 'local' || (baseUrl !== undefined && isLoopbackUrl(baseUrl))) return 'local'
+  return 'sandbox'
+}
+
+/** Decode a JWT's payload without verifying it (only to read claims such as `env` and `exp`). */
+export function decodeJwtPayload(token: string): Record<string, unknown> | undefined {
+  const part = token.split('.')[1]
+  if (!part) return undefined
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
+    return payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Refuse, before anything is sent, a test credential bound for production or a live key bound
+ * for a sandbox or local URL.
+ */
+export function assertCredentialFitsEnvironment(
+  bearer: string,
+  environment: string,
+  kind: EnvironmentKind,
+  baseUrl: string,
+): void {
+  const isTestKey = bearer.startsWith('test_')
+  const isLiveKey = bearer.startsWith('live_')
+  const isSandboxToken = !isTestKey && !isLiveKey && decodeJwtPayload(bearer)?.env === 'sandbox'
+  if (kind === 'production' && (isTestKey || isSandboxToken)) {
+    throw new PayctlError({
+      kind: 'safety',
+      code: 'TEST_CREDENTIAL_IN_PRODUCTION',
+      message: `refusing to send a ${isTestKey ? 'test_ key' : 'sandbox token'} to the production environment "${environment}" (${baseUrl}); it would be rejected there`,
+      suggestions: [`Try: payctl auth login --env ${environment}`],
+    })
+  }
+  if (kind !== 'production' && isLiveKey) {
+    throw new PayctlError({
+      kind: 'safety',
+      code: 'LIVE_KEY_OUTSIDE_PRODUCTION',
+      message: `refusing to send a live_ key to the ${kind} environment "${environment}" (${baseUrl}); live keys move real money and belong to production only`,
+      suggestions: ['Use a test_ key here, or: payctl auth login --env production --base-url <url>'],
+    })
+  }
+}

@@ -1,0 +1,50 @@
+export {type CallInput, type CallResult, type ClientOptions, errorFrom, PayctlClient} from './client.js'
+export {configDir} from './config-dir.js'
+export {
+  assertCredentialFitsEnvironment,
+  DEFAULT_LOCAL_URL,
+  type EnvironmentKind,
+  environmentKind,
+  isLoopbackUrl,
+} from './environments.js'
+export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
+export {formatMinor, formatMoney, parseAmount} from './money.js'
+export {
+  type CachedToken,
+  type ProfileFile,
+  type ProfileOverrides,
+  ProfileStore,
+  type ResolvedProfile,
+  resolveProfile,
+  type StoredAuth,
+  type StoredProfile,
+  type ValueSource,
+} from './profiles.js'
+export {redactText, redactValue} from './redact.js'
+export {TokenManager} from './token-manager.js'
+export {closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
+
+import {PayctlClient} from './client.js'
+import {type ProfileOverrides, ProfileStore, resolveProfile} from './profiles.js'
+import type {TransportOptions} from './transport.js'
+
+/**
+ * A client for a profile, resolved the way the CLI does it (flags, then `PAYCTL_*` env vars, then
+ * the profile file), for use of payctl as a library.
+ */
+export function connect(opts: ProfileOverrides & TransportOptions & {configDir?: string} = {}): PayctlClient {
+  const {profile, environment, baseUrl, configDir: dir, ...transport} = opts
+  const store = new ProfileStore(dir)
+  const resolved = resolveProfile(store.read(), {profile, environment, baseUrl})
+  return new PayctlClient({profile: resolved, store, ...transport})
+}
+export {
+  type LoginInput,
+  localSession,
+  login,
+  logout,
+  type SessionInfo,
+  saveLocalProfile,
+  status,
+  verifyCredentials,
+} from './session.js'

@@ -1,0 +1,226 @@
+import {createHash} from 'node:crypto'
+import {mkdirSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import Conf from 'conf'
+import lockfile from 'proper-lockfile'
+import {configDir} from './config-dir.js'
+import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind} from './environments.js'
+import {PayctlError} from './errors.js'
+
+/** Variant A partner credentials, or a Variant B secret API key. */
+export type StoredAuth =
+  | {variant: 'A'; apiKey: string; apiSecret?: string | undefined; partnerId: string}
+  | {variant: 'B'; secretKey: string; partnerId?: string | undefined}
+
+/** A Variant A access token cached with its expiry and the credentials it was issued for. */
+export interface CachedToken {
+  accessToken: string
+  expiresAt: string
+  scopes: string[]
+  partnerId: string
+  /** Fingerprint of the credentials and URL the token belongs to; a mismatch means "not ours". */
+  for: string
+}
+
+export interface StoredProfile {
+  environment: string
+  baseUrl?: string | undefined
+  authUrl?: string | undefined
+  auth?: StoredAuth | undefined
+  token?: CachedToken | undefined
+}
+
+export interface ProfileFile {
+  currentProfile?: string | undefined
+  profiles: Record<string, StoredProfile>
+}
+
+/** Where an effective value came from: `profiles show` prints it, to expose stray env vars. */
+export type ValueSource = 'flag' | 'env' | 'file' | 'default'
+
+export interface ResolvedProfile {
+  name: string
+  environment: string
+  kind: EnvironmentKind
+  baseUrl: string
+  authUrl?: string | undefined
+  auth?: StoredAuth | undefined
+  /** Whether the profile exists in the profile file (tokens are cached only then). */
+  stored: boolean
+  sources: Record<'profile' | 'environment' | 'baseUrl' | 'authUrl' | 'credentials', ValueSource>
+}
+
+/** Values given on the command line; they win over env vars, which win over the file. */
+export interface ProfileOverrides {
+  profile?: string | undefined
+  environment?: string | undefined
+  baseUrl?: string | undefined
+}
+
+const FILE_NAME = 'profiles'
+
+/** The profile file: one JSON document, mode 0600, every read-modify-write under a lock. */
+export class ProfileStore {
+  readonly dir: string
+  readonly path: string
+  #conf: Conf<ProfileFile> | undefined
+
+  constructor(dir: string = configDir()) {
+    this.dir = dir
+    this.path = join(dir, `${FILE_NAME}.json`)
+  }
+
+  #store(): Conf<ProfileFile> {
+    this.#conf ??= new Conf<ProfileFile>({
+      cwd: this.dir,
+      configName: FILE_NAME,
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      defaults: {profiles: {}},
+    })
+    return this.#conf
+  }
+
+  /** Refuse a profile file that other users can read: it holds credentials. */
+  #checkPermissions(): void {
+    if (process.platform === 'win32') return
+    let mode: number
+    try {
+      mode = statSync(this.path).mode
+    } catch {
+      return
+    }
+    if ((mode & 0o077) !== 0) {
+      throw new PayctlError({
+        kind: 'config',
+        code: 'PROFILE_FILE_PERMISSIONS',
+        message: `the profile file ${this.path} is readable by other users (mode ${(mode & 0o777).toString(8)}); it holds credentials`,
+        suggestions: [`Try: chmod 600 ${this.path}`],
+      })
+    }
+  }
+
+  read(): ProfileFile {
+    this.#checkPermissions()
+    const file = this.#store().store
+    return {currentProfile: file.currentProfile, profiles: {...(file.profiles ?? {})}}
+  }
+
+  /** Read, change and write the file while holding its lock, so concurrent payctl processes never clobber it. */
+  async update<T>(change: (file: ProfileFile) => T | Promise<T>): Promise<T> {
+    mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    const release = await lockfile.lock(this.path, {
+      realpath: false,
+      stale: 15_000,
+      retries: {retries: 50, minTimeout: 20, maxTimeout: 250, factor: 1.5},
+    })
+    try {
+      const file = this.read()
+      const result = await change(file)
+      this.#store().store = file
+      return result
+    } finally {
+      await release()
+    }
+  }
+}
+
+/** A stable fingerprint of credentials + URL, to tell whether a cached token is theirs. */
+export function credentialFingerprint(auth: StoredAuth, baseUrl: string): string {
+  const who = auth.variant === 'A' ? `A|${auth.apiKey}|${auth.partnerId}` : `B|${auth.secretKey}`
+  return createHash('sha256').update(`${who}|${baseUrl}`).digest('hex').slice(0, 16)
+}
+
+// Env credentials replace the file's wholesale: mixing an env key with a file secret is how the
+// wrong account gets used.
+function credentialsFromEnv(env: NodeJS.ProcessEnv): StoredAuth | undefined {
+  const {PAYCTL_API_KEY: apiKey, PAYCTL_API_SECRET: apiSecret, PAYCTL_PARTNER_ID: partnerId} = env
+  if (env.PAYCTL_SECRET_KEY) return {variant: 'B', secretKey: env.PAYCTL_SECRET_KEY, partnerId}
+  if (apiKey && !apiSecret && /^(test|live)_/.test(apiKey))
+    return {variant: 'B', secretKey: apiKey, partnerId}
+  if (apiKey || apiSecret || partnerId) {
+    return {variant: 'A', apiKey: apiKey ?? '', apiSecret, partnerId: partnerId ?? ''}
+  }
+  return undefined
+}
+
+const KNOWN_ENVIRONMENTS = new Set(['local', 'sandbox', 'production'])
+
+/** Work out the profile a command acts on, and where each value came from. */
+export function resolveProfile(
+  file: ProfileFile,
+  overrides: ProfileOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedProfile {
+  let profileSource: ValueSource = 'default'
+  let name = 'default'
+  if (overrides.profile) [name, profileSource] = [overrides.profile, 'flag']
+  else if (env.PAYCTL_PROFILE) [name, profileSource] = [env.PAYCTL_PROFILE, 'env']
+  else if (file.currentProfile) [name, profileSource] = [file.currentProfile, 'file']
+  else if (file.profiles.local) name = 'local'
+
+  const stored = file.profiles[name]
+  if (!stored && profileSource !== 'default' && !env.PAYCTL_BASE_URL && !envHasCredentials(env)) {
+    throw new PayctlError({
+      kind: 'config',
+      code: 'PROFILE_NOT_FOUND',
+      message: `no profile named "${name}" (from ${profileSource === 'flag' ? '--profile' : profileSource === 'env' ? 'PAYCTL_PROFILE' : 'the profile file'})`,
+      details: {profiles: Object.keys(file.profiles)},
+      suggestions: [`Try: payctl auth login --profile ${name} --env local`, 'Try: payctl profiles list'],
+    })
+  }
+
+  const pick = <T>(flag: T | undefined, envValue: T | undefined, fileValue: T | undefined, fallback?: T) => {
+    if (flag !== undefined && flag !== '') return {value: flag, source: 'flag' as const}
+    if (envValue !== undefined && envValue !== '') return {value: envValue, source: 'env' as const}
+    if (fileValue !== undefined) return {value: fileValue, source: 'file' as const}
+    return {value: fallback, source: 'default' as const}
+  }
+
+  const environment = pick(
+    overrides.environment,
+    env.PAYCTL_ENV,
+    stored?.environment,
+    KNOWN_ENVIRONMENTS.has(name) ? name : 'local',
+  )
+  const envName = environment.value as string
+  const baseUrl = pick(
+    overrides.baseUrl,
+    env.PAYCTL_BASE_URL,
+    stored?.baseUrl,
+    envName === 'local' ? DEFAULT_LOCAL_URL : undefined,
+  )
+  if (!baseUrl.value) {
+    throw new PayctlError({
+      kind: 'config',
+      code: 'BASE_URL_MISSING',
+      message: `no base URL for environment "${envName}" (profile "${name}")`,
+      suggestions: [`Try: payctl auth login --profile ${name} --env ${envName} --base-url <url>`],
+    })
+  }
+  const authUrl = pick(undefined, env.PAYCTL_AUTH_URL, stored?.authUrl)
+  const envAuth = credentialsFromEnv(env)
+  const url = (baseUrl.value as string).replace(/\/+$/, '')
+  return {
+    name,
+    environment: envName,
+    kind: environmentKind(envName, url),
+    baseUrl: url,
+    authUrl: authUrl.value?.replace(/\/+$/, ''),
+    auth: envAuth ?? stored?.auth,
+    stored: stored !== undefined,
+    sources: {
+      profile: profileSource,
+      environment: environment.source,
+      baseUrl: baseUrl.source,
+      authUrl: authUrl.source,
+      credentials: envAuth ? 'env' : stored?.auth ? 'file' : 'default',
+    },
+  }
+}
+
+function envHasCredentials(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(
+    env.PAYCTL_SECRET_KEY || env.PAYCTL_API_KEY || env.PAYCTL_API_SECRET || env.PAYCTL_PARTNER_ID,
+  )
+}

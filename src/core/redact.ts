@@ -1,0 +1,40 @@
+const SECRET_KEYS =
+  /^(authorization|proxy-authorization|x-service-signature|cookie|set-cookie|api_secret|apiSecret|secret|secretKey|secret_key|access_token|accessToken|token|refresh_token|password|signing_secret|signingSecret)$/i
+
+// Credential-shaped strings, wherever they appear: JWTs, secret keys, webhook secrets, API secrets.
+const SECRET_PATTERNS = [
+  /\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
+  /\b(?:test|live)_[A-Za-z0-9]{8,}/g,
+  /\bsk_(?:test|live)_[A-Za-z0-9]{8,}/g,
+  /\bwhsec_[A-Za-z0-9+/=_-]{8,}/g,
+]
+
+/** Replace every credential-looking substring with a placeholder that keeps its kind visible. */
+export function redactText(text: string): string {
+  let out = text
+  for (const pattern of SECRET_PATTERNS) {
+    out = out.replace(pattern, (m) => `${m.slice(0, m.startsWith('eyJ') ? 3 : m.indexOf('_') + 1)}[REDACTED]`)
+  }
+  return out
+}
+
+/** Deep-copy a value with secret fields and credential-shaped strings redacted. */
+export function redactValue(value: unknown): unknown {
+  if (typeof value === 'string') return redactText(value)
+  if (Array.isArray(value)) return value.map(redactValue)
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = SECRET_KEYS.test(k) && v != null ? '[REDACTED]' : redactValue(v)
+    }
+    return out
+  }
+  return value
+}
+
+/** Redact a header map for logging. */
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, unknown> {
+  return redactValue(headers) as Record<string, unknown>
+}

@@ -1,0 +1,149 @@
+import {PayctlClient} from './client.js'
+import {environmentKind} from './environments.js'
+import {PayctlError} from './errors.js'
+import {
+  type CachedToken,
+  credentialFingerprint,
+  type ProfileStore,
+  type ResolvedProfile,
+  type StoredAuth,
+} from './profiles.js'
+import type {TransportOptions} from './transport.js'
+
+export interface LoginInput {
+  name: string
+  environment: string
+  baseUrl: string
+  authUrl?: string | undefined
+  auth: StoredAuth
+}
+
+/** What a successful login or status check found out about the credentials. */
+export interface SessionInfo {
+  profile: string
+  environment: string
+  baseUrl: string
+  variant: 'A' | 'B'
+  partnerId: string | undefined
+  apiKey: string | undefined
+  scopes: string[] | undefined
+  expiresAt: string | undefined
+}
+
+function sessionInfo(profile: ResolvedProfile, token: CachedToken | undefined): SessionInfo {
+  const auth = profile.auth
+  return {
+    profile: profile.name,
+    environment: profile.environment,
+    baseUrl: profile.baseUrl,
+    variant: auth?.variant ?? 'A',
+    partnerId: token?.partnerId ?? auth?.partnerId,
+    apiKey: auth?.variant === 'A' ? auth.apiKey : undefined,
+    scopes: token?.scopes,
+    expiresAt: token?.expiresAt,
+  }
+}
+
+/**
+ * Prove that the client's credentials work with one cheap authenticated read. A 403 still
+ * proves them (the credential is valid, just narrow); a 401 is thrown.
+ */
+export async function verifyCredentials(client: PayctlClient): Promise<void> {
+  try {
+    await client.wallets.list({limit: 1})
+  } catch (err) {
+    if (err instanceof PayctlError && err.status === 403) return
+    throw err
+  }
+}
+
+/** Check credentials against the service, then save them as a profile and make it current. */
+export async function login(
+  store: ProfileStore,
+  input: LoginInput,
+  transport: TransportOptions = {},
+): Promise<SessionInfo> {
+  const profile: ResolvedProfile = {
+    name: input.name,
+    environment: input.environment,
+    kind: environmentKind(input.environment, input.baseUrl),
+    baseUrl: input.baseUrl.replace(/\/+$/, ''),
+    authUrl: input.authUrl?.replace(/\/+$/, ''),
+    auth: input.auth,
+    stored: false,
+    sources: {profile: 'flag', environment: 'flag', baseUrl: 'flag', authUrl: 'flag', credentials: 'flag'},
+  }
+  const client = new PayctlClient({profile, ...transport})
+  let token: CachedToken | undefined
+  if (input.auth.variant === 'A') {
+    await client.tokens.bearer()
+    token = client.tokens.cached()
+  } else {
+    await verifyCredentials(client)
+  }
+  await store.update((file) => {
+    file.profiles[input.name] = {
+      environment: profile.environment,
+      baseUrl: profile.baseUrl,
+      ...(profile.authUrl ? {authUrl: profile.authUrl} : {}),
+      auth: input.auth,
+      ...(token ? {token: {...token, for: credentialFingerprint(input.auth, profile.baseUrl)}} : {}),
+    }
+    file.currentProfile = input.name
+  })
+  return sessionInfo(profile, token)
+}
+
+/** Describe the profile's session, checking with the service that its credentials work. */
+export async function status(client: PayctlClient): Promise<SessionInfo> {
+  if (client.profile.auth?.variant === 'A') await client.tokens.bearer()
+  await verifyCredentials(client)
+  return sessionInfo(client.profile, client.tokens.cached())
+}
+
+/** Describe the profile's session from what is stored, without calling the service. */
+export function localSession(client: PayctlClient): SessionInfo {
+  return sessionInfo(client.profile, client.tokens.cached())
+}
+
+/**
+ * Revoke the profile's access token with the service (Variant A; an API key cannot be revoked
+ * from here), then forget its credentials and token locally. Returns whether a token was revoked.
+ */
+export async function logout(store: ProfileStore, client: PayctlClient): Promise<{revoked: boolean}> {
+  let revoked = false
+  const token = client.tokens.cached()
+  if (client.profile.auth?.variant === 'A' && token && Date.parse(token.expiresAt) > Date.now()) {
+    try {
+      await client.auth.revoke(token.accessToken)
+      revoked = true
+    } catch (err) {
+      // A token the service already refuses is as good as revoked; anything else is worth telling.
+      if (!(err instanceof PayctlError) || err.status !== 401) throw err
+    }
+  }
+  await store.update((file) => {
+    const profile = file.profiles[client.profile.name]
+    if (profile) {
+      delete profile.auth
+      delete profile.token
+    }
+  })
+  return {revoked}
+}
+
+/**
+ * Write the profile of a local sandbox (its URL and partner credentials), replacing any cached
+ * token, and make it current when no profile is.
+ */
+export async function saveLocalProfile(
+  store: ProfileStore,
+  name: string,
+  baseUrl: string,
+  auth: StoredAuth,
+): Promise<void> {
+  await store.update((file) => {
+    file.profiles[name] = {environment: 'local', baseUrl, auth}
+    if (!file.currentProfile || !file.profiles[file.currentProfile]) file.currentProfile = name
+  })
+}

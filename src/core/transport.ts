@@ -1,0 +1,183 @@
+import {randomInt} from 'node:crypto'
+import type {Dispatcher} from 'undici'
+import {PayctlError} from './errors.js'
+import {redactHeaders, redactText, redactValue} from './redact.js'
+
+export interface HttpRequest {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body?: string | undefined
+}
+
+export interface HttpResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  durationMs: number
+}
+
+/** Told before each retry, so a front end can say what is happening. */
+export interface RetryInfo {
+  attempt: number
+  delayMs: number
+  reason: string
+}
+
+export interface TransportOptions {
+  /** Per-attempt timeout for headers and body. */
+  timeoutMs?: number
+  /** Retries after the first attempt. */
+  retries?: number
+  /** Longest `Retry-After` worth waiting for; a longer one fails at once. */
+  maxRetryAfterMs?: number
+  /** Receives one redacted line per request and response. */
+  debug?: ((line: string) => void) | undefined
+  onRetry?: ((info: RetryInfo) => void) | undefined
+  userAgent?: string
+}
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504])
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+])
+
+let dispatcherPromise: Promise<Dispatcher> | undefined
+
+// undici costs tens of milliseconds to load: only commands that talk to the service pay for it.
+// EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY.
+async function dispatcher(): Promise<Dispatcher> {
+  dispatcherPromise ??= import('undici').then(
+    (u) => new u.EnvHttpProxyAgent({keepAliveTimeout: 10_000, connections: 64}),
+  )
+  return dispatcherPromise
+}
+
+/** Exponential backoff with full jitter: 200 ms, 400 ms, 800 ms … capped at 8 s. */
+export function backoffDelay(attempt: number): number {
+  const ceiling = Math.min(8_000, 200 * 2 ** attempt)
+  return randomInt(Math.floor(ceiling / 2), ceiling + 1)
+}
+
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value
+  if (!v) return undefined
+  const seconds = Number(v)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const date = Date.parse(v)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
+function networkCode(err: unknown): string | undefined {
+  let e: unknown = err
+  for (let i = 0; i < 4 && e; i++) {
+    const code = (e as {code?: unknown}).code
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code
+    e = (e as {cause?: unknown}).cause
+  }
+  return undefined
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Sends HTTP requests with keep-alive and retries. Only call `send` with `retry: true` for requests
+ * that are safe to repeat: GETs, and mutations that carry an idempotency key.
+ */
+export class Transport {
+  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry'>> & TransportOptions
+
+  constructor(opts: TransportOptions = {}) {
+    this.#opts = {timeoutMs: 30_000, retries: 3, maxRetryAfterMs: 60_000, userAgent: 'payctl', ...opts}
+  }
+
+  async send(req: HttpRequest, {retry}: {retry: boolean}): Promise<HttpResponse> {
+    const maxAttempts = retry ? this.#opts.retries + 1 : 1
+    for (let attempt = 0; ; attempt++) {
+      let res: HttpResponse
+      try {
+        res = await this.#once(req)
+      } catch (err) {
+        const code = networkCode(err)
+        if (!code) throw err
+        if (attempt + 1 >= maxAttempts) {
+          throw new PayctlError({
+            kind: 'network',
+            code: 'NETWORK_ERROR',
+            message: `could not reach ${new URL(req.url).origin} (${code}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''})`,
+            details: {errno: code, url: redactText(req.url)},
+            cause: err,
+          })
+        }
+        const delayMs = backoffDelay(attempt)
+        this.#opts.onRetry?.({attempt: attempt + 1, delayMs, reason: code})
+        this.#opts.debug?.(`retrying in ${delayMs} ms after ${code}`)
+        await sleep(delayMs)
+        continue
+      }
+      if (!RETRYABLE_STATUS.has(res.status) || attempt + 1 >= maxAttempts) return res
+      const retryAfter = parseRetryAfter(res.headers['retry-after'])
+      if (retryAfter !== undefined && retryAfter > this.#opts.maxRetryAfterMs) return res
+      const delayMs = Math.max(retryAfter ?? 0, backoffDelay(attempt))
+      this.#opts.onRetry?.({attempt: attempt + 1, delayMs, reason: `HTTP ${res.status}`})
+      this.#opts.debug?.(`retrying in ${delayMs} ms after HTTP ${res.status}`)
+      await sleep(delayMs)
+    }
+  }
+
+  async #once(req: HttpRequest): Promise<HttpResponse> {
+    const {debug} = this.#opts
+    const headers = {'user-agent': this.#opts.userAgent, accept: 'application/json', ...req.headers}
+    if (debug) {
+      debug(`--> ${req.method} ${redactText(req.url)}`)
+      debug(`    headers ${JSON.stringify(redactHeaders(headers))}`)
+      if (req.body !== undefined) debug(`    body ${redactBody(req.body)}`)
+    }
+    const started = performance.now()
+    const {request} = await import('undici')
+    const res = await request(req.url, {
+      method: req.method as Dispatcher.HttpMethod,
+      headers,
+      body: req.body,
+      dispatcher: await dispatcher(),
+      headersTimeout: this.#opts.timeoutMs,
+      bodyTimeout: this.#opts.timeoutMs,
+    })
+    const text = await res.body.text()
+    const durationMs = Math.round(performance.now() - started)
+    const out: HttpResponse = {status: res.statusCode, headers: res.headers, text, durationMs}
+    if (debug) {
+      debug(`<-- ${res.statusCode} ${req.method} ${redactText(req.url)} (${durationMs} ms)`)
+      debug(`    headers ${JSON.stringify(redactHeaders(res.headers))}`)
+      if (text) debug(`    body ${redactBody(text)}`)
+    }
+    return out
+  }
+}
+
+function redactBody(text: string): string {
+  try {
+    return JSON.stringify(redactValue(JSON.parse(text)))
+  } catch {
+    return redactText(text)
+  }
+}
+
+/** Close pooled connections so a short-lived process can exit at once. */
+export async function closeTransport(): Promise<void> {
+  if (!dispatcherPromise) return
+  const d = await dispatcherPromise
+  dispatcherPromise = undefined
+  await d.close()
+}

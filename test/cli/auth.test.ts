@@ -1,0 +1,256 @@
+import {readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+let sandbox: SandboxProcess
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess()
+})
+afterAll(async () => {
+  await sandbox.stop()
+})
+
+/** A fresh config dir logged in to the sandbox with partner credentials. */
+async function loggedInVariantA(): Promise<{dir: string; cleanup: () => void}> {
+  const temp = tempConfigDir()
+  const c = sandbox.credentials
+  const r = await runCli(
+    [
+      'auth',
+      'login',
+      '--env',
+      'local',
+      '--base-url',
+      sandbox.url,
+      '--api-key',
+      c.apiKey,
+      '--partner-id',
+      c.partnerId,
+      '--api-secret',
+      '-',
+    ],
+    {configDir: temp.dir, input: `${c.apiSecret}\n`},
+  )
+  expect(r.exitCode, r.stderr).toBe(0)
+  return temp
+}
+
+function profileFile(dir: string) {
+  return JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'))
+}
+
+describe('auth login', () => {
+  it('works at once against the profile the sandbox wrote, and auth status exits 0', async () => {
+    const login = await runCli(['auth', 'login', '--env', 'local', '--json'], {configDir: sandbox.configDir})
+    expect(login.exitCode, login.stderr).toBe(0)
+    expect(login.json()).toMatchObject({
+      profile: 'local',
+      environment: 'local',
+      variant: 'A',
+      partnerId: sandbox.credentials.partnerId,
+    })
+    const status = await runCli(['auth', 'status', '--json'], {configDir: sandbox.configDir})
+    expect(status.exitCode, status.stderr).toBe(0)
+    const s = status.json<{valid: boolean; scopes: string[]; expiresAt: string}>()
+    expect(s.valid).toBe(true)
+    expect(s.scopes).toContain('users:write')
+    expect(Date.parse(s.expiresAt) - Date.now()).toBeGreaterThan(6 * 86400 * 1000)
+  })
+
+  it('logs in with partner credentials, secret read from stdin, and stores the profile 0600 without printing the secret', async () => {
+    const temp = await loggedInVariantA()
+    try {
+      const mode = statSync(join(temp.dir, 'profiles.json')).mode & 0o777
+      expect(mode).toBe(0o600)
+      const file = profileFile(temp.dir)
+      expect(file.currentProfile).toBe('local')
+      expect(file.profiles.local.token.accessToken).toMatch(/^eyJ/)
+      const status = await runCli(['auth', 'status'], {configDir: temp.dir})
+      expect(status.exitCode).toBe(0)
+      expect(status.stdout).toContain('credentials work')
+      expect(status.stdout + status.stderr).not.toContain(sandbox.credentials.apiSecret)
+      expect(status.stdout + status.stderr).not.toContain(file.profiles.local.token.accessToken)
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('logs in with a Variant B secret key and mints a scoped short-lived JWT', async () => {
+    const temp = tempConfigDir()
+    try {
+      const login = await runCli(
+        [
+          'auth',
+          'login',
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--secret-key',
+          sandbox.credentials.secretKey,
+        ],
+        {configDir: temp.dir},
+      )
+      expect(login.exitCode, login.stderr).toBe(0)
+      expect(login.stdout).not.toContain(sandbox.credentials.secretKey)
+      const token = await runCli(['auth', 'token', '--scopes', 'balance:read', '--ttl', '15m'], {
+        configDir: temp.dir,
+      })
+      expect(token.exitCode, token.stderr).toBe(0)
+      const jwt = token.stdout.trim()
+      expect(jwt).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/)
+      const payload = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())
+      expect(payload.exp - payload.iat).toBe(900)
+      // balance:read lists wallets but cannot create a user
+      const ok = await fetch(`${sandbox.url}/v1/wallets?limit=1`, {headers: {authorization: `Bearer ${jwt}`}})
+      expect(ok.status).toBe(200)
+      const denied = await fetch(`${sandbox.url}/v1/users`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${jwt}`, 'content-type': 'application/json'},
+        body: JSON.stringify({email: 'a@example.test', first_name: 'A', last_name: 'B'}),
+      })
+      expect(denied.status).toBe(403)
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('refuses wrong credentials with exit 4 and never echoes the secret', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(
+        [
+          'auth',
+          'login',
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--api-key',
+          'pk_test_nope',
+          '--partner-id',
+          'partner_nope',
+          '--api-secret',
+          'sk_test_wrongsecret123',
+        ],
+        {configDir: temp.dir},
+      )
+      expect(r.exitCode).toBe(4)
+      expect(r.stderr).toContain('INVALID_CREDENTIALS')
+      expect(r.stdout + r.stderr).not.toContain('sk_test_wrongsecret123')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('fails with a named flag, not a prompt, when credentials are missing and there is no TTY', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(['auth', 'login', '--env', 'sandbox', '--base-url', sandbox.url], {
+        configDir: temp.dir,
+      })
+      expect(r.exitCode).toBe(2)
+      expect(r.stderr).toContain('--api-key')
+      expect(r.stderr).toContain('--secret-key')
+    } finally {
+      temp.cleanup()
+    }
+  })
+})
+
+describe('tokens', () => {
+  it('auth refresh replaces the cached token with a later-expiring one', async () => {
+    const temp = await loggedInVariantA()
+    try {
+      const before = profileFile(temp.dir).profiles.local.token
+      await new Promise((r) => setTimeout(r, 1100))
+      const r = await runCli(['auth', 'refresh', '--json'], {configDir: temp.dir})
+      expect(r.exitCode, r.stderr).toBe(0)
+      const after = profileFile(temp.dir).profiles.local.token
+      expect(after.accessToken).not.toBe(before.accessToken)
+      expect(Date.parse(after.expiresAt)).toBeGreaterThan(Date.parse(before.expiresAt))
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('auth token prints only the token on stdout', async () => {
+    const temp = await loggedInVariantA()
+    try {
+      const r = await runCli(['auth', 'token'], {configDir: temp.dir})
+      expect(r.exitCode).toBe(0)
+      expect(r.stdout.trim()).toBe(profileFile(temp.dir).profiles.local.token.accessToken)
+      expect(r.stdout.trim().split('\n')).toHaveLength(1)
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('logout revokes the token with the service and forgets the credentials', async () => {
+    const temp = await loggedInVariantA()
+    try {
+      const token = profileFile(temp.dir).profiles.local.token.accessToken
+      const r = await runCli(['auth', 'logout', '--json'], {configDir: temp.dir})
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.json()).toEqual({profile: 'local', revoked: true})
+      const res = await fetch(`${sandbox.url}/v1/wallets?limit=1`, {
+        headers: {authorization: `Bearer ${token}`},
+      })
+      expect(res.status).toBe(401)
+      expect(JSON.stringify(await res.json())).toContain('TOKEN_INVALID')
+      expect(profileFile(temp.dir).profiles.local.auth).toBeUndefined()
+      const after = await runCli(['wallets', 'list'], {configDir: temp.dir})
+      expect(after.exitCode).toBe(4)
+      expect(after.stderr).toContain('Try: payctl auth login --env local')
+    } finally {
+      temp.cleanup()
+    }
+  })
+})
+
+describe('token expiry', () => {
+  it('gets a new token by itself once the cached one has expired', async () => {
+    const short = await startSandboxProcess(['--token-ttl', '2s'])
+    try {
+      const login = await runCli(['auth', 'login', '--env', 'local'], {configDir: short.configDir})
+      expect(login.exitCode, login.stderr).toBe(0)
+      const first = profileFile(short.configDir).profiles.local.token.accessToken
+      const stale = await fetch(`${short.url}/v1/wallets?limit=1`, {
+        headers: {authorization: `Bearer ${first}`},
+      })
+      expect(stale.status).toBe(200)
+      await new Promise((r) => setTimeout(r, 2500))
+      const expired = await fetch(`${short.url}/v1/wallets?limit=1`, {
+        headers: {authorization: `Bearer ${first}`},
+      })
+      expect(expired.status).toBe(401)
+      expect(JSON.stringify(await expired.json())).toContain('TOKEN_EXPIRED')
+      const r = await runCli(['wallets', 'list', '--json'], {configDir: short.configDir})
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(profileFile(short.configDir).profiles.local.token.accessToken).not.toBe(first)
+    } finally {
+      await short.stop()
+    }
+  })
+
+  it('two processes renewing one profile at once leave a valid profile file', async () => {
+    const temp = await loggedInVariantA()
+    try {
+      const runs = await Promise.all(
+        [1, 2, 3].map(() => runCli(['auth', 'refresh', '--json'], {configDir: temp.dir})),
+      )
+      for (const r of runs) expect(r.exitCode, r.stderr).toBe(0)
+      const file = profileFile(temp.dir)
+      const tokens = runs.map((r) => r.json<{expiresAt: string}>().expiresAt)
+      expect(tokens).toHaveLength(3)
+      const status = await runCli(['auth', 'status', '--json'], {configDir: temp.dir})
+      expect(status.exitCode).toBe(0)
+      expect(file.profiles.local.token.accessToken).toMatch(/^eyJ/)
+    } finally {
+      temp.cleanup()
+    }
+  })
+})

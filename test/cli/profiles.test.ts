@@ -1,0 +1,222 @@
+import {chmodSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+let sandbox: SandboxProcess
+beforeAll(async () => {
+  sandbox = await startSandboxProcess()
+})
+afterAll(async () => {
+  await sandbox.stop()
+})
+
+describe('profiles', () => {
+  it('lists, shows with sources, switches and removes profiles', async () => {
+    const temp = tempConfigDir()
+    const cli = (args: string[], env?: Record<string, string>) => runCli(args, {configDir: temp.dir, env})
+    try {
+      const c = sandbox.credentials
+      for (const name of ['one', 'two']) {
+        const r = await cli([
+          'auth',
+          'login',
+          '--profile',
+          name,
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--secret-key',
+          c.secretKey,
+        ])
+        expect(r.exitCode, r.stderr).toBe(0)
+      }
+      const list = await cli(['profiles', 'list', '--json'])
+      expect(list.json<{name: string; current: boolean}[]>().map((p) => [p.name, p.current])).toEqual([
+        ['one', false],
+        ['two', true],
+      ])
+      expect((await cli(['profiles', 'use', 'one'])).exitCode).toBe(0)
+      const shown = await cli(['profiles', 'show', '--json'])
+      expect(shown.json()).toMatchObject({
+        name: 'one',
+        baseUrl: sandbox.url,
+        secret: 'set',
+        sources: {profile: 'file', baseUrl: 'file', credentials: 'file'},
+      })
+      expect(shown.stdout).not.toContain(c.secretKey)
+
+      const overridden = await cli(['profiles', 'show', '--json'], {
+        PAYCTL_BASE_URL: 'http://127.0.0.1:1',
+        PAYCTL_PROFILE: 'two',
+      })
+      expect(overridden.json()).toMatchObject({
+        name: 'two',
+        baseUrl: 'http://127.0.0.1:1',
+        sources: {profile: 'env', baseUrl: 'env'},
+      })
+      const human = await cli(['profiles', 'show'], {PAYCTL_BASE_URL: 'http://127.0.0.1:1'})
+      expect(human.stdout).toMatch(/base url\s+http:\/\/127\.0\.0\.1:1 \(env\)/)
+
+      expect((await cli(['profiles', 'remove', 'one'])).exitCode).toBe(0)
+      const after = await cli(['profiles', 'list', '--json'])
+      expect(after.json<{name: string}[]>().map((p) => p.name)).toEqual(['two'])
+      const missing = await cli(['profiles', 'use', 'nope'])
+      expect(missing.exitCode).toBe(2)
+      expect(missing.stderr).toContain('PROFILE_NOT_FOUND')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('works in CI with env vars only and no profile file', async () => {
+    const temp = tempConfigDir()
+    try {
+      const c = sandbox.credentials
+      const env = {
+        CI: 'true',
+        PAYCTL_BASE_URL: sandbox.url,
+        PAYCTL_API_KEY: c.apiKey,
+        PAYCTL_API_SECRET: c.apiSecret,
+        PAYCTL_PARTNER_ID: c.partnerId,
+      }
+      const r = await runCli(
+        ['users', 'create', '--email', 'ci@example.test', '--first-name', 'C', '--last-name', 'I', '--json'],
+        {configDir: temp.dir, env},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      const b = await runCli(['auth', 'status', '--json'], {
+        configDir: temp.dir,
+        env: {CI: 'true', PAYCTL_BASE_URL: sandbox.url, PAYCTL_SECRET_KEY: c.secretKey},
+      })
+      expect(b.exitCode, b.stderr).toBe(0)
+      expect(b.json()).toMatchObject({variant: 'B', credentialsFrom: 'env'})
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('refuses a profile file that other users can read', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(
+        [
+          'auth',
+          'login',
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--secret-key',
+          sandbox.credentials.secretKey,
+        ],
+        {configDir: temp.dir},
+      )
+      expect(r.exitCode).toBe(0)
+      chmodSync(join(temp.dir, 'profiles.json'), 0o644)
+      const after = await runCli(['wallets', 'list'], {configDir: temp.dir})
+      expect(after.exitCode).toBe(1)
+      expect(after.stderr).toContain('PROFILE_FILE_PERMISSIONS')
+      expect(after.stderr).toContain('chmod 600')
+    } finally {
+      temp.cleanup()
+    }
+  })
+})
+
+describe('safety between environments', () => {
+  it('never sends a test_ key to production, and says so before any request', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(['wallets', 'list', '--debug'], {
+        configDir: temp.dir,
+        env: {
+          PAYCTL_ENV: 'production',
+          PAYCTL_BASE_URL: sandbox.url,
+          PAYCTL_SECRET_KEY: sandbox.credentials.secretKey,
+        },
+      })
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr).toContain('TEST_CREDENTIAL_IN_PRODUCTION')
+      expect(r.stderr).toContain('PRODUCTION')
+      expect(r.stderr).not.toContain('-->')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('never sends a live_ key to a local or sandbox URL', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(['wallets', 'list'], {
+        configDir: temp.dir,
+        env: {PAYCTL_BASE_URL: sandbox.url, PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop'},
+      })
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr).toContain('LIVE_KEY_OUTSIDE_PRODUCTION')
+      expect(r.stderr).not.toContain('live_abcdefghijklmnop')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('refuses a production mutation without --yes when nobody can confirm', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(['wallets', 'create', '--user', 'usr_x', '--currency', 'USD'], {
+        configDir: temp.dir,
+        env: {
+          PAYCTL_ENV: 'production',
+          PAYCTL_BASE_URL: 'https://api.invalid',
+          PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop',
+        },
+      })
+      expect(r.exitCode).toBe(2)
+      expect(r.stderr).toContain('--yes')
+    } finally {
+      temp.cleanup()
+    }
+  })
+})
+
+describe('--debug', () => {
+  it('logs requests and responses with every secret redacted', async () => {
+    const temp = tempConfigDir()
+    try {
+      const c = sandbox.credentials
+      const r = await runCli(
+        [
+          'auth',
+          'login',
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--api-key',
+          c.apiKey,
+          '--partner-id',
+          c.partnerId,
+          '--api-secret',
+          c.apiSecret,
+          '--debug',
+        ],
+        {configDir: temp.dir},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      const w = await runCli(['wallets', 'list', '--debug'], {configDir: temp.dir})
+      const token = JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8')).profiles.local.token
+        .accessToken
+      const all = r.stdout + r.stderr + w.stdout + w.stderr
+      expect(all).toContain('--> POST')
+      expect(all).toContain('<-- 200')
+      expect(all).toContain('[REDACTED]')
+      expect(all).not.toContain(c.apiSecret)
+      expect(all).not.toContain(token)
+      expect(all).not.toContain(token.split('.')[2])
+    } finally {
+      temp.cleanup()
+    }
+  })
+})

@@ -1,0 +1,167 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {type Fault, startFaultProxy} from '../helpers/fault-proxy.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+describe('retries', () => {
+  let sandbox: SandboxProcess
+  let userId: string
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess()
+    const r = await runCli(
+      ['users', 'create', '--email', 'r@example.test', '--first-name', 'R', '--last-name', 'S', '--json'],
+      {configDir: sandbox.configDir},
+    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    userId = r.json<{id: string}>().id
+  })
+  afterAll(async () => {
+    await sandbox.stop()
+  })
+
+  it('retries a POST whose connection dropped after the service acted, and creates exactly one wallet', async () => {
+    let dropped = false
+    const proxy = await startFaultProxy(sandbox.url, (req) => {
+      if (req.method === 'POST' && req.url === '/v1/wallets' && !dropped) {
+        dropped = true
+        return 'drop-after-forward'
+      }
+      return 'pass'
+    })
+    try {
+      const r = await runCli(['wallets', 'create', '--user', userId, '--currency', 'USD', '--json'], {
+        configDir: sandbox.configDir,
+        env: {PAYCTL_BASE_URL: proxy.url},
+      })
+      expect(r.exitCode, r.stderr).toBe(0)
+      const posts = proxy.seen.filter((s) => s.method === 'POST' && s.path === '/v1/wallets')
+      expect(posts).toHaveLength(2)
+      expect(posts[0]!.idempotencyKey).toBeTruthy()
+      expect(posts[1]!.idempotencyKey).toBe(posts[0]!.idempotencyKey)
+      const list = await runCli(['wallets', 'list', '--user', userId, '--currency', 'USD', '--json'], {
+        configDir: sandbox.configDir,
+      })
+      expect(list.json<{wallets: {id: string}[]}>().wallets.map((w) => w.id)).toEqual([
+        r.json<{id: string}>().id,
+      ])
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('waits out 503s and 429 with Retry-After, then succeeds', async () => {
+    const faults = [
+      {status: 503, body: '{}'},
+      {status: 429, headers: {'retry-after': '1'}, body: '{}'},
+    ]
+    const proxy = await startFaultProxy(sandbox.url, (req) =>
+      req.url?.startsWith('/v1/wallets') ? (faults.shift() ?? 'pass') : 'pass',
+    )
+    try {
+      const started = Date.now()
+      const r = await runCli(['wallets', 'list', '--user', userId], {
+        configDir: sandbox.configDir,
+        env: {PAYCTL_BASE_URL: proxy.url},
+      })
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+      expect(r.stderr).toContain('HTTP 503: retrying')
+      expect(r.stderr).toContain('HTTP 429: retrying')
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('exits 5 when still rate limited after every retry', async () => {
+    const proxy = await startFaultProxy(sandbox.url, (req) =>
+      req.url?.startsWith('/v1/wallets')
+        ? {
+            status: 429,
+            headers: {'retry-after': '0'},
+            body: JSON.stringify({
+              success: false,
+              error: {code: 'RATE_LIMIT_EXCEEDED', message: 'slow down', details: {}},
+              meta: {requestId: 'req_x', timestamp: new Date().toISOString()},
+            }),
+          }
+        : 'pass',
+    )
+    try {
+      const r = await runCli(['wallets', 'list', '--json'], {
+        configDir: sandbox.configDir,
+        env: {PAYCTL_BASE_URL: proxy.url},
+      })
+      expect(r.exitCode).toBe(5)
+      expect(r.json<{error: {code: string}}>().error.code).toBe('RATE_LIMIT_EXCEEDED')
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('says the answer was malformed instead of crashing', async () => {
+    const proxy = await startFaultProxy(sandbox.url, (req) =>
+      req.url?.startsWith('/v1/wallets/') ? {status: 200, body: '{"id": 42'} : 'pass',
+    )
+    try {
+      const r = await runCli(['wallets', 'get', 'wal_x'], {
+        configDir: sandbox.configDir,
+        env: {PAYCTL_BASE_URL: proxy.url},
+      })
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr).toContain('INVALID_RESPONSE')
+      expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('hits the sandbox’s own rate limit, then gets through after Retry-After', async () => {
+    const limited = await startSandboxProcess(['--rate-limit', 'spec'])
+    const token = (await runCli(['auth', 'token'], {configDir: limited.configDir})).stdout.trim()
+    // Drain the partner's bucket just before the CLI's request reaches the sandbox, so the
+    // request meets a real 429 however long the CLI took to start.
+    const drain = async () => {
+      for (let i = 0; i < 150; i++) {
+        const res = await fetch(`${limited.url}/v1/users/usr_none`, {
+          headers: {authorization: `Bearer ${token}`},
+        })
+        if (res.status === 429) return Number(res.headers.get('retry-after'))
+      }
+      throw new Error('never rate limited')
+    }
+    let retryAfter = 0
+    const proxy = await startFaultProxy(limited.url, async (_req, index): Promise<Fault> => {
+      if (index === 0) retryAfter = await drain()
+      return 'pass'
+    })
+    try {
+      const r = await runCli(['wallets', 'list'], {
+        configDir: limited.configDir,
+        env: {PAYCTL_BASE_URL: proxy.url},
+      })
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(r.stderr).toContain('HTTP 429: retrying')
+      expect(proxy.seen.length).toBeGreaterThanOrEqual(2)
+    } finally {
+      await proxy.close()
+      await limited.stop()
+    }
+  })
+
+  it('tells the user to start the sandbox when nothing listens', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(['wallets', 'list'], {
+        configDir: temp.dir,
+        env: {PAYCTL_BASE_URL: 'http://127.0.0.1:9', PAYCTL_SECRET_KEY: 'test_abcdefghijkl'},
+      })
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr).toContain('NETWORK_ERROR')
+      expect(r.stderr).toContain('Try: payctl sandbox start')
+    } finally {
+      temp.cleanup()
+    }
+  })
+})

@@ -1,0 +1,49 @@
+import {describe, expect, it} from 'vitest'
+import {type ProfileFile, resolveProfile} from '../../src/core/index.js'
+
+const file: ProfileFile = {
+  currentProfile: 'local',
+  profiles: {
+    local: {
+      environment: 'local',
+      baseUrl: 'http://127.0.0.1:4010',
+      auth: {variant: 'A', apiKey: 'pk', apiSecret: 's', partnerId: 'p'},
+    },
+    prod: {
+      environment: 'production',
+      baseUrl: 'https://api.example.test',
+      auth: {variant: 'B', secretKey: 'live_x'},
+    },
+  },
+}
+
+describe('resolveProfile', () => {
+  it('takes the current profile from the file', () => {
+    const p = resolveProfile(file, {}, {})
+    expect(p).toMatchObject({
+      name: 'local',
+      kind: 'local',
+      baseUrl: 'http://127.0.0.1:4010',
+      sources: {profile: 'file', baseUrl: 'file'},
+    })
+  })
+  it('lets a flag beat PAYCTL_PROFILE, which beats the file', () => {
+    expect(resolveProfile(file, {}, {PAYCTL_PROFILE: 'prod'}).name).toBe('prod')
+    expect(resolveProfile(file, {profile: 'local'}, {PAYCTL_PROFILE: 'prod'}).name).toBe('local')
+  })
+  it('lets env credentials replace the file’s wholesale and says so', () => {
+    const p = resolveProfile(file, {}, {PAYCTL_SECRET_KEY: 'test_abc'})
+    expect(p.auth).toEqual({variant: 'B', secretKey: 'test_abc', partnerId: undefined})
+    expect(p.sources.credentials).toBe('env')
+  })
+  it('treats a lone test_/live_ PAYCTL_API_KEY as a Variant B key', () => {
+    expect(resolveProfile(file, {}, {PAYCTL_API_KEY: 'test_abc'}).auth?.variant).toBe('B')
+  })
+  it('classifies production by name whatever the URL', () => {
+    expect(resolveProfile(file, {}, {PAYCTL_ENV: 'production'}).kind).toBe('production')
+    expect(resolveProfile(file, {profile: 'prod'}, {}).kind).toBe('production')
+  })
+  it('names the missing profile and how to create it', () => {
+    expect(() => resolveProfile(file, {profile: 'nope'}, {})).toThrow(/no profile named "nope"/)
+  })
+})
