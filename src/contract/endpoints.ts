@@ -18,6 +18,8 @@ import {
   WalletListSchema,
   WalletSchema,
 } from './resources.js'
+import {transactionEndpoints} from './transactions.js'
+import {walletProductEndpoints} from './wallet-product.js'
 
 /** How a caller authenticates to an endpoint. */
 export type EndpointAuth =
@@ -221,6 +223,8 @@ export const endpoints = {
     enveloped: false,
     versioned: false,
   },
+  ...transactionEndpoints,
+  ...walletProductEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints
