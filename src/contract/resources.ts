@@ -110,6 +110,15 @@ export const TransactionSchema = z
     completedAt: Timestamp.nullable(),
     estimatedCompletion: Timestamp.optional(),
     failureReason: z.string().optional(),
+    // Sandbox additions (docs/money.md): the spec's record cannot tell a card payment from ACH, nor
+    // link the two halves of a transfer or a refund to what it returns.
+    method: z.enum(PAYMENT_METHODS).optional().describe('how the money moved'),
+    pairedTransactionId: z
+      .string()
+      .optional()
+      .describe('the other record of a wallet-to-wallet transfer (transfer_out / transfer_in) or refund'),
+    originalTransactionId: z.string().optional().describe('on a refund: the transaction it returns'),
+    refundedAmount: MinorAmount.optional().describe('how much of this transaction has been refunded'),
   })
   .meta({id: 'Transaction'})
 export type Transaction = z.infer<typeof TransactionSchema>
@@ -298,6 +307,15 @@ export const SandboxHealthSchema = z
     rateLimit: z.enum(['spec', 'off']),
     tokenTtl: z.number().int().describe('seconds'),
     startedAt: Timestamp,
+    settleAfterSeconds: z
+      .number()
+      .int()
+      .optional()
+      .describe('how long "1-3 days" takes locally: ACH, wire and crypto settle after this'),
+    clock: z
+      .object({now: Timestamp, offsetSeconds: z.number()})
+      .optional()
+      .describe('the sandbox clock, moved by POST /_sandbox/clock/advance'),
   })
   .meta({id: 'SandboxHealth'})
 export type SandboxHealth = z.infer<typeof SandboxHealthSchema>

@@ -224,6 +224,7 @@ export const transactionEndpoints = {
       'TRANSACTION_NOT_REFUNDABLE',
       'AMOUNT_TOO_LARGE',
       'INSUFFICIENT_FUNDS',
+      'WALLET_NOT_ACTIVE',
       'DUPLICATE_TRANSACTION',
     ],
     enveloped: true,

@@ -145,6 +145,7 @@ export const walletProductEndpoints = {
     errors: [
       'INVALID_USER_ID',
       'INVALID_CURRENCY',
+      'NOT_FOUND',
       'INSUFFICIENT_FUNDS',
       'AMOUNT_TOO_SMALL',
       'AMOUNT_TOO_LARGE',
@@ -188,6 +189,7 @@ export const walletProductEndpoints = {
     errors: [
       'INVALID_USER_ID',
       'INVALID_CURRENCY',
+      'NOT_FOUND',
       'INSUFFICIENT_FUNDS',
       'AMOUNT_TOO_SMALL',
       'AMOUNT_TOO_LARGE',

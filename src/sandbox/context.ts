@@ -4,6 +4,8 @@ import type {Principal} from './authenticate.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {SandboxClock} from './money/clock.js'
+import type {MoneyService} from './money/service.js'
 import type {PartnerDirectory} from './partners.js'
 import type {RateLimiter} from './rate-limiter.js'
 import type {TokenService} from './tokens.js'
@@ -14,6 +16,8 @@ export interface SandboxSettings {
   tokenTtlSeconds: number
   startedAt: string
   version: string
+  /** How long "1-3 days" takes locally: ACH, wire and crypto settle after this many seconds. */
+  settleAfterSeconds: number
 }
 
 /** Everything a route needs, built once per running sandbox. */
@@ -25,6 +29,10 @@ export interface SandboxContext {
   events: EventLog
   idempotency: IdempotencyStore
   settings: SandboxSettings
+  /** The sandbox clock that dates and settles transactions. */
+  clock: SandboxClock
+  /** Money movement over the ledger (docs/money.md). */
+  money: MoneyService
 }
 
 /** One request, as an operation sees it: already authenticated and rate-limited. */
@@ -48,6 +56,12 @@ export interface OperationInput {
 export interface RouteSpec {
   endpoint: Endpoint
   run(input: OperationInput): unknown
+  /**
+   * What an idempotent replay answers instead of the resource, when the first answer holds
+   * something that must not be stored (a virtual card's full number): the stored response is built
+   * from this, not from the resource.
+   */
+  forReplay?(resource: unknown): unknown
 }
 
 /** The caller's partner, for routes that require authentication. */

@@ -1,7 +1,7 @@
 import {DatabaseSync} from 'node:sqlite'
 
 /** Bumped whenever the tables below change shape; a file from a newer sandbox is refused. */
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -78,6 +78,181 @@ CREATE TABLE IF NOT EXISTS revoked_tokens (
 ) WITHOUT ROWID;
 `
 
+/**
+ * Money movement (docs/money.md): transaction records, the double-entry ledger, volume counters for
+ * wallet limits, payment methods, bank-account links, and the wallet product's records. Amounts are
+ * TEXT (exact integers, signed in ledger entries); the balance columns of `wallets` cache the sums
+ * of their ledger entries.
+ */
+const MONEY_SCHEMA = `
+CREATE TABLE IF NOT EXISTS transactions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  partner_id TEXT NOT NULL,
+  wallet_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  method TEXT,
+  amount TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  fee TEXT NOT NULL,
+  net_amount TEXT NOT NULL,
+  source_wallet_id TEXT,
+  destination_wallet_id TEXT,
+  payment_method_id TEXT,
+  description TEXT,
+  metadata TEXT,
+  paired_id TEXT,
+  original_id TEXT,
+  refunded_amount TEXT NOT NULL DEFAULT '0',
+  failure_reason TEXT,
+  outcome TEXT,
+  settles_at INTEGER,
+  created_at TEXT NOT NULL,
+  completed_at TEXT,
+  estimated_completion TEXT
+);
+CREATE INDEX IF NOT EXISTS transactions_by_partner ON transactions (partner_id, seq);
+CREATE INDEX IF NOT EXISTS transactions_by_wallet ON transactions (wallet_id, seq);
+CREATE INDEX IF NOT EXISTS transactions_due ON transactions (settles_at) WHERE status = 'processing';
+
+-- No index: written by every movement, read only by audits and resets.
+CREATE TABLE IF NOT EXISTS ledger_entries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  partner_id TEXT NOT NULL,
+  transaction_id TEXT NOT NULL,
+  account TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS wallet_volumes (
+  wallet_id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  daily TEXT NOT NULL,
+  month TEXT NOT NULL,
+  monthly TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS payment_methods (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  behaviour TEXT NOT NULL,
+  brand TEXT,
+  last4 TEXT,
+  bank_name TEXT,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payment_methods_by_user ON payment_methods (user_id, seq);
+
+CREATE TABLE IF NOT EXISTS link_tokens (
+  token TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS bank_accounts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  bank_name TEXT NOT NULL,
+  last4 TEXT NOT NULL,
+  payment_method_id TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bank_accounts_by_user ON bank_accounts (user_id, seq);
+
+-- Never the full card number or the CVC: they are shown once, in the creation response.
+CREATE TABLE IF NOT EXISTS virtual_cards (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  wallet_id TEXT NOT NULL,
+  brand TEXT NOT NULL,
+  last4 TEXT NOT NULL,
+  exp_month INTEGER NOT NULL,
+  exp_year INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  label TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS walletsvc_payments (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  wallet_id TEXT NOT NULL,
+  transaction_id TEXT NOT NULL,
+  merchant_name TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS walletsvc_transfers (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  from_user_id TEXT NOT NULL,
+  to_user_id TEXT NOT NULL,
+  out_transaction_id TEXT NOT NULL,
+  in_transaction_id TEXT NOT NULL,
+  note TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+`
+
+/** Tables of MONEY_SCHEMA that hold a partner's records (emptied by POST /_sandbox/reset). */
+export const MONEY_TABLES = [
+  'transactions',
+  'ledger_entries',
+  'wallet_volumes',
+  'payment_methods',
+  'link_tokens',
+  'bank_accounts',
+  'virtual_cards',
+  'walletsvc_payments',
+  'walletsvc_transfers',
+] as const
+
+/**
+ * Schema 1 to 2: wallets had a stored balance and no ledger. Give each funded wallet an opening
+ * `adjustment` transaction and its two entries, so that every balance equals its ledger.
+ */
+const UPGRADE_TO_2 = `
+INSERT INTO transactions (id, partner_id, wallet_id, type, status, amount, currency, fee, net_amount,
+  destination_wallet_id, description, created_at, completed_at)
+SELECT 'txn_' || lower(hex(randomblob(12))), partner_id, id, 'adjustment', 'completed', available, currency,
+  '0', available, id, 'Opening balance', created_at, created_at
+FROM wallets WHERE available != '0';
+INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at)
+SELECT partner_id, id, wallet_id || ':available', currency, amount, created_at
+FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance'
+UNION ALL
+SELECT partner_id, id, 'external:sandbox_funding', currency, '-' || amount, created_at
+FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance';
+`
+
+const KEEP_WRITES = Symbol('keepWrites')
+
+/**
+ * Mark an error whose writes must stand although it is thrown: the failure is itself the outcome
+ * (a declined card answers 402 and leaves a failed transaction with its event).
+ */
+export function keepWrites<E extends Error>(err: E): E {
+  return Object.assign(err, {[KEEP_WRITES]: true})
+}
+
+function keepsWrites(err: unknown): boolean {
+  return err !== null && typeof err === 'object' && (err as {[KEEP_WRITES]?: boolean})[KEEP_WRITES] === true
+}
+
 /** The sandbox's SQLite database, with a transaction helper that nests. */
 export class Database {
   readonly db: DatabaseSync
@@ -97,6 +272,7 @@ export class Database {
   private migrate(): void {
     this.transaction(() => {
       this.db.exec(SCHEMA)
+      this.db.exec(MONEY_SCHEMA)
       const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
         | {value: string}
         | undefined
@@ -108,13 +284,17 @@ export class Database {
         throw new Error(
           `the sandbox data file was written by a newer payctl (schema ${row.value}, this one knows ${SCHEMA_VERSION})`,
         )
+      } else if (Number(row.value) < SCHEMA_VERSION) {
+        if (Number(row.value) < 2) this.db.exec(UPGRADE_TO_2)
+        this.db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION))
       }
     })
   }
 
   /**
-   * Run `fn` in a transaction and roll it back if `fn` throws. A nested call runs in a savepoint, so
-   * a failing inner step undoes only its own writes and the outer caller decides what to keep.
+   * Run `fn` in a transaction and roll it back if `fn` throws (unless the error is marked with
+   * keepWrites). A nested call runs in a savepoint, so a failing inner step undoes only its own
+   * writes and the outer caller decides what to keep.
    */
   transaction<T>(fn: () => T): T {
     const savepoint = this.depth > 0 ? `sp${this.depth}` : undefined
@@ -125,7 +305,9 @@ export class Database {
       this.db.exec(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
       return result
     } catch (err) {
-      this.db.exec(savepoint === undefined ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
+      if (keepsWrites(err)) this.db.exec(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
+      else
+        this.db.exec(savepoint === undefined ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
       throw err
     } finally {
       this.depth--

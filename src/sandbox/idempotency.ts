@@ -1,5 +1,6 @@
 import type {StatementSync} from 'node:sqlite'
 import type {Database} from './database.js'
+import {ApiError} from './errors.js'
 
 /** How long a stored response is replayed for. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -86,4 +87,42 @@ export class IdempotencyStore {
   release(partnerId: string, key: string): void {
     this.remove.run(partnerId, key)
   }
+}
+
+function bodyKey(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? (body as {idempotencyKey?: unknown}).idempotencyKey
+    : undefined
+}
+
+/**
+ * A request's idempotency key: the `Idempotency-Key` header, or the `idempotencyKey` field that
+ * POST /transactions also accepts in its body. Both may be sent if they agree.
+ */
+export function idempotencyKeyOf(
+  header: string | string[] | undefined,
+  body: unknown,
+): string | string[] | undefined {
+  const field = bodyKey(body)
+  if (typeof field !== 'string') return header
+  if (header !== undefined && header !== field) {
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      'The Idempotency-Key header and the idempotencyKey body field differ; send one key, or the same in both',
+      {
+        field: 'idempotencyKey',
+        issues: [
+          {path: 'idempotencyKey', code: 'key_mismatch', message: 'Differs from the Idempotency-Key header'},
+        ],
+      },
+    )
+  }
+  return field
+}
+
+/** The body without its `idempotencyKey` field: where the key travels does not change the request. */
+export function withoutIdempotencyKey(body: unknown): unknown {
+  if (bodyKey(body) === undefined) return body
+  const {idempotencyKey: _key, ...rest} = body as Record<string, unknown>
+  return rest
 }

@@ -6,6 +6,9 @@ import type {SandboxContext} from './context.js'
 import {Database} from './database.js'
 import {EventLog} from './events.js'
 import {IdempotencyStore} from './idempotency.js'
+import {SandboxClock} from './money/clock.js'
+import {MoneyService} from './money/service.js'
+import {startSettlement} from './money/settlement.js'
 import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './partners.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer} from './server.js'
@@ -28,6 +31,11 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number
   /** 'spec' applies the spec's sandbox rate limits; 'off' disables them. Default 'spec'. */
   rateLimit?: 'spec' | 'off'
+  /**
+   * Seconds that stand for "1-3 days" (and crypto's minutes): when ACH, wire and crypto payments
+   * settle on the sandbox clock. Default 5; 0 settles them at the next tick.
+   */
+  settleAfterSeconds?: number
   /** Fix (some of) the partner's credentials; the rest are reused from the data file or generated. */
   credentials?: Partial<SandboxCredentials>
   /** Called with one line per request (method, path, status, duration, request id); never secrets. */
@@ -46,6 +54,7 @@ export interface RunningSandbox {
 export const DEFAULT_PORT = 4010
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_TOKEN_TTL_SECONDS = 604_800
+export const DEFAULT_SETTLE_AFTER_SECONDS = 5
 
 const OptionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
@@ -54,6 +63,12 @@ const OptionsSchema = z.object({
   responseShape: z.enum(RESPONSE_SHAPES).default('envelope'),
   tokenTtlSeconds: z.number().int().positive().default(DEFAULT_TOKEN_TTL_SECONDS),
   rateLimit: z.enum(['spec', 'off']).default('spec'),
+  settleAfterSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(365 * 86_400)
+    .default(DEFAULT_SETTLE_AFTER_SECONDS),
 })
 
 function packageVersion(): string {
@@ -76,12 +91,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const database = new Database(options.data)
   try {
     const credentials = resolvePartner(database, opts.credentials)
+    const events = new EventLog(database)
+    const clock = new SandboxClock(database)
+    const money = new MoneyService({database, events, clock, settleAfterSeconds: options.settleAfterSeconds})
     const ctx: SandboxContext = {
       database,
       partners: new PartnerDirectory(database),
       tokens: await TokenService.open(database),
       limiter: new RateLimiter(options.rateLimit === 'spec'),
-      events: new EventLog(database),
+      events,
+      clock,
+      money,
       idempotency: new IdempotencyStore(database),
       settings: {
         responseShape: options.responseShape,
@@ -89,10 +109,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         tokenTtlSeconds: options.tokenTtlSeconds,
         startedAt: new Date().toISOString(),
         version: packageVersion(),
+        settleAfterSeconds: options.settleAfterSeconds,
       },
     }
     const app = buildServer(ctx, {log: opts.log})
     await app.listen({port: options.port, host: options.host})
+    const settlement = startSettlement(money, opts.log)
     const port = (app.server.address() as AddressInfo).port
     const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host
     let closing: Promise<void> | undefined
@@ -102,6 +124,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       host: options.host,
       credentials,
       close() {
+        settlement.stop()
         closing ??= app.close().then(() => database.close())
         return closing
       },

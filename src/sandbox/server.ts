@@ -4,11 +4,15 @@ import type {Principal} from './authenticate.js'
 import {Authenticator} from './authenticate.js'
 import type {OperationInput, RouteSpec, SandboxContext} from './context.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
+import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
 import {newId} from './ids.js'
-import {canonicalJson, sha256Hex} from './json.js'
+import {canonicalJson, parseRequestJson, sha256Hex} from './json.js'
+import {accountRoutes} from './routes/accounts.js'
 import {authRoutes} from './routes/auth.js'
 import {controlRoutes} from './routes/control.js'
+import {transactionRoutes} from './routes/transactions.js'
 import {userRoutes} from './routes/users.js'
+import {walletProductRoutes} from './routes/wallet-product.js'
 import {walletRoutes} from './routes/wallets.js'
 
 /** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
@@ -96,7 +100,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     const source = text as string
     if (source.trim() === '') return done(null, undefined)
     try {
-      done(null, JSON.parse(source))
+      done(null, parseRequestJson(source))
     } catch (err) {
       const message = `Malformed JSON in request body: ${(err as Error).message}`
       done(
@@ -143,6 +147,9 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     ...authRoutes(ctx),
     ...userRoutes(ctx),
     ...walletRoutes(ctx),
+    ...transactionRoutes(ctx),
+    ...accountRoutes(ctx),
+    ...walletProductRoutes(ctx),
     ...controlRoutes(ctx),
   ]
   for (const spec of routes) register(spec)
@@ -183,7 +190,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
           ip: request.ip,
           setHeaders: (headers) => reply.headers(headers),
         }
-        const key = request.headers['idempotency-key']
+        const key = idempotencyKeyOf(request.headers['idempotency-key'], request.body)
         if (!takesIdempotencyKey(endpoint) || key === undefined || principal === undefined) {
           const resource = await spec.run(input)
           return sendJson(reply, endpoint.status, render(resource, request.id))
@@ -198,7 +205,10 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
           )
         }
         const partnerId = principal.partner.partnerId
-        const fingerprint = sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
+        // The key is not part of the request: sent in the header or in the body, it is the same request.
+        const fingerprint = sha256Hex(
+          `${request.method} ${request.url}\n${canonicalJson(withoutIdempotencyKey(request.body))}`,
+        )
         // The change, its event and the stored response commit together, or not at all.
         const outcome = ctx.database.transaction(() => {
           const reservation = ctx.idempotency.begin(partnerId, key, fingerprint)
@@ -214,11 +224,13 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
           }
           let status: number
           let body: string
+          let stored: string | undefined
           try {
             const resource = ctx.database.transaction(() => spec.run(input))
             if (resource instanceof Promise) throw new Error(`${endpoint.operationId} must be synchronous`)
             status = endpoint.status
             body = render(resource, request.id)
+            if (spec.forReplay !== undefined) stored = render(spec.forReplay(resource), request.id)
           } catch (err) {
             // Refused or malformed requests did not run: nothing to replay, the key stays free.
             if (!(err instanceof ApiError) || err instanceof AuthFailure) throw err
@@ -227,7 +239,11 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
             status = rendered.status
             body = JSON.stringify(rendered.body)
           }
-          ctx.idempotency.complete(partnerId, key, fingerprint, {status, body, requestId: request.id})
+          ctx.idempotency.complete(partnerId, key, fingerprint, {
+            status,
+            body: stored ?? body,
+            requestId: request.id,
+          })
           return {replayed: false, status, body, requestId: request.id}
         })
         if (outcome.replayed) {

@@ -1,6 +1,7 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {SandboxHealth} from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
+import {MONEY_TABLES} from '../database.js'
 import {parseInput} from '../validation.js'
 import {NoBodySchema} from './auth.js'
 
@@ -8,7 +9,7 @@ import {NoBodySchema} from './auth.js'
 export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
   const {db} = ctx.database
   const {settings} = ctx
-  const wipe = ['users', 'wallets', 'events', 'idempotency_keys'].map((table) =>
+  const wipe = ['users', 'wallets', 'events', 'idempotency_keys', ...MONEY_TABLES].map((table) =>
     db.prepare(`DELETE FROM ${table} WHERE partner_id = ?`),
   )
   return [
@@ -22,6 +23,8 @@ export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
           rateLimit: settings.rateLimit,
           tokenTtl: settings.tokenTtlSeconds,
           startedAt: settings.startedAt,
+          settleAfterSeconds: settings.settleAfterSeconds,
+          clock: {now: ctx.clock.now().toISOString(), offsetSeconds: ctx.clock.offsetSeconds},
         }
       },
     },

@@ -1,65 +1,28 @@
 import type {StatementSync} from 'node:sqlite'
-import {defaultWalletLimits, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
+import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencies.js'
 import {endpoints} from '../../contract/endpoints.js'
-import {
-  CreateWalletSchema,
-  ListWalletsQuerySchema,
-  type Wallet,
-  type WalletList,
-} from '../../contract/resources.js'
+import {type Balance, ListWalletsQuerySchema, type Wallet, type WalletList} from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {newId} from '../ids.js'
-import {jsonAmount} from '../json.js'
+import {CreateWalletInput, UpdateWalletInput} from '../money/amounts.js'
+import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
+import {invalidCurrency} from '../money/service.js'
 import {parseInput} from '../validation.js'
 
 /** Page size of GET /wallets when `limit` is not given (the query accepts 1 to 100). */
 export const DEFAULT_PAGE_SIZE = 20
 
-interface WalletRow {
-  seq: number
-  id: string
-  partner_id: string
-  user_id: string
-  currency: Wallet['currency']
-  status: Wallet['status']
-  label: string | null
-  available: string
-  pending: string
-  reserved: string
-  limit_transaction: string
-  limit_daily: string
-  limit_monthly: string
-  created_at: string
-  updated_at: string
-}
-
-function toWallet(row: WalletRow): Wallet {
-  const available = BigInt(row.available)
-  const pending = BigInt(row.pending)
-  const reserved = BigInt(row.reserved)
-  const wallet: Wallet = {
-    id: row.id,
-    userId: row.user_id,
-    currency: row.currency,
-    balance: {
-      available: jsonAmount(available),
-      pending: jsonAmount(pending),
-      reserved: jsonAmount(reserved),
-      total: jsonAmount(available + pending + reserved),
-      currency: row.currency,
-    },
-    status: row.status,
-    limits: {
-      daily: jsonAmount(BigInt(row.limit_daily)),
-      monthly: jsonAmount(BigInt(row.limit_monthly)),
-      transaction: jsonAmount(BigInt(row.limit_transaction)),
-    },
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  }
-  if (row.label !== null) wallet.label = row.label
-  return wallet
+/**
+ * Status changes PATCH /wallets/{id} allows (docs/money.md). `closed` is final, and
+ * `pending_verification` is set by the service alone, never requested.
+ */
+const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
+  pending_verification: ['active', 'closed'],
+  active: ['suspended', 'frozen', 'closed'],
+  suspended: ['active', 'frozen', 'closed'],
+  frozen: ['active', 'suspended', 'closed'],
+  closed: [],
 }
 
 // Cursors are opaque to clients: the position after which the next page starts.
@@ -78,24 +41,22 @@ function decodeCursor(cursor: string): number {
   return Number(match[1])
 }
 
-function invalidCurrency(value: string): ApiError {
-  return new ApiError('INVALID_CURRENCY', `Unsupported currency: ${value}`, {
-    field: 'currency',
-    value,
-    supported: [...SUPPORTED_CURRENCIES],
-  })
-}
-
 export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
-  const {database, events, limiter} = ctx
+  const {database, events, limiter, clock, money} = ctx
   const {db} = database
   const userPartner = db.prepare('SELECT partner_id FROM users WHERE id = ?')
   const byUserCurrency = db.prepare('SELECT id FROM wallets WHERE user_id = ? AND currency = ?')
-  const byId = db.prepare('SELECT * FROM wallets WHERE id = ?')
   const insert = db.prepare(
     `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
        limit_transaction, limit_daily, limit_monthly, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'active', ?, ?, '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
+     VALUES (?, ?, ?, ?, 'active', ?, '0', '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
+  )
+  const update = db.prepare(
+    `UPDATE wallets SET label = ?, status = ?, limit_transaction = ?, limit_daily = ?, limit_monthly = ?,
+       updated_at = ? WHERE id = ?`,
+  )
+  const awaitingSettlement = db.prepare(
+    "SELECT 1 FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
   )
   // One statement per combination of filters, prepared once.
   const pages = new Map<string, StatementSync>()
@@ -116,7 +77,7 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.createWallet,
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
-        const body = parseInput(CreateWalletSchema, input.body, 'request body')
+        const body = parseInput(CreateWalletInput, input.body, 'request body')
         limiter.checkWalletCreation(partnerId)
         if (!isSupportedCurrency(body.currency)) throw invalidCurrency(body.currency)
         const owner = userPartner.get(body.userId) as {partner_id: string} | undefined
@@ -139,7 +100,8 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
           )
         }
         const limits = defaultWalletLimits(body.currency)
-        const now = new Date().toISOString()
+        const at = clock.now()
+        const now = at.toISOString()
         const wallet = database.transaction(() => {
           const row = insert.get(
             newId.wallet(),
@@ -147,22 +109,29 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
             body.userId,
             body.currency,
             body.label ?? null,
-            BigInt(body.initialBalance ?? 0).toString(),
             limits.transaction.toString(),
             limits.daily.toString(),
             limits.monthly.toString(),
             now,
             now,
           ) as unknown as WalletRow
-          const created = toWallet(row)
-          events.record('wallet.created', partnerId, {
-            id: created.id,
-            userId: created.userId,
-            currency: created.currency,
-            status: created.status,
-            createdAt: created.createdAt,
-          })
-          return created
+          const state = walletFromRow(row)
+          events.record(
+            'wallet.created',
+            partnerId,
+            {
+              id: state.id,
+              userId: state.userId,
+              currency: state.currency,
+              status: state.status,
+              createdAt: state.createdAt,
+            },
+            at,
+          )
+          // The initial balance is money like any other: an adjustment posted to the ledger.
+          const initial = body.initialBalance ?? 0n
+          if (initial > 0n) money.fund(state, initial, at)
+          return toWallet(state)
         })
         limiter.noteWalletCreated(partnerId)
         return wallet
@@ -173,11 +142,83 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
         const id = input.params.id ?? ''
-        const row = byId.get(id) as WalletRow | undefined
-        if (row === undefined || row.partner_id !== partnerId) {
-          throw new ApiError('NOT_FOUND', `No wallet ${id}`, {resource: 'wallet', id})
-        }
-        return toWallet(row)
+        return toWallet(money.wallet(id, partnerId))
+      },
+    },
+    {
+      endpoint: endpoints.getWalletBalance,
+      run(input): Balance {
+        const partnerId = callerOf(input).partner.partnerId
+        return toBalance(money.wallet(input.params.id ?? '', partnerId))
+      },
+    },
+    {
+      endpoint: endpoints.updateWallet,
+      run(input): Wallet {
+        const partnerId = callerOf(input).partner.partnerId
+        const body = parseInput(UpdateWalletInput, input.body, 'request body')
+        return database.transaction(() => {
+          const wallet = money.wallet(input.params.id ?? '', partnerId)
+          const from = wallet.status
+          const to = body.status ?? from
+          const refuse = (reason: string, extra: Record<string, unknown> = {}) =>
+            new ApiError(
+              'INVALID_STATE_TRANSITION',
+              `Wallet ${wallet.id} cannot go from ${from} to ${to}: ${reason}`,
+              {
+                walletId: wallet.id,
+                from,
+                to,
+                reason,
+                ...extra,
+              },
+            )
+          if (from === 'closed') throw refuse('a closed wallet is final and cannot change')
+          if (to !== from && !TRANSITIONS[from].includes(to)) {
+            throw refuse(`allowed from ${from}: ${TRANSITIONS[from].join(', ') || 'none'}`)
+          }
+          if (to === 'closed') {
+            const total = wallet.available + wallet.pending + wallet.reserved
+            if (total !== 0n) throw refuse('its balance must be zero first', {balance: toBalance(wallet)})
+            if (awaitingSettlement.get(wallet.id) !== undefined) {
+              throw refuse('a payment of this wallet has not settled yet')
+            }
+          }
+          const limits = {...wallet.limits, ...body.limits}
+          if (limits.transaction > limits.daily || limits.daily > limits.monthly) {
+            throw new ApiError(
+              'VALIDATION_ERROR',
+              'Invalid request body: limits: transaction must not exceed daily, nor daily exceed monthly',
+              {
+                field: 'limits',
+                issues: [
+                  {
+                    path: 'limits',
+                    code: 'inconsistent_limits',
+                    message: 'Expected transaction <= daily <= monthly',
+                  },
+                ],
+              },
+            )
+          }
+          const next: WalletState = {
+            ...wallet,
+            status: to,
+            label: body.label === undefined ? wallet.label : body.label,
+            limits,
+            updatedAt: clock.now().toISOString(),
+          }
+          update.run(
+            next.label,
+            next.status,
+            limits.transaction.toString(),
+            limits.daily.toString(),
+            limits.monthly.toString(),
+            next.updatedAt,
+            next.id,
+          )
+          return toWallet(next)
+        })
       },
     },
     {
@@ -199,7 +240,7 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
         const shown = hasMore ? rows.slice(0, limit) : rows
         const last = shown.at(-1)
         return {
-          wallets: shown.map(toWallet),
+          wallets: shown.map((row) => toWallet(walletFromRow(row))),
           hasMore,
           nextCursor: hasMore && last !== undefined ? encodeCursor(last.seq) : null,
         }

@@ -1,0 +1,169 @@
+import type {StatementSync} from 'node:sqlite'
+import type {Currency} from '../../contract/currencies.js'
+import type {Balance, Wallet} from '../../contract/resources.js'
+import type {Database} from '../database.js'
+import {jsonAmount} from '../json.js'
+
+/**
+ * The double-entry ledger. Every balance change is a posting: entries on accounts that sum to zero,
+ * written with the change's transaction record and events in one database transaction. A wallet has
+ * three accounts (its buckets); money enters and leaves through external accounts. The balance
+ * columns of `wallets` are a cache of the sums of their entries, updated by the same posting.
+ */
+
+export type Bucket = 'available' | 'pending' | 'reserved'
+
+/** Counterparties outside the sandbox's wallets, one account each per partner and currency. */
+export type ExternalAccount =
+  | 'card_network' // cards, Apple Pay, Google Pay
+  | 'bank' // ACH and wire
+  | 'crypto_network'
+  | 'fees' // the platform's processing fees
+  | 'merchants' // wallet-product payments
+  | 'sandbox_funding' // initial balances of sandbox wallets
+
+export type Posting =
+  | {wallet: WalletState; bucket: Bucket; amount: bigint}
+  | {external: ExternalAccount; amount: bigint}
+
+export interface WalletRow {
+  seq: number
+  id: string
+  partner_id: string
+  user_id: string
+  currency: Currency
+  status: Wallet['status']
+  label: string | null
+  available: string
+  pending: string
+  reserved: string
+  limit_transaction: string
+  limit_daily: string
+  limit_monthly: string
+  created_at: string
+  updated_at: string
+}
+
+/** A wallet as the money code works on it: amounts as bigint, balances changed only by `Ledger.post`. */
+export interface WalletState {
+  seq: number
+  id: string
+  partnerId: string
+  userId: string
+  currency: Currency
+  status: Wallet['status']
+  label: string | null
+  available: bigint
+  pending: bigint
+  reserved: bigint
+  limits: {transaction: bigint; daily: bigint; monthly: bigint}
+  createdAt: string
+  updatedAt: string
+}
+
+export function walletFromRow(row: WalletRow): WalletState {
+  return {
+    seq: row.seq,
+    id: row.id,
+    partnerId: row.partner_id,
+    userId: row.user_id,
+    currency: row.currency,
+    status: row.status,
+    label: row.label,
+    available: BigInt(row.available),
+    pending: BigInt(row.pending),
+    reserved: BigInt(row.reserved),
+    limits: {
+      transaction: BigInt(row.limit_transaction),
+      daily: BigInt(row.limit_daily),
+      monthly: BigInt(row.limit_monthly),
+    },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+export function toBalance(wallet: WalletState): Balance {
+  return {
+    available: jsonAmount(wallet.available),
+    pending: jsonAmount(wallet.pending),
+    reserved: jsonAmount(wallet.reserved),
+    total: jsonAmount(wallet.available + wallet.pending + wallet.reserved),
+    currency: wallet.currency,
+  }
+}
+
+export function toWallet(wallet: WalletState): Wallet {
+  const out: Wallet = {
+    id: wallet.id,
+    userId: wallet.userId,
+    currency: wallet.currency,
+    balance: toBalance(wallet),
+    status: wallet.status,
+    limits: {
+      daily: jsonAmount(wallet.limits.daily),
+      monthly: jsonAmount(wallet.limits.monthly),
+      transaction: jsonAmount(wallet.limits.transaction),
+    },
+    createdAt: wallet.createdAt,
+    updatedAt: wallet.updatedAt,
+  }
+  if (wallet.label !== null) out.label = wallet.label
+  return out
+}
+
+/** The ledger account name of an entry: `wal_…:available` or `external:bank`. */
+export function accountName(posting: Posting): string {
+  return 'wallet' in posting ? `${posting.wallet.id}:${posting.bucket}` : `external:${posting.external}`
+}
+
+export class Ledger {
+  private readonly byId: StatementSync
+  private readonly insertEntry: StatementSync
+  private readonly saveBalances: StatementSync
+
+  constructor(database: Database) {
+    const {db} = database
+    this.byId = db.prepare('SELECT * FROM wallets WHERE id = ?')
+    this.insertEntry = db.prepare(
+      `INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    this.saveBalances = db.prepare(
+      'UPDATE wallets SET available = ?, pending = ?, reserved = ?, updated_at = ? WHERE id = ?',
+    )
+  }
+
+  /** The wallet `id` of `partnerId`, or undefined (another partner's wallet does not exist for it). */
+  wallet(id: string, partnerId: string): WalletState | undefined {
+    const row = this.byId.get(id) as WalletRow | undefined
+    return row === undefined || row.partner_id !== partnerId ? undefined : walletFromRow(row)
+  }
+
+  /**
+   * Write one posting for `transactionId`: the entries must sum to zero and leave no wallet bucket
+   * negative. Callers check funds first and answer with a business error; a failure here is a bug,
+   * and the surrounding database transaction rolls everything back.
+   */
+  post(partnerId: string, transactionId: string, currency: Currency, postings: Posting[], now: string): void {
+    let sum = 0n
+    for (const p of postings) sum += p.amount
+    if (sum !== 0n) throw new Error(`unbalanced posting for ${transactionId}: entries sum to ${sum}`)
+    const touched = new Set<WalletState>()
+    for (const p of postings) {
+      if (p.amount === 0n) continue
+      if ('wallet' in p) {
+        if (p.wallet.currency !== currency)
+          throw new Error(`posting in ${currency} to a ${p.wallet.currency} wallet`)
+        p.wallet[p.bucket] += p.amount
+        if (p.wallet[p.bucket] < 0n) throw new Error(`posting would overdraw ${accountName(p)}`)
+        touched.add(p.wallet)
+      }
+      this.insertEntry.run(partnerId, transactionId, accountName(p), currency, p.amount.toString(), now)
+    }
+    for (const w of touched) {
+      w.updatedAt = now
+      this.saveBalances.run(w.available.toString(), w.pending.toString(), w.reserved.toString(), now, w.id)
+    }
+  }
+}

@@ -1,0 +1,242 @@
+import type {StatementSync} from 'node:sqlite'
+import type {Currency} from '../../contract/currencies.js'
+import type {Transaction} from '../../contract/resources.js'
+import type {Database} from '../database.js'
+import {randomHex} from '../ids.js'
+import {jsonAmount} from '../json.js'
+import type {Method} from './catalog.js'
+
+export const newTransactionId = () => `txn_${randomHex(12)}`
+
+/** How a processing transaction ends when its time comes. */
+export type Outcome = 'complete' | 'fail'
+
+/** A transaction record as stored; amounts as bigint. */
+export interface TxRecord {
+  seq?: number
+  id: string
+  partnerId: string
+  /** The wallet whose history lists this record (transfers have one record per wallet). */
+  walletId: string
+  type: Transaction['type']
+  status: Transaction['status']
+  method: Method | null
+  amount: bigint
+  currency: Currency
+  fee: bigint
+  netAmount: bigint
+  sourceWalletId: string | null
+  destinationWalletId: string | null
+  paymentMethodId: string | null
+  description: string | null
+  metadata: Record<string, string> | null
+  /** The other record of a transfer pair (or of a refund pair). */
+  pairedId: string | null
+  /** The transaction a refund returns. */
+  originalId: string | null
+  refundedAmount: bigint
+  failureReason: string | null
+  outcome: Outcome | null
+  /** Sandbox-clock milliseconds at which a processing transaction settles. */
+  settlesAt: number | null
+  createdAt: string
+  completedAt: string | null
+  estimatedCompletion: string | null
+}
+
+interface TxRow {
+  seq: number
+  id: string
+  partner_id: string
+  wallet_id: string
+  type: Transaction['type']
+  status: Transaction['status']
+  method: Method | null
+  amount: string
+  currency: Currency
+  fee: string
+  net_amount: string
+  source_wallet_id: string | null
+  destination_wallet_id: string | null
+  payment_method_id: string | null
+  description: string | null
+  metadata: string | null
+  paired_id: string | null
+  original_id: string | null
+  refunded_amount: string
+  failure_reason: string | null
+  outcome: Outcome | null
+  settles_at: number | null
+  created_at: string
+  completed_at: string | null
+  estimated_completion: string | null
+}
+
+function fromRow(row: TxRow): TxRecord {
+  return {
+    seq: row.seq,
+    id: row.id,
+    partnerId: row.partner_id,
+    walletId: row.wallet_id,
+    type: row.type,
+    status: row.status,
+    method: row.method,
+    amount: BigInt(row.amount),
+    currency: row.currency,
+    fee: BigInt(row.fee),
+    netAmount: BigInt(row.net_amount),
+    sourceWalletId: row.source_wallet_id,
+    destinationWalletId: row.destination_wallet_id,
+    paymentMethodId: row.payment_method_id,
+    description: row.description,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
+    pairedId: row.paired_id,
+    originalId: row.original_id,
+    refundedAmount: BigInt(row.refunded_amount),
+    failureReason: row.failure_reason,
+    outcome: row.outcome,
+    settlesAt: row.settles_at,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    estimatedCompletion: row.estimated_completion,
+  }
+}
+
+/** The record as the API shows it; optional fields appear only when they apply. */
+export function toTransaction(r: TxRecord): Transaction {
+  const t: Transaction = {
+    id: r.id,
+    type: r.type,
+    status: r.status,
+    amount: jsonAmount(r.amount),
+    currency: r.currency,
+    fee: jsonAmount(r.fee),
+    netAmount: jsonAmount(r.netAmount),
+    createdAt: r.createdAt,
+    completedAt: r.completedAt,
+  }
+  if (r.method !== null) t.method = r.method
+  if (r.sourceWalletId !== null) t.sourceWalletId = r.sourceWalletId
+  if (r.destinationWalletId !== null) t.destinationWalletId = r.destinationWalletId
+  if (r.paymentMethodId !== null) t.paymentMethodId = r.paymentMethodId
+  if (r.description !== null) t.description = r.description
+  if (r.metadata !== null) t.metadata = r.metadata
+  if (r.estimatedCompletion !== null) t.estimatedCompletion = r.estimatedCompletion
+  if (r.failureReason !== null) t.failureReason = r.failureReason
+  if (r.pairedId !== null) t.pairedTransactionId = r.pairedId
+  if (r.originalId !== null) t.originalTransactionId = r.originalId
+  if (r.refundedAmount > 0n) t.refundedAmount = jsonAmount(r.refundedAmount)
+  return t
+}
+
+export interface ListFilter {
+  partnerId: string
+  walletId?: string | undefined
+  userId?: string | undefined
+  status?: string | undefined
+  type?: string | undefined
+  /** Only records with a smaller seq (newest first). */
+  before: number
+  limit: number
+}
+
+/** The `transactions` table. */
+export class TransactionStore {
+  private readonly insertRow: StatementSync
+  private readonly byId: StatementSync
+  private readonly saveState: StatementSync
+  private readonly dueRows: StatementSync
+  private readonly pages = new Map<string, StatementSync>()
+
+  constructor(private readonly database: Database) {
+    const {db} = database
+    this.insertRow = db.prepare(
+      `INSERT INTO transactions (id, partner_id, wallet_id, type, status, method, amount, currency, fee,
+         net_amount, source_wallet_id, destination_wallet_id, payment_method_id, description, metadata,
+         paired_id, original_id, refunded_amount, failure_reason, outcome, settles_at, created_at,
+         completed_at, estimated_completion)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    this.byId = db.prepare('SELECT * FROM transactions WHERE id = ?')
+    this.saveState = db.prepare(
+      `UPDATE transactions SET status = ?, refunded_amount = ?, failure_reason = ?, completed_at = ?,
+         settles_at = ? WHERE id = ?`,
+    )
+    this.dueRows = db.prepare(
+      "SELECT * FROM transactions WHERE status = 'processing' AND settles_at <= ? ORDER BY settles_at, seq LIMIT ?",
+    )
+  }
+
+  insert(r: TxRecord): void {
+    this.insertRow.run(
+      r.id,
+      r.partnerId,
+      r.walletId,
+      r.type,
+      r.status,
+      r.method,
+      r.amount.toString(),
+      r.currency,
+      r.fee.toString(),
+      r.netAmount.toString(),
+      r.sourceWalletId,
+      r.destinationWalletId,
+      r.paymentMethodId,
+      r.description,
+      r.metadata === null ? null : JSON.stringify(r.metadata),
+      r.pairedId,
+      r.originalId,
+      r.refundedAmount.toString(),
+      r.failureReason,
+      r.outcome,
+      r.settlesAt,
+      r.createdAt,
+      r.completedAt,
+      r.estimatedCompletion,
+    )
+  }
+
+  /** The record `id` of `partnerId`, or undefined. */
+  get(id: string, partnerId: string): TxRecord | undefined {
+    const row = this.byId.get(id) as TxRow | undefined
+    return row === undefined || row.partner_id !== partnerId ? undefined : fromRow(row)
+  }
+
+  /** Store a record's status, refunded amount, failure reason and completion time. */
+  save(r: TxRecord): void {
+    this.saveState.run(
+      r.status,
+      r.refundedAmount.toString(),
+      r.failureReason,
+      r.completedAt,
+      r.settlesAt,
+      r.id,
+    )
+  }
+
+  /** Processing records due by `nowMs` on the sandbox clock, oldest first. */
+  due(nowMs: number, limit: number): TxRecord[] {
+    return (this.dueRows.all(nowMs, limit) as unknown as TxRow[]).map(fromRow)
+  }
+
+  list(f: ListFilter): TxRecord[] {
+    const key = [f.walletId, f.userId, f.status, f.type].map((v) => (v === undefined ? '0' : '1')).join('')
+    let statement = this.pages.get(key)
+    if (statement === undefined) {
+      // One statement per combination of filters, prepared on first use.
+      const where = ['partner_id = ?', 'seq < ?']
+      if (f.walletId !== undefined) where.push('wallet_id = ?')
+      if (f.userId !== undefined) where.push('wallet_id IN (SELECT id FROM wallets WHERE user_id = ?)')
+      if (f.status !== undefined) where.push('status = ?')
+      if (f.type !== undefined) where.push('type = ?')
+      statement = this.database.db.prepare(
+        `SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
+      )
+      this.pages.set(key, statement)
+    }
+    const params: (string | number)[] = [f.partnerId, f.before]
+    for (const v of [f.walletId, f.userId, f.status, f.type]) if (v !== undefined) params.push(v)
+    params.push(f.limit)
+    return (statement.all(...params) as unknown as TxRow[]).map(fromRow)
+  }
+}

@@ -1,0 +1,102 @@
+import {endpoints} from '../../contract/endpoints.js'
+import type {Transaction} from '../../contract/resources.js'
+import {
+  AdvanceClockSchema,
+  ListTransactionsQuerySchema,
+  type TransactionList,
+} from '../../contract/transactions.js'
+import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
+import {ApiError} from '../errors.js'
+import {CreateTransactionInput, RefundInput} from '../money/amounts.js'
+import {toTransaction} from '../money/records.js'
+import {parseInput} from '../validation.js'
+
+/** Page size of the money lists when `limit` is not given (they accept 1 to 100). */
+export const DEFAULT_PAGE_SIZE = 20
+
+// Cursors are opaque to clients: the position after which the next page starts.
+export function encodeCursor(kind: string, seq: number): string {
+  return Buffer.from(`${kind}:${seq}`).toString('base64url')
+}
+
+export function decodeCursor(kind: string, cursor: string): number {
+  const match = new RegExp(`^${kind}:(\\d{1,15})$`).exec(Buffer.from(cursor, 'base64url').toString())
+  if (match?.[1] === undefined) {
+    throw new ApiError('VALIDATION_ERROR', 'Invalid query: cursor is not one this sandbox issued', {
+      field: 'cursor',
+      issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
+    })
+  }
+  return Number(match[1])
+}
+
+/** POST /transactions and the transaction operations, and the sandbox clock. */
+export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
+  const {money, clock} = ctx
+  return [
+    {
+      endpoint: endpoints.createTransaction,
+      run(input): Transaction {
+        const partnerId = callerOf(input).partner.partnerId
+        const body = parseInput(CreateTransactionInput, input.body, 'request body')
+        return money.createTransaction(partnerId, body)
+      },
+    },
+    {
+      endpoint: endpoints.getTransaction,
+      run(input): Transaction {
+        const partnerId = callerOf(input).partner.partnerId
+        const id = input.params.id ?? ''
+        const record = money.records.get(id, partnerId)
+        if (record === undefined)
+          throw new ApiError('NOT_FOUND', `No transaction ${id}`, {resource: 'transaction', id})
+        return toTransaction(record)
+      },
+    },
+    {
+      endpoint: endpoints.listTransactions,
+      run(input): TransactionList {
+        const partnerId = callerOf(input).partner.partnerId
+        const query = parseInput(ListTransactionsQuerySchema, input.query, 'query')
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE
+        const rows = money.records.list({
+          partnerId,
+          walletId: query.walletId,
+          userId: query.userId,
+          status: query.status,
+          type: query.type,
+          before:
+            query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor('transactions', query.cursor),
+          limit: limit + 1,
+        })
+        const hasMore = rows.length > limit
+        const shown = hasMore ? rows.slice(0, limit) : rows
+        const last = shown.at(-1)
+        return {
+          transactions: shown.map(toTransaction),
+          hasMore,
+          nextCursor: hasMore && last?.seq !== undefined ? encodeCursor('transactions', last.seq) : null,
+        }
+      },
+    },
+    {
+      endpoint: endpoints.refundTransaction,
+      run(input): Transaction {
+        const partnerId = callerOf(input).partner.partnerId
+        // No body refunds whatever is left.
+        const body = parseInput(RefundInput, input.body ?? {}, 'request body')
+        return money.refund(partnerId, input.params.id ?? '', body)
+      },
+    },
+    {
+      endpoint: endpoints.sandboxAdvanceClock,
+      run(input) {
+        callerOf(input)
+        const {seconds} = parseInput(AdvanceClockSchema, input.body, 'request body')
+        clock.advance(seconds)
+        const settled = money.settleDue()
+        return {now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds, settled}
+      },
+    },
+  ]
+}
