@@ -10,7 +10,7 @@ describe('the ledger', () => {
     const files = tempDir()
     const t = await start({data: files.file, rateLimit: 'off'})
     try {
-      const wallets = await Promise.all(Array.from({length: 5}, () => wallet(t, 'USD', 20_000)))
+      const wallets = await Promise.all(Array.from({length: 5}, () => wallet(t, 'USD', 10_000)))
       // A fixed pseudo-random sequence, so that a failure can be reproduced.
       let seed = 42
       const next = (n: number) => {
@@ -42,7 +42,7 @@ describe('the ledger', () => {
         wallets.map(async (id) => data(await t.get(`/v1/wallets/${id}`)).balance),
       )
       for (const b of balances) expect(b.available).toBeGreaterThanOrEqual(0)
-      expect(balances.reduce((sum, b) => sum + b.total, 0)).toBe(5 * 20_000)
+      expect(balances.reduce((sum, b) => sum + b.total, 0)).toBe(5 * 10_000)
       expectLedgerBalanced(files.file)
       const completed = query(
         files.file,

@@ -6,7 +6,7 @@ import {type Database, keepWrites} from '../database.js'
 import {ApiError} from '../errors.js'
 import type {EventLog} from '../events.js'
 import {jsonAmount} from '../json.js'
-import type {CreateTransactionInput, RefundInput} from './amounts.js'
+import type {CreateTransactionInput} from './amounts.js'
 import {
   ACH_RETURN_REASON,
   ASYNC_METHODS,
@@ -18,7 +18,6 @@ import {
   type Method,
   MINIMUM_AMOUNT,
   methodAccepts,
-  REFUNDABLE_DEPOSIT_METHODS,
   supportedMethods,
   TEST_PAYMENT_METHODS,
 } from './catalog.js'
@@ -43,12 +42,11 @@ interface Volume {
 }
 
 type CreateTransaction = z.output<typeof CreateTransactionInput>
-type Refund = z.output<typeof RefundInput>
 
 const SETTLE_BATCH = 200
 
 /** Where money enters or leaves for each method. */
-function externalOf(method: Method): ExternalAccount {
+export function externalOf(method: Method): ExternalAccount {
   if (method === 'ach' || method === 'wire') return 'bank'
   if (method === 'crypto') return 'crypto_network'
   return 'card_network'
@@ -110,15 +108,16 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
 
 /**
  * Money movement over the ledger: the checks of POST /transactions, deposits, withdrawals,
- * wallet-to-wallet transfers, refunds and the settlement of asynchronous payments. Operations run
- * synchronously in one `BEGIN IMMEDIATE` transaction each (a savepoint when the idempotency layer
- * already opened one), so checks and writes never interleave with another request's.
+ * wallet-to-wallet transfers, wallet-product payments and the settlement of asynchronous payments
+ * (refunds are in refunds.ts). Operations run synchronously in one `BEGIN IMMEDIATE` transaction
+ * each (a savepoint when the idempotency layer already opened one), so checks and writes never
+ * interleave with another request's.
  */
 export class MoneyService {
   readonly ledger: Ledger
   readonly records: TransactionStore
   readonly clock: SandboxClock
-  private readonly database: Database
+  readonly database: Database
   private readonly events: EventLog
   private readonly settleAfterMs: number
   private readonly volumeOf: StatementSync
@@ -216,7 +215,8 @@ export class MoneyService {
     this.saveVolume.run(wallet.id, wallet.partnerId, v.day, v.daily.toString(), v.month, v.monthly.toString())
   }
 
-  private check(problem: ApiError | undefined): void {
+  /** Throw `problem`, if there is one. */
+  check(problem: ApiError | undefined): void {
     if (problem !== undefined) throw problem
   }
 
@@ -252,7 +252,8 @@ export class MoneyService {
 
   // ---- records and events -------------------------------------------------------------------
 
-  private record(
+  /** A new transaction record with the defaults of a completed, fee-free movement. */
+  record(
     fields: Partial<TxRecord> & Pick<TxRecord, 'partnerId' | 'walletId' | 'type' | 'amount' | 'currency'>,
     nowIso: string,
   ): TxRecord {
@@ -284,7 +285,8 @@ export class MoneyService {
     this.events.record(type, partnerId, data, now)
   }
 
-  private emitTransaction(r: TxRecord, now: Date): void {
+  /** Record `transaction.completed` or `transaction.failed` for `r`. */
+  emitTransaction(r: TxRecord, now: Date): void {
     this.emit(
       r.status === 'failed' ? 'transaction.failed' : 'transaction.completed',
       r.partnerId,
@@ -720,147 +722,6 @@ export class MoneyService {
         at,
       )
     }
-  }
-
-  /** POST /transactions/{id}/refund. */
-  refund(partnerId: string, id: string, body: Refund): Transaction {
-    return this.database.transaction(() => {
-      const original = this.records.get(id, partnerId)
-      if (original === undefined) {
-        throw new ApiError('NOT_FOUND', `No transaction ${id}`, {resource: 'transaction', id})
-      }
-      const kind =
-        original.type === 'deposit' && REFUNDABLE_DEPOSIT_METHODS.has(original.method ?? '')
-          ? 'deposit'
-          : original.type === 'transfer_out' || original.type === 'payment'
-            ? original.type
-            : undefined
-      const notRefundable = (reason: string) =>
-        new ApiError('TRANSACTION_NOT_REFUNDABLE', `Transaction ${id} cannot be refunded: ${reason}`, {
-          id,
-          type: original.type,
-          method: original.method,
-          status: original.status,
-          reason,
-        })
-      if (kind === undefined) {
-        throw notRefundable(
-          'only card, Apple Pay and Google Pay deposits, wallet-to-wallet transfers (their transfer_out) and wallet payments can be refunded',
-        )
-      }
-      if (original.status !== 'completed') {
-        throw notRefundable(
-          original.status === 'refunded' ? 'it is already fully refunded' : `it is ${original.status}`,
-        )
-      }
-      const remaining = original.amount - original.refundedAmount
-      const amount = body.amount ?? remaining
-      if (amount > remaining) {
-        throw new ApiError(
-          'AMOUNT_TOO_LARGE',
-          `At most ${remaining} ${original.currency} is left to refund`,
-          {
-            field: 'amount',
-            maximum: jsonAmount(remaining),
-            currency: original.currency,
-          },
-        )
-      }
-      const now = this.clock.now()
-      const nowIso = now.toISOString()
-      const base = {
-        partnerId,
-        type: 'refund' as const,
-        method: original.method,
-        amount,
-        currency: original.currency,
-        paymentMethodId: original.paymentMethodId,
-        description: body.reason ?? `Refund of ${original.id}`,
-        originalId: original.id,
-        completedAt: nowIso,
-      }
-      const refunds: TxRecord[] = []
-      if (kind === 'deposit') {
-        const wallet = this.wallet(original.walletId, partnerId)
-        this.check(this.activeProblem(wallet))
-        // The fee goes back in proportion, so a full refund returns exactly what the deposit moved.
-        const feeBack = (refunded: bigint) =>
-          refunded === original.amount ? original.fee : (original.fee * refunded) / original.amount
-        const fee = feeBack(original.refundedAmount + amount) - feeBack(original.refundedAmount)
-        const debit = amount - fee
-        this.check(this.fundsProblem(wallet, debit))
-        const r = this.record({...base, walletId: wallet.id, fee, sourceWalletId: wallet.id}, nowIso)
-        refunds.push(r)
-        this.records.insert(r)
-        this.ledger.post(
-          partnerId,
-          r.id,
-          r.currency,
-          [
-            {wallet, bucket: 'available', amount: -debit},
-            {external: 'fees', amount: -fee},
-            {external: externalOf(original.method ?? 'card'), amount},
-          ],
-          nowIso,
-        )
-      } else if (kind === 'payment') {
-        const wallet = this.wallet(original.walletId, partnerId)
-        this.check(this.activeProblem(wallet))
-        const r = this.record({...base, walletId: wallet.id, destinationWalletId: wallet.id}, nowIso)
-        refunds.push(r)
-        this.records.insert(r)
-        this.ledger.post(
-          partnerId,
-          r.id,
-          r.currency,
-          [
-            {external: 'merchants', amount: -amount},
-            {wallet, bucket: 'available', amount},
-          ],
-          nowIso,
-        )
-      } else {
-        // A transfer goes back from its destination to its source: a refund record for each wallet.
-        const payer = this.wallet(original.sourceWalletId ?? '', partnerId)
-        const payee = this.wallet(original.destinationWalletId ?? '', partnerId)
-        this.check(this.activeProblem(payer))
-        this.check(this.activeProblem(payee))
-        this.check(this.fundsProblem(payee, amount))
-        const backId = newTransactionId()
-        const outId = newTransactionId()
-        const fields = {...base, sourceWalletId: payee.id, destinationWalletId: payer.id}
-        const back = this.record({...fields, id: backId, walletId: payer.id, pairedId: outId}, nowIso)
-        const out = this.record(
-          {...fields, id: outId, walletId: payee.id, pairedId: backId, originalId: original.pairedId},
-          nowIso,
-        )
-        refunds.push(back, out)
-        this.records.insert(back)
-        this.records.insert(out)
-        this.ledger.post(
-          partnerId,
-          back.id,
-          back.currency,
-          [
-            {wallet: payee, bucket: 'available', amount: -amount},
-            {wallet: payer, bucket: 'available', amount},
-          ],
-          nowIso,
-        )
-      }
-      const refunded = [original]
-      if (kind === 'transfer_out' && original.pairedId !== null) {
-        const incoming = this.records.get(original.pairedId, partnerId)
-        if (incoming !== undefined) refunded.push(incoming)
-      }
-      for (const r of refunded) {
-        r.refundedAmount += amount
-        if (r.refundedAmount === r.amount) r.status = 'refunded'
-        this.records.save(r)
-      }
-      for (const r of refunds) this.emitTransaction(r, now)
-      return toTransaction(refunds[0]!)
-    })
   }
 
   /** Debit a user's wallet for a wallet-product payment to a merchant. */

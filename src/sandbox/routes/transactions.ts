@@ -9,6 +9,7 @@ import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {CreateTransactionInput, RefundInput} from '../money/amounts.js'
 import {toTransaction} from '../money/records.js'
+import {refundTransaction} from '../money/refunds.js'
 import {parseInput} from '../validation.js'
 
 /** Page size of the money lists when `limit` is not given (they accept 1 to 100). */
@@ -85,7 +86,7 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
         const partnerId = callerOf(input).partner.partnerId
         // No body refunds whatever is left.
         const body = parseInput(RefundInput, input.body ?? {}, 'request body')
-        return money.refund(partnerId, input.params.id ?? '', body)
+        return refundTransaction(money, partnerId, input.params.id ?? '', body)
       },
     },
     {
