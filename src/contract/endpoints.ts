@@ -20,6 +20,7 @@ import {
 } from './resources.js'
 import {transactionEndpoints} from './transactions.js'
 import {walletProductEndpoints} from './wallet-product.js'
+import {webhookEndpoints} from './webhooks.js'
 
 /** How a caller authenticates to an endpoint. */
 export type EndpointAuth =
@@ -225,6 +226,7 @@ export const endpoints = {
   },
   ...transactionEndpoints,
   ...walletProductEndpoints,
+  ...webhookEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints
