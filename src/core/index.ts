@@ -23,6 +23,16 @@ export {
 export {redactText, redactValue} from './redact.js'
 export {TokenManager} from './token-manager.js'
 export {closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
+export {
+  computeSignature,
+  DEFAULT_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  type SignatureFailure,
+  signatureHeader,
+  type VerifyOptions,
+  type VerifyResult,
+  verifySignature,
+} from './webhooks/signature.js'
 
 import {PayctlClient} from './client.js'
 import {type ProfileOverrides, ProfileStore, resolveProfile} from './profiles.js'
