@@ -9,6 +9,7 @@ import type {MoneyService} from './money/service.js'
 import type {PartnerDirectory} from './partners.js'
 import type {RateLimiter} from './rate-limiter.js'
 import type {TokenService} from './tokens.js'
+import type {RetrySchedule} from './webhooks/schedule.js'
 
 export interface SandboxSettings {
   responseShape: ResponseShape
@@ -16,6 +17,8 @@ export interface SandboxSettings {
   tokenTtlSeconds: number
   startedAt: string
   version: string
+  /** How quickly failed webhook deliveries are retried (docs/webhooks.md). */
+  webhookRetries: RetrySchedule
   /** How long "1-3 days" takes locally: ACH, wire and crypto settle after this many seconds. */
   settleAfterSeconds: number
 }

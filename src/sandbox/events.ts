@@ -11,14 +11,29 @@ export interface RecordedEvent {
   createdAt: string
 }
 
+type EventListener = (event: RecordedEvent) => void
+const listeners = new WeakMap<Database, Set<EventListener>>()
+
 /**
- * The event log that webhook delivery will read. Call `record` inside the transaction that makes
+ * Be told of each event recorded in `database`, by any EventLog (webhook delivery starts here).
+ * The listener runs inside the recording transaction, which may still roll back: it should only
+ * schedule work that reads the events table later. Returns a function that stops the calls.
+ */
+export function onEventRecorded(database: Database, listener: EventListener): () => void {
+  const set = listeners.get(database) ?? new Set<EventListener>()
+  listeners.set(database, set)
+  set.add(listener)
+  return () => set.delete(listener)
+}
+
+/**
+ * The event log that webhook delivery reads. Call `record` inside the transaction that makes
  * the change, so an event exists exactly when its change does.
  */
 export class EventLog {
   private readonly insert: StatementSync
 
-  constructor(database: Database) {
+  constructor(private readonly database: Database) {
     this.insert = database.db.prepare(
       'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
     )
@@ -27,6 +42,7 @@ export class EventLog {
   record(type: EventName, partnerId: string, data: Record<string, unknown>, now = new Date()): RecordedEvent {
     const event: RecordedEvent = {id: newId.event(), type, partnerId, data, createdAt: now.toISOString()}
     this.insert.run(event.id, event.type, event.partnerId, JSON.stringify(event.data), event.createdAt)
+    for (const listener of listeners.get(this.database) ?? []) listener(event)
     return event
   }
 }

@@ -13,10 +13,12 @@ import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './partn
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer} from './server.js'
 import {TokenService} from './tokens.js'
+import {RETRY_SCHEDULES, type RetrySchedule} from './webhooks/schedule.js'
 
 export {EventLog, type RecordedEvent, recordEvent} from './events.js'
 export type {SandboxCredentials} from './partners.js'
 export {RATE_LIMITS} from './rate-limiter.js'
+export {RETRY_SCHEDULES, type RetrySchedule} from './webhooks/schedule.js'
 
 export interface SandboxOptions {
   /** TCP port; default 4010, 0 for an ephemeral one. */
@@ -36,6 +38,11 @@ export interface SandboxOptions {
    * settle on the sandbox clock. Default 5; 0 settles them at the next tick.
    */
   settleAfterSeconds?: number
+  /**
+   * Webhook retry schedule: 'realtime' (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) or 'fast' for
+   * local work (0.5 s, 1 s, 2 s, 5 s, 10 s, 30 s, 1 min); both with ±10% jitter. Default 'realtime'.
+   */
+  webhookRetries?: RetrySchedule
   /** Fix (some of) the partner's credentials; the rest are reused from the data file or generated. */
   credentials?: Partial<SandboxCredentials>
   /** Called with one line per request (method, path, status, duration, request id); never secrets. */
@@ -63,6 +70,7 @@ const OptionsSchema = z.object({
   responseShape: z.enum(RESPONSE_SHAPES).default('envelope'),
   tokenTtlSeconds: z.number().int().positive().default(DEFAULT_TOKEN_TTL_SECONDS),
   rateLimit: z.enum(['spec', 'off']).default('spec'),
+  webhookRetries: z.enum(RETRY_SCHEDULES).default('realtime'),
   settleAfterSeconds: z
     .number()
     .int()
@@ -109,6 +117,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         tokenTtlSeconds: options.tokenTtlSeconds,
         startedAt: new Date().toISOString(),
         version: packageVersion(),
+        webhookRetries: options.webhookRetries,
         settleAfterSeconds: options.settleAfterSeconds,
       },
     }

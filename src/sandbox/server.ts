@@ -14,6 +14,7 @@ import {transactionRoutes} from './routes/transactions.js'
 import {userRoutes} from './routes/users.js'
 import {walletProductRoutes} from './routes/wallet-product.js'
 import {walletRoutes} from './routes/wallets.js'
+import {WebhookService} from './webhooks/service.js'
 
 /** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -143,6 +144,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
   })
 
+  const webhooks = new WebhookService(ctx, options.log)
   const routes: RouteSpec[] = [
     ...authRoutes(ctx),
     ...userRoutes(ctx),
@@ -151,8 +153,11 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     ...accountRoutes(ctx),
     ...walletProductRoutes(ctx),
     ...controlRoutes(ctx),
+    // The trigger runs other operations as fixture steps: it finds them in this same list.
+    ...webhooks.routes((id) => routes.find((r) => r.endpoint.operationId === id)),
   ]
   for (const spec of routes) register(spec)
+  webhooks.attach(app)
 
   function register(spec: RouteSpec): void {
     const {endpoint} = spec

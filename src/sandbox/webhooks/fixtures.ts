@@ -1,0 +1,379 @@
+import type {EventName} from '../../contract/resources.js'
+import type {OperationInput, RouteSpec} from '../context.js'
+import {ApiError} from '../errors.js'
+import {randomHex} from '../ids.js'
+
+/** Finds the operation serving an endpoint, if this sandbox serves it. */
+export type OperationLookup = (operationId: string) => RouteSpec | undefined
+
+/** What the steps of a fixture created, by step name. */
+export type FixtureObjects = Record<string, Record<string, unknown>>
+
+/**
+ * One call of a fixture: an operation of the contract with a body and path params in which
+ * `${name:field}` refers to a field of what an earlier step returned (the Stripe CLI's fixture idea).
+ */
+interface Step {
+  as: string
+  op: string
+  params?: Record<string, string>
+  body?: Record<string, unknown>
+}
+
+interface Fixture {
+  /** Fund the user's wallet first (the funding itself records a transaction.completed). */
+  funded?: true
+  /** Steps run before the producer (besides the user and wallet every fixture gets). */
+  setup?: () => Step[]
+  /** Steps that make the event's real producer record it: run when the sandbox serves all of them. */
+  produce?: Step[]
+  /** Realistic data for when no producer serves the event (yet), or it recorded none. */
+  synthesize(o: FixtureObjects, now: Date): Record<string, unknown>
+}
+
+const PEOPLE = [
+  ['Ada', 'Lovelace'],
+  ['Grace', 'Hopper'],
+  ['Alan', 'Turing'],
+  ['Katherine', 'Johnson'],
+  ['Edsger', 'Dijkstra'],
+  ['Radia', 'Perlman'],
+] as const
+
+function person(as: string): Step {
+  const [first, last] = PEOPLE[Math.floor(Math.random() * PEOPLE.length)]!
+  return {
+    as,
+    op: 'createUser',
+    body: {
+      email: `${first.toLowerCase()}.${last.toLowerCase()}+${randomHex(3)}@example.test`,
+      first_name: first,
+      last_name: last,
+    },
+  }
+}
+
+function wallet(as: string, owner: string, initialBalance: number): Step {
+  return {
+    as,
+    op: 'createWallet',
+    body: {
+      userId: `\${${owner}:id}`,
+      currency: 'USD',
+      label: 'payctl trigger',
+      ...(initialBalance > 0 ? {initialBalance} : {}),
+    },
+  }
+}
+
+/** Every fixture starts with a user and a USD wallet (so it also records wallet.created). */
+const BASE = (funded: boolean): Step[] => [person('user'), wallet('wallet', 'user', funded ? 100_000 : 0)]
+const RECIPIENT = (): Step[] => [person('recipient'), wallet('recipientWallet', 'recipient', 0)]
+
+const synthId = (prefix: string) => `${prefix}_${randomHex(12)}`
+const id = (o: FixtureObjects, name: string) => String(o[name]?.id ?? '')
+const inDays = (now: Date, days: number) => new Date(now.getTime() + days * 86_400_000).toISOString()
+
+function bnplPayment(o: FixtureObjects, now: Date) {
+  return {
+    id: synthId('bnpl'),
+    userId: id(o, 'user'),
+    merchantName: 'Allbirds',
+    amount: 24_000,
+    currency: 'USD',
+    installments: 4,
+    installmentAmount: 6_000,
+    schedule: [0, 14, 28, 42].map((d) => ({dueDate: inDays(now, d).slice(0, 10), amount: 6_000})),
+    createdAt: now.toISOString(),
+  }
+}
+
+function transfer(o: FixtureObjects) {
+  const transferId = synthId('trf')
+  return {
+    transferId,
+    transfer_id: transferId,
+    amount: 5_000,
+    currency: 'USD',
+    sourceWalletId: id(o, 'wallet'),
+    destinationWalletId: id(o, 'recipientWallet'),
+  }
+}
+
+const CARD_DEPOSIT = (token: string): Step[] => [
+  {as: 'paymentMethod', op: 'addPaymentMethod', params: {id: '${user:id}'}, body: {type: 'card', token}},
+  {
+    as: 'transaction',
+    op: 'createTransaction',
+    body: {
+      amount: 2_500,
+      currency: 'USD',
+      method: 'card',
+      paymentMethodId: '${paymentMethod:id}',
+      destinationWalletId: '${wallet:id}',
+      description: 'payctl webhooks trigger',
+    },
+  },
+]
+
+/** The fixture of every event name of the spec. */
+export const FIXTURES: Record<EventName, Fixture> = {
+  'wallet.created': {
+    // BASE creates the wallet; this runs only if the wallet route recorded nothing.
+    synthesize: (o) => {
+      const w = o.wallet ?? {}
+      return {id: w.id, userId: w.userId, currency: w.currency, status: w.status, createdAt: w.createdAt}
+    },
+  },
+  'transaction.completed': {
+    produce: CARD_DEPOSIT('tok_visa'),
+    synthesize: (o, now) => ({
+      id: synthId('txn'),
+      type: 'deposit',
+      amount: 2_500,
+      currency: 'USD',
+      status: 'completed',
+      destinationWalletId: id(o, 'wallet'),
+      completedAt: now.toISOString(),
+    }),
+  },
+  'transaction.failed': {
+    produce: CARD_DEPOSIT('tok_card_declined'),
+    synthesize: (o) => ({
+      id: synthId('txn'),
+      type: 'deposit',
+      amount: 2_500,
+      currency: 'USD',
+      status: 'failed',
+      destinationWalletId: id(o, 'wallet'),
+      failureReason: 'card_declined: the card issuer declined the payment',
+    }),
+  },
+  'transfer.completed': {
+    funded: true,
+    setup: RECIPIENT,
+    produce: [
+      {
+        as: 'transfer',
+        op: 'createTransaction',
+        body: {
+          amount: 5_000,
+          currency: 'USD',
+          method: 'wallet',
+          sourceWalletId: '${wallet:id}',
+          destinationWalletId: '${recipientWallet:id}',
+          description: 'payctl webhooks trigger',
+        },
+      },
+    ],
+    synthesize: (o, now) => ({...transfer(o), status: 'completed', completedAt: now.toISOString()}),
+  },
+  'transfer.failed': {
+    setup: RECIPIENT,
+    synthesize: (o, now) => ({
+      ...transfer(o),
+      status: 'failed',
+      failureReason: 'insufficient_funds',
+      failedAt: now.toISOString(),
+    }),
+  },
+  'roundup.processed': {
+    synthesize: (o, now) => ({
+      id: synthId('rnd'),
+      userId: id(o, 'user'),
+      walletId: id(o, 'wallet'),
+      transactionId: synthId('txn'),
+      amount: 65,
+      currency: 'USD',
+      createdAt: now.toISOString(),
+    }),
+  },
+  'roundupsvc.roundup.processed': {
+    synthesize: (o, now) => ({
+      id: synthId('rnd'),
+      user_id: id(o, 'user'),
+      transaction_id: synthId('txn'),
+      merchant_name: 'Blue Bottle Coffee',
+      amount: 4.35,
+      roundup_amount: 0.65,
+      multiplier: 1,
+      currency: 'USD',
+      status: 'pending_transfer',
+      processed_at: now.toISOString(),
+    }),
+  },
+  'roundupsvc.transfer.completed': {
+    synthesize: (o, now) => ({
+      id: synthId('rtr'),
+      user_id: id(o, 'user'),
+      amount: 12.4,
+      currency: 'USD',
+      roundup_count: 9,
+      destination_account_id: id(o, 'wallet'),
+      status: 'completed',
+      completed_at: now.toISOString(),
+    }),
+  },
+  'bnplsvc.payment.created': {
+    synthesize: (o, now) => ({...bnplPayment(o, now), status: 'active', paidInstallments: 1}),
+  },
+  'bnplsvc.payment.completed': {
+    synthesize: (o, now) => ({
+      ...bnplPayment(o, now),
+      status: 'completed',
+      paidInstallments: 4,
+      completedAt: now.toISOString(),
+    }),
+  },
+  'bnplsvc.payment.failed': {
+    synthesize: (o, now) => ({
+      ...bnplPayment(o, now),
+      status: 'failed',
+      paidInstallments: 1,
+      failureReason: 'installment_declined: the second installment’s card was declined',
+      failedAt: now.toISOString(),
+    }),
+  },
+  'walletsvc.payment.completed': {
+    funded: true,
+    produce: [
+      {
+        as: 'payment',
+        op: 'processPayment',
+        body: {userId: '${user:id}', amount: 1_250, currency: 'USD', merchantName: 'Blue Bottle Coffee'},
+      },
+    ],
+    synthesize: (o, now) => ({
+      id: synthId('wpay'),
+      userId: id(o, 'user'),
+      walletId: id(o, 'wallet'),
+      transactionId: synthId('txn'),
+      amount: 1_250,
+      currency: 'USD',
+      status: 'completed',
+      merchantName: 'Blue Bottle Coffee',
+      createdAt: now.toISOString(),
+    }),
+  },
+  'walletsvc.p2p.sent': {
+    funded: true,
+    setup: RECIPIENT,
+    produce: [
+      {
+        as: 'p2p',
+        op: 'sendP2P',
+        body: {
+          fromUserId: '${user:id}',
+          toUserId: '${recipient:id}',
+          amount: 2_000,
+          currency: 'USD',
+          note: 'Dinner',
+        },
+      },
+    ],
+    synthesize: (o, now) => ({
+      id: synthId('p2p'),
+      fromUserId: id(o, 'user'),
+      toUserId: id(o, 'recipient'),
+      fromWalletId: id(o, 'wallet'),
+      toWalletId: id(o, 'recipientWallet'),
+      amount: 2_000,
+      currency: 'USD',
+      status: 'completed',
+      note: 'Dinner',
+      transactionIds: [synthId('txn'), synthId('txn')],
+      createdAt: now.toISOString(),
+    }),
+  },
+  'walletsvc.card.created': {
+    produce: [
+      {
+        as: 'card',
+        op: 'createCard',
+        params: {id: '${user:id}'},
+        body: {walletId: '${wallet:id}', label: 'Online shopping'},
+      },
+    ],
+    synthesize: (o, now) => ({
+      id: synthId('card'),
+      userId: id(o, 'user'),
+      walletId: id(o, 'wallet'),
+      brand: 'visa',
+      last4: '4242',
+      expMonth: now.getUTCMonth() + 1,
+      expYear: now.getUTCFullYear() + 3,
+      status: 'active',
+      label: 'Online shopping',
+      createdAt: now.toISOString(),
+    }),
+  },
+}
+
+const REFERENCE = /\$\{(\w+):([\w.]+)\}/g
+
+/** Replace `${name:field}` references; a string that is one reference takes the value's own type. */
+function resolve(value: unknown, objects: FixtureObjects): unknown {
+  if (typeof value === 'string') {
+    const lookup = (name: string, path: string): unknown =>
+      path
+        .split('.')
+        .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], objects[name])
+    const whole = /^\$\{(\w+):([\w.]+)\}$/.exec(value)
+    if (whole) return lookup(whole[1]!, whole[2]!)
+    return value.replace(REFERENCE, (_m, name: string, path: string) => String(lookup(name, path) ?? ''))
+  }
+  if (Array.isArray(value)) return value.map((v) => resolve(v, objects))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, objects)]))
+  }
+  return value
+}
+
+/** Run steps through the operations that serve them, as the caller of the trigger. */
+export function runSteps(
+  steps: readonly Step[],
+  lookup: OperationLookup,
+  caller: OperationInput,
+  objects: FixtureObjects,
+): void {
+  for (const step of steps) {
+    const spec = lookup(step.op)
+    if (spec === undefined) throw new Error(`fixture step ${step.op} is not served by this sandbox`)
+    const result = spec.run({
+      ...caller,
+      query: {},
+      params: resolve(step.params ?? {}, objects) as Record<string, string>,
+      body: resolve(step.body, objects),
+      setHeaders: () => undefined,
+    })
+    // Triggers run inside one SQLite transaction, so every step must be synchronous.
+    if (result instanceof Promise) throw new Error(`fixture step ${step.op} is not synchronous`)
+    objects[step.as] = result as Record<string, unknown>
+  }
+}
+
+/**
+ * Create what an event of `type` needs and make its producer run, if the sandbox serves it. A
+ * producer that refuses (a declined card answering 402) leaves nothing; the caller then looks for
+ * the event and synthesises it when it is missing. Returns what the steps created.
+ */
+export function runFixture(
+  type: EventName,
+  lookup: OperationLookup,
+  caller: OperationInput,
+  transaction: <T>(fn: () => T) => T,
+): FixtureObjects {
+  const fixture = FIXTURES[type]
+  const objects: FixtureObjects = {}
+  runSteps([...BASE(fixture.funded === true), ...(fixture.setup?.() ?? [])], lookup, caller, objects)
+  const produce = fixture.produce ?? []
+  if (produce.length > 0 && produce.every((s) => lookup(s.op) !== undefined)) {
+    try {
+      // In a savepoint: a producer that refuses part-way leaves nothing behind.
+      transaction(() => runSteps(produce, lookup, caller, objects))
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+    }
+  }
+  return objects
+}

@@ -1,0 +1,309 @@
+import {endpoints} from '../../contract/endpoints.js'
+import {WebhookRegistrationInputSchema} from '../../contract/resources.js'
+import {
+  ALL_EVENTS,
+  DEFAULT_ROTATION_OVERLAP_SECONDS,
+  type Delivery,
+  type DeliveryWithAttempts,
+  type EventDetail,
+  type EventList,
+  type EventSummary,
+  ListEventsQuerySchema,
+  type ListenSession,
+  OpenListenSessionSchema,
+  ResendEventRequestSchema,
+  RotateSecretRequestSchema,
+  TriggerRequestSchema,
+  type TriggerResult,
+  unknownEventSelector,
+  type Webhook,
+  type WebhookWithSecret,
+} from '../../contract/webhooks.js'
+import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from '../context.js'
+import {ApiError} from '../errors.js'
+import {parseInput} from '../validation.js'
+import {envelopeOf, type StoredEvent} from './envelope.js'
+import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
+import type {AttemptRow, DeliveryRow, EndpointRow, SessionRow, WebhookStore} from './store.js'
+import {LISTEN_REPLAY_WINDOW_MS} from './store.js'
+import {HEARTBEAT_SECONDS} from './tunnel.js'
+
+const DEFAULT_PAGE_SIZE = 20
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** What the routes need of the running webhook machinery. */
+export interface WebhookRuntime {
+  store: WebhookStore
+  /** Whether a listen session collects deliveries now (its listener is connected or recently was). */
+  collects(session: SessionRow, now: number): boolean
+  isConnected(sessionId: string): boolean
+  issueTicket(sessionId: string, now: number): string
+  /** Look for new work (events to fan out, deliveries due) once the current transaction commits. */
+  nudge(): void
+}
+
+function toWebhook(row: EndpointRow, now: number): Webhook {
+  const overlap = row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > now
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    status: 'enabled',
+    secretLast4: row.secret.slice(-4),
+    previousSecretExpiresAt: overlap ? iso(row.previous_secret_expires_at!) : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+function withSecret(row: EndpointRow, now: number): WebhookWithSecret {
+  return {...toWebhook(row, now), secret: row.secret}
+}
+
+function toDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    webhookId: row.endpoint_id,
+    listenSessionId: row.session_id,
+    url: row.url,
+    status: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.state === 'pending' && row.next_attempt_at !== null ? iso(row.next_attempt_at) : null,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    resendOf: row.resend_of,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  }
+}
+
+function toAttempt(row: AttemptRow): DeliveryWithAttempts['attemptLog'][number] {
+  return {
+    attempt: row.attempt,
+    via: row.via,
+    at: row.started_at,
+    signatureTimestamp: row.signature_t,
+    status: row.status,
+    durationMs: row.duration_ms,
+    error: row.error,
+    responseBody: row.response_body,
+  }
+}
+
+/** Refuse unknown event names, suggesting the closest known one. */
+function checkSelectors(selectors: string[], field: string): string[] {
+  const bad = unknownEventSelector(selectors)
+  if (bad !== undefined) {
+    const hint = bad.suggestion === undefined ? '' : `; did you mean "${bad.suggestion}"?`
+    const message = `unknown event "${bad.selector}"${hint}`
+    throw new ApiError('VALIDATION_ERROR', `Invalid request body: ${field}: ${message}`, {
+      field,
+      value: bad.selector,
+      ...(bad.suggestion === undefined ? {} : {suggestion: bad.suggestion}),
+      issues: [{path: field, code: 'unknown_event', message}],
+    })
+  }
+  return [...new Set(selectors)]
+}
+
+function checkUrl(url: string): void {
+  const protocol = new URL(url).protocol
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    const message = `webhook URLs must be http or https, not ${protocol.slice(0, -1)}`
+    throw new ApiError('VALIDATION_ERROR', `Invalid request body: url: ${message}`, {
+      field: 'url',
+      issues: [{path: 'url', code: 'invalid_url', message}],
+    })
+  }
+}
+
+function endpointOf(store: WebhookStore, input: OperationInput): EndpointRow {
+  const id = input.params.id ?? ''
+  const row = store.endpoint(callerOf(input).partner.partnerId, id)
+  if (row === undefined) throw new ApiError('NOT_FOUND', `No webhook ${id}`, {resource: 'webhook', id})
+  return row
+}
+
+function eventOf(store: WebhookStore, input: OperationInput): StoredEvent {
+  const id = input.params.id ?? ''
+  const event = store.event(id)
+  if (event === undefined || event.partner_id !== callerOf(input).partner.partnerId) {
+    throw new ApiError('NOT_FOUND', `No event ${id}`, {resource: 'event', id})
+  }
+  return event
+}
+
+// Cursors are opaque to clients: the position before which the next (older) page starts.
+function encodeCursor(seq: number): string {
+  return Buffer.from(`events:${seq}`).toString('base64url')
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^events:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())
+  if (match?.[1] === undefined) {
+    throw new ApiError('VALIDATION_ERROR', 'Invalid query: cursor is not one this sandbox issued', {
+      field: 'cursor',
+      issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
+    })
+  }
+  return Number(match[1])
+}
+
+/** Registrations, the delivery log, listen sessions and the trigger. */
+export function webhookRoutes(
+  ctx: SandboxContext,
+  runtime: WebhookRuntime,
+  lookup: OperationLookup,
+): RouteSpec[] {
+  const {store} = runtime
+  const partnerOf = (input: OperationInput) => callerOf(input).partner.partnerId
+  return [
+    {
+      endpoint: endpoints.createWebhook,
+      run(input): WebhookWithSecret {
+        const body = parseInput(WebhookRegistrationInputSchema, input.body, 'request body')
+        checkUrl(body.url)
+        const events = checkSelectors(body.events, 'events')
+        const now = Date.now()
+        return withSecret(store.createEndpoint(partnerOf(input), body.url, events, now), now)
+      },
+    },
+    {
+      endpoint: endpoints.listWebhooks,
+      run(input) {
+        const now = Date.now()
+        return {webhooks: store.endpoints(partnerOf(input)).map((row) => toWebhook(row, now))}
+      },
+    },
+    {
+      endpoint: endpoints.getWebhook,
+      run: (input): Webhook => toWebhook(endpointOf(store, input), Date.now()),
+    },
+    {
+      endpoint: endpoints.deleteWebhook,
+      run(input) {
+        const row = endpointOf(store, input)
+        store.deleteEndpoint(row, Date.now())
+        return {id: row.id, deleted: true as const}
+      },
+    },
+    {
+      endpoint: endpoints.rotateWebhookSecret,
+      run(input): WebhookWithSecret {
+        const body = parseInput(RotateSecretRequestSchema, input.body ?? {}, 'request body')
+        const row = endpointOf(store, input)
+        const now = Date.now()
+        return withSecret(
+          store.rotateSecret(row, body.expiresIn ?? DEFAULT_ROTATION_OVERLAP_SECONDS, now),
+          now,
+        )
+      },
+    },
+    {
+      endpoint: endpoints.openListenSession,
+      run(input): ListenSession {
+        const body = parseInput(OpenListenSessionSchema, input.body, 'request body')
+        const events = checkSelectors(body.events ?? [ALL_EVENTS], 'events')
+        const now = Date.now()
+        const {session, resumed, pending} = store.openSession(
+          partnerOf(input),
+          body.listenerKey,
+          events,
+          runtime.isConnected,
+          now,
+        )
+        return {
+          id: session.id,
+          secret: session.secret,
+          events,
+          resumed,
+          pending,
+          socketPath: `/v1/webhooks/listen-sessions/${session.id}/socket`,
+          ticket: runtime.issueTicket(session.id, now),
+          heartbeatSeconds: HEARTBEAT_SECONDS,
+          replayWindowSeconds: LISTEN_REPLAY_WINDOW_MS / 1000,
+          createdAt: session.created_at,
+        }
+      },
+    },
+    {
+      endpoint: endpoints.listEvents,
+      run(input): EventList {
+        const query = parseInput(ListEventsQuerySchema, input.query, 'query')
+        const before = query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(query.cursor)
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE
+        const rows = store.eventsPage(partnerOf(input), query, before, limit + 1)
+        const hasMore = rows.length > limit
+        const shown = hasMore ? rows.slice(0, limit) : rows
+        const last = shown.at(-1)
+        return {
+          events: shown.map(
+            (row): EventSummary => ({...envelopeOf(row), deliveries: store.deliveryCounts(row.id)}),
+          ),
+          hasMore,
+          nextCursor: hasMore && last !== undefined ? encodeCursor(last.seq) : null,
+        }
+      },
+    },
+    {
+      endpoint: endpoints.getEvent,
+      run(input): EventDetail {
+        const event = eventOf(store, input)
+        return {
+          ...envelopeOf(event),
+          deliveries: store.deliveriesOf(event.id).map((row) => ({
+            ...toDelivery(row),
+            attemptLog: store.attemptsOf(row.id).map(toAttempt),
+          })),
+        }
+      },
+    },
+    {
+      endpoint: endpoints.resendEvent,
+      run(input) {
+        const body = parseInput(ResendEventRequestSchema, input.body ?? {}, 'request body')
+        const event = eventOf(store, input)
+        let target: EndpointRow | undefined
+        if (body.webhookId !== undefined) {
+          target = store.endpoint(partnerOf(input), body.webhookId)
+          if (target === undefined) {
+            throw new ApiError('NOT_FOUND', `No webhook ${body.webhookId}`, {
+              resource: 'webhook',
+              id: body.webhookId,
+            })
+          }
+        }
+        const now = Date.now()
+        const deliveries = store.resend(event, target, (s) => runtime.collects(s, now), now)
+        runtime.nudge()
+        return {eventId: event.id, deliveries: deliveries.map(toDelivery)}
+      },
+    },
+    {
+      endpoint: endpoints.sandboxTrigger,
+      run(input): TriggerResult {
+        const {event: type} = parseInput(TriggerRequestSchema, input.body, 'request body')
+        const partnerId = partnerOf(input)
+        // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
+        const {objects, produced, event} = ctx.database.transaction(() => {
+          const before = store.maxEventSeq()
+          const objects = runFixture(type, lookup, input, (fn) => ctx.database.transaction(fn))
+          const produced = store.latestEvent(partnerId, type, before)
+          const synthesize = () => FIXTURES[type].synthesize(objects, new Date())
+          const event = produced ?? store.event(ctx.events.record(type, partnerId, synthesize()).id)!
+          return {objects, produced, event}
+        })
+        return {
+          event: envelopeOf(event),
+          synthesized: produced === undefined,
+          objects: Object.fromEntries(
+            Object.entries(objects)
+              .filter(([, o]) => typeof o?.id === 'string')
+              .map(([name, o]) => [name, o.id as string]),
+          ),
+        }
+      },
+    },
+  ]
+}

@@ -1,0 +1,193 @@
+import websocket from '@fastify/websocket'
+import type {FastifyInstance} from 'fastify'
+import {unixSeconds} from '../../core/webhooks/signature.js'
+import type {RouteSpec, SandboxContext} from '../context.js'
+import {onEventRecorded} from '../events.js'
+import {envelopeBody} from './envelope.js'
+import type {OperationLookup} from './fixtures.js'
+import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
+import {webhookRoutes} from './routes.js'
+import {type DeliveryRow, LISTEN_REPLAY_WINDOW_MS, type SessionRow, WebhookStore} from './store.js'
+import {ListenHub} from './tunnel.js'
+
+/** HTTP deliveries in flight at once, over all registrations. */
+const HTTP_CONCURRENCY = 32
+/**
+ * Even without a nudge the scheduler looks for work this often, so events written by code that
+ * bypasses EventLog.record are still delivered.
+ */
+const POLL_MS = 1_000
+const SWEEP_MS = 30_000
+const SOCKET_MAX_PAYLOAD = 1024 * 1024
+
+/**
+ * Webhook delivery for one running sandbox: fans recorded events out into deliveries, POSTs them to
+ * registered URLs, pushes them to `webhooks listen` sessions, and retries on the schedule.
+ */
+export class WebhookService {
+  readonly store: WebhookStore
+  readonly #hub: ListenHub
+  readonly #poster = new HttpPoster()
+  readonly #version: string
+  readonly #log: ((line: string) => void) | undefined
+  #httpInFlight = 0
+  #scheduled = false
+  #timer: NodeJS.Timeout | undefined
+  #lastSweep = 0
+  #started = false
+  #stopped = false
+  #unsubscribe: (() => void) | undefined
+
+  constructor(
+    private readonly ctx: SandboxContext,
+    log?: (line: string) => void,
+  ) {
+    this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries)
+    this.#version = ctx.settings.version
+    this.#log = log
+    this.#hub = new ListenHub(this.store, () => this.nudge(), this.#version)
+  }
+
+  /** The routes of webhooks, events, listen sessions and the trigger. */
+  routes(lookup: OperationLookup): RouteSpec[] {
+    return webhookRoutes(
+      this.ctx,
+      {
+        store: this.store,
+        collects: (session, now) => this.#collects(session, now),
+        isConnected: (id) => this.#hub.isConnected(id),
+        issueTicket: (id, now) => this.#hub.issueTicket(id, now),
+        nudge: () => this.nudge(),
+      },
+      lookup,
+    )
+  }
+
+  /** Serve the listen WebSocket on `app`, and deliver while `app` is ready until it closes. */
+  attach(app: FastifyInstance): void {
+    void app.register(websocket, {options: {maxPayload: SOCKET_MAX_PAYLOAD}})
+    void app.register(async (scope) => {
+      scope.get('/v1/webhooks/listen-sessions/:id/socket', {websocket: true}, (socket, request) => {
+        const {id} = request.params as {id: string}
+        const {ticket} = request.query as {ticket?: string}
+        this.#hub.accept(socket, id, ticket)
+      })
+    })
+    app.addHook('onReady', async () => this.start())
+    // Before @fastify/websocket's own preClose, which closes sockets without saying why.
+    app.addHook('preClose', async () => this.stop())
+  }
+
+  start(): void {
+    if (this.#started) return
+    this.#started = true
+    this.#unsubscribe = onEventRecorded(this.ctx.database, () => this.nudge())
+    this.nudge()
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return
+    this.#stopped = true
+    this.#unsubscribe?.()
+    clearTimeout(this.#timer)
+    this.#hub.stop()
+    await this.#poster.close()
+  }
+
+  /** Look for work soon: once the current synchronous work (and its transaction) is done. */
+  nudge(): void {
+    if (this.#scheduled || this.#stopped || !this.#started) return
+    this.#scheduled = true
+    setImmediate(() => this.#pump())
+  }
+
+  #collects(session: SessionRow, now: number): boolean {
+    return this.#hub.isConnected(session.id) || session.last_seen_at >= now - LISTEN_REPLAY_WINDOW_MS
+  }
+
+  #pump(): void {
+    this.#scheduled = false
+    if (this.#stopped) return
+    const now = Date.now()
+    try {
+      this.store.fanOut((session) => this.#collects(session, now), now)
+      if (now - this.#lastSweep >= SWEEP_MS) {
+        this.#lastSweep = now
+        this.store.expireAbandonedSessions((id) => this.#hub.isConnected(id), now)
+      }
+      const due = this.store.takeDueHttp(
+        now,
+        HTTP_CONCURRENCY - this.#httpInFlight,
+        now + DELIVERY_TIMEOUT_MS + 5_000,
+      )
+      for (const row of due) void this.#deliverHttp(row)
+      this.#hub.push(now)
+    } catch (err) {
+      this.#log?.(`webhooks: scheduler error: ${String(err)}`)
+    }
+    this.#arm(now)
+  }
+
+  /** Sleep until the next delivery falls due, or the poll interval, whichever comes first. */
+  #arm(now: number): void {
+    let next = now + POLL_MS
+    if (this.#httpInFlight < HTTP_CONCURRENCY) next = Math.min(next, this.store.nextHttpDue() ?? next)
+    next = Math.min(next, this.#hub.nextDue() ?? next)
+    clearTimeout(this.#timer)
+    this.#timer = setTimeout(() => this.nudge(), Math.max(0, next - Date.now()))
+    this.#timer.unref()
+  }
+
+  async #deliverHttp(row: DeliveryRow): Promise<void> {
+    this.#httpInFlight++
+    try {
+      const startedAt = Date.now()
+      const event = this.store.event(row.event_id)
+      const endpoint = row.endpoint_id === null ? undefined : this.store.endpointById(row.endpoint_id)
+      if (event === undefined || endpoint === undefined) {
+        this.store.abandon(
+          row.id,
+          event === undefined ? 'the event no longer exists' : 'the webhook was deleted',
+          startedAt,
+        )
+        return
+      }
+      const body = envelopeBody(event)
+      const signatureT = unixSeconds(startedAt)
+      const attempt = row.attempts + 1
+      const headers = deliveryHeaders({
+        body,
+        secrets: this.store.signingSecrets(endpoint, startedAt),
+        timestamp: signatureT,
+        deliveryId: row.id,
+        eventId: event.id,
+        attempt,
+        version: this.#version,
+      })
+      const result = await this.#poster.post(endpoint.url, headers, body)
+      if (this.#stopped) return
+      const succeeded = result.error === null
+      const state = this.store.recordAttempt(
+        row.id,
+        {
+          via: 'http',
+          startedAt,
+          signatureT,
+          status: result.status,
+          durationMs: result.durationMs,
+          error: result.error,
+          responseBody: result.responseBody,
+          succeeded,
+          countsAsFailure: true,
+        },
+        Date.now(),
+      )
+      this.#log?.(
+        `webhook ${event.type} ${event.id} → ${endpoint.url} attempt ${attempt}: ${result.error ?? result.status} ${result.durationMs}ms${state === 'failed' ? ' (giving up)' : state === 'pending' ? ' (will retry)' : ''}`,
+      )
+    } finally {
+      this.#httpInFlight--
+      this.nudge()
+    }
+  }
+}

@@ -1,0 +1,586 @@
+import {randomBytes} from 'node:crypto'
+import type {StatementSync} from 'node:sqlite'
+import {selectsEvent} from '../../contract/webhooks.js'
+import type {Database} from '../database.js'
+import {randomHex} from '../ids.js'
+import type {StoredEvent} from './envelope.js'
+import {nextAttemptAt, type RetrySchedule} from './schedule.js'
+import {applyWebhookSchema} from './schema.js'
+
+/** How long a listen session keeps collecting deliveries after its listener was last connected. */
+export const LISTEN_REPLAY_WINDOW_MS = 60 * 60 * 1000
+/** How much of a receiver's answer is kept with an attempt. */
+export const RESPONSE_BODY_LIMIT = 2048
+
+const FANOUT_CURSOR = 'webhooks_fanout_seq'
+const FANOUT_BATCH = 500
+
+export const newWebhookId = {
+  endpoint: () => `whk_${randomHex(12)}`,
+  delivery: () => `dlv_${randomHex(12)}`,
+  session: () => `lsn_${randomHex(12)}`,
+}
+
+/** A fresh signing secret: `whsec_` and 32 base64url characters (192 random bits). */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`
+}
+
+export interface EndpointRow {
+  seq: number
+  id: string
+  partner_id: string
+  url: string
+  events: string
+  secret: string
+  previous_secret: string | null
+  previous_secret_expires_at: number | null
+  from_event_seq: number
+  created_at: string
+  updated_at: string
+}
+
+export interface SessionRow {
+  id: string
+  partner_id: string
+  listener_key: string
+  secret: string
+  events: string
+  from_event_seq: number
+  last_seen_at: number
+  created_at: string
+}
+
+export interface DeliveryRow {
+  seq: number
+  id: string
+  partner_id: string
+  event_id: string
+  endpoint_id: string | null
+  session_id: string | null
+  url: string | null
+  state: 'pending' | 'succeeded' | 'failed'
+  attempts: number
+  failures: number
+  next_attempt_at: number | null
+  last_status: number | null
+  last_error: string | null
+  resend_of: string | null
+  created_at: string
+  completed_at: string | null
+}
+
+export interface AttemptRow {
+  delivery_id: string
+  attempt: number
+  via: 'http' | 'listen'
+  started_at: string
+  signature_t: number
+  status: number | null
+  duration_ms: number | null
+  error: string | null
+  response_body: string | null
+}
+
+/** What one attempt came to, and what it means for the delivery. */
+export interface AttemptOutcome {
+  via: 'http' | 'listen'
+  startedAt: number
+  signatureT: number
+  status: number | null
+  durationMs: number | null
+  error: string | null
+  responseBody: string | null
+  succeeded: boolean
+  /**
+   * False when the attempt never reached the receiver for a reason that is not the receiver's
+   * (the listen link dropped before the CLI answered): it is retried at once and does not use up
+   * the retry schedule.
+   */
+  countsAsFailure: boolean
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The webhook tables: registrations, listen sessions, deliveries and their attempts. Synchronous. */
+export class WebhookStore {
+  readonly #database: Database
+  readonly #schedule: RetrySchedule
+  readonly #s: Record<string, StatementSync>
+  readonly #pages = new Map<string, StatementSync>()
+
+  constructor(database: Database, schedule: RetrySchedule) {
+    this.#database = database
+    this.#schedule = schedule
+    applyWebhookSchema(database)
+    const {db} = database
+    const p = (sql: string) => db.prepare(sql)
+    this.#s = {
+      maxSeq: p('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
+      eventsAfter: p('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      eventById: p('SELECT * FROM events WHERE id = ?'),
+      latestOfType: p(
+        'SELECT * FROM events WHERE partner_id = ? AND type = ? AND seq > ? ORDER BY seq DESC LIMIT 1',
+      ),
+      saveCursor: p(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
+      readCursor: p('SELECT value FROM meta WHERE key = ?'),
+      insertEndpoint: p(
+        `INSERT INTO webhook_endpoints (id, partner_id, url, events, secret, from_event_seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      ),
+      endpointsOf: p('SELECT * FROM webhook_endpoints WHERE partner_id = ? ORDER BY seq'),
+      endpointById: p('SELECT * FROM webhook_endpoints WHERE id = ?'),
+      deleteEndpoint: p('DELETE FROM webhook_endpoints WHERE id = ?'),
+      rotate: p(
+        `UPDATE webhook_endpoints SET previous_secret = ?, previous_secret_expires_at = ?, secret = ?, updated_at = ?
+         WHERE id = ? RETURNING *`,
+      ),
+      sessionByKey: p('SELECT * FROM webhook_listen_sessions WHERE partner_id = ? AND listener_key = ?'),
+      sessionById: p('SELECT * FROM webhook_listen_sessions WHERE id = ?'),
+      sessionsOf: p('SELECT * FROM webhook_listen_sessions WHERE partner_id = ?'),
+      insertSession: p(
+        `INSERT INTO webhook_listen_sessions (id, partner_id, listener_key, secret, events, from_event_seq, last_seen_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      ),
+      updateSession: p(
+        'UPDATE webhook_listen_sessions SET events = ?, from_event_seq = ?, last_seen_at = ? WHERE id = ? RETURNING *',
+      ),
+      touchSession: p('UPDATE webhook_listen_sessions SET last_seen_at = ? WHERE id = ?'),
+      staleSessions: p(
+        `SELECT DISTINCT s.id FROM webhook_listen_sessions s JOIN webhook_deliveries d ON d.session_id = s.id
+         WHERE s.last_seen_at < ? AND d.state = 'pending'`,
+      ),
+      insertDelivery: p(
+        `INSERT INTO webhook_deliveries (id, partner_id, event_id, endpoint_id, session_id, url, state, next_attempt_at, resend_of, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING *`,
+      ),
+      deliveryById: p('SELECT * FROM webhook_deliveries WHERE id = ?'),
+      deliveriesOfEvent: p('SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY seq'),
+      lastDeliveryTo: p(
+        `SELECT id FROM webhook_deliveries WHERE event_id = ? AND (endpoint_id = ? OR session_id = ?)
+         ORDER BY seq DESC LIMIT 1`,
+      ),
+      countsOfEvent: p(
+        'SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ? GROUP BY state',
+      ),
+      dueHttp: p(
+        `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND endpoint_id IS NOT NULL AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, seq LIMIT ?`,
+      ),
+      nextHttp: p(
+        `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'pending' AND endpoint_id IS NOT NULL`,
+      ),
+      dueSession: p(
+        `SELECT * FROM webhook_deliveries WHERE session_id = ? AND state = 'pending' AND next_attempt_at <= ?
+         ORDER BY seq LIMIT ?`,
+      ),
+      nextSession: p(
+        `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
+      ),
+      pendingOfSession: p(
+        `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
+      ),
+      lease: p('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?'),
+      insertAttempt: p(
+        `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, via, started_at, signature_t, status, duration_ms, error, response_body)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      attemptsOf: p('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
+      settle: p(
+        `UPDATE webhook_deliveries SET state = ?, attempts = ?, failures = ?, next_attempt_at = ?, last_status = ?,
+           last_error = ?, completed_at = ? WHERE id = ?`,
+      ),
+      abandon: p(
+        `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
+         WHERE id = ? AND state = 'pending'`,
+      ),
+      abandonOfEndpoint: p(
+        `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
+         WHERE endpoint_id = ? AND state = 'pending'`,
+      ),
+      abandonOfSession: p(
+        `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
+         WHERE session_id = ? AND state = 'pending'`,
+      ),
+    }
+    // Start delivering from the events recorded after webhooks first ran on this data file.
+    database.metaValue(FANOUT_CURSOR, () => String(this.maxEventSeq()))
+  }
+
+  get schedule(): RetrySchedule {
+    return this.#schedule
+  }
+
+  maxEventSeq(): number {
+    return Number((this.#s.maxSeq!.get() as {seq: number}).seq)
+  }
+
+  event(id: string): StoredEvent | undefined {
+    return this.#s.eventById!.get(id) as StoredEvent | undefined
+  }
+
+  /** The newest event of `type` of a partner recorded after `afterSeq`, if any. */
+  latestEvent(partnerId: string, type: string, afterSeq: number): StoredEvent | undefined {
+    return this.#s.latestOfType!.get(partnerId, type, afterSeq) as StoredEvent | undefined
+  }
+
+  // Registrations
+
+  createEndpoint(partnerId: string, url: string, events: string[], now: number): EndpointRow {
+    return this.#s.insertEndpoint!.get(
+      newWebhookId.endpoint(),
+      partnerId,
+      url,
+      JSON.stringify(events),
+      newSigningSecret(),
+      this.maxEventSeq(),
+      iso(now),
+      iso(now),
+    ) as unknown as EndpointRow
+  }
+
+  endpoints(partnerId: string): EndpointRow[] {
+    return this.#s.endpointsOf!.all(partnerId) as unknown as EndpointRow[]
+  }
+
+  endpoint(partnerId: string, id: string): EndpointRow | undefined {
+    const row = this.#s.endpointById!.get(id) as EndpointRow | undefined
+    return row?.partner_id === partnerId ? row : undefined
+  }
+
+  endpointById(id: string): EndpointRow | undefined {
+    return this.#s.endpointById!.get(id) as EndpointRow | undefined
+  }
+
+  /** Delete a registration; its deliveries still pending are given up. */
+  deleteEndpoint(row: EndpointRow, now: number): void {
+    this.#database.transaction(() => {
+      this.#s.abandonOfEndpoint!.run('the webhook was deleted', iso(now), row.id)
+      this.#s.deleteEndpoint!.run(row.id)
+    })
+  }
+
+  /** Replace the secret; the old one keeps signing until `overlapSeconds` from now (0: not at all). */
+  rotateSecret(row: EndpointRow, overlapSeconds: number, now: number): EndpointRow {
+    return this.#s.rotate!.get(
+      overlapSeconds > 0 ? row.secret : null,
+      overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
+      newSigningSecret(),
+      iso(now),
+      row.id,
+    ) as unknown as EndpointRow
+  }
+
+  /** The secrets a delivery to `row` is signed with at `now`: the current one, then the old one. */
+  signingSecrets(row: EndpointRow, now: number): string[] {
+    const previous =
+      row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > now ? [row.previous_secret] : []
+    return [row.secret, ...previous]
+  }
+
+  // Listen sessions
+
+  /**
+   * The session of a listener key, created on first use. A session whose listener has been away for
+   * longer than the replay window starts afresh: its backlog is given up, and it collects from now.
+   * Its secret never changes.
+   */
+  openSession(
+    partnerId: string,
+    listenerKey: string,
+    events: string[],
+    connected: (sessionId: string) => boolean,
+    now: number,
+  ): {session: SessionRow; resumed: boolean; pending: number} {
+    return this.#database.transaction(() => {
+      const existing = this.#s.sessionByKey!.get(partnerId, listenerKey) as SessionRow | undefined
+      if (existing === undefined) {
+        const session = this.#s.insertSession!.get(
+          newWebhookId.session(),
+          partnerId,
+          listenerKey,
+          newSigningSecret(),
+          JSON.stringify(events),
+          this.maxEventSeq(),
+          now,
+          iso(now),
+        ) as unknown as SessionRow
+        return {session, resumed: false, pending: 0}
+      }
+      const expired = !connected(existing.id) && existing.last_seen_at < now - LISTEN_REPLAY_WINDOW_MS
+      if (expired) {
+        this.#s.abandonOfSession!.run(
+          'the listener was away for longer than the replay window',
+          iso(now),
+          existing.id,
+        )
+      }
+      const session = this.#s.updateSession!.get(
+        JSON.stringify(events),
+        expired ? this.maxEventSeq() : existing.from_event_seq,
+        now,
+        existing.id,
+      ) as unknown as SessionRow
+      const pending = Number((this.#s.pendingOfSession!.get(existing.id) as {n: number}).n)
+      return {session, resumed: !expired, pending}
+    })
+  }
+
+  session(id: string): SessionRow | undefined {
+    return this.#s.sessionById!.get(id) as SessionRow | undefined
+  }
+
+  touchSession(id: string, now: number): void {
+    this.#s.touchSession!.run(now, id)
+  }
+
+  /** Give up the backlog of sessions whose listener has been away for longer than the window. */
+  expireAbandonedSessions(connected: (sessionId: string) => boolean, now: number): void {
+    const stale = this.#s.staleSessions!.all(now - LISTEN_REPLAY_WINDOW_MS) as {id: string}[]
+    for (const {id} of stale) {
+      if (!connected(id)) {
+        this.#s.abandonOfSession!.run('the listener was away for longer than the replay window', iso(now), id)
+      }
+    }
+  }
+
+  // Fan-out: events → deliveries
+
+  /**
+   * Turn the events recorded since the last call into one pending delivery per registration and
+   * per listen session that selects them. The cursor moves in the same transaction as the inserts,
+   * so every event is fanned out exactly once, even across a crash.
+   */
+  fanOut(sessionCollects: (session: SessionRow) => boolean, now: number): number {
+    let created = 0
+    for (;;) {
+      const batch = this.#database.transaction(() => {
+        const cursor = Number((this.#s.readCursor!.get(FANOUT_CURSOR) as {value: string}).value)
+        const events = this.#s.eventsAfter!.all(cursor, FANOUT_BATCH) as unknown as StoredEvent[]
+        const endpoints = new Map<string, EndpointRow[]>()
+        const sessions = new Map<string, SessionRow[]>()
+        for (const event of events) {
+          const partner = event.partner_id
+          if (!endpoints.has(partner)) {
+            endpoints.set(partner, this.#s.endpointsOf!.all(partner) as unknown as EndpointRow[])
+            sessions.set(
+              partner,
+              (this.#s.sessionsOf!.all(partner) as unknown as SessionRow[]).filter(sessionCollects),
+            )
+          }
+          for (const ep of endpoints.get(partner) ?? []) {
+            if (ep.from_event_seq < event.seq && selectsEvent(JSON.parse(ep.events), event.type)) {
+              this.#insertDelivery(event, {endpoint: ep}, null, now)
+              created++
+            }
+          }
+          for (const s of sessions.get(partner) ?? []) {
+            if (s.from_event_seq < event.seq && selectsEvent(JSON.parse(s.events), event.type)) {
+              this.#insertDelivery(event, {session: s}, null, now)
+              created++
+            }
+          }
+        }
+        const last = events.at(-1)
+        if (last !== undefined) this.#s.saveCursor!.run(FANOUT_CURSOR, String(last.seq))
+        return events.length
+      })
+      if (batch < FANOUT_BATCH) return created
+    }
+  }
+
+  #insertDelivery(
+    event: StoredEvent,
+    target: {endpoint: EndpointRow} | {session: SessionRow},
+    resendOf: string | null,
+    now: number,
+  ): DeliveryRow {
+    const endpoint = 'endpoint' in target ? target.endpoint : undefined
+    const session = 'session' in target ? target.session : undefined
+    return this.#s.insertDelivery!.get(
+      newWebhookId.delivery(),
+      event.partner_id,
+      event.id,
+      endpoint?.id ?? null,
+      session?.id ?? null,
+      endpoint?.url ?? null,
+      now,
+      resendOf,
+      iso(now),
+    ) as unknown as DeliveryRow
+  }
+
+  /**
+   * New deliveries of an event that was already delivered: to one registration, or to every
+   * registration and collecting listen session that selects it now.
+   */
+  resend(
+    event: StoredEvent,
+    target: EndpointRow | undefined,
+    sessionCollects: (session: SessionRow) => boolean,
+    now: number,
+  ): DeliveryRow[] {
+    return this.#database.transaction(() => {
+      const targets: ({endpoint: EndpointRow} | {session: SessionRow})[] = []
+      if (target !== undefined) {
+        targets.push({endpoint: target})
+      } else {
+        for (const endpoint of this.endpoints(event.partner_id)) {
+          if (selectsEvent(JSON.parse(endpoint.events), event.type)) targets.push({endpoint})
+        }
+        for (const session of this.#s.sessionsOf!.all(event.partner_id) as unknown as SessionRow[]) {
+          if (sessionCollects(session) && selectsEvent(JSON.parse(session.events), event.type)) {
+            targets.push({session})
+          }
+        }
+      }
+      return targets.map((t) => {
+        const id = 'endpoint' in t ? t.endpoint.id : t.session.id
+        const previous = this.#s.lastDeliveryTo!.get(event.id, id, id) as {id: string} | undefined
+        return this.#insertDelivery(event, t, previous?.id ?? null, now)
+      })
+    })
+  }
+
+  // Scheduling
+
+  /** HTTP deliveries due at `now`, leased until `leaseUntil` so no other pass picks them up. */
+  takeDueHttp(now: number, limit: number, leaseUntil: number): DeliveryRow[] {
+    if (limit <= 0) return []
+    return this.#database.transaction(() => {
+      const rows = this.#s.dueHttp!.all(now, limit) as unknown as DeliveryRow[]
+      for (const row of rows) this.#s.lease!.run(leaseUntil, row.id, 'pending')
+      return rows
+    })
+  }
+
+  /** Deliveries of a listen session due at `now`, leased like takeDueHttp. */
+  takeDueForSession(sessionId: string, now: number, limit: number, leaseUntil: number): DeliveryRow[] {
+    if (limit <= 0) return []
+    return this.#database.transaction(() => {
+      const rows = this.#s.dueSession!.all(sessionId, now, limit) as unknown as DeliveryRow[]
+      for (const row of rows) this.#s.lease!.run(leaseUntil, row.id, 'pending')
+      return rows
+    })
+  }
+
+  nextHttpDue(): number | undefined {
+    const at = (this.#s.nextHttp!.get() as {at: number | null}).at
+    return at ?? undefined
+  }
+
+  nextSessionDue(sessionId: string): number | undefined {
+    const at = (this.#s.nextSession!.get(sessionId) as {at: number | null}).at
+    return at ?? undefined
+  }
+
+  pendingForSession(sessionId: string): number {
+    return Number((this.#s.pendingOfSession!.get(sessionId) as {n: number}).n)
+  }
+
+  delivery(id: string): DeliveryRow | undefined {
+    return this.#s.deliveryById!.get(id) as DeliveryRow | undefined
+  }
+
+  /**
+   * Record an attempt and move the delivery on: done, retried on the schedule, given up, or (for an
+   * attempt that never reached the receiver) due again at once. Answers the delivery's new state,
+   * or undefined when it was no longer pending (a late or repeated answer).
+   */
+  recordAttempt(deliveryId: string, outcome: AttemptOutcome, now: number): DeliveryRow['state'] | undefined {
+    return this.#database.transaction(() => {
+      const row = this.delivery(deliveryId)
+      if (row === undefined || row.state !== 'pending') return undefined
+      const attempt = row.attempts + 1
+      this.#s.insertAttempt!.run(
+        deliveryId,
+        attempt,
+        outcome.via,
+        iso(outcome.startedAt),
+        outcome.signatureT,
+        outcome.status,
+        outcome.durationMs,
+        outcome.error,
+        outcome.responseBody?.slice(0, RESPONSE_BODY_LIMIT) ?? null,
+      )
+      let state: DeliveryRow['state'] = 'pending'
+      let failures = row.failures
+      let next: number | null = now
+      if (outcome.succeeded) {
+        state = 'succeeded'
+        next = null
+      } else if (outcome.countsAsFailure) {
+        failures++
+        next = nextAttemptAt(this.#schedule, failures, now) ?? null
+        if (next === null) state = 'failed'
+      }
+      this.#s.settle!.run(
+        state,
+        attempt,
+        failures,
+        next,
+        outcome.status,
+        outcome.succeeded ? null : outcome.error,
+        state === 'pending' ? null : iso(now),
+        deliveryId,
+      )
+      return state
+    })
+  }
+
+  /** Give a delivery up without an attempt (its registration or event is gone). */
+  abandon(deliveryId: string, reason: string, now: number): void {
+    this.#s.abandon!.run(reason, iso(now), deliveryId)
+  }
+
+  // The delivery log
+
+  deliveriesOf(eventId: string): DeliveryRow[] {
+    return this.#s.deliveriesOfEvent!.all(eventId) as unknown as DeliveryRow[]
+  }
+
+  attemptsOf(deliveryId: string): AttemptRow[] {
+    return this.#s.attemptsOf!.all(deliveryId) as unknown as AttemptRow[]
+  }
+
+  deliveryCounts(eventId: string): {total: number; pending: number; succeeded: number; failed: number} {
+    const counts = {total: 0, pending: 0, succeeded: 0, failed: 0}
+    for (const {state, n} of this.#s.countsOfEvent!.all(eventId) as {
+      state: DeliveryRow['state']
+      n: number
+    }[]) {
+      counts[state] = Number(n)
+      counts.total += Number(n)
+    }
+    return counts
+  }
+
+  /** One page of a partner's events, newest first. */
+  eventsPage(
+    partnerId: string,
+    filter: {type?: string | undefined; delivery?: string | undefined},
+    before: number,
+    limit: number,
+  ): StoredEvent[] {
+    const where = ['partner_id = ?', 'seq < ?']
+    const params: (string | number)[] = [partnerId, before]
+    if (filter.type !== undefined) {
+      where.push('type = ?')
+      params.push(filter.type)
+    }
+    if (filter.delivery !== undefined) {
+      where.push('EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = ?)')
+      params.push(filter.delivery)
+    }
+    // Four shapes of this query exist at most: prepare each once.
+    const sql = `SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
+    let statement = this.#pages.get(sql)
+    if (statement === undefined) {
+      statement = this.#database.db.prepare(sql)
+      this.#pages.set(sql, statement)
+    }
+    return statement.all(...params, limit) as unknown as StoredEvent[]
+  }
+}

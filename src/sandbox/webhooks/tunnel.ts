@@ -1,0 +1,285 @@
+import type {WebSocket} from 'ws'
+import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../contract/webhooks.js'
+import {unixSeconds} from '../../core/webhooks/signature.js'
+import {randomHex} from '../ids.js'
+import {envelopeBody} from './envelope.js'
+import {deliveryHeaders} from './http-delivery.js'
+import type {DeliveryRow, SessionRow, WebhookStore} from './store.js'
+
+/** The sandbox pings every listener this often; a link silent for three intervals is dead. */
+export const HEARTBEAT_SECONDS = 5
+/** A delivery pushed to a listener and not acknowledged within this time counts as failed. */
+export const ACK_TIMEOUT_MS = 30_000
+/** Deliveries pushed to one listener and not yet acknowledged, at most. */
+export const LISTEN_WINDOW = 100
+const TICKET_TTL_MS = 60_000
+const OPEN = 1
+
+interface InFlight {
+  startedAt: number
+  signatureT: number
+  timer: NodeJS.Timeout
+}
+
+interface Connection {
+  session: SessionRow
+  socket: WebSocket
+  inflight: Map<string, InFlight>
+  lastHeard: number
+  lastTouched: number
+  heartbeat: NodeJS.Timeout
+  closed: boolean
+}
+
+/**
+ * The sandbox end of `payctl webhooks listen`: hands out tickets, holds one WebSocket per listen
+ * session, pushes the session's due deliveries over it and turns acknowledgements into attempts.
+ */
+export class ListenHub {
+  readonly #store: WebhookStore
+  readonly #nudge: () => void
+  readonly #version: string
+  readonly #tickets = new Map<string, {sessionId: string; expiresAt: number}>()
+  readonly #connections = new Map<string, Connection>()
+  #stopped = false
+
+  constructor(store: WebhookStore, nudge: () => void, version: string) {
+    this.#store = store
+    this.#nudge = nudge
+    this.#version = version
+  }
+
+  isConnected(sessionId: string): boolean {
+    return this.#connections.has(sessionId)
+  }
+
+  /** A single-use ticket that lets the next WebSocket in for `sessionId`. */
+  issueTicket(sessionId: string, now: number): string {
+    for (const [ticket, entry] of this.#tickets) if (entry.expiresAt < now) this.#tickets.delete(ticket)
+    const ticket = `lst_${randomHex(16)}`
+    this.#tickets.set(ticket, {sessionId, expiresAt: now + TICKET_TTL_MS})
+    return ticket
+  }
+
+  /** Take over a freshly upgraded socket for `sessionId`, if its ticket lets it in. */
+  accept(socket: WebSocket, sessionId: string, ticket: string | undefined): void {
+    const now = Date.now()
+    const entry = ticket === undefined ? undefined : this.#tickets.get(ticket)
+    if (ticket !== undefined) this.#tickets.delete(ticket)
+    const session = this.#store.session(sessionId)
+    if (entry === undefined || entry.sessionId !== sessionId || entry.expiresAt < now || !session) {
+      socket.close(LISTEN_CLOSE.badTicket, 'unknown or expired ticket: open the listen session again')
+      return
+    }
+    const previous = this.#connections.get(sessionId)
+    if (previous !== undefined) {
+      this.#drop(previous)
+      previous.socket.close(LISTEN_CLOSE.replaced, 'another listener took over this session')
+    }
+    const conn: Connection = {
+      session,
+      socket,
+      inflight: new Map(),
+      lastHeard: now,
+      lastTouched: now,
+      closed: false,
+      heartbeat: setInterval(() => this.#beat(conn), HEARTBEAT_SECONDS * 1000),
+    }
+    this.#connections.set(sessionId, conn)
+    this.#store.touchSession(sessionId, now)
+    socket.on('message', (data) => this.#onMessage(conn, String(data)))
+    socket.on('close', () => this.#drop(conn))
+    // A socket error is followed by 'close', which does the cleaning up.
+    socket.on('error', () => undefined)
+    this.#send(conn, {
+      type: 'ready',
+      sessionId,
+      pending: this.#store.pendingForSession(sessionId),
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+    })
+    this.#nudge()
+  }
+
+  /** Push every connected session's due deliveries, up to its window. */
+  push(now: number): void {
+    for (const conn of this.#connections.values()) {
+      if (conn.closed || conn.socket.readyState !== OPEN) continue
+      const room = LISTEN_WINDOW - conn.inflight.size
+      // The lease outlasts the ack timeout, which decides first.
+      const rows = this.#store.takeDueForSession(conn.session.id, now, room, now + ACK_TIMEOUT_MS + 5_000)
+      for (const row of rows) this.#deliver(conn, row, now)
+    }
+  }
+
+  /** The earliest time a connected session has a delivery due (sessions with a full window excluded). */
+  nextDue(): number | undefined {
+    let next: number | undefined
+    for (const conn of this.#connections.values()) {
+      if (conn.inflight.size >= LISTEN_WINDOW) continue
+      const at = this.#store.nextSessionDue(conn.session.id)
+      if (at !== undefined && (next === undefined || at < next)) next = at
+    }
+    return next
+  }
+
+  /**
+   * Close every link with 1001 (going away), recording what was in flight so it is sent again
+   * after a restart; listeners reconnect.
+   */
+  stop(): void {
+    this.#stopped = true
+    for (const conn of [...this.#connections.values()]) {
+      this.#drop(conn)
+      conn.socket.close(1001, 'the sandbox is shutting down')
+    }
+  }
+
+  #deliver(conn: Connection, row: DeliveryRow, now: number): void {
+    const event = this.#store.event(row.event_id)
+    if (event === undefined) {
+      this.#store.abandon(row.id, 'the event no longer exists', now)
+      return
+    }
+    const body = envelopeBody(event)
+    const signatureT = unixSeconds(now)
+    const attempt = row.attempts + 1
+    const headers = deliveryHeaders({
+      body,
+      secrets: [conn.session.secret],
+      timestamp: signatureT,
+      deliveryId: row.id,
+      eventId: event.id,
+      attempt,
+      version: this.#version,
+    })
+    const timer = setTimeout(() => this.#ackTimedOut(conn, row.id), ACK_TIMEOUT_MS)
+    conn.inflight.set(row.id, {startedAt: now, signatureT, timer})
+    this.#send(conn, {
+      type: 'delivery',
+      deliveryId: row.id,
+      eventId: event.id,
+      event: event.type,
+      attempt,
+      createdAt: event.created_at,
+      headers,
+      body: Buffer.from(body, 'utf8').toString('base64'),
+    })
+  }
+
+  #send(conn: Connection, frame: Record<string, unknown>): void {
+    if (conn.socket.readyState === OPEN) conn.socket.send(JSON.stringify(frame))
+  }
+
+  #onMessage(conn: Connection, text: string): void {
+    if (conn.closed) return
+    conn.lastHeard = Date.now()
+    let frame: ReturnType<typeof ListenClientFrameSchema.parse>
+    try {
+      frame = ListenClientFrameSchema.parse(JSON.parse(text))
+    } catch {
+      conn.socket.close(LISTEN_CLOSE.protocol, 'unreadable frame')
+      return
+    }
+    if (frame.type === 'ping') this.#send(conn, {type: 'pong'})
+    else if (frame.type === 'ack') this.#onAck(conn, frame)
+  }
+
+  #onAck(conn: Connection, ack: ListenAckFrame): void {
+    const now = Date.now()
+    const flight = conn.inflight.get(ack.deliveryId)
+    if (flight !== undefined) {
+      clearTimeout(flight.timer)
+      conn.inflight.delete(ack.deliveryId)
+    }
+    const row = this.#store.delivery(ack.deliveryId)
+    if (row === undefined || row.session_id !== conn.session.id) return
+    const status = ack.status ?? null
+    const succeeded = !ack.forwarded || (status !== null && status >= 200 && status < 300)
+    this.#store.recordAttempt(
+      row.id,
+      {
+        via: 'listen',
+        startedAt: flight?.startedAt ?? now,
+        signatureT: flight?.signatureT ?? unixSeconds(now),
+        status,
+        durationMs: ack.durationMs ?? null,
+        error: succeeded ? null : (ack.error ?? `HTTP ${status}`),
+        responseBody: ack.body ?? null,
+        succeeded,
+        countsAsFailure: true,
+      },
+      now,
+    )
+    this.#nudge()
+  }
+
+  #ackTimedOut(conn: Connection, deliveryId: string): void {
+    const flight = conn.inflight.get(deliveryId)
+    if (flight === undefined || this.#stopped) return
+    conn.inflight.delete(deliveryId)
+    this.#store.recordAttempt(
+      deliveryId,
+      {
+        via: 'listen',
+        startedAt: flight.startedAt,
+        signatureT: flight.signatureT,
+        status: null,
+        durationMs: null,
+        error: `no acknowledgement within ${ACK_TIMEOUT_MS / 1000} s`,
+        responseBody: null,
+        succeeded: false,
+        countsAsFailure: true,
+      },
+      Date.now(),
+    )
+    this.#nudge()
+  }
+
+  #beat(conn: Connection): void {
+    const now = Date.now()
+    if (now - conn.lastHeard > 3 * HEARTBEAT_SECONDS * 1000) {
+      // Nothing heard for three heartbeats: the listener is gone (sleeping laptop, dead network).
+      this.#drop(conn)
+      conn.socket.terminate()
+      return
+    }
+    this.#send(conn, {type: 'ping'})
+    if (now - conn.lastTouched >= HEARTBEAT_SECONDS * 1000) {
+      conn.lastTouched = now
+      this.#store.touchSession(conn.session.id, now)
+    }
+  }
+
+  /**
+   * Forget a link. What was pushed over it and not acknowledged is due again at once (without
+   * using up the retry schedule): it goes out as soon as the listener is back.
+   */
+  #drop(conn: Connection): void {
+    if (conn.closed) return
+    conn.closed = true
+    clearInterval(conn.heartbeat)
+    if (this.#connections.get(conn.session.id) === conn) this.#connections.delete(conn.session.id)
+    const now = Date.now()
+    for (const [deliveryId, flight] of conn.inflight) {
+      clearTimeout(flight.timer)
+      this.#store.recordAttempt(
+        deliveryId,
+        {
+          via: 'listen',
+          startedAt: flight.startedAt,
+          signatureT: flight.signatureT,
+          status: null,
+          durationMs: null,
+          error: 'the listen link dropped before the CLI acknowledged it',
+          responseBody: null,
+          succeeded: false,
+          countsAsFailure: false,
+        },
+        now,
+      )
+    }
+    conn.inflight.clear()
+    this.#store.touchSession(conn.session.id, now)
+    if (!this.#stopped) this.#nudge()
+  }
+}
