@@ -54,6 +54,9 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
     'rate-limit': Flags.option({options: ['spec', 'off'] as const, default: 'spec'})({
       summary: "enforce the spec's rate limits (100/min, 10,000/day) or none",
     }),
+    'webhook-retries': Flags.option({options: ['realtime', 'fast'] as const, default: 'realtime'})({
+      summary: 'retry failed webhook deliveries as in production (5 s … 10 h) or fast (0.5 s … 1 min)',
+    }),
     quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
   }
 
@@ -92,6 +95,7 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
       data,
       responseShape: f['response-shape'],
       tokenTtlSeconds,
+      webhookRetries: f['webhook-retries'],
       rateLimit: f['rate-limit'],
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),

@@ -1,0 +1,158 @@
+import type {
+  Delivery,
+  DeliveryWithAttempts,
+  EventDetail,
+  EventSummary,
+  Webhook,
+  WebhookWithSecret,
+} from '../contract/index.js'
+import type {ListenEvent} from '../core/webhooks/index.js'
+import type {Column} from './output.js'
+import {paint} from './terminal.js'
+
+/** How webhooks, events, deliveries and a listen session look to a person. */
+
+const DELIVERY_STYLES = {pending: 'yellow', succeeded: 'green', failed: 'red'} as const
+export const deliveryStatus = (s: Delivery['status']) => paint(DELIVERY_STYLES[s], s)
+
+export function webhookCard(w: Webhook | WebhookWithSecret): [string, string | undefined][] {
+  return [
+    ['id', w.id],
+    ['url', w.url],
+    ['events', w.events.join(', ')],
+    ['status', paint('green', w.status)],
+    ['signing secret', 'secret' in w ? paint('bold', w.secret) : `whsec_…${w.secretLast4}`],
+    ['old secret signs until', w.previousSecretExpiresAt ?? undefined],
+    ['created', w.createdAt],
+    ['updated', w.updatedAt],
+  ]
+}
+
+export const webhookColumns: Column<Webhook>[] = [
+  {header: 'ID', get: (w) => w.id},
+  {header: 'URL', get: (w) => w.url},
+  {header: 'EVENTS', get: (w) => w.events.join(', ')},
+  {header: 'SECRET', get: (w) => `…${w.secretLast4}${w.previousSecretExpiresAt ? ' (rotating)' : ''}`},
+  {header: 'CREATED', get: (w) => w.createdAt},
+]
+
+function counts(e: EventSummary): string {
+  const d = e.deliveries
+  if (d.total === 0) return paint('dim', 'none')
+  const parts = [
+    d.succeeded > 0 ? paint('green', `${d.succeeded} ok`) : '',
+    d.pending > 0 ? paint('yellow', `${d.pending} pending`) : '',
+    d.failed > 0 ? paint('red', `${d.failed} failed`) : '',
+  ]
+  return parts.filter((p) => p !== '').join(', ')
+}
+
+export const eventColumns: Column<EventSummary>[] = [
+  {header: 'ID', get: (e) => e.id},
+  {header: 'EVENT', get: (e) => e.event},
+  {header: 'TIME', get: (e) => e.timestamp},
+  {header: 'DELIVERIES', get: counts},
+]
+
+const target = (d: Delivery) => d.url ?? `listen session ${d.listenSessionId}`
+
+function lastOutcome(d: Delivery): string {
+  if (d.lastError !== null) return d.lastError
+  return d.lastStatus === null ? '' : `HTTP ${d.lastStatus}`
+}
+
+export const deliveryColumns: Column<Delivery>[] = [
+  {header: 'DELIVERY', get: (d) => d.id},
+  {header: 'TO', get: target},
+  {header: 'STATUS', get: (d) => deliveryStatus(d.status)},
+  {header: 'ATTEMPTS', get: (d) => String(d.attempts)},
+  {header: 'LAST', get: lastOutcome},
+  {header: 'NEXT', get: (d) => d.nextAttemptAt ?? ''},
+]
+
+export function eventCard(e: EventDetail): [string, string | undefined][] {
+  return [
+    ['id', e.id],
+    ['event', e.event],
+    ['time', e.timestamp],
+    ['data', JSON.stringify(e.data)],
+  ]
+}
+
+/** One line per attempt of a delivery, for `events get`. */
+export function attemptLines(d: DeliveryWithAttempts): string[] {
+  return d.attemptLog.map((a) => {
+    const outcome = a.error ?? (a.status === null ? '' : `HTTP ${a.status}`)
+    const ok = a.status !== null && a.status >= 200 && a.status < 300 && a.error === null
+    const took = a.durationMs === null ? '' : ` ${a.durationMs} ms`
+    return `  ${paint('dim', `#${a.attempt}`)} ${a.at} via ${a.via}: ${paint(ok ? 'green' : 'red', outcome || 'no answer')}${took}`
+  })
+}
+
+function clock(iso: string): string {
+  const d = new Date(iso)
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+}
+
+/**
+ * The human form of a listen session's events: `stdout` lines are the stream of events and
+ * forwards; `stderr` lines are about the session itself (ready, reconnecting, warnings).
+ */
+export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; stderr?: string} {
+  const err = process.stderr
+  switch (e.type) {
+    case 'ready': {
+      const where =
+        e.forwardTo === undefined
+          ? 'printing events (add --forward-to URL to send them to your app)'
+          : `forwarding to ${e.forwardTo}`
+      const waiting =
+        e.pending > 0 ? `\n${e.pending} deliveries made while you were away will be replayed.` : ''
+      return {
+        stderr: `${paint(['green', 'bold'], 'Ready!', err)} Your webhook signing secret is ${paint('bold', e.secret, err)} (session ${e.sessionId}, ${where}). Press Ctrl-C to stop.${waiting}`,
+      }
+    }
+    case 'reconnecting':
+      return {
+        stderr: paint(
+          'yellow',
+          `Lost the link to the sandbox (${e.reason}). Reconnecting in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})…`,
+          err,
+        ),
+      }
+    case 'reconnected': {
+      const changed = e.secretChanged
+        ? paint(
+            'yellow',
+            ' The signing secret changed (a different sandbox?): run with --print-secret to see it.',
+            err,
+          )
+        : ''
+      const waiting = e.pending > 0 ? ` ${e.pending} deliveries waiting.` : ''
+      return {stderr: `${paint('green', 'Reconnected.', err)}${waiting}${changed}`}
+    }
+    case 'event': {
+      const retry = e.attempt > 1 ? paint('dim', ` (attempt ${e.attempt})`) : ''
+      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}`
+      return e.signature.valid
+        ? {stdout: line}
+        : {
+            stdout: line,
+            stderr: paint('red', `  ! signature check failed for ${e.eventId}: ${e.signature.message}`, err),
+          }
+    }
+    case 'forward': {
+      const status = e.status === undefined ? 'ERR' : String(e.status)
+      const took = e.durationMs === undefined ? '' : ` ${e.durationMs} ms`
+      const why = e.ok ? '' : ` ${e.error ?? ''}${paint('dim', ' (the sandbox will retry)')}`
+      return {
+        stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
+      }
+    }
+    case 'duplicate':
+      return debug
+        ? {stderr: paint('dim', `  already handled ${e.deliveryId} (${e.eventId}): acknowledged again`, err)}
+        : {}
+  }
+}

@@ -1,0 +1,29 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {attemptLines, deliveryColumns, eventCard} from '../../cli/webhooks-views.js'
+import type {EventDetail} from '../../contract/index.js'
+
+export default class EventsGet extends BaseCommand<typeof EventsGet> {
+  static override summary = 'show an event with each of its deliveries and their attempts'
+  static override examples = ['<%= config.bin %> <%= command.id %> evt_0123456789abcdef01234567 --json']
+  static override args = {id: Args.string({description: 'event id', required: true})}
+
+  async run(): Promise<EventDetail> {
+    const event = await this.spin('Fetching event', () =>
+      this.api.call('getEvent', {params: {id: this.args.id}}),
+    )
+    this.card(eventCard(event))
+    if (!this.jsonEnabled()) {
+      this.log('')
+      if (event.deliveries.length === 0) {
+        this.log('No deliveries: no webhook or listen session selected this event.')
+      } else {
+        this.table(event.deliveries, deliveryColumns)
+        for (const d of event.deliveries) {
+          if (d.attemptLog.length > 0) this.log(`\n${d.id}\n${attemptLines(d).join('\n')}`)
+        }
+      }
+    }
+    return event
+  }
+}

@@ -1,0 +1,41 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {yesFlag} from '../../cli/flags.js'
+import {deliveryColumns} from '../../cli/webhooks-views.js'
+import type {ResendResult} from '../../contract/index.js'
+
+export default class EventsResend extends BaseCommand<typeof EventsResend> {
+  static override summary = 'deliver an event again, as new deliveries with the same event id'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> evt_0123456789abcdef01234567',
+    '<%= config.bin %> <%= command.id %> evt_0123456789abcdef01234567 --webhook whk_0123456789abcdef01234567',
+  ]
+  static override args = {id: Args.string({description: 'event id', required: true})}
+  static override flags = {
+    webhook: Flags.string({
+      summary:
+        'resend to this webhook only (default: every webhook and listen session that selects the event)',
+    }),
+    yes: yesFlag,
+  }
+
+  async run(): Promise<ResendResult> {
+    const f = this.flags
+    await this.confirmProduction(`resend event ${this.args.id}`, f.yes)
+    const result = await this.spin('Resending event', () =>
+      this.api.call('resendEvent', {
+        params: {id: this.args.id},
+        body: f.webhook === undefined ? {} : {webhookId: f.webhook},
+      }),
+    )
+    if (result.deliveries.length === 0) {
+      this.warnLine(`No webhook or listen session selects ${result.eventId}: nothing was resent.`)
+    } else if (!process.stdout.isTTY) {
+      for (const d of result.deliveries) this.log(d.id)
+    } else {
+      this.log(`✓ Resending ${result.eventId}`)
+      this.table(result.deliveries, deliveryColumns)
+    }
+    return result
+  }
+}

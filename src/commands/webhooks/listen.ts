@@ -1,0 +1,92 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {listenLines} from '../../cli/webhooks-views.js'
+import {ALL_EVENTS} from '../../contract/index.js'
+import {type TransportOptions, usageError} from '../../core/index.js'
+import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
+
+export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
+  static override summary = 'receive events through a tunnel to the sandbox and forward them to your app'
+  static override handlesInterrupt = true
+  static override description =
+    `Opens this profile's listen session and holds a link to it. Each event is printed, checked against the session's signing secret, and (with --forward-to) POSTed to your app with its exact body bytes and its x-service-signature header, so your app verifies it with the secret printed at start. The secret stays the same every time you listen with this profile.
+
+Events made while listen is not running (for up to an hour) are replayed when it starts again; each delivery reaches your app once. A dropped link is re-established with backoff; Ctrl-C finishes the forwards in hand and stops.
+
+With --json, every line of stdout is one JSON object: {"type": "ready" | "event" | "forward" | "reconnecting" | "reconnected" | "duplicate", …}.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks',
+    '<%= config.bin %> <%= command.id %> --events wallet.created,transaction.completed --forward-to http://localhost:3000/hooks',
+    'export WEBHOOK_SECRET=$(<%= config.bin %> <%= command.id %> --print-secret)',
+    '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json --exit-on-failure',
+  ]
+  static override flags = {
+    'forward-to': Flags.string({
+      summary:
+        'POST each event to this URL (your app’s webhook endpoint); without it, events are only printed',
+    }),
+    events: Flags.string({summary: 'comma-separated event names, prefix.* or * (default: every event)'}),
+    'print-secret': Flags.boolean({summary: 'print the session’s signing secret and exit'}),
+    'exit-on-failure': Flags.boolean({
+      summary: 'exit non-zero when the link fails instead of reconnecting (for supervisors)',
+    }),
+  }
+
+  // The listener reconnects with its own backoff and says so: no per-request retries or notices.
+  protected override get transportOptions(): TransportOptions {
+    return {...super.transportOptions, retries: 0, onRetry: undefined}
+  }
+
+  async run(): Promise<{secret: string; sessionId: string} | undefined> {
+    const f = this.flags
+    const events = f.events === undefined ? [ALL_EVENTS] : parseEventSelectors(f.events)
+    const forwardTo = f['forward-to']
+    if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
+      throw usageError(`--forward-to must be an http(s) URL, e.g. http://localhost:3000/hooks`, 'INVALID_URL')
+    }
+    const state = ListenState.open(this.profile.name)
+    if (f['print-secret']) {
+      const session = await this.spin('Opening listen session', () =>
+        this.api.call('openListenSession', {body: {listenerKey: state.listenerKey, events}}),
+      )
+      this.log(session.secret)
+      return {secret: session.secret, sessionId: session.id}
+    }
+    const controller = new AbortController()
+    let stoppingSince = 0
+    const stop = () => {
+      // A second Ctrl-C does not wait for the forwards in hand. when-exit (used by conf) raises
+      // every signal once more, at once: that echo, within half a second, is not a second Ctrl-C.
+      if (controller.signal.aborted) {
+        if (Date.now() - stoppingSince > 500) process.exit(130)
+        return
+      }
+      stoppingSince = Date.now()
+      if (!this.jsonEnabled()) process.stderr.write('\nStopping: finishing the forwards in hand…\n')
+      controller.abort()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+    const listener = new Listener({
+      client: this.api,
+      state,
+      events,
+      forwardTo,
+      exitOnFailure: f['exit-on-failure'],
+      signal: controller.signal,
+      onEvent: (e) => this.render(e),
+    })
+    await listener.run()
+    return undefined
+  }
+
+  render(e: ListenEvent): void {
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify(e)}\n`)
+      return
+    }
+    const {stdout, stderr} = listenLines(e, this.flags.debug)
+    if (stdout !== undefined) process.stdout.write(`${stdout}\n`)
+    if (stderr !== undefined) process.stderr.write(`${stderr}\n`)
+  }
+}

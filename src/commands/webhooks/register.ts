@@ -1,0 +1,40 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
+import {webhookCard} from '../../cli/webhooks-views.js'
+import type {WebhookWithSecret} from '../../contract/index.js'
+import {parseEventSelectors} from '../../core/webhooks/index.js'
+
+export default class WebhooksRegister extends BaseCommand<typeof WebhooksRegister> {
+  static override summary = 'register a URL to receive events, and get its signing secret'
+  static override description =
+    'The answer holds the registration’s whsec_… signing secret, shown only this once: keep it where your receiver can read it. --events takes event names, prefix.* (bnplsvc.*) or *.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --url https://example.test/hooks --events wallet.created,transaction.completed',
+    '<%= config.bin %> <%= command.id %> --url http://localhost:3000/hooks --events "*" --json',
+  ]
+  static override flags = {
+    url: Flags.string({summary: 'http(s) URL the events are POSTed to', required: true}),
+    events: Flags.string({summary: 'comma-separated event names, prefix.* or *', required: true}),
+    'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
+  }
+
+  async run(): Promise<WebhookWithSecret> {
+    const f = this.flags
+    const events = parseEventSelectors(f.events)
+    await this.confirmProduction('register a webhook', f.yes)
+    const webhook = await this.spin('Registering webhook', () =>
+      this.api.call('createWebhook', {body: {url: f.url, events}, idempotencyKey: f['idempotency-key']}),
+    )
+    this.created('Registered webhook', webhook.id, webhookCard(webhook))
+    if (!this.jsonEnabled()) {
+      this.warnLine(
+        process.stdout.isTTY
+          ? 'The signing secret is shown only this once.'
+          : `signing secret (shown only once; use --json to capture it): ${webhook.secret}`,
+      )
+    }
+    return webhook
+  }
+}

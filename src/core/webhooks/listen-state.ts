@@ -1,0 +1,92 @@
+import {randomBytes} from 'node:crypto'
+import {appendFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {configDir} from '../config-dir.js'
+
+/** What became of a delivery this machine handled: the answer acknowledged to the sandbox. */
+export interface DeliveryOutcome {
+  forwarded: boolean
+  status?: number | undefined
+  durationMs?: number | undefined
+  body?: string | undefined
+  error?: string | undefined
+}
+
+/** Journal entries older than this are dropped: the sandbox's replay window is 1 hour. */
+const JOURNAL_KEEP_MS = 2 * 60 * 60 * 1000
+
+interface JournalEntry {
+  d: string
+  at: number
+  o: DeliveryOutcome
+}
+
+/** Whether an outcome settles the delivery (the sandbox will not retry it). */
+export function settles(outcome: DeliveryOutcome): boolean {
+  return !outcome.forwarded || (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300)
+}
+
+/**
+ * What `webhooks listen` keeps per profile between runs, in `<config dir>/webhooks/`:
+ * - the listener key, so a restarted listen resumes the same sandbox session (same signing secret,
+ *   and the deliveries made while it was away);
+ * - a journal of the deliveries it settled, written before each acknowledgement, so a delivery the
+ *   sandbox sends again because the acknowledgement was lost (the link dropped, the process died)
+ *   is acknowledged again instead of being forwarded twice. A failed forward is not journalled:
+ *   the sandbox's retry of it must reach the receiver again.
+ */
+export class ListenState {
+  readonly listenerKey: string
+  readonly #journalPath: string
+  readonly #handled = new Map<string, DeliveryOutcome>()
+
+  private constructor(listenerKey: string, journalPath: string, entries: JournalEntry[]) {
+    this.listenerKey = listenerKey
+    this.#journalPath = journalPath
+    for (const e of entries) this.#handled.set(e.d, e.o)
+  }
+
+  /** Load (or create) the state of `profile`. */
+  static open(profile: string, dir = join(configDir(), 'webhooks')): ListenState {
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    const base = join(dir, `listen-${encodeURIComponent(profile)}`)
+    let key: string
+    try {
+      key = (JSON.parse(readFileSync(`${base}.json`, 'utf8')) as {listenerKey: string}).listenerKey
+    } catch {
+      key = `lk_${randomBytes(16).toString('hex')}`
+      writeFileSync(`${base}.json`, `${JSON.stringify({listenerKey: key})}\n`, {mode: 0o600})
+    }
+    const journalPath = `${base}.journal`
+    const cutoff = Date.now() - JOURNAL_KEEP_MS
+    let entries: JournalEntry[] = []
+    try {
+      entries = readFileSync(journalPath, 'utf8')
+        .split('\n')
+        .flatMap((line) => {
+          try {
+            return line === '' ? [] : [JSON.parse(line) as JournalEntry]
+          } catch {
+            return [] // a line cut short by a killed process
+          }
+        })
+        .filter((e) => e.at >= cutoff)
+    } catch {
+      // no journal yet
+    }
+    writeFileSync(journalPath, entries.map((e) => `${JSON.stringify(e)}\n`).join(''), {mode: 0o600})
+    return new ListenState(key, journalPath, entries)
+  }
+
+  /** The outcome of a delivery settled before (by this process or an earlier one). */
+  settled(deliveryId: string): DeliveryOutcome | undefined {
+    return this.#handled.get(deliveryId)
+  }
+
+  /** Remember a settled delivery, durably, before acknowledging it; failures are not kept. */
+  record(deliveryId: string, outcome: DeliveryOutcome): void {
+    if (!settles(outcome)) return
+    this.#handled.set(deliveryId, outcome)
+    appendFileSync(this.#journalPath, `${JSON.stringify({d: deliveryId, at: Date.now(), o: outcome})}\n`)
+  }
+}

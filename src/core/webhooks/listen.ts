@@ -1,0 +1,357 @@
+import {
+  LISTEN_CLOSE,
+  type ListenAckFrame,
+  type ListenDeliveryFrame,
+  ListenDeliveryFrameSchema,
+  ListenReadyFrameSchema,
+  type ListenSession,
+} from '../../contract/webhooks.js'
+import type {PayctlClient} from '../client.js'
+import {PayctlError} from '../errors.js'
+import {backoffDelay} from '../transport.js'
+import {closeForwarding, forwardDelivery} from './forward.js'
+import {type DeliveryOutcome, type ListenState, settles} from './listen-state.js'
+import {SIGNATURE_HEADER, verifySignature} from './signature.js'
+
+/** What a listen session reports, in order, to whoever renders it; it knows nothing of sockets. */
+export type ListenEvent =
+  | {
+      type: 'ready'
+      time: string
+      sessionId: string
+      secret: string
+      events: string[]
+      forwardTo: string | undefined
+      pending: number
+      resumed: boolean
+    }
+  | {type: 'reconnected'; time: string; sessionId: string; pending: number; secretChanged: boolean}
+  | {type: 'reconnecting'; time: string; reason: string; attempt: number; delayMs: number}
+  | {
+      type: 'event'
+      time: string
+      eventId: string
+      event: string
+      deliveryId: string
+      attempt: number
+      createdAt: string
+      signature: {valid: true} | {valid: false; reason: string; message: string}
+    }
+  | ({
+      type: 'forward'
+      time: string
+      eventId: string
+      event: string
+      deliveryId: string
+      attempt: number
+      url: string
+      ok: boolean
+    } & DeliveryOutcome)
+  | {type: 'duplicate'; time: string; eventId: string; deliveryId: string; attempt: number}
+
+export interface ListenOptions {
+  client: PayctlClient
+  state: ListenState
+  /** Event selectors (`wallet.created`, `bnplsvc.*`, `*`). */
+  events: string[]
+  /** Where to POST each delivery; without it, deliveries are only reported. */
+  forwardTo?: string | undefined
+  /** Fail instead of reconnecting when the link drops (for supervisors). */
+  exitOnFailure?: boolean
+  /** Abort to stop: deliveries in hand are finished and acknowledged, then the link is closed. */
+  signal: AbortSignal
+  onEvent: (event: ListenEvent) => void
+}
+
+export interface ListenSummary {
+  sessionId: string | undefined
+  received: number
+  forwarded: number
+  failed: number
+}
+
+/** How long a stopping listener waits for the forwards in hand. */
+const DRAIN_MS = 10_000
+/** How long a freshly opened socket may take to say `ready`. */
+const READY_TIMEOUT_MS = 10_000
+
+const now = () => new Date().toISOString()
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, {once: true})
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+  })
+
+/** The WebSocket URL of a session: the profile's base URL with ws(s), the session's path and ticket. */
+export function socketUrl(baseUrl: string, session: Pick<ListenSession, 'socketPath' | 'ticket'>): string {
+  const url = new URL(session.socketPath, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`)
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
+  url.searchParams.set('ticket', session.ticket)
+  return url.toString()
+}
+
+function closeReason(code: number, reason: string): string {
+  if (reason !== '') return reason
+  if (code === 1001) return 'the sandbox is shutting down'
+  if (code === 1005) return 'the sandbox closed the link'
+  if (code === 1006) return 'the connection was cut'
+  return `closed with code ${code}`
+}
+
+function describeFailure(err: unknown, baseUrl: string): string {
+  if (err instanceof PayctlError && err.kind === 'network') {
+    return `could not reach ${baseUrl} (${String(err.details?.errno ?? err.code)})`
+  }
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** Errors worth reconnecting after: no answer, or a server error; anything else is for the user. */
+function retryable(err: unknown): boolean {
+  if (!(err instanceof PayctlError)) return true
+  return err.kind === 'network' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500
+}
+
+/**
+ * `payctl webhooks listen`: opens the profile's listen session, holds its WebSocket, verifies each
+ * delivery, forwards it, acknowledges it, and reconnects with backoff when the link drops.
+ */
+export class Listener {
+  readonly #o: ListenOptions
+  #secret: string | undefined
+  #socket: WebSocket | undefined
+  readonly #inHand = new Map<string, Promise<void>>()
+  readonly #summary: ListenSummary = {sessionId: undefined, received: 0, forwarded: 0, failed: 0}
+
+  constructor(options: ListenOptions) {
+    this.#o = options
+  }
+
+  /** Run until stopped (resolves) or, with exitOnFailure, until the link fails (rejects). */
+  async run(): Promise<ListenSummary> {
+    const {signal} = this.#o
+    let ready = false
+    let failures = 0
+    try {
+      while (!signal.aborted) {
+        let reason: string
+        try {
+          const session = await this.#o.client.call('openListenSession', {
+            body: {listenerKey: this.#o.state.listenerKey, events: this.#o.events},
+          })
+          if (signal.aborted) break
+          const link = await this.#link(session, ready)
+          if (link.ready) {
+            ready = true
+            failures = 0
+          }
+          if (signal.aborted) break
+          if (link.code === LISTEN_CLOSE.replaced) {
+            throw new PayctlError({
+              kind: 'api',
+              code: 'LISTEN_REPLACED',
+              message: 'another `payctl webhooks listen` for this profile took over the session',
+              suggestions: ['Stop the other listener, or use another profile (--profile NAME).'],
+            })
+          }
+          reason = link.reason
+        } catch (err) {
+          if (signal.aborted) break
+          if (!retryable(err)) throw err
+          reason = describeFailure(err, this.#o.client.profile.baseUrl)
+        }
+        if (this.#o.exitOnFailure) {
+          throw new PayctlError({
+            kind: 'network',
+            code: 'LISTEN_LINK_LOST',
+            message: `the listen link to ${this.#o.client.profile.baseUrl} failed: ${reason}`,
+            suggestions: ['Without --exit-on-failure, payctl reconnects by itself.'],
+          })
+        }
+        const delayMs = backoffDelay(Math.min(failures, 5))
+        failures++
+        this.#o.onEvent({type: 'reconnecting', time: now(), reason, attempt: failures, delayMs})
+        await sleep(delayMs, signal)
+      }
+    } finally {
+      await Promise.race([
+        Promise.allSettled(this.#inHand.values()),
+        new Promise((r) => setTimeout(r, DRAIN_MS).unref()),
+      ])
+      this.#socket?.close(1000, 'listener stopped')
+      await closeForwarding()
+    }
+    return this.#summary
+  }
+
+  /** One WebSocket, from open to close. Resolves with why it ended and whether it ever got ready. */
+  #link(session: ListenSession, wasReady: boolean): Promise<{ready: boolean; code: number; reason: string}> {
+    const {signal, onEvent} = this.#o
+    return new Promise((resolve) => {
+      const ws = new WebSocket(socketUrl(this.#o.client.profile.baseUrl, session))
+      let ready = false
+      let lastHeard = Date.now()
+      let ended = false
+      const heartbeatMs = session.heartbeatSeconds * 1000
+      const end = (code: number, reason: string) => {
+        if (ended) return
+        ended = true
+        clearInterval(watchdog)
+        clearTimeout(readyTimer)
+        signal.removeEventListener('abort', stop)
+        if (this.#socket === ws) this.#socket = undefined
+        resolve({ready, code, reason})
+      }
+      // A sleeping laptop or a silently dead network shows up as silence: three missed heartbeats.
+      const watchdog = setInterval(() => {
+        if (Date.now() - lastHeard > 3 * heartbeatMs) {
+          end(1006, `no heartbeat from the sandbox for ${(3 * heartbeatMs) / 1000} s`)
+          ws.close()
+        }
+      }, heartbeatMs)
+      const readyTimer = setTimeout(() => {
+        if (!ready) {
+          end(1006, `the sandbox did not confirm the link within ${READY_TIMEOUT_MS / 1000} s`)
+          ws.close()
+        }
+      }, READY_TIMEOUT_MS)
+      const stop = () => {
+        // Finish what is in hand (its acks go over this socket), then close.
+        void Promise.race([
+          Promise.allSettled(this.#inHand.values()),
+          new Promise((r) => setTimeout(r, DRAIN_MS).unref()),
+        ]).then(() => {
+          ws.close(1000, 'listener stopped')
+          end(1000, 'stopped')
+        })
+      }
+      signal.addEventListener('abort', stop, {once: true})
+      ws.onmessage = (message) => {
+        lastHeard = Date.now()
+        if (ended || signal.aborted) return
+        let frame: {type?: unknown}
+        try {
+          frame = JSON.parse(String(message.data)) as {type?: unknown}
+        } catch {
+          return
+        }
+        if (frame.type === 'ping') {
+          ws.send('{"type":"pong"}')
+        } else if (frame.type === 'ready') {
+          const r = ListenReadyFrameSchema.parse(frame)
+          ready = true
+          this.#socket = ws
+          const secretChanged = this.#secret !== undefined && this.#secret !== session.secret
+          this.#secret = session.secret
+          this.#summary.sessionId = r.sessionId
+          if (wasReady) {
+            onEvent({
+              type: 'reconnected',
+              time: now(),
+              sessionId: r.sessionId,
+              pending: r.pending,
+              secretChanged,
+            })
+          } else {
+            onEvent({
+              type: 'ready',
+              time: now(),
+              sessionId: r.sessionId,
+              secret: session.secret,
+              events: session.events,
+              forwardTo: this.#o.forwardTo,
+              pending: r.pending,
+              resumed: session.resumed,
+            })
+          }
+        } else if (frame.type === 'delivery') {
+          const parsed = ListenDeliveryFrameSchema.safeParse(frame)
+          if (parsed.success) this.#receive(parsed.data)
+        }
+        // Unknown frame types are ignored: a newer sandbox may send more.
+      }
+      ws.onclose = (e) => end(e.code, closeReason(e.code, e.reason))
+      // An error is always followed by a close event, which ends the link.
+      ws.onerror = () => undefined
+    })
+  }
+
+  #receive(frame: ListenDeliveryFrame): void {
+    const {onEvent, state} = this.#o
+    const settled = state.settled(frame.deliveryId)
+    if (settled !== undefined) {
+      // Handled before, but the sandbox never got the acknowledgement: acknowledge again only.
+      this.#ack(frame.deliveryId, settled)
+      onEvent({
+        type: 'duplicate',
+        time: now(),
+        eventId: frame.eventId,
+        deliveryId: frame.deliveryId,
+        attempt: frame.attempt,
+      })
+      return
+    }
+    // Already being forwarded (sent again after a reconnect): its acknowledgement will follow.
+    if (this.#inHand.has(frame.deliveryId)) return
+    const work = this.#handle(frame).finally(() => this.#inHand.delete(frame.deliveryId))
+    this.#inHand.set(frame.deliveryId, work)
+  }
+
+  async #handle(frame: ListenDeliveryFrame): Promise<void> {
+    const {onEvent, forwardTo, state} = this.#o
+    this.#summary.received++
+    const body = Buffer.from(frame.body, 'base64')
+    const check = verifySignature(body, frame.headers[SIGNATURE_HEADER], this.#secret ?? '-')
+    onEvent({
+      type: 'event',
+      time: now(),
+      eventId: frame.eventId,
+      event: frame.event,
+      deliveryId: frame.deliveryId,
+      attempt: frame.attempt,
+      createdAt: frame.createdAt,
+      signature: check.ok ? {valid: true} : {valid: false, reason: check.reason, message: check.message},
+    })
+    // A failed check is reported and the delivery still forwarded: the app's own check should refuse it too.
+    const outcome: DeliveryOutcome =
+      forwardTo === undefined ? {forwarded: false} : await forwardDelivery(forwardTo, frame.headers, body)
+    state.record(frame.deliveryId, outcome)
+    this.#ack(frame.deliveryId, outcome)
+    if (forwardTo !== undefined) {
+      const ok = settles(outcome)
+      if (ok) this.#summary.forwarded++
+      else this.#summary.failed++
+      onEvent({
+        type: 'forward',
+        time: now(),
+        eventId: frame.eventId,
+        event: frame.event,
+        deliveryId: frame.deliveryId,
+        attempt: frame.attempt,
+        url: forwardTo,
+        ok,
+        ...outcome,
+      })
+    }
+  }
+
+  /** Acknowledge over the current link; with none, the sandbox sends the delivery again later. */
+  #ack(deliveryId: string, outcome: DeliveryOutcome): void {
+    const ws = this.#socket
+    if (ws === undefined || ws.readyState !== WebSocket.OPEN) return
+    const ack: ListenAckFrame = {
+      type: 'ack',
+      deliveryId,
+      forwarded: outcome.forwarded,
+      ...(outcome.status === undefined ? {} : {status: outcome.status}),
+      ...(outcome.durationMs === undefined ? {} : {durationMs: outcome.durationMs}),
+      ...(outcome.body === undefined ? {} : {body: outcome.body.slice(0, 2048)}),
+      ...(outcome.error === undefined ? {} : {error: outcome.error.slice(0, 500)}),
+    }
+    ws.send(JSON.stringify(ack))
+  }
+}

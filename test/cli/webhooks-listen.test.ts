@@ -1,0 +1,182 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {EVENT_NAMES} from '../../src/contract/resources.js'
+import {runCli} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type ListenLine, type ListenProcess, startListen} from '../helpers/webhooks-listen.js'
+import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
+import {freePort, startTcpProxy, type TcpProxy} from '../helpers/webhooks-tcp-proxy.js'
+
+/** Poll `check` until it holds. */
+async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+describe('webhooks listen', () => {
+  let sandbox: SandboxProcess
+  let receiver: Receiver
+  let proxy: TcpProxy
+  let listen: ListenProcess
+  let secret = ''
+  // This event's first two forwards get 500 from the receiver, the third 200.
+  const FLAKY = 'roundupsvc.transfer.completed'
+  let flakyAnswers = 0
+
+  const trigger = async (event: string): Promise<string> => {
+    const res = await fetch(`${sandbox.url}/_sandbox/trigger`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
+      body: JSON.stringify({event}),
+    })
+    const body = (await res.json()) as {event: {id: string}}
+    return body.event.id
+  }
+  /** Receipts the receiver accepted (verified with the printed secret, answered 200), by event id. */
+  const accepted = (eventId: string) =>
+    receiver.received.filter((r) => r.status === 200 && r.json?.id === eventId)
+  const forwardedOk = (l: ListenLine) => l.type === 'forward' && l.ok
+  const pendingDeliveries = async (): Promise<number> => {
+    const res = await fetch(`${sandbox.url}/v1/events?delivery=pending`, {
+      headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`},
+    })
+    return ((await res.json()) as {data: {events: unknown[]}}).data.events.length
+  }
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--webhook-retries', 'fast'])
+    receiver = await startReceiver({
+      // The receiver checks every delivery with the secret listen printed, answering 401 on failure.
+      secret: () => secret,
+      respond: (r) => (r.json?.event === FLAKY && flakyAnswers++ < 2 ? 500 : 200),
+    })
+  })
+  afterAll(async () => {
+    listen?.kill('SIGKILL')
+    await proxy?.close()
+    await receiver?.close()
+    await sandbox?.stop()
+  })
+
+  it('keeps reconnecting and prints Ready with the session secret only once the link works', async () => {
+    const port = await freePort()
+    listen = startListen(['--forward-to', receiver.url], {
+      configDir: sandbox.configDir,
+      env: {PAYCTL_BASE_URL: `http://127.0.0.1:${port}`},
+    })
+    const reconnecting = await listen.waitFor((l) => l.type === 'reconnecting')
+    expect(reconnecting.reason).toContain('could not reach')
+    expect(listen.lines.some((l) => l.type === 'ready')).toBe(false)
+    proxy = await startTcpProxy(sandbox.url, port)
+    const ready = await listen.waitFor((l) => l.type === 'ready', 20_000)
+    expect(ready).toMatchObject({
+      secret: expect.stringMatching(/^whsec_/),
+      sessionId: expect.stringMatching(/^lsn_/),
+      forwardTo: receiver.url,
+      events: ['*'],
+    })
+    secret = ready.secret
+  })
+
+  it('forwards a triggered event of every name, verified by the receiver, retrying one that fails twice', {
+    timeout: 60_000,
+  }, async () => {
+    const runs = await Promise.all(
+      EVENT_NAMES.map((name) =>
+        runCli(['webhooks', 'trigger', name, '--json'], {configDir: sandbox.configDir}),
+      ),
+    )
+    const ids = runs.map((r) => {
+      expect(r.exitCode, r.stderr).toBe(0)
+      return r.json<{event: {id: string}}>().event.id
+    })
+    await until(() => ids.every((id) => accepted(id).length > 0), 'every triggered event to be accepted')
+    for (const [i, id] of ids.entries()) {
+      expect(accepted(id), EVENT_NAMES[i]).toHaveLength(1)
+      expect(accepted(id)[0]!.json.event).toBe(EVENT_NAMES[i])
+    }
+    expect(receiver.received.filter((r) => r.status === 401)).toHaveLength(0)
+    const events = listen.lines.filter((l) => l.type === 'event')
+    expect(events.every((l) => l.signature.valid)).toBe(true)
+
+    const flakyId = ids[EVENT_NAMES.indexOf(FLAKY)]!
+    await listen.waitForCount((l) => forwardedOk(l) && l.eventId === flakyId, 1)
+    const forwards = listen.lines.filter((l) => l.type === 'forward' && l.eventId === flakyId)
+    expect(forwards.map((l) => [l.attempt, l.status])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 200],
+    ])
+    const shown = await runCli(['events', 'get', flakyId, '--json'], {configDir: sandbox.configDir})
+    const [delivery] = shown.json<{deliveries: Record<string, unknown>[]}>().deliveries
+    expect(delivery).toMatchObject({status: 'succeeded', attempts: 3, listenSessionId: expect.any(String)})
+    expect((delivery!.attemptLog as {via: string; status: number}[]).map((a) => [a.via, a.status])).toEqual([
+      ['listen', 500],
+      ['listen', 500],
+      ['listen', 200],
+    ])
+  })
+
+  it('loses nothing and forwards nothing twice when the link is cut mid-stream', async () => {
+    const ids: string[] = []
+    const chain = async (n: number) => {
+      for (let i = 0; i < n; i++) ids.push(await trigger('roundup.processed'))
+    }
+    const firing = Promise.all([chain(15), chain(15)])
+    await until(() => ids.filter((id) => accepted(id).length > 0).length >= 6, 'the stream to flow')
+    const acceptedAtCut = ids.filter((id) => accepted(id).length > 0).length
+    expect(proxy.cut()).toBeGreaterThan(0)
+    await firing
+    expect(acceptedAtCut).toBeLessThan(ids.length)
+    await until(() => ids.every((id) => accepted(id).length > 0), 'every event after the cut', 20_000)
+    for (const id of ids) expect(accepted(id), id).toHaveLength(1)
+    const cutAt = listen.lines.findIndex((l) => l.type === 'reconnecting' && l.reason !== undefined)
+    expect(listen.lines.slice(cutAt).some((l) => l.type === 'reconnected')).toBe(true)
+  })
+
+  it('replays once each what was delivered while listen was killed, with the same secret', async () => {
+    // Kill between deliveries: a process killed in the instant between the receiver's answer and
+    // its journal write would forward that one delivery again (see docs/webhooks.md).
+    for (let pending = 1; pending > 0; await new Promise((r) => setTimeout(r, 50))) {
+      pending = await pendingDeliveries()
+    }
+    listen.kill('SIGKILL')
+    await listen.exited
+    const away: string[] = []
+    for (let i = 0; i < 5; i++) away.push(await trigger('bnplsvc.payment.created'))
+    listen = startListen(['--forward-to', receiver.url], {
+      configDir: sandbox.configDir,
+      env: {PAYCTL_BASE_URL: proxy.url},
+    })
+    const ready = await listen.waitFor((l) => l.type === 'ready')
+    expect(ready).toMatchObject({secret, resumed: true})
+    expect(ready.pending).toBeGreaterThanOrEqual(away.length)
+    await until(() => away.every((id) => accepted(id).length > 0), 'the replay')
+    const ok = receiver.received.filter((r) => r.status === 200).map((r) => r.json.id as string)
+    expect(new Set(ok).size).toBe(ok.length)
+  })
+
+  it('shows the delivery log and resends an event through the session', async () => {
+    const list = await runCli(['events', 'list', '--type', 'bnplsvc.payment.created', '--json'], {
+      configDir: sandbox.configDir,
+    })
+    const [newest] = list.json<{events: {id: string; deliveries: {succeeded: number}}[]}>().events
+    await until(() => accepted(newest!.id).length === 1, 'the newest event')
+    const resent = await runCli(['events', 'resend', newest!.id, '--json'], {configDir: sandbox.configDir})
+    expect(resent.exitCode, resent.stderr).toBe(0)
+    const [delivery] = resent.json<{deliveries: {id: string; listenSessionId: string}[]}>().deliveries
+    expect(delivery!.listenSessionId).toMatch(/^lsn_/)
+    await until(() => accepted(newest!.id).length === 2, 'the resent event')
+    const deliveryIds = accepted(newest!.id).map((r) => r.headers['x-service-delivery-id'])
+    expect(deliveryIds[1]).toBe(delivery!.id)
+    expect(deliveryIds[0]).not.toBe(delivery!.id)
+  })
+
+  it('stops cleanly on Ctrl-C', async () => {
+    listen.kill('SIGINT')
+    expect(await listen.exited).toBe(0)
+    expect(listen.stderr()).not.toMatch(/Error|UNEXPECTED/)
+  })
+})

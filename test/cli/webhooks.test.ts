@@ -1,0 +1,169 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {signatureHeader} from '../../src/core/webhooks/signature.js'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
+import {freePort} from '../helpers/webhooks-tcp-proxy.js'
+
+interface CliError {
+  error: {code: string; message: string; exitCode: number; details?: Record<string, unknown>}
+}
+
+describe('webhooks commands', () => {
+  let sandbox: SandboxProcess
+  let receiver: Receiver
+  const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) =>
+    runCli(args, {configDir: sandbox.configDir, ...opts})
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--webhook-retries', 'fast'])
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await receiver?.close()
+    await sandbox?.stop()
+  })
+
+  it('registers, lists, shows, rotates and deletes a webhook', async () => {
+    const typo = await cli([
+      'webhooks',
+      'register',
+      '--url',
+      receiver.url,
+      '--events',
+      'wallet.created,wallet.create',
+    ])
+    expect(typo.exitCode).toBe(2)
+    expect(typo.stderr).toContain('unknown event "wallet.create"; did you mean "wallet.created"?')
+
+    const registered = await cli([
+      'webhooks',
+      'register',
+      '--url',
+      receiver.url,
+      '--events',
+      'wallet.*',
+      '--json',
+    ])
+    expect(registered.exitCode, registered.stderr).toBe(0)
+    const hook = registered.json<{id: string; secret: string; events: string[]}>()
+    expect(hook.secret).toMatch(/^whsec_/)
+    expect(hook.events).toEqual(['wallet.*'])
+
+    const list = await cli(['webhooks', 'list', '--json'])
+    expect(list.json<{webhooks: {id: string}[]}>().webhooks.map((w) => w.id)).toContain(hook.id)
+    expect(list.stdout).not.toContain(hook.secret)
+    const shown = await cli(['webhooks', 'get', hook.id])
+    expect(shown.stdout).toContain(`whsec_…${hook.secret.slice(-4)}`)
+    expect(shown.stdout).not.toContain(hook.secret)
+
+    const rotated = await cli(['webhooks', 'rotate-secret', hook.id, '--expires-in', '1h', '--json'])
+    const next = rotated.json<{secret: string; previousSecretExpiresAt: string}>()
+    expect(next.secret).not.toBe(hook.secret)
+    expect(Date.parse(next.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(3_500_000)
+
+    const deleted = await cli(['webhooks', 'delete', hook.id, '--json'])
+    expect(deleted.json()).toEqual({id: hook.id, deleted: true})
+    const gone = await cli(['webhooks', 'get', hook.id, '--json'])
+    expect(gone.exitCode).toBe(1)
+    expect(gone.json<CliError>().error.code).toBe('NOT_FOUND')
+  })
+
+  it('verifies a real delivery, and names each way a signature can fail', async () => {
+    const registered = await cli([
+      'webhooks',
+      'register',
+      '--url',
+      receiver.url,
+      '--events',
+      'wallet.created',
+      '--json',
+    ])
+    const {secret} = registered.json<{secret: string}>()
+    const triggered = await cli(['webhooks', 'trigger', 'wallet.created'])
+    expect(triggered.exitCode, triggered.stderr).toBe(0)
+    expect(triggered.stdout.trim()).toMatch(/^evt_/)
+    const [delivery] = await receiver.waitFor(1)
+    const header = delivery!.headers['x-service-signature'] as string
+    const {dir, cleanup} = tempConfigDir()
+    try {
+      const body = join(dir, 'body.json')
+      writeFileSync(body, delivery!.body)
+      const pretty = join(dir, 'pretty.json')
+      writeFileSync(pretty, JSON.stringify(delivery!.json, null, 2))
+      const old = signatureHeader(delivery!.body, [secret], Math.floor(Date.now() / 1000) - 1000)
+      const verify = (args: string[], input?: string) =>
+        cli(['webhooks', 'verify', '--secret', secret, ...args], input === undefined ? {} : {input})
+      const [file, stdin, missing, malformed, noV1, wrongSecret, reserialised, stale, staleAllowed] =
+        await Promise.all([
+          verify(['--signature', header, '--payload', body]),
+          verify(['--signature', header, '--json'], delivery!.body.toString()),
+          verify(['--signature', '', '--payload', body, '--json']),
+          verify(['--signature', 'sha256=abc', '--payload', body, '--json']),
+          verify(['--signature', 't=1767225600,v0=abc', '--payload', body, '--json']),
+          cli([
+            'webhooks',
+            'verify',
+            '--secret',
+            'whsec_wrong',
+            '--signature',
+            header,
+            '--payload',
+            body,
+            '--json',
+          ]),
+          verify(['--signature', header, '--payload', pretty, '--json']),
+          verify(['--signature', old, '--payload', body, '--json']),
+          verify(['--signature', old, '--payload', body, '--tolerance', '0']),
+        ])
+      expect(file.exitCode, file.stderr).toBe(0)
+      expect(file.stdout).toMatch(/^✓ valid signature \(t=\d+/)
+      expect(stdin.json()).toMatchObject({valid: true, secretIndex: 0})
+      const failure = (r: typeof missing) => {
+        expect(r.exitCode).toBe(1)
+        return r.json<CliError>().error
+      }
+      expect(failure(missing).code).toBe('SIGNATURE_MISSING')
+      expect(failure(malformed).code).toBe('SIGNATURE_MALFORMED')
+      expect(failure(noV1).code).toBe('SIGNATURE_NO_V1')
+      const mismatch = failure(wrongSecret)
+      expect(mismatch.code).toBe('SIGNATURE_MISMATCH')
+      expect(mismatch.message).toContain('secret')
+      expect(failure(reserialised).message).toContain('re-serialising')
+      const tooOld = failure(stale)
+      expect(tooOld.code).toBe('SIGNATURE_TIMESTAMP_OUT_OF_TOLERANCE')
+      expect(tooOld.message).toMatch(/100\d s old \(tolerance 300 s\)/)
+      expect(staleAllowed.exitCode, staleAllowed.stderr).toBe(0)
+    } finally {
+      cleanup()
+    }
+  })
+
+  it('refuses to trigger an unknown event, suggesting the closest name', async () => {
+    const r = await cli(['webhooks', 'trigger', 'transaction.complete'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('did you mean "transaction.completed"?')
+  })
+
+  it('listen --print-secret prints the same secret every time for a profile', async () => {
+    const [a, b] = await Promise.all([
+      cli(['webhooks', 'listen', '--print-secret']),
+      cli(['webhooks', 'listen', '--print-secret']),
+    ])
+    expect(a.exitCode, a.stderr).toBe(0)
+    expect(a.stdout.trim()).toMatch(/^whsec_/)
+    expect(b.stdout).toBe(a.stdout)
+  })
+
+  it('listen --exit-on-failure exits non-zero instead of reconnecting, never printing Ready', async () => {
+    const port = await freePort()
+    const r = await cli(['webhooks', 'listen', '--exit-on-failure', '--json'], {
+      env: {PAYCTL_BASE_URL: `http://127.0.0.1:${port}`},
+    })
+    expect(r.exitCode).toBe(1)
+    expect(r.stdout).not.toContain('"ready"')
+    expect(r.json<CliError>().error.code).toBe('LISTEN_LINK_LOST')
+  })
+})
