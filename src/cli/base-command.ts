@@ -6,11 +6,14 @@ import {
   ProfileStore,
   type ResolvedProfile,
   redactText,
+  redactValue,
   resolveProfile,
+  stringifyExact,
   type TransportOptions,
 } from '../core/index.js'
 import {renderError, toPayctlError} from './errors.js'
 import {globalFlags} from './flags.js'
+import {type ListSpec, type OutputFormat, type Page, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
 import {addSuggestions} from './suggestions.js'
 import {canPrompt, paint} from './terminal.js'
@@ -18,6 +21,13 @@ import {canPrompt, paint} from './terminal.js'
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
 >
+export interface ListFlagValues {
+  limit?: number | undefined
+  all?: boolean | undefined
+  cursor?: string | undefined
+  output?: OutputFormat | undefined
+  columns?: string | undefined
+}
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 /**
@@ -64,13 +74,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected get profile(): ResolvedProfile {
     if (!this.#profile) {
       this.#profile = resolveProfile(this.store.read(), {profile: this.flags.profile})
-      if (this.#profile.environment !== 'local' && this.#profile.environment !== 'sandbox') {
-        process.stderr.write(
-          `${paint(['bgRed', 'white', 'bold'], ` ${this.#profile.environment.toUpperCase()} `, process.stderr)} profile ${this.#profile.name} → ${this.#profile.baseUrl}\n`,
-        )
-      }
+      this.banner(this.#profile.environment, this.#profile.name, this.#profile.baseUrl)
     }
     return this.#profile
+  }
+
+  /** One line on stderr naming any environment other than local and sandbox, before acting on it. */
+  protected banner(environment: string, profile: string, baseUrl: string): void {
+    if (environment === 'local' || environment === 'sandbox') return
+    const tag = paint(['bgRed', 'white', 'bold'], ` ${environment.toUpperCase()} `, process.stderr)
+    process.stderr.write(`${tag} profile ${profile} → ${baseUrl}\n`)
   }
 
   /** The API client for the profile, created on first use. */
@@ -133,6 +146,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.log(renderCard(rows))
   }
 
+  /**
+   * Print a list in the format the user chose, streaming page by page; under --json the output is
+   * the page shape with every item fetched.
+   */
+  protected async list<T, P extends Page>(spec: ListSpec<T, P>, flags: ListFlagValues): Promise<void> {
+    const format = this.jsonEnabled() ? 'json' : (flags.output ?? 'table')
+    const {count, nextCursor} = await streamList(spec, {...flags, format}, (text) =>
+      process.stdout.write(text),
+    )
+    if (format !== 'table') return
+    if (count === 0) this.log(`No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
+    if (nextCursor) this.warnLine(`More ${spec.key}: --cursor ${nextCursor}, or --all for everything`)
+  }
+
   /** Print rows as a table (not under --json). */
   protected table<R>(rows: R[], columns: Column<R>[]): void {
     this.log(renderTable(rows, columns))
@@ -160,6 +187,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return prompts.input({message, default: opts.default, validate}, {output: process.stderr})
   }
 
+  /** Sandbox-only operations refuse any profile that is not the local sandbox. */
+  protected requireLocal(what: string): void {
+    if (this.profile.kind === 'local') return
+    throw new PayctlError({
+      kind: 'usage',
+      code: 'NOT_LOCAL',
+      message: `${what} only works against the local sandbox; profile "${this.profile.name}" is ${this.profile.environment} (${this.profile.baseUrl})`,
+    })
+  }
+
   /** Against production, a state change needs a yes: asked in a TTY, `--yes` otherwise. */
   protected async confirmProduction(action: string, yes: boolean): Promise<void> {
     if (yes || this.profile.kind !== 'production') return
@@ -171,12 +208,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         suggestions: ['Pass --yes to confirm.'],
       })
     }
+    await this.confirm(`${action} in ${this.profile.environment} (${this.profile.baseUrl})?`)
+  }
+
+  /** Ask a yes/no question (default no); "no" cancels the command with exit 2. */
+  protected async confirm(message: string): Promise<void> {
     const {confirm} = await import('@inquirer/prompts')
-    const ok = await confirm(
-      {message: `${action} in ${this.profile.environment} (${this.profile.baseUrl})?`, default: false},
-      {output: process.stderr},
-    )
+    const ok = await confirm({message, default: false}, {output: process.stderr})
     if (!ok) throw new PayctlError({kind: 'usage', code: 'CANCELLED', message: 'cancelled'})
+  }
+
+  /** The --json output: exact integers (amounts beyond 2^53 are bigint), no colour codes in pipes. */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${stringifyExact(json, 2)}\n`)
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
@@ -190,7 +234,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       profile = undefined
     }
     addSuggestions(error, profile)
-    if (this.jsonEnabled()) this.logJson(error.toJSON())
+    if (this.jsonEnabled()) this.logJson(redactValue(error.toJSON()))
     else process.stderr.write(`${redactText(renderError(error))}\n`)
     if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
       process.stderr.write(`${redactText(error.cause.stack)}\n`)

@@ -35,3 +35,25 @@ export const currencyFlag = (opts: {required?: boolean} = {}) =>
 export const idempotencyKeyFlag = Flags.string({
   summary: 'idempotency key for this request (default: a new random key, reused by retries)',
 })
+
+export const amountFlag = (summary = 'amount: smallest unit (1234), or with its currency (12.34USD)') =>
+  Flags.string({char: 'a', summary})
+
+export const decimalFlag = Flags.boolean({
+  summary: 'read --amount in major units of --currency (12.34 = 12.34 USD)',
+})
+
+/** `key=value` pairs from a repeatable flag, as an object. */
+export const metadataFlag = Flags.string({
+  summary: 'metadata as key=value (repeatable)',
+  multiple: true,
+  parse: async (value) => {
+    if (!/^[^=]+=/.test(value)) throw new Error(`--metadata wants key=value, got "${value}"`)
+    return value
+  },
+})
+
+export function metadataFrom(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs || pairs.length === 0) return undefined
+  return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
+}

@@ -11,10 +11,10 @@ export interface Column<T> {
   get: (row: T) => string
 }
 
-/** A borderless table for lists. */
-export function renderTable<T>(rows: T[], columns: Column<T>[]): string {
+/** A borderless table for lists; `continued` leaves out the header (a later page of a stream). */
+export function renderTable<T>(rows: T[], columns: Column<T>[], continued = false): string {
   const table = new (Table())({
-    head: columns.map((c) => paint('bold', c.header)),
+    head: continued ? [] : columns.map((c) => paint('bold', c.header)),
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 2},
     chars: {
       top: '',

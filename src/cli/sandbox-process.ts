@@ -1,6 +1,7 @@
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {closeSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {configDir} from '../core/index.js'
+import {configDir, PayctlError} from '../core/index.js'
 
 /** What a running `payctl sandbox start` leaves in the config dir so `stop` and `status` can find it. */
 export interface SandboxState {
@@ -41,4 +42,54 @@ export function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** What `sandbox start --json` prints once the sandbox listens. */
+export interface SandboxStarted {
+  url: string
+  pid: number
+  profile: string
+  data: string
+  credentials: {apiKey: string; apiSecret: string; partnerId: string; secretKey: string}
+}
+
+/**
+ * Run `payctl sandbox start ARGS --json` as a detached background process, its request log going
+ * to sandbox.log, and resolve with what it prints once it listens.
+ */
+export async function startDetached(args: string[]): Promise<SandboxStarted> {
+  const log = openSync(logPath(), 'a', 0o600)
+  const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...args, '--json'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', log],
+    env: process.env,
+  })
+  const notReady = (why: string) =>
+    new PayctlError({kind: 'api', code: 'SANDBOX_START_FAILED', message: `the sandbox did not start: ${why}`})
+  const started = await new Promise<SandboxStarted>((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(notReady(`no answer within 15 s; see ${logPath()}`)), 15_000)
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      let parsed: SandboxStarted & {error?: {message: string}}
+      try {
+        parsed = JSON.parse(out)
+      } catch {
+        return // not a whole JSON document yet
+      }
+      clearTimeout(timer)
+      if (parsed.error) reject(notReady(parsed.error.message))
+      else resolve(parsed)
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(notReady(`it exited with code ${code}; see ${logPath()}`))
+    })
+  })
+  child.stdout!.destroy()
+  child.unref()
+  closeSync(log)
+  const state = readState()
+  if (state) writeState({...state, logFile: logPath()})
+  return started
 }

@@ -20,6 +20,8 @@ export function isCI(): boolean {
 export const STATUS_STYLES: Record<string, Style> = {
   active: 'green',
   completed: 'green',
+  connected: 'green',
+  disabled: 'gray',
   pending_verification: 'yellow',
   pending: 'yellow',
   processing: 'yellow',

@@ -41,6 +41,12 @@ export const ERROR_STATUS = {
   INVALID_STATE_TRANSITION: 422,
   CURRENCY_MISMATCH: 400,
   LINK_TOKEN_INVALID: 400,
+  // Round-ups and buy now, pay later (docs/roundups.md, docs/bnpl.md).
+  INVALID_DESTINATION_ACCOUNT: 400,
+  ROUNDUP_CURRENCY_LOCKED: 422,
+  ROUNDUP_DESTINATION_REQUIRED: 422,
+  NO_PENDING_ROUNDUPS: 422,
+  BNPL_DECLINED: 422,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -121,26 +127,37 @@ export interface NormalisedError {
   requestId?: string | undefined
 }
 
-/** Reduce any of the four error shapes to code, message, details and request id. */
+/**
+ * Reduce any of the four error shapes to code, message, details and request id. Lenient on
+ * purpose: an error body missing `meta`, `type` or `details` still yields its code, so the
+ * client can react to it (a `TOKEN_EXPIRED` must trigger a renewal whatever the shape).
+ */
 export function normaliseErrorBody(body: unknown): NormalisedError | undefined {
-  const parsed = AnyErrorBodySchema.safeParse(body)
-  if (!parsed.success) return undefined
-  const b = parsed.data
-  if ('success' in b) {
+  if (body === null || typeof body !== 'object') return undefined
+  const b = body as Record<string, unknown>
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  const record = (v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+  const meta = record(b.meta)
+  const requestId = text(meta?.requestId) ?? text(b.request_id) ?? text(b.requestId)
+  const inner = record(b.error)
+  if (inner && text(inner.code)) {
     return {
-      code: b.error.code,
-      message: b.error.message,
-      details: b.error.details,
-      requestId: b.meta.requestId,
+      code: text(inner.code)!,
+      message: text(inner.message) ?? text(inner.code)!,
+      details: record(inner.details),
+      type: text(inner.type),
+      requestId,
     }
   }
-  if (typeof b.error === 'string') {
-    const r = b as z.infer<typeof ResourceErrorSchema>
-    return {code: r.code, message: r.message, details: r.details, type: r.error}
+  if (text(b.code)) {
+    return {
+      code: text(b.code)!,
+      message: text(b.message) ?? text(b.code)!,
+      details: record(b.details),
+      type: text(b.error),
+      requestId,
+    }
   }
-  if ('request_id' in b) {
-    return {code: b.error.code, message: b.error.message, details: b.error.details, requestId: b.request_id}
-  }
-  const v = b as z.infer<typeof AuthErrorBSchema>
-  return {code: v.error.code, message: v.error.message, type: v.error.type}
+  return undefined
 }

@@ -303,6 +303,7 @@ export const SandboxHealthSchema = z
   .object({
     status: z.literal('ok'),
     version: z.string(),
+    pid: z.number().int().optional().describe('process id of the sandbox'),
     responseShape: z.enum(['envelope', 'direct']),
     rateLimit: z.enum(['spec', 'off']),
     tokenTtl: z.number().int().describe('seconds'),

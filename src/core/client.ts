@@ -2,19 +2,25 @@ import {randomUUID} from 'node:crypto'
 import {z} from 'zod'
 import {
   type AccessToken,
+  type AddPaymentMethodInput,
+  type CreateTransactionInput,
   type CreateUserInput,
   type CreateWalletInput,
   type EndpointId,
   type EndpointResult,
   endpoints,
+  type ListTransactionsQuery,
   type ListWalletsQuery,
   normaliseErrorBody,
+  type RefundInput,
+  type UpdateWalletInput,
   unwrapEnvelope,
 } from '../contract/index.js'
 import {assertCredentialFitsEnvironment} from './environments.js'
 import {type ErrorKind, PayctlError} from './errors.js'
+import {parseExact, stringifyExact} from './exact-json.js'
 import type {ProfileStore, ResolvedProfile} from './profiles.js'
-import {TokenManager} from './token-manager.js'
+import {notLoggedIn, TokenManager} from './token-manager.js'
 import {type HttpResponse, Transport, type TransportOptions} from './transport.js'
 
 export interface ClientOptions extends TransportOptions {
@@ -32,6 +38,14 @@ export interface CallInput {
   /** Override the Bearer credential (used for refresh and revoke of a specific token). */
   bearer?: string
 }
+
+/** Options of a mutation: the idempotency key to send (default: a new one, reused by retries). */
+export interface Keyed {
+  idempotencyKey?: string | undefined
+}
+
+/** Input with its amounts widened to bigint, for amounts beyond 2^53 (sent as exact digits). */
+export type Exact<T> = {[K in keyof T]: number extends T[K] ? T[K] | bigint : T[K]}
 
 /** A call's result together with what a front end may want to show about it. */
 export interface CallResult<T> {
@@ -66,21 +80,77 @@ export class PayctlClient {
   }
 
   readonly users = {
-    create: (input: CreateUserInput, opts: {idempotencyKey?: string} = {}) =>
-      this.call('createUser', {body: input, ...opts}),
+    create: (input: CreateUserInput, opts: Keyed = {}) => this.call('createUser', {body: input, ...opts}),
     get: (id: string) => this.call('getUser', {params: {id}}),
+    /** Balance in every currency the user holds (wallet product). */
+    balance: (id: string) => this.call('getUserBalance', {params: {id}}),
   }
 
   readonly wallets = {
-    create: (input: CreateWalletInput, opts: {idempotencyKey?: string} = {}) =>
+    create: (input: Exact<CreateWalletInput>, opts: Keyed = {}) =>
       this.call('createWallet', {body: input, ...opts}),
     get: (id: string) => this.call('getWallet', {params: {id}}),
     list: (query: ListWalletsQuery = {}) => this.call('listWallets', {query}),
+    update: (id: string, input: Exact<UpdateWalletInput>) =>
+      this.call('updateWallet', {params: {id}, body: input}),
+    balance: (id: string) => this.call('getWalletBalance', {params: {id}}),
+  }
+
+  readonly transactions = {
+    create: (input: Exact<CreateTransactionInput>, opts: Keyed = {}) =>
+      this.call('createTransaction', {body: input, ...opts}),
+    get: (id: string) => this.call('getTransaction', {params: {id}}),
+    list: (query: ListTransactionsQuery = {}) => this.call('listTransactions', {query}),
+    refund: (id: string, input: Exact<RefundInput> = {}, opts: Keyed = {}) =>
+      this.call('refundTransaction', {params: {id}, body: input, ...opts}),
+  }
+
+  readonly paymentMethods = {
+    add: (userId: string, input: AddPaymentMethodInput, opts: Keyed = {}) =>
+      this.call('addPaymentMethod', {params: {id: userId}, body: input, ...opts}),
+    list: (userId: string, query: {limit?: number; cursor?: string} = {}) =>
+      this.call('listPaymentMethods', {params: {id: userId}, query}),
+  }
+
+  readonly accounts = {
+    /** Start connecting a bank account: a link token. */
+    connect: (userId: string, opts: Keyed = {}) =>
+      this.call('connectAccount', {params: {id: userId}, ...opts}),
+    /** Finish the link with its token; the account becomes an ACH payment method. */
+    link: (
+      userId: string,
+      input: {link_token: string; test_account?: 'ach_success' | 'ach_returned'},
+      opts: Keyed = {},
+    ) => this.call('exchangeLinkToken', {params: {id: userId}, body: input, ...opts}),
+    list: (userId: string) => this.call('listAccounts', {params: {id: userId}}),
+  }
+
+  /** The wallet and payment-method product (`/walletsvc`). */
+  readonly walletProduct = {
+    checkEligibility: (input: Exact<{userId: string; amount: number; currency: string}>) =>
+      this.call('checkEligibility', {body: input}),
+    pay: (
+      input: Exact<{
+        userId: string
+        amount: number
+        currency?: string
+        merchantName?: string
+        description?: string
+      }>,
+      opts: Keyed = {},
+    ) => this.call('processPayment', {body: input, ...opts}),
+    createCard: (userId: string, input: {walletId?: string; label?: string} = {}, opts: Keyed = {}) =>
+      this.call('createCard', {params: {id: userId}, body: input, ...opts}),
+    sendP2P: (
+      input: Exact<{fromUserId: string; toUserId: string; amount: number; currency: string; note?: string}>,
+      opts: Keyed = {},
+    ) => this.call('sendP2P', {body: input, ...opts}),
   }
 
   readonly sandbox = {
     health: () => this.call('sandboxHealth'),
     reset: () => this.call('sandboxReset'),
+    advanceClock: (seconds: number) => this.call('sandboxAdvanceClock', {body: {seconds}}),
   }
 
   /** Call one operation of the contract and return its validated result. */
@@ -108,46 +178,22 @@ export class PayctlClient {
 
     const headers: Record<string, string> = {}
     if (input.body !== undefined) headers['content-type'] = 'application/json'
-    if (ep.method === 'POST') headers['idempotency-key'] = input.idempotencyKey ?? randomUUID()
+    // Every mutation carries a key, so that retrying it (below, in the transport) is safe.
+    if (ep.method !== 'GET') headers['idempotency-key'] = input.idempotencyKey ?? randomUUID()
 
-    const bearerFor = async () => {
-      if (input.bearer !== undefined) return input.bearer
-      if (ep.auth === 'none' || ep.auth === 'credentials') return undefined
-      if (ep.auth === 'token') {
-        const token = this.tokens.cached()
-        if (!token) throw notLoggedIn(this.profile)
-        return token.accessToken
-      }
-      return this.tokens.bearer()
-    }
-    const send = async (bearer: string | undefined) => {
-      if (bearer !== undefined) {
-        assertCredentialFitsEnvironment(
-          bearer,
-          this.profile.environment,
-          this.profile.kind,
-          this.profile.baseUrl,
-        )
-        headers.authorization = `Bearer ${bearer}`
-      }
-      const body = input.body === undefined ? undefined : JSON.stringify(input.body)
-      return this.#transport.send({method: ep.method, url: url.toString(), headers, body}, {retry: true})
-    }
-
-    const bearer = await bearerFor()
-    let res = await send(bearer)
-    // A Variant A token the service no longer accepts (expired early, revoked, sandbox reset):
-    // get a fresh one from the credentials and try once more.
-    if (
-      res.status === 401 &&
-      ep.auth === 'bearer' &&
-      bearer !== undefined &&
-      input.bearer === undefined &&
-      this.profile.auth?.variant === 'A' &&
-      ['TOKEN_EXPIRED', 'TOKEN_INVALID'].includes(errorFrom(res).code)
-    ) {
-      res = await send(await this.tokens.recover(bearer))
-    }
+    let bearer: string | undefined
+    if (input.bearer !== undefined) bearer = input.bearer
+    else if (ep.auth === 'token') {
+      bearer = this.tokens.cached()?.accessToken
+      if (bearer === undefined) throw notLoggedIn(this.profile, 'access token')
+    } else if (ep.auth === 'bearer' || ep.auth === 'secret-key') bearer = await this.tokens.bearer()
+    const body = input.body === undefined ? undefined : stringifyExact(input.body)
+    const res = await this.#send(ep.method, url.toString(), headers, body, bearer, {
+      recover: ep.auth === 'bearer' && input.bearer === undefined,
+    }).catch((err: unknown) => {
+      throw withIdempotencyKey(err, headers['idempotency-key'])
+    })
+    if (res.status >= 500) throw withIdempotencyKey(errorFrom(res), headers['idempotency-key'])
     if (res.status < 200 || res.status >= 300) throw errorFrom(res)
     const data = parseSuccess(res, ep.response, id)
     return {
@@ -158,39 +204,103 @@ export class PayctlClient {
     }
   }
 
-  /** Send any request (for `payctl api`): same auth, retries and idempotency, no validation. */
+  /**
+   * Send any request to the service (for `payctl api`), with the same auth, retries and
+   * idempotency as every call, and no validation. `path` is below the base URL; `/v1` is added
+   * unless it is there or the path is a sandbox control route.
+   */
   async raw(
     method: string,
     path: string,
-    opts: {body?: string; headers?: Record<string, string>; idempotencyKey?: string} = {},
+    opts: {
+      body?: string | undefined
+      headers?: Record<string, string>
+      idempotencyKey?: string | undefined
+    } = {},
   ): Promise<HttpResponse> {
-    const headers: Record<string, string> = {...opts.headers}
-    const bearer = await this.tokens.bearer()
-    assertCredentialFitsEnvironment(bearer, this.profile.environment, this.profile.kind, this.profile.baseUrl)
-    headers.authorization = `Bearer ${bearer}`
-    if (opts.body !== undefined) headers['content-type'] ??= 'application/json'
+    if (!path.startsWith('/')) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'INVALID_PATH',
+        message: `the path must start with / and is relative to ${this.profile.baseUrl} (got "${path}")`,
+      })
+    }
     const upper = method.toUpperCase()
-    const keyed = upper !== 'GET' && upper !== 'HEAD'
-    if (keyed) headers['idempotency-key'] ??= opts.idempotencyKey ?? randomUUID()
-    const url = /^https?:/.test(path)
-      ? path
-      : `${this.profile.baseUrl}${path.startsWith('/v1') ? '' : '/v1'}${path}`
-    return this.#transport.send({method: upper, url, headers, body: opts.body}, {retry: true})
+    const headers = Object.fromEntries(
+      Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+    )
+    if (opts.body !== undefined) headers['content-type'] ??= 'application/json'
+    if (upper !== 'GET' && upper !== 'HEAD')
+      headers['idempotency-key'] ??= opts.idempotencyKey ?? randomUUID()
+    const versioned =
+      path.startsWith('/v1/') || path === '/v1' || path.startsWith('/_sandbox') ? path : `/v1${path}`
+    const bearer = await this.tokens.bearer()
+    return this.#send(upper, `${this.profile.baseUrl}${versioned}`, headers, opts.body, bearer, {
+      recover: true,
+    })
   }
+
+  /**
+   * Send with the Bearer credential, refusing credentials meant for another kind of environment.
+   * With `recover`, a Variant A token the service no longer accepts (expired early, revoked, a
+   * sandbox reset) is replaced from the credentials and the request tried once more.
+   */
+  async #send(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    bearer: string | undefined,
+    {recover}: {recover: boolean},
+  ): Promise<HttpResponse> {
+    const attempt = (credential: string | undefined) => {
+      if (credential !== undefined) {
+        assertCredentialFitsEnvironment(
+          credential,
+          this.profile.environment,
+          this.profile.kind,
+          this.profile.baseUrl,
+        )
+        headers.authorization = `Bearer ${credential}`
+      }
+      return this.#transport.send({method, url, headers, body}, {retry: true})
+    }
+    const res = await attempt(bearer)
+    if (
+      recover &&
+      res.status === 401 &&
+      bearer !== undefined &&
+      this.profile.auth?.variant === 'A' &&
+      ['TOKEN_EXPIRED', 'TOKEN_INVALID'].includes(errorFrom(res).code)
+    ) {
+      return attempt(await this.tokens.recover(bearer))
+    }
+    return res
+  }
+}
+
+/**
+ * When a mutation's outcome is unknown (no answer, or a server error), give the user its
+ * idempotency key: repeating the command with it cannot create a second resource.
+ */
+function withIdempotencyKey(err: unknown, key: string | undefined): unknown {
+  if (key === undefined || !(err instanceof PayctlError)) return err
+  if (err.kind !== 'network' && (err.status ?? 0) < 500) return err
+  return new PayctlError({
+    kind: err.kind,
+    code: err.code,
+    message: `${err.message}; it may or may not have been applied`,
+    status: err.status,
+    details: {...err.details, idempotencyKey: key},
+    requestId: err.requestId,
+    suggestions: [`Repeat the same command with --idempotency-key ${key}: it cannot be applied twice.`],
+    cause: err,
+  })
 }
 
 function headerValue(res: HttpResponse, name: string): string | undefined {
   const v = res.headers[name]
   return Array.isArray(v) ? v[0] : v
-}
-
-function notLoggedIn(profile: ResolvedProfile): PayctlError {
-  return new PayctlError({
-    kind: 'auth',
-    code: 'NOT_LOGGED_IN',
-    message: `no access token for profile "${profile.name}"`,
-    suggestions: [`Try: payctl auth login --env ${profile.environment}`],
-  })
 }
 
 function kindForStatus(status: number): ErrorKind {
@@ -243,6 +353,8 @@ function parseSuccess(res: HttpResponse, schema: z.ZodType, operation: string): 
       cause,
     })
   }
+  // Validate the plain parse (where every number is a number), but hand back the exact one, in
+  // which amounts beyond 2^53 are bigint.
   const parsed = schema.safeParse(unwrapEnvelope(body))
   if (!parsed.success) {
     throw new PayctlError({
@@ -253,5 +365,5 @@ function parseSuccess(res: HttpResponse, schema: z.ZodType, operation: string): 
       requestId: headerValue(res, 'x-request-id'),
     })
   }
-  return parsed.data
+  return unwrapEnvelope(parseExact(res.text))
 }

@@ -39,7 +39,8 @@ export function decodeJwtPayload(token: string): Record<string, unknown> | undef
 }
 
 /**
- * Refuse, before anything is sent, a test credential bound for production or a live key bound
+ * Refuse, before anything is sent, a test credential (`test_…`, `pk_test_…`, `sk_test_…`, a
+ * sandbox token) bound for production, or a live one (`live_…`, `pk_live_…`, `sk_live_…`) bound
  * for a sandbox or local URL.
  */
 export function assertCredentialFitsEnvironment(
@@ -48,14 +49,14 @@ export function assertCredentialFitsEnvironment(
   kind: EnvironmentKind,
   baseUrl: string,
 ): void {
-  const isTestKey = bearer.startsWith('test_')
-  const isLiveKey = bearer.startsWith('live_')
+  const isTestKey = /^(?:pk_|sk_)?test_/.test(bearer)
+  const isLiveKey = /^(?:pk_|sk_)?live_/.test(bearer)
   const isSandboxToken = !isTestKey && !isLiveKey && decodeJwtPayload(bearer)?.env === 'sandbox'
   if (kind === 'production' && (isTestKey || isSandboxToken)) {
     throw new PayctlError({
       kind: 'safety',
       code: 'TEST_CREDENTIAL_IN_PRODUCTION',
-      message: `refusing to send a ${isTestKey ? 'test_ key' : 'sandbox token'} to the production environment "${environment}" (${baseUrl}); it would be rejected there`,
+      message: `refusing to send a ${isTestKey ? 'test credential' : 'sandbox token'} to the production environment "${environment}" (${baseUrl}); it would be rejected there`,
       suggestions: [`Try: payctl auth login --env ${environment}`],
     })
   }
@@ -63,7 +64,7 @@ export function assertCredentialFitsEnvironment(
     throw new PayctlError({
       kind: 'safety',
       code: 'LIVE_KEY_OUTSIDE_PRODUCTION',
-      message: `refusing to send a live_ key to the ${kind} environment "${environment}" (${baseUrl}); live keys move real money and belong to production only`,
+      message: `refusing to send a live credential to the ${kind} environment "${environment}" (${baseUrl}); live keys move real money and belong to production only`,
       suggestions: ['Use a test_ key here, or: payctl auth login --env production --base-url <url>'],
     })
   }

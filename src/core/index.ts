@@ -1,4 +1,12 @@
-export {type CallInput, type CallResult, type ClientOptions, errorFrom, PayctlClient} from './client.js'
+export {
+  type CallInput,
+  type CallResult,
+  type ClientOptions,
+  type Exact,
+  errorFrom,
+  type Keyed,
+  PayctlClient,
+} from './client.js'
 export {configDir} from './config-dir.js'
 export {
   assertCredentialFitsEnvironment,
@@ -8,16 +16,22 @@ export {
   isLoopbackUrl,
 } from './environments.js'
 export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
+export {parseExact, stringifyExact} from './exact-json.js'
 export {formatMinor, formatMoney, parseAmount} from './money.js'
 export {
   type CachedToken,
+  credentialsFromEnv,
+  normaliseBaseUrl,
   type ProfileFile,
   type ProfileOverrides,
   ProfileStore,
+  profileNotFound,
   type ResolvedProfile,
+  removeProfile,
   resolveProfile,
   type StoredAuth,
   type StoredProfile,
+  useProfile,
   type ValueSource,
 } from './profiles.js'
 export {redactText, redactValue} from './redact.js'
@@ -48,6 +62,9 @@ export function connect(opts: ProfileOverrides & TransportOptions & {configDir?:
   const resolved = resolveProfile(store.read(), {profile, environment, baseUrl})
   return new PayctlClient({profile: resolved, store, ...transport})
 }
+export {allItems, followPages, nextCursorOf} from './pagination.js'
+export {TokenBucket} from './rate-limiter.js'
+export {probeSandbox} from './sandbox-probe.js'
 export {
   type LoginInput,
   localSession,
@@ -58,3 +75,4 @@ export {
   status,
   verifyCredentials,
 } from './session.js'
+export {isFinal, waitForFinal} from './wait.js'

@@ -22,9 +22,13 @@ export function formatMoney(amount: number | bigint, currency: string): string {
 /**
  * Parse an amount into the currency's smallest unit, exactly: a bare integer is already in the
  * smallest unit ("1234" → 1234); a decimal with the currency appended is in major units
- * ("12.34USD", "12.34 USD" → 1234). Never goes through floating point.
+ * ("12.34USD", "12.34 USD" → 1234). Never goes through floating point; amounts beyond 2^53 come back
+ * as bigint.
  */
-export function parseAmount(text: string, currency?: string): {amount: number; currency: string | undefined} {
+export function parseAmount(
+  text: string,
+  currency?: string,
+): {amount: number | bigint; currency: string | undefined} {
   const m = /^\s*(-?)(\d[\d_]*)(?:\.(\d+))?\s*([A-Za-z]{3,5})?\s*$/.exec(text)
   if (!m)
     throw usageError(
@@ -59,11 +63,7 @@ export function parseAmount(text: string, currency?: string): {amount: number; c
     minor = BigInt(whole + frac.padEnd(digits, '0'))
   }
   if (sign) minor = -minor
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < -BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw usageError(
-      `amount "${text}" is too large to send exactly (over 2^53 - 1 in the smallest unit)`,
-      'INVALID_AMOUNT',
-    )
-  }
-  return {amount: Number(minor), currency: cur}
+  // Beyond 2^53 a double is no longer exact: such amounts stay bigint and are sent as exact digits.
+  const safe = minor <= BigInt(Number.MAX_SAFE_INTEGER) && minor >= -BigInt(Number.MAX_SAFE_INTEGER)
+  return {amount: safe ? Number(minor) : minor, currency: cur}
 }

@@ -109,11 +109,21 @@ export class ProfileStore {
   /** Read, change and write the file while holding its lock, so concurrent payctl processes never clobber it. */
   async update<T>(change: (file: ProfileFile) => T | Promise<T>): Promise<T> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    const release = await lockfile.lock(this.path, {
-      realpath: false,
-      stale: 15_000,
-      retries: {retries: 50, minTimeout: 20, maxTimeout: 250, factor: 1.5},
-    })
+    const release = await lockfile
+      .lock(this.path, {
+        realpath: false,
+        stale: 10_000,
+        retries: {retries: 100, minTimeout: 20, maxTimeout: 200, factor: 1.5},
+      })
+      .catch((cause: unknown) => {
+        throw new PayctlError({
+          kind: 'config',
+          code: 'PROFILE_FILE_LOCKED',
+          message: `another payctl process has held the profile file ${this.path} for over 15 s`,
+          suggestions: [`If no payctl is running, remove the stale lock: rm -r ${this.path}.lock`],
+          cause,
+        })
+      })
     try {
       const file = this.read()
       const result = await change(file)
@@ -125,23 +135,85 @@ export class ProfileStore {
   }
 }
 
+/** The error for a profile name the file does not have. */
+export function profileNotFound(name: string, file: ProfileFile, from?: string): PayctlError {
+  return new PayctlError({
+    kind: from ? 'config' : 'usage',
+    code: 'PROFILE_NOT_FOUND',
+    message: `no profile named "${name}"${from ? ` (from ${from})` : ''}`,
+    details: {profiles: Object.keys(file.profiles)},
+    suggestions: [`Try: payctl auth login --profile ${name} --env local`, 'Try: payctl profiles list'],
+  })
+}
+
+/** Make a profile the current one. */
+export function useProfile(store: ProfileStore, name: string): Promise<void> {
+  return store.update((file) => {
+    if (!file.profiles[name]) throw profileNotFound(name, file)
+    file.currentProfile = name
+  })
+}
+
+/** Delete a profile (and its credentials) from the file. */
+export function removeProfile(store: ProfileStore, name: string): Promise<void> {
+  return store.update((file) => {
+    if (!file.profiles[name]) throw profileNotFound(name, file)
+    delete file.profiles[name]
+    if (file.currentProfile === name) file.currentProfile = undefined
+  })
+}
+
 /** A stable fingerprint of credentials + URL, to tell whether a cached token is theirs. */
 export function credentialFingerprint(auth: StoredAuth, baseUrl: string): string {
   const who = auth.variant === 'A' ? `A|${auth.apiKey}|${auth.partnerId}` : `B|${auth.secretKey}`
   return createHash('sha256').update(`${who}|${baseUrl}`).digest('hex').slice(0, 16)
 }
 
-// Env credentials replace the file's wholesale: mixing an env key with a file secret is how the
-// wrong account gets used.
-function credentialsFromEnv(env: NodeJS.ProcessEnv): StoredAuth | undefined {
+/**
+ * Credentials from `PAYCTL_*` variables, or undefined when none is set. They replace the file's
+ * wholesale (mixing an env key with a file secret is how the wrong account gets used), so a
+ * partial set is an error rather than something quietly completed from the file.
+ */
+export function credentialsFromEnv(env: NodeJS.ProcessEnv): StoredAuth | undefined {
   const {PAYCTL_API_KEY: apiKey, PAYCTL_API_SECRET: apiSecret, PAYCTL_PARTNER_ID: partnerId} = env
   if (env.PAYCTL_SECRET_KEY) return {variant: 'B', secretKey: env.PAYCTL_SECRET_KEY, partnerId}
   if (apiKey && !apiSecret && /^(test|live)_/.test(apiKey))
     return {variant: 'B', secretKey: apiKey, partnerId}
-  if (apiKey || apiSecret || partnerId) {
-    return {variant: 'A', apiKey: apiKey ?? '', apiSecret, partnerId: partnerId ?? ''}
+  if (!apiKey && !apiSecret && !partnerId) return undefined
+  if (apiKey && apiSecret && partnerId) return {variant: 'A', apiKey, apiSecret, partnerId}
+  const missing = [
+    ['PAYCTL_API_KEY', apiKey],
+    ['PAYCTL_API_SECRET', apiSecret],
+    ['PAYCTL_PARTNER_ID', partnerId],
+  ].filter(([, v]) => !v)
+  throw new PayctlError({
+    kind: 'config',
+    code: 'ENV_CREDENTIALS_INCOMPLETE',
+    message: `partner credentials from the environment need all of PAYCTL_API_KEY, PAYCTL_API_SECRET and PAYCTL_PARTNER_ID; ${missing.map(([n]) => n).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`,
+    suggestions: ['Set the missing variables, or unset the others to use the profile file.'],
+  })
+}
+
+/** A base URL as payctl stores it: http(s), no trailing slash, no `/v1` (added per request). */
+export function normaliseBaseUrl(value: string, what = 'base URL'): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new PayctlError({
+      kind: 'usage',
+      code: 'INVALID_URL',
+      message: `the ${what} "${value}" is not a URL (e.g. https://api.example.test)`,
+    })
   }
-  return undefined
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PayctlError({
+      kind: 'usage',
+      code: 'INVALID_URL',
+      message: `the ${what} must be http or https, got "${value}"`,
+    })
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/v1$/, '')
 }
 
 const KNOWN_ENVIRONMENTS = new Set(['local', 'sandbox', 'production'])
@@ -161,13 +233,9 @@ export function resolveProfile(
 
   const stored = file.profiles[name]
   if (!stored && profileSource !== 'default' && !env.PAYCTL_BASE_URL && !envHasCredentials(env)) {
-    throw new PayctlError({
-      kind: 'config',
-      code: 'PROFILE_NOT_FOUND',
-      message: `no profile named "${name}" (from ${profileSource === 'flag' ? '--profile' : profileSource === 'env' ? 'PAYCTL_PROFILE' : 'the profile file'})`,
-      details: {profiles: Object.keys(file.profiles)},
-      suggestions: [`Try: payctl auth login --profile ${name} --env local`, 'Try: payctl profiles list'],
-    })
+    const from =
+      profileSource === 'flag' ? '--profile' : profileSource === 'env' ? 'PAYCTL_PROFILE' : 'the profile file'
+    throw profileNotFound(name, file, from)
   }
 
   const pick = <T>(flag: T | undefined, envValue: T | undefined, fileValue: T | undefined, fallback?: T) => {
@@ -200,13 +268,13 @@ export function resolveProfile(
   }
   const authUrl = pick(undefined, env.PAYCTL_AUTH_URL, stored?.authUrl)
   const envAuth = credentialsFromEnv(env)
-  const url = (baseUrl.value as string).replace(/\/+$/, '')
+  const url = normaliseBaseUrl(baseUrl.value as string)
   return {
     name,
     environment: envName,
     kind: environmentKind(envName, url),
     baseUrl: url,
-    authUrl: authUrl.value?.replace(/\/+$/, ''),
+    authUrl: authUrl.value === undefined ? undefined : normaliseBaseUrl(authUrl.value, 'auth URL'),
     auth: envAuth ?? stored?.auth,
     stored: stored !== undefined,
     sources: {

@@ -23,7 +23,8 @@ export interface SessionInfo {
   profile: string
   environment: string
   baseUrl: string
-  variant: 'A' | 'B'
+  /** A: partner credentials and access tokens; B: a secret API key; none: logged out. */
+  variant: 'A' | 'B' | 'none'
   partnerId: string | undefined
   apiKey: string | undefined
   scopes: string[] | undefined
@@ -36,7 +37,7 @@ function sessionInfo(profile: ResolvedProfile, token: CachedToken | undefined): 
     profile: profile.name,
     environment: profile.environment,
     baseUrl: profile.baseUrl,
-    variant: auth?.variant ?? 'A',
+    variant: auth?.variant ?? 'none',
     partnerId: token?.partnerId ?? auth?.partnerId,
     apiKey: auth?.variant === 'A' ? auth.apiKey : undefined,
     scopes: token?.scopes,

@@ -1,5 +1,5 @@
 import type {AccessToken} from '../contract/index.js'
-import {decodeJwtPayload} from './environments.js'
+import {assertCredentialFitsEnvironment, decodeJwtPayload} from './environments.js'
 import {PayctlError} from './errors.js'
 import {type CachedToken, credentialFingerprint, type ProfileStore, type ResolvedProfile} from './profiles.js'
 
@@ -75,20 +75,8 @@ export class TokenManager {
   }
 
   #requireAuth() {
-    const {auth, name, environment} = this.#profile
-    if (!auth) {
-      throw new PayctlError({
-        kind: 'auth',
-        code: 'NOT_LOGGED_IN',
-        message: `no credentials for profile "${name}"`,
-        suggestions: [
-          environment === 'local'
-            ? 'Try: payctl auth login --env local'
-            : `Try: payctl auth login --env ${environment}`,
-        ],
-      })
-    }
-    return auth
+    if (!this.#profile.auth) throw notLoggedIn(this.#profile)
+    return this.#profile.auth
   }
 
   #requireVariantA(what: string) {
@@ -104,39 +92,32 @@ export class TokenManager {
   }
 
   #renew(current: CachedToken | undefined, force = false): Promise<CachedToken> {
-    this.#inflight ??= this.#renewLocked(current, force).finally(() => {
+    this.#inflight ??= this.#renewNow(current, force).finally(() => {
       this.#inflight = undefined
     })
     return this.#inflight
   }
 
-  async #renewLocked(current: CachedToken | undefined, force: boolean): Promise<CachedToken> {
-    const work = async () => {
-      // Another process may have renewed while we waited for the lock.
-      const latest = this.cached()
-      if (!force && latest && !needsRenewal(latest) && latest.accessToken !== current?.accessToken)
-        return latest
-      const base = latest ?? current
-      let record: AccessToken | undefined
-      if (base && msLeft(base) > 5_000) {
-        try {
-          record = await this.#endpoints.refresh(base.accessToken)
-        } catch (err) {
-          if (!(err instanceof PayctlError) || err.kind !== 'auth') throw err
-        }
+  // The network call happens outside the file's lock (it may wait on retries); only the write is
+  // locked. Two processes renewing at once both get valid tokens, and the file keeps one of them.
+  async #renewNow(current: CachedToken | undefined, force: boolean): Promise<CachedToken> {
+    const latest = this.cached()
+    if (!force && latest && !needsRenewal(latest) && latest.accessToken !== current?.accessToken)
+      return latest
+    const base = latest ?? current
+    let record: AccessToken | undefined
+    if (base && msLeft(base) > 5_000) {
+      try {
+        record = await this.#endpoints.refresh(base.accessToken)
+      } catch (err) {
+        if (!(err instanceof PayctlError) || err.kind !== 'auth') throw err
       }
-      record ??= await this.#exchange()
-      const token = this.#toCached(record)
-      this.#memory = token
-      return token
     }
-    if (!this.#store) return work()
-    return this.#store.update(async (file) => {
-      const token = await work()
-      const profile = file.profiles[this.#profile.name]
-      if (profile) profile.token = token
-      return token
-    })
+    record ??= await this.#exchange()
+    const token = this.#toCached(record)
+    this.#memory = token
+    await this.#save(token)
+    return token
   }
 
   async #exchange(): Promise<AccessToken> {
@@ -148,6 +129,11 @@ export class TokenManager {
         message: `partner credentials need an API key and a partner id (profile "${this.#profile.name}")`,
         suggestions: [`Try: payctl auth login --env ${this.#profile.environment}`],
       })
+    }
+    // The key and secret travel in the body, not as a Bearer: check them against the environment too.
+    const {environment, kind, baseUrl} = this.#profile
+    for (const credential of [auth.apiKey, auth.apiSecret ?? '']) {
+      assertCredentialFitsEnvironment(credential, environment, kind, baseUrl)
     }
     return this.#endpoints.exchange({
       api_key: auth.apiKey,
@@ -176,6 +162,16 @@ export class TokenManager {
       profile.token = token
     })
   }
+}
+
+/** The error for a profile with no credentials (or, for refresh and revoke, no token). */
+export function notLoggedIn(profile: ResolvedProfile, what = 'credentials'): PayctlError {
+  return new PayctlError({
+    kind: 'auth',
+    code: 'NOT_LOGGED_IN',
+    message: `no ${what} for profile "${profile.name}"`,
+    suggestions: [`Try: payctl auth login --env ${profile.environment}`],
+  })
 }
 
 function msLeft(token: CachedToken): number {

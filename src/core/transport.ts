@@ -38,7 +38,8 @@ export interface TransportOptions {
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504])
-const NETWORK_CODES = new Set([
+// Failures worth another attempt: the connection broke or timed out.
+const TRANSIENT_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'EPIPE',
@@ -52,6 +53,10 @@ const NETWORK_CODES = new Set([
   'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ])
+
+// Failures a retry will not mend: no such host, no route, a certificate refused.
+const PERMANENT_CODES =
+  /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/
 
 let dispatcherPromise: Promise<Dispatcher> | undefined
 
@@ -79,11 +84,12 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
-function networkCode(err: unknown): string | undefined {
+function networkCode(err: unknown): {code: string; transient: boolean} | undefined {
   let e: unknown = err
   for (let i = 0; i < 4 && e; i++) {
     const code = (e as {code?: unknown}).code
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code
+    if (typeof code === 'string' && TRANSIENT_CODES.has(code)) return {code, transient: true}
+    if (typeof code === 'string' && PERMANENT_CODES.test(code)) return {code, transient: false}
     e = (e as {cause?: unknown}).cause
   }
   return undefined
@@ -109,9 +115,10 @@ export class Transport {
       try {
         res = await this.#once(req)
       } catch (err) {
-        const code = networkCode(err)
-        if (!code) throw err
-        if (attempt + 1 >= maxAttempts) {
+        const failure = networkCode(err)
+        if (!failure) throw err
+        const {code} = failure
+        if (!failure.transient || attempt + 1 >= maxAttempts) {
           throw new PayctlError({
             kind: 'network',
             code: 'NETWORK_ERROR',

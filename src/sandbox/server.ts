@@ -34,6 +34,18 @@ function styleOf(endpoint: Endpoint | undefined): ErrorStyle {
   return endpoint === undefined ? 'business' : errorStyleOf(endpoint)
 }
 
+/**
+ * The wallet endpoints' own error table names INVALID_API_KEY (401) and INSUFFICIENT_PERMISSIONS
+ * (403) for a refused API key: there, a refused Variant B credential answers with those codes,
+ * in the endpoint's business shape, instead of the generic Variant B auth shape.
+ */
+function walletKeyCodes(endpoint: Endpoint | undefined, err: ApiError): ApiError {
+  if (endpoint?.tag !== 'wallets' || !(err instanceof AuthFailure) || err.variant !== 'B') return err
+  if (err.code === 'invalid_api_key') return new ApiError('INVALID_API_KEY', err.message)
+  if (err.code === 'insufficient_permissions') return new ApiError('INSUFFICIENT_PERMISSIONS', err.message)
+  return err
+}
+
 function urlOf(endpoint: Endpoint): string {
   const path = endpoint.path.replace(/\{(\w+)\}/g, ':$1')
   return endpoint.versioned === false ? path : `/v1${path}`
@@ -96,9 +108,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
   })
 
   // Only JSON bodies. An empty body is "no body", so bodiless POSTs may still send the header.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, text, done) => {
-    const source = text as string
+  const jsonBody = (source: string, done: (err: Error | null, body?: unknown) => void) => {
     if (source.trim() === '') return done(null, undefined)
     try {
       done(null, parseRequestJson(source))
@@ -109,7 +119,30 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
         undefined,
       )
     }
-  })
+  }
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, text, done) =>
+    jsonBody(text as string, done),
+  )
+  // `curl -d '{…}'` labels a JSON body as a form: read it as JSON when it is JSON.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    {parseAs: 'string'},
+    (_request, text, done) => {
+      try {
+        JSON.parse(text as string)
+      } catch {
+        return done(
+          new ApiError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            'Request body must be JSON: send Content-Type: application/json',
+          ),
+          undefined,
+        )
+      }
+      jsonBody(text as string, done)
+    },
+  )
 
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id)
@@ -134,7 +167,12 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       )
       apiError = new ApiError('INTERNAL_ERROR', 'The sandbox failed to handle this request')
     }
-    const rendered = renderError(apiError, styleOf(endpoint), settings.responseShape, request.id)
+    const rendered = renderError(
+      walletKeyCodes(endpoint, apiError),
+      styleOf(endpoint),
+      settings.responseShape,
+      request.id,
+    )
     reply.headers(rendered.headers)
     return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
   })

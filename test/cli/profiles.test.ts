@@ -98,6 +98,22 @@ describe('profiles', () => {
     }
   })
 
+  it('refuses a partial set of credential variables instead of mixing them with the file', async () => {
+    const r = await runCli(['wallets', 'list'], {
+      configDir: sandbox.configDir,
+      env: {PAYCTL_PARTNER_ID: 'partner_x'},
+    })
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain('ENV_CREDENTIALS_INCOMPLETE')
+    expect(r.stderr).toContain('PAYCTL_API_KEY and PAYCTL_API_SECRET')
+  })
+
+  it('answers an unknown command with the usage exit code (and, in a terminal, "did you mean")', async () => {
+    const r = await runCli(['walets', 'list'], {configDir: sandbox.configDir})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('walets list is not a payctl command')
+  })
+
   it('refuses a profile file that other users can read', async () => {
     const temp = tempConfigDir()
     try {
@@ -157,6 +173,24 @@ describe('safety between environments', () => {
       expect(r.exitCode).toBe(1)
       expect(r.stderr).toContain('LIVE_KEY_OUTSIDE_PRODUCTION')
       expect(r.stderr).not.toContain('live_abcdefghijklmnop')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('never sends live partner credentials to a local URL, even in a token exchange', async () => {
+    const temp = tempConfigDir()
+    try {
+      const env = {
+        PAYCTL_BASE_URL: sandbox.url,
+        PAYCTL_API_KEY: 'pk_live_abcdefgh',
+        PAYCTL_API_SECRET: 'sk_live_abcdefghijkl',
+        PAYCTL_PARTNER_ID: 'p',
+      }
+      const r = await runCli(['wallets', 'list', '--json'], {configDir: temp.dir, env})
+      expect(r.exitCode).toBe(1)
+      expect(r.json<{error: {code: string}}>().error.code).toBe('LIVE_KEY_OUTSIDE_PRODUCTION')
+      expect(r.stdout).not.toContain('sk_live_abcdefghijkl')
     } finally {
       temp.cleanup()
     }

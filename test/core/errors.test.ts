@@ -49,6 +49,12 @@ describe('normaliseErrorBody', () => {
       type: 'duplicate_wallet',
     })
   })
+  it('still finds the code in a body missing meta, type or details', () => {
+    expect(normaliseErrorBody({error: {code: 'TOKEN_EXPIRED', message: 'm'}})?.code).toBe('TOKEN_EXPIRED')
+    expect(normaliseErrorBody({success: false, error: {code: 'X', message: 'm', details: null}})?.code).toBe(
+      'X',
+    )
+  })
   it('gives up on anything else', () => {
     expect(normaliseErrorBody({oops: true})).toBeUndefined()
     expect(normaliseErrorBody('text')).toBeUndefined()

@@ -1,4 +1,6 @@
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
+import {MINOR_UNITS, SUPPORTED_CURRENCIES} from '../../src/contract/index.js'
 import {formatMinor, parseAmount} from '../../src/core/index.js'
 
 describe('parseAmount', () => {
@@ -16,6 +18,12 @@ describe('parseAmount', () => {
     expect(parseAmount(text, currency).amount).toBe(expected)
   })
 
+  it('keeps amounts beyond 2^53 exact as bigint', () => {
+    expect(parseAmount('1.234567890123456789ETH').amount).toBe(1_234_567_890_123_456_789n)
+    expect(parseAmount('99999999999999999').amount).toBe(99_999_999_999_999_999n)
+    expect(parseAmount('1NEAR').amount).toBe(10n ** 24n)
+  })
+
   it('never rounds through floating point', () => {
     // 0.29 * 100 is 28.999999999999996 in floating point
     expect(parseAmount('0.29USD').amount).toBe(29)
@@ -28,7 +36,6 @@ describe('parseAmount', () => {
     ['12.34', /needs a supported currency/],
     ['abc', /not an amount/],
     ['10EUR', /is in EUR but the currency is USD/],
-    ['99999999999999999', /too large/],
   ])('rejects %s', (text, message) => {
     expect(() => parseAmount(text, text === '10EUR' ? 'USD' : undefined)).toThrow(message)
   })
@@ -43,5 +50,35 @@ describe('formatMinor', () => {
     [1_500_000, 'USDC', '1.500000'],
   ])('formats %d %s as %s', (amount, currency, text) => {
     expect(formatMinor(amount, currency)).toBe(text)
+  })
+})
+
+describe('amounts, property-style', () => {
+  it('reads any decimal of every currency back exactly, and formats it as written', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...SUPPORTED_CURRENCIES),
+        fc.bigInt({min: 0n, max: 10n ** 30n}),
+        (currency, minor) => {
+          const digits = MINOR_UNITS[currency]
+          const text = minor.toString().padStart(digits + 1, '0')
+          const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`
+          const parsed = parseAmount(`${decimal}${currency}`).amount
+          expect(BigInt(parsed)).toBe(minor)
+          expect(typeof parsed === 'number').toBe(minor <= BigInt(Number.MAX_SAFE_INTEGER))
+          expect(formatMinor(parsed, currency).replaceAll(',', '')).toBe(decimal)
+        },
+      ),
+      {numRuns: 2000},
+    )
+  })
+
+  it('refuses more decimals than the currency has', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...SUPPORTED_CURRENCIES), (currency) => {
+        const tooPrecise = `1.${'1'.repeat(MINOR_UNITS[currency] + 1)}${currency}`
+        expect(() => parseAmount(tooPrecise)).toThrow(/decimal places/)
+      }),
+    )
   })
 })

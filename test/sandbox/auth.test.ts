@@ -251,7 +251,7 @@ describe('Variant B keys and minted JWTs', () => {
   })
 
   test('refuses a live_ key, saying the sandbox takes no live keys', async () => {
-    const res = await t.get('/v1/wallets', {auth: 'live_0123456789abcdef'})
+    const res = await t.get('/v1/users/usr_any', {auth: 'live_0123456789abcdef'})
     expect(res.status).toBe(401)
     expect(res.body).toEqual({
       error: {
@@ -263,14 +263,33 @@ describe('Variant B keys and minted JWTs', () => {
   })
 
   test('refuses an unknown test_ key', async () => {
-    const res = await t.get('/v1/wallets', {auth: 'test_unknown'})
+    const res = await t.get('/v1/users/usr_any', {auth: 'test_unknown'})
     expect(res.status).toBe(401)
     expect(res.body.error).toMatchObject({code: 'invalid_api_key', type: 'authentication_error'})
   })
 
+  test('the wallet endpoints refuse a bad key with their own INVALID_API_KEY, in the business shape', async () => {
+    for (const path of ['/v1/wallets', '/v1/wallets/wal_any']) {
+      const res = await t.get(path, {auth: 'test_unknown'})
+      expect(res.status).toBe(401)
+      expect(res.body).toMatchObject({
+        success: false,
+        error: {code: 'INVALID_API_KEY'},
+        meta: {requestId: expect.any(String)},
+      })
+    }
+    const post = await t.post(
+      '/v1/wallets',
+      {userId: 'usr_x', currency: 'USD'},
+      {auth: 'live_0123456789abcdef'},
+    )
+    expect(post.status).toBe(401)
+    expect(post.body.error.code).toBe('INVALID_API_KEY')
+  })
+
   test('never accepts the bare public api key or the api secret as Bearer', async () => {
     for (const credential of [t.creds.apiKey, t.creds.apiSecret]) {
-      const res = await t.get('/v1/wallets', {auth: credential})
+      const res = await t.get('/v1/users/usr_any', {auth: credential})
       expect(res.status).toBe(401)
       expect(res.body.error).toMatchObject({
         code: 'invalid_api_key',
@@ -288,7 +307,7 @@ describe('Variant B keys and minted JWTs', () => {
   })
 
   test('an Authorization header in another scheme is refused', async () => {
-    const res = await t.get('/v1/wallets', {headers: {authorization: `Basic ${t.creds.secretKey}`}})
+    const res = await t.get('/v1/users/usr_any', {headers: {authorization: `Basic ${t.creds.secretKey}`}})
     expect(res.status).toBe(401)
     expect(res.body.error.code).toBe('invalid_api_key')
   })

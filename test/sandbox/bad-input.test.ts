@@ -63,6 +63,14 @@ describe('bad input never gives a 500', () => {
     }
   })
 
+  test('a JSON body sent as a form (curl -d without a content type) is read as JSON', async () => {
+    const res = await t.call('POST', '/v1/wallets', {
+      raw: JSON.stringify({userId, currency: 'AVAX'}),
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+    })
+    expect(res.status).toBe(201)
+  })
+
   test('JSON with a charset parameter is accepted', async () => {
     const res = await t.call('POST', '/v1/wallets', {
       raw: JSON.stringify({userId, currency: 'SOL'}),

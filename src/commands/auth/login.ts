@@ -2,15 +2,25 @@ import {readFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {formatDuration} from '../../cli/duration.js'
-import {DEFAULT_LOCAL_URL, login, type SessionInfo, type StoredAuth, usageError} from '../../core/index.js'
+import {readState} from '../../cli/sandbox-process.js'
+import {
+  credentialsFromEnv,
+  DEFAULT_LOCAL_URL,
+  login,
+  normaliseBaseUrl,
+  type SessionInfo,
+  type StoredAuth,
+  usageError,
+} from '../../core/index.js'
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary = 'log in to an environment and save the credentials as a profile'
   static override description =
     `Variant A: partner credentials (--api-key, --api-secret, --partner-id) are exchanged for an access token, cached and refreshed automatically.
 Variant B: a secret API key (--secret-key test_… or live_…) is sent as the Bearer credential.
-Give "-" as --api-secret or --secret-key to read it from stdin. With no credentials, login reuses the profile's stored ones (the local sandbox writes them), then PAYCTL_* env vars, then prompts in a terminal.
-The profile is named after the environment unless --profile says otherwise, and becomes the current profile.`
+Give "-" as --api-secret or --secret-key to read it from stdin. Without credential flags, login uses PAYCTL_* variables, else the profile's stored credentials (the local sandbox writes them), else prompts in a terminal.
+The profile is named after the environment unless --profile says otherwise, and becomes the current profile.
+The order: flags, then PAYCTL_* variables, then what the profile already holds, then prompts (in a terminal).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --env local',
     '<%= config.bin %> <%= command.id %> --env sandbox --base-url https://sandbox.example.test --api-key pk_test_123 --partner-id partner_1 --api-secret -',
@@ -35,10 +45,15 @@ The profile is named after the environment unless --profile says otherwise, and 
       f.env ?? (this.interactive ? await this.ask('env', 'Environment', {default: 'local'}) : 'local')
     const name = f.profile ?? environment
     const existing = file.profiles[name]
-    const baseUrl =
+    const baseUrl = normaliseBaseUrl(
       f['base-url'] ??
-      existing?.baseUrl ??
-      (environment === 'local' ? DEFAULT_LOCAL_URL : await this.ask('base-url', 'Base URL'))
+        process.env.PAYCTL_BASE_URL ??
+        existing?.baseUrl ??
+        (environment === 'local'
+          ? (readState()?.url ?? file.profiles.local?.baseUrl ?? DEFAULT_LOCAL_URL)
+          : await this.ask('base-url', 'Base URL')),
+    )
+    this.banner(environment, name, baseUrl)
     const auth = await this.credentials(existing?.auth)
     const session = await this.spin(`Logging in to ${environment}`, () =>
       login(
@@ -56,7 +71,7 @@ The profile is named after the environment unless --profile says otherwise, and 
     return session
   }
 
-  /** Credentials from flags, else the stored ones, else env vars, else prompts. */
+  /** Credentials from flags, else PAYCTL_* env vars, else the profile's stored ones, else prompts. */
   async credentials(stored: StoredAuth | undefined): Promise<StoredAuth> {
     const f = this.flags
     const secretKey = readSecret(f['secret-key'])
@@ -76,17 +91,9 @@ The profile is named after the environment unless --profile says otherwise, and 
           (await this.ask('api-secret', 'API secret', {secret: true})),
       }
     }
+    const fromEnv = credentialsFromEnv(process.env)
+    if (fromEnv) return fromEnv
     if (stored) return stored
-    const env = process.env
-    if (env.PAYCTL_SECRET_KEY) return {variant: 'B', secretKey: env.PAYCTL_SECRET_KEY}
-    if (env.PAYCTL_API_KEY && env.PAYCTL_API_SECRET && env.PAYCTL_PARTNER_ID) {
-      return {
-        variant: 'A',
-        apiKey: env.PAYCTL_API_KEY,
-        apiSecret: env.PAYCTL_API_SECRET,
-        partnerId: env.PAYCTL_PARTNER_ID,
-      }
-    }
     if (!this.interactive) {
       throw usageError(
         'no credentials: pass --api-key, --api-secret and --partner-id (Variant A) or --secret-key (Variant B)',

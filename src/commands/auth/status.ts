@@ -25,7 +25,10 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     const left = info.expiresAt ? (Date.parse(info.expiresAt) - Date.now()) / 1000 : undefined
     this.card([
       ['profile', info.profile],
-      ['environment', `${info.environment} (${profile.kind})`],
+      [
+        'environment',
+        profile.kind === info.environment ? info.environment : `${info.environment} (${profile.kind})`,
+      ],
       ['base url', info.baseUrl],
       [
         'auth',

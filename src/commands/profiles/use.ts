@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {PayctlError} from '../../core/index.js'
+import {useProfile} from '../../core/index.js'
 
 export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override summary = 'make a profile the current one'
@@ -8,20 +8,8 @@ export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<{currentProfile: string}> {
-    const {name} = this.args
-    await this.store.update((file) => {
-      if (!file.profiles[name]) {
-        throw new PayctlError({
-          kind: 'usage',
-          code: 'PROFILE_NOT_FOUND',
-          message: `no profile named "${name}"`,
-          details: {profiles: Object.keys(file.profiles)},
-          suggestions: [`Try: payctl auth login --profile ${name} --env local`],
-        })
-      }
-      file.currentProfile = name
-    })
-    this.log(`✓ Now using profile "${name}"`)
-    return {currentProfile: name}
+    await useProfile(this.store, this.args.name)
+    this.log(`✓ Now using profile "${this.args.name}"`)
+    return {currentProfile: this.args.name}
   }
 }

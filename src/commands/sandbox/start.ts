@@ -1,5 +1,4 @@
-import {spawn} from 'node:child_process'
-import {mkdirSync, openSync} from 'node:fs'
+import {mkdirSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
@@ -9,29 +8,23 @@ import {
   isAlive,
   logPath,
   readState,
+  type SandboxStarted,
+  startDetached,
   writeState,
 } from '../../cli/sandbox-process.js'
 import {paint} from '../../cli/terminal.js'
-import {configDir, isLoopbackUrl, PayctlError, saveLocalProfile} from '../../core/index.js'
-
-interface Started {
-  url: string
-  pid: number
-  profile: string
-  data: string
-  credentials: {apiKey: string; apiSecret: string; partnerId: string; secretKey: string}
-}
+import {configDir, isLoopbackUrl, PayctlError, probeSandbox, saveLocalProfile} from '../../core/index.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override summary = 'run the local sandbox, a stateful emulation of the service'
   static override handlesInterrupt = true
   static override description =
     `Serves the whole service under http://HOST:PORT/v1, stores data in an embedded database (a file that survives restarts, or :memory:), and writes a "local" profile with the sandbox's partner credentials so every other command works at once.
-Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it with payctl sandbox stop).`
+Runs in the foreground until Ctrl-C, logging each request to stderr; --detach runs it in the background (stop it with payctl sandbox stop).`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 4010 --data :memory: --rate-limit off --detach',
-    '<%= config.bin %> <%= command.id %> --token-ttl 30s --response-shape direct',
+    '<%= config.bin %> <%= command.id %> --token-ttl 30s --response-shape direct --settle-after 2s',
   ]
   static override flags = {
     port: Flags.integer({
@@ -54,24 +47,22 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
     'rate-limit': Flags.option({options: ['spec', 'off'] as const, default: 'spec'})({
       summary: "enforce the spec's rate limits (100/min, 10,000/day) or none",
     }),
+    'settle-after': Flags.string({
+      summary: 'how long "1-3 days" takes locally: when ACH, wire and crypto payments settle',
+      default: '5s',
+    }),
     'webhook-retries': Flags.option({options: ['realtime', 'fast'] as const, default: 'realtime'})({
       summary: 'retry failed webhook deliveries as in production (5 s … 10 h) or fast (0.5 s … 1 min)',
     }),
     quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
   }
 
-  async run(): Promise<Started | undefined> {
+  async run(): Promise<SandboxStarted | undefined> {
     const f = this.flags
     const tokenTtlSeconds = parseDuration(f['token-ttl'], 'token-ttl')
-    if (f['secret-key'] && !f['secret-key'].startsWith('test_')) {
-      throw new PayctlError({
-        kind: 'usage',
-        code: 'INVALID_SECRET_KEY',
-        message: '--secret-key must start with test_',
-      })
-    }
+    const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
     const running = readState()
-    if (running && isAlive(running.pid)) {
+    if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000))) {
       throw new PayctlError({
         kind: 'usage',
         code: 'SANDBOX_RUNNING',
@@ -96,6 +87,7 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
       responseShape: f['response-shape'],
       tokenTtlSeconds,
       webhookRetries: f['webhook-retries'],
+      settleAfterSeconds,
       rateLimit: f['rate-limit'],
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
@@ -103,10 +95,16 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
         ...(f['partner-id'] ? {partnerId: f['partner-id']} : {}),
         ...(f['secret-key'] ? {secretKey: f['secret-key']} : {}),
       },
-      log:
-        f.quiet || this.jsonEnabled()
-          ? undefined
-          : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
+      log: f.quiet ? undefined : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
+    }).catch((err: unknown) => {
+      // The sandbox refuses bad settings (a malformed key, a port in use) with a plain Error.
+      if (err instanceof PayctlError) throw err
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'SANDBOX_START_FAILED',
+        message: (err as Error).message,
+        cause: err,
+      })
     })
     const profile = f.profile ?? 'local'
     const {credentials: c} = sandbox
@@ -116,30 +114,23 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
       apiSecret: c.apiSecret,
       partnerId: c.partnerId,
     })
-    writeState({
-      pid: process.pid,
-      url: sandbox.url,
-      host: sandbox.host,
-      port: sandbox.port,
-      data,
-      startedAt: new Date().toISOString(),
-    })
-    const started: Started = {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
+    const startedAt = new Date().toISOString()
+    writeState({pid: process.pid, url: sandbox.url, host: sandbox.host, port: sandbox.port, data, startedAt})
+    const started: SandboxStarted = {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
     if (this.jsonEnabled()) this.logJson(started)
-    else this.banner(started, f['response-shape'], f['rate-limit'])
+    else this.printReady(started, f['response-shape'], f['rate-limit'])
 
     await new Promise<void>((resolve) => {
-      const stop = () => resolve()
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
+      process.once('SIGINT', () => resolve())
+      process.once('SIGTERM', () => resolve())
     })
-    if (!this.jsonEnabled()) process.stderr.write('Stopping sandbox…\n')
+    process.stderr.write('Stopping sandbox…\n')
     await sandbox.close()
     clearState()
     return undefined
   }
 
-  banner(s: Started, shape: string, rateLimit: string): void {
+  printReady(s: SandboxStarted, shape: string, rateLimit: string): void {
     const c = s.credentials
     this.log(`${paint('green', '●')} payctl sandbox listening on ${paint('bold', s.url)}`)
     this.log(`  ${shape} responses · rate limit ${rateLimit} · data ${s.data}`)
@@ -157,50 +148,14 @@ Runs in the foreground until Ctrl-C; --detach runs it in the background (stop it
   }
 
   /** Start a copy of this command in the background and return once it reports ready. */
-  async detach(): Promise<Started> {
-    const argv = this.argv.filter((a) => a !== '--detach')
-    const log = openSync(logPath(), 'a', 0o600)
-    const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...argv, '--json'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', log],
-      env: process.env,
-    })
-    const started = await new Promise<Started>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(notReady(`no answer within 15 s; see ${logPath()}`)), 15_000)
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString()
-        try {
-          const parsed = JSON.parse(out) as Started & {error?: {message: string}}
-          clearTimeout(timer)
-          if (parsed.error) reject(notReady(parsed.error.message))
-          else resolve(parsed)
-        } catch {
-          // not a whole JSON document yet
-        }
-      })
-      child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(notReady(`it exited with code ${code}; see ${logPath()}`))
-      })
-    })
-    child.stdout!.destroy()
-    child.unref()
-    writeState({...readState()!, logFile: logPath()})
+  async detach(): Promise<SandboxStarted> {
+    const started = await startDetached(this.argv.filter((a) => a !== '--detach'))
     if (!this.jsonEnabled()) {
-      this.banner(started, this.flags['response-shape'], this.flags['rate-limit'])
+      this.printReady(started, this.flags['response-shape'], this.flags['rate-limit'])
       this.log(
         `  Running in the background (pid ${started.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`,
       )
     }
     return started
   }
-}
-
-function notReady(why: string): PayctlError {
-  return new PayctlError({
-    kind: 'api',
-    code: 'SANDBOX_START_FAILED',
-    message: `the sandbox did not start: ${why}`,
-  })
 }

@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {clearState, isAlive, readState} from '../../cli/sandbox-process.js'
+import {probeSandbox} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override summary = 'stop the sandbox started with payctl sandbox start'
@@ -7,7 +8,10 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
 
   async run(): Promise<{stopped: boolean; pid?: number}> {
     const state = readState()
-    if (!state || !isAlive(state.pid)) {
+    // Signal the recorded process only if the sandbox at its URL confirms that pid: after a crash
+    // the pid may belong to something else by now.
+    const health = state && isAlive(state.pid) ? await probeSandbox(state.url) : undefined
+    if (!state || !health || health.pid !== state.pid) {
       if (state) clearState(state.pid)
       this.warnLine('No sandbox is running.')
       return {stopped: false}

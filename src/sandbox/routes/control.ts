@@ -19,6 +19,7 @@ export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
         return {
           status: 'ok',
           version: settings.version,
+          pid: process.pid,
           responseShape: settings.responseShape,
           rateLimit: settings.rateLimit,
           tokenTtl: settings.tokenTtlSeconds,

@@ -1,0 +1,30 @@
+import {parseAmount, usageError} from '../core/index.js'
+
+/**
+ * The amount of an `--amount` flag in the smallest unit: an integer as is, a decimal with its
+ * currency appended, or (with --decimal) a decimal in major units of `currency`.
+ */
+export function amountFrom(text: string, currency: string | undefined, decimal: boolean): number | bigint {
+  if (decimal) {
+    if (!currency)
+      throw usageError('--decimal needs --currency to know how many decimals to use', 'MISSING_FLAG')
+    if (/[A-Za-z]/.test(text)) return parseAmount(text, currency).amount
+    return parseAmount(`${text}${currency}`, currency).amount
+  }
+  if (/^\s*-?\d[\d_]*\.\d+\s*$/.test(text)) {
+    throw usageError(
+      `--amount "${text}" has decimals: give the smallest unit (1234), append the currency (${text}${currency ?? 'USD'}), or pass --decimal`,
+      'INVALID_AMOUNT',
+    )
+  }
+  const {amount} = parseAmount(text, currency)
+  if (amount <= 0) throw usageError('--amount must be greater than zero', 'INVALID_AMOUNT')
+  return amount
+}
+
+/** The currency given by the flag or implied by a suffixed amount ("12.34USD"). */
+export function currencyFrom(flag: string | undefined, amountText: string | undefined): string | undefined {
+  if (flag) return flag.toUpperCase()
+  const suffix = amountText ? /([A-Za-z]{3,5})\s*$/.exec(amountText)?.[1] : undefined
+  return suffix?.toUpperCase()
+}

@@ -1,0 +1,114 @@
+import {stripVTControlCharacters} from 'node:util'
+import {Flags} from '@oclif/core'
+import {stringifyExact, usageError} from '../core/index.js'
+import {type Column, renderTable} from './output.js'
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'yaml', 'csv'] as const
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
+
+/** Flags of every list command. */
+export const listFlags = {
+  limit: Flags.integer({summary: 'show at most this many (default: one page of 20)', min: 1}),
+  all: Flags.boolean({summary: 'follow every page to the end, streaming as pages arrive'}),
+  cursor: Flags.string({summary: 'start after this cursor (from a previous page)'}),
+  output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
+  columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
+}
+
+export interface Page {
+  hasMore: boolean
+  nextCursor: string | null
+}
+
+export interface ListSpec<T, P extends Page> {
+  /** Name of the items array in the page, e.g. "wallets". */
+  key: string
+  fetch: (cursor: string | undefined, limit: number | undefined) => Promise<P>
+  items: (page: P) => T[]
+  columns: Column<T>[]
+}
+
+export interface ListOptions {
+  limit?: number | undefined
+  all?: boolean | undefined
+  cursor?: string | undefined
+  format: OutputFormat
+  columns?: string | undefined
+}
+
+const columnKey = (header: string) => header.toLowerCase().replace(/\s+/g, '-')
+
+function pickColumns<T>(columns: Column<T>[], wanted: string | undefined): Column<T>[] {
+  if (!wanted) return columns
+  const keys = wanted
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter(Boolean)
+  return keys.map((key) => {
+    const column = columns.find((c) => columnKey(c.header) === key)
+    if (!column) {
+      throw usageError(
+        `unknown column "${key}"; choose from ${columns.map((c) => columnKey(c.header)).join(', ')}`,
+        'INVALID_FLAG',
+      )
+    }
+    return column
+  })
+}
+
+function csvCell(text: string): string {
+  const plain = stripVTControlCharacters(text)
+  return /[",\n\r]/.test(plain) ? `"${plain.replaceAll('"', '""')}"` : plain
+}
+
+/**
+ * Fetch and print a list, page by page as pages arrive, in the chosen format. Returns the cursor
+ * to continue from, if the listing stopped before the end.
+ */
+export async function streamList<T, P extends Page>(
+  spec: ListSpec<T, P>,
+  opts: ListOptions,
+  write: (text: string) => void,
+): Promise<{count: number; nextCursor: string | null}> {
+  const columns = pickColumns(spec.columns, opts.columns)
+  const want = opts.all ? Number.POSITIVE_INFINITY : (opts.limit ?? undefined)
+  let cursor = opts.cursor
+  let count = 0
+  let nextCursor: string | null = null
+  let yaml: typeof import('yaml') | undefined
+  if (opts.format === 'yaml') yaml = await import('yaml')
+  for (let first = true; ; first = false) {
+    const pageSize = want === undefined ? undefined : Math.min(100, want - count)
+    const page = await spec.fetch(cursor, pageSize === Number.POSITIVE_INFINITY ? 100 : pageSize)
+    const items = spec.items(page)
+    // Headers go out with the first page, so an error before it leaves stdout clean.
+    if (first && opts.format === 'json') write(`{"${spec.key}": [`)
+    if (first && opts.format === 'csv')
+      write(`${columns.map((c) => csvCell(columnKey(c.header))).join(',')}\n`)
+    switch (opts.format) {
+      case 'json':
+        write(items.map((item, i) => `${count + i === 0 ? '' : ','}\n  ${stringifyExact(item)}`).join(''))
+        break
+      case 'ndjson':
+        for (const item of items) write(`${stringifyExact(item)}\n`)
+        break
+      case 'yaml':
+        if (items.length > 0) write(yaml!.stringify(items))
+        break
+      case 'csv':
+        for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)
+        break
+      default:
+        if (items.length > 0) write(`${renderTable(items, columns, count > 0)}\n`)
+    }
+    count += items.length
+    nextCursor = page.hasMore ? page.nextCursor : null
+    if (!nextCursor || want === undefined || count >= want) break
+    cursor = nextCursor
+  }
+  if (opts.format === 'json')
+    write(
+      `${count === 0 ? '' : '\n'}], "hasMore": ${nextCursor !== null}, "nextCursor": ${JSON.stringify(nextCursor)}}\n`,
+    )
+  return {count, nextCursor}
+}

@@ -1,0 +1,45 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {bankAccountCard} from '../../cli/views.js'
+import type {BankAccount, LinkToken} from '../../contract/index.js'
+
+export default class AccountsConnect extends BaseCommand<typeof AccountsConnect> {
+  static override summary = 'start connecting a bank account for a user: prints a link token'
+  static override description =
+    'The link token is what a bank-connection screen consumes. In the sandbox, --complete finishes the link at once (payctl accounts link does it later) and prints the connected account, whose payment method works for ACH transactions.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> usr_…',
+    '<%= config.bin %> <%= command.id %> usr_… --complete --test-account ach_returned --json',
+  ]
+  static override args = {user: Args.string({description: 'user id', required: true})}
+  static override flags = {
+    complete: Flags.boolean({summary: 'finish the link right away (sandbox)'}),
+    'test-account': Flags.option({options: ['ach_success', 'ach_returned'] as const, default: 'ach_success'})(
+      {
+        summary: 'with --complete: how ACH payments from the account behave',
+      },
+    ),
+    'idempotency-key': idempotencyKeyFlag,
+  }
+
+  async run(): Promise<LinkToken | BankAccount> {
+    const f = this.flags
+    const link = await this.spin('Creating link token', () =>
+      this.api.accounts.connect(this.args.user, {idempotencyKey: f['idempotency-key']}),
+    )
+    if (!f.complete) {
+      this.created('Link token', link.linkToken, [
+        ['link token', link.linkToken],
+        ['expires', link.expiresAt],
+        ['next', `payctl accounts link ${this.args.user} --link-token ${link.linkToken}`],
+      ])
+      return link
+    }
+    const account = await this.spin('Connecting account', () =>
+      this.api.accounts.link(this.args.user, {link_token: link.linkToken, test_account: f['test-account']}),
+    )
+    this.created('Connected account', account.paymentMethodId, bankAccountCard(account))
+    return account
+  }
+}

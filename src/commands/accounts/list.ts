@@ -1,0 +1,17 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {bankAccountColumns} from '../../cli/views.js'
+import type {BankAccount} from '../../contract/index.js'
+
+export default class AccountsList extends BaseCommand<typeof AccountsList> {
+  static override summary = "list a user's connected bank accounts"
+  static override examples = ['<%= config.bin %> <%= command.id %> usr_… --json']
+  static override args = {user: Args.string({description: 'user id', required: true})}
+
+  async run(): Promise<{accounts: BankAccount[]}> {
+    const result = await this.spin('Listing accounts', () => this.api.accounts.list(this.args.user))
+    if (result.accounts.length === 0) this.log('No connected accounts.')
+    else this.table(result.accounts, bankAccountColumns)
+    return result
+  }
+}

@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
+import {p2pCard} from '../../cli/views.js'
+import type {P2PTransfer} from '../../contract/index.js'
+
+export default class P2pSend extends BaseCommand<typeof P2pSend> {
+  static override summary = "send money from one user's wallet to another's"
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --from usr_a --to usr_b --amount 10.00USD --note "lunch"',
+  ]
+  static override flags = {
+    from: Flags.string({summary: 'user who sends'}),
+    to: Flags.string({summary: 'user who receives'}),
+    amount: amountFlag(),
+    currency: currencyFlag(),
+    decimal: decimalFlag,
+    note: Flags.string({summary: 'message to the receiver'}),
+    'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
+  }
+
+  async run(): Promise<P2PTransfer> {
+    const f = this.flags
+    const from = f.from ?? (await this.ask('from', 'From user id'))
+    const to = f.to ?? (await this.ask('to', 'To user id'))
+    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1000 or 10.00USD)'))
+    const currency =
+      currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
+    const amount = amountFrom(amountText, currency, f.decimal)
+    await this.confirmProduction(`send money from ${from} to ${to}`, f.yes)
+    const transfer = await this.spin('Sending', () =>
+      this.api.walletProduct.sendP2P(
+        {fromUserId: from, toUserId: to, amount, currency, ...(f.note ? {note: f.note} : {})},
+        {idempotencyKey: f['idempotency-key']},
+      ),
+    )
+    this.created('Sent', transfer.id, p2pCard(transfer))
+    return transfer
+  }
+}

@@ -1,0 +1,26 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {listFlags} from '../../cli/list-output.js'
+import {paymentMethodColumns} from '../../cli/views.js'
+
+export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethodsList> {
+  static override summary = "list a user's payment methods"
+  static override examples = ['<%= config.bin %> <%= command.id %> --user usr_… --json']
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'user id', required: true}),
+    ...listFlags,
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    await this.list(
+      {
+        key: 'paymentMethods',
+        fetch: (cursor, limit) => this.api.paymentMethods.list(f.user, {limit, cursor}),
+        items: (page) => page.paymentMethods,
+        columns: paymentMethodColumns,
+      },
+      f,
+    )
+  }
+}

@@ -1,0 +1,47 @@
+import {Flags} from '@oclif/core'
+import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
+import {walletPaymentCard} from '../../cli/views.js'
+import type {WalletPayment} from '../../contract/index.js'
+
+export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
+  static override summary = "pay from a user's wallet (wallet product)"
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --user usr_… --amount 19.99USD --merchant "Corner Shop"',
+    '<%= config.bin %> <%= command.id %> --user usr_… --amount 1999 --currency USD --idempotency-key order-42',
+  ]
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'user who pays'}),
+    amount: amountFlag(),
+    currency: currencyFlag(),
+    decimal: decimalFlag,
+    merchant: Flags.string({summary: 'merchant name'}),
+    description: Flags.string({summary: 'free text'}),
+    'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
+  }
+
+  async run(): Promise<WalletPayment> {
+    const f = this.flags
+    const user = f.user ?? (await this.ask('user', 'User id'))
+    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
+    const currency = currencyFrom(f.currency, amountText) ?? 'USD'
+    const amount = amountFrom(amountText, currency, f.decimal)
+    await this.confirmProduction(`charge ${user}`, f.yes)
+    const payment = await this.spin('Processing payment', () =>
+      this.api.walletProduct.pay(
+        {
+          userId: user,
+          amount,
+          currency,
+          ...(f.merchant ? {merchantName: f.merchant} : {}),
+          ...(f.description ? {description: f.description} : {}),
+        },
+        {idempotencyKey: f['idempotency-key']},
+      ),
+    )
+    this.created('Payment', payment.id, walletPaymentCard(payment))
+    return payment
+  }
+}

@@ -1,0 +1,31 @@
+import {Flags} from '@oclif/core'
+import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {amountFlag, currencyFlag, decimalFlag} from '../../cli/flags.js'
+import {eligibilityCard} from '../../cli/views.js'
+import type {Eligibility} from '../../contract/index.js'
+
+export default class PaymentsEligibility extends BaseCommand<typeof PaymentsEligibility> {
+  static override summary = 'check whether a user can pay an amount from their wallet'
+  static override description = 'Exits 0 either way; read "eligible" (or the reasons) from the output.'
+  static override examples = ['<%= config.bin %> <%= command.id %> --user usr_… --amount 19.99USD']
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'user id'}),
+    amount: amountFlag(),
+    currency: currencyFlag(),
+    decimal: decimalFlag,
+  }
+
+  async run(): Promise<Eligibility> {
+    const f = this.flags
+    const user = f.user ?? (await this.ask('user', 'User id'))
+    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
+    const currency = currencyFrom(f.currency, amountText) ?? 'USD'
+    const amount = amountFrom(amountText, currency, f.decimal)
+    const result = await this.spin('Checking eligibility', () =>
+      this.api.walletProduct.checkEligibility({userId: user, amount, currency}),
+    )
+    this.card(eligibilityCard(result))
+    return result
+  }
+}

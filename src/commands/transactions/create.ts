@@ -1,0 +1,127 @@
+import {Flags} from '@oclif/core'
+import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {parseDuration} from '../../cli/duration.js'
+import {
+  amountFlag,
+  currencyFlag,
+  decimalFlag,
+  idempotencyKeyFlag,
+  metadataFlag,
+  metadataFrom,
+  yesFlag,
+} from '../../cli/flags.js'
+import {transactionCard} from '../../cli/views.js'
+import {PAYMENT_METHODS, type Transaction} from '../../contract/index.js'
+import {isFinal, PayctlError, usageError, waitForFinal} from '../../core/index.js'
+
+export default class TransactionsCreate extends BaseCommand<typeof TransactionsCreate> {
+  static override summary =
+    'move money: a deposit into a wallet, a withdrawal out of one, or a transfer between two'
+  static override description =
+    `--method card|apple_pay|google_pay|ach|wire|crypto with --to WALLET is a deposit, with --from WALLET a withdrawal; --method wallet with --from and --to is a wallet-to-wallet transfer.
+card and ach need --payment-method (in the sandbox: pm_card_visa, pm_card_declined, pm_card_insufficient_funds, pm_ach_success, pm_ach_returned).
+Amounts are in the smallest unit (1234 = 12.34 USD) unless the currency is appended (12.34USD) or --decimal is given.
+ach, wire and crypto answer "processing" and settle later: --wait follows them to the end.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --method card --amount 25.00USD --to wal_… --payment-method pm_card_visa',
+    '<%= config.bin %> <%= command.id %> --method ach --amount 10000 --currency USD --to wal_… --payment-method pm_ach_success --wait',
+    '<%= config.bin %> <%= command.id %> --method wallet --amount 5.00 --decimal --currency EUR --from wal_a --to wal_b --metadata order=42',
+  ]
+  static override flags = {
+    method: Flags.option({options: PAYMENT_METHODS, char: 'm'})({summary: 'payment method type'}),
+    amount: amountFlag(),
+    currency: currencyFlag(),
+    decimal: decimalFlag,
+    from: Flags.string({summary: 'wallet to debit (sourceWalletId)'}),
+    to: Flags.string({summary: 'wallet to credit (destinationWalletId)'}),
+    'payment-method': Flags.string({summary: 'saved payment method id (paymentMethodId)'}),
+    description: Flags.string({summary: 'free text'}),
+    metadata: metadataFlag,
+    'idempotency-key': idempotencyKeyFlag,
+    wait: Flags.boolean({summary: 'follow an asynchronous payment until it completes or fails'}),
+    timeout: Flags.string({summary: 'how long --wait waits', default: '5m'}),
+    yes: yesFlag,
+  }
+
+  async run(): Promise<Transaction> {
+    const f = this.flags
+    const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
+    if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
+      throw usageError(`--method must be one of ${PAYMENT_METHODS.join(', ')}`, 'INVALID_FLAG')
+    }
+    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1234 or 12.34USD)'))
+    const currency =
+      currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
+    const amount = amountFrom(amountText, currency.toUpperCase(), f.decimal)
+    checkConditionalFlags(method, f)
+    const timeoutMs = parseDuration(f.timeout, 'timeout') * 1000
+    await this.confirmProduction(`move ${amountText} ${f.decimal ? currency : ''}`.trim(), f.yes)
+
+    let tx = await this.spin('Creating transaction', () =>
+      this.api.transactions.create(
+        {
+          amount,
+          currency: currency.toUpperCase(),
+          method: method as (typeof PAYMENT_METHODS)[number],
+          ...(f['payment-method'] ? {paymentMethodId: f['payment-method']} : {}),
+          ...(f.from ? {sourceWalletId: f.from} : {}),
+          ...(f.to ? {destinationWalletId: f.to} : {}),
+          ...(f.description ? {description: f.description} : {}),
+          ...(f.metadata ? {metadata: metadataFrom(f.metadata)} : {}),
+        },
+        {idempotencyKey: f['idempotency-key']},
+      ),
+    )
+    if (f.wait && !isFinal(tx)) {
+      tx = await this.spin(`Waiting for ${tx.id} to settle`, () => waitForFinal(this.api, tx, {timeoutMs}))
+    }
+    this.created(`Transaction ${tx.status}:`, tx.id, transactionCard(tx))
+    if (f.wait && tx.status === 'failed') {
+      throw new PayctlError({
+        kind: 'api',
+        code: 'TRANSACTION_FAILED',
+        message: `transaction ${tx.id} failed: ${tx.failureReason ?? 'no reason given'}`,
+        details: {id: tx.id, failureReason: tx.failureReason},
+      })
+    }
+    return tx
+  }
+}
+
+/** The spec's conditional fields, checked before anything is sent so the error names the flag. */
+function checkConditionalFlags(
+  method: string,
+  f: {from?: string | undefined; to?: string | undefined; 'payment-method'?: string | undefined},
+): void {
+  if (method === 'wallet') {
+    for (const flag of ['from', 'to'] as const) {
+      if (!f[flag])
+        throw usageError(
+          `--method wallet moves money between two wallets: --${flag} is required`,
+          'MISSING_FLAG',
+          {flag: `--${flag}`},
+        )
+    }
+    return
+  }
+  if ((method === 'card' || method === 'ach') && !f['payment-method']) {
+    throw usageError(
+      `--method ${method} needs a saved payment method: --payment-method is required`,
+      'MISSING_FLAG',
+      {
+        flag: '--payment-method',
+      },
+    )
+  }
+  if (!f.from && !f.to) {
+    throw usageError(
+      `--method ${method} needs --to (a deposit into that wallet) or --from (a withdrawal out of it)`,
+      'MISSING_FLAG',
+      {flag: '--to'},
+    )
+  }
+  if (f.from && f.to) {
+    throw usageError(`--from and --to together are a transfer: use --method wallet`, 'INVALID_FLAG')
+  }
+}

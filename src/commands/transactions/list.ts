@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {listFlags} from '../../cli/list-output.js'
+import {transactionColumns} from '../../cli/views.js'
+import {TRANSACTION_STATUSES, TRANSACTION_TYPES} from '../../contract/index.js'
+
+export default class TransactionsList extends BaseCommand<typeof TransactionsList> {
+  static override summary = 'list transactions, newest first'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --wallet wal_0123456789abcdef01234567',
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --status processing --json',
+    '<%= config.bin %> <%= command.id %> --all --output ndjson | jq .amount',
+  ]
+  static override flags = {
+    wallet: Flags.string({char: 'w', summary: 'only transactions of this wallet'}),
+    user: Flags.string({char: 'u', summary: "only transactions of this user's wallets"}),
+    status: Flags.option({options: TRANSACTION_STATUSES})({summary: 'only this status'}),
+    type: Flags.option({options: TRANSACTION_TYPES})({summary: 'only this type'}),
+    ...listFlags,
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    await this.list(
+      {
+        key: 'transactions',
+        fetch: (cursor, limit) =>
+          this.api.transactions.list({
+            walletId: f.wallet,
+            userId: f.user,
+            status: f.status,
+            type: f.type,
+            limit,
+            cursor,
+          }),
+        items: (page) => page.transactions,
+        columns: transactionColumns,
+      },
+      f,
+    )
+  }
+}

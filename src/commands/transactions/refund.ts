@@ -1,0 +1,36 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
+import {transactionCard} from '../../cli/views.js'
+import type {Transaction} from '../../contract/index.js'
+import {parseAmount} from '../../core/index.js'
+
+export default class TransactionsRefund extends BaseCommand<typeof TransactionsRefund> {
+  static override summary = 'refund a completed payment or deposit, wholly or in part'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> txn_0123456789abcdef01234567',
+    '<%= config.bin %> <%= command.id %> txn_0123456789abcdef01234567 --amount 5.00USD --reason "damaged item"',
+  ]
+  static override args = {id: Args.string({description: 'transaction id', required: true})}
+  static override flags = {
+    amount: Flags.string({summary: 'amount to refund (default: all that is left): 500 or 5.00USD'}),
+    reason: Flags.string({summary: 'why, for the record'}),
+    'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
+  }
+
+  async run(): Promise<Transaction> {
+    const f = this.flags
+    const amount = f.amount === undefined ? undefined : parseAmount(f.amount).amount
+    await this.confirmProduction(`refund ${this.args.id}`, f.yes)
+    const refund = await this.spin('Refunding', () =>
+      this.api.transactions.refund(
+        this.args.id,
+        {...(amount === undefined ? {} : {amount}), ...(f.reason ? {reason: f.reason} : {})},
+        {idempotencyKey: f['idempotency-key']},
+      ),
+    )
+    this.created('Refund', refund.id, transactionCard(refund))
+    return refund
+  }
+}

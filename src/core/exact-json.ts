@@ -1,0 +1,39 @@
+/**
+ * JSON that keeps integers exact beyond 2^53: amounts of 18- and 24-decimal currencies (wei,
+ * yoctoNEAR) travel as plain JSON numbers, which `JSON.parse` would round to the nearest double.
+ */
+
+interface RawJson {
+  rawJSON(text: string): unknown
+}
+// JSON.rawJSON and the reviver's `context.source` are ES2025, in Node 24 but not yet in TypeScript's lib.
+const rawJSON = (JSON as unknown as RawJson).rawJSON
+
+/** Parse JSON, turning integers that a double cannot hold exactly into bigint. */
+export function parseExact(text: string): unknown {
+  return JSON.parse(text, function (
+    this: unknown,
+    _key: string,
+    value: unknown,
+    context?: {source?: string},
+  ) {
+    if (
+      typeof value === 'number' &&
+      !Number.isSafeInteger(value) &&
+      context?.source &&
+      /^-?\d+$/.test(context.source)
+    ) {
+      return BigInt(context.source)
+    }
+    return value
+  } as (this: unknown, key: string, value: unknown) => unknown)
+}
+
+/** Stringify JSON, writing bigint values as exact integer digits. */
+export function stringifyExact(value: unknown, indent?: number): string {
+  return JSON.stringify(
+    value,
+    (_key, v: unknown) => (typeof v === 'bigint' ? rawJSON(v.toString()) : v),
+    indent,
+  )
+}
