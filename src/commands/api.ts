@@ -1,0 +1,80 @@
+import {readFileSync} from 'node:fs'
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base-command.js'
+import {idempotencyKeyFlag} from '../cli/flags.js'
+import {errorFrom, followPages, usageError} from '../core/index.js'
+
+export default class Api extends BaseCommand<typeof Api> {
+  static override summary =
+    'send any request to the service, with the profile’s auth, retries and idempotency'
+  static override description =
+    `For what no command covers. The response body goes to stdout as the service sent it; a non-2xx answer also exits non-zero with the error on stderr.
+PATH is relative to the base URL; /v1 is added unless present (sandbox control routes under /_sandbox stay as they are).
+--paginate follows nextCursor while hasMore is true, printing each page on its own line as it arrives.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> GET /wallets?userId=usr_…',
+    '<%= config.bin %> <%= command.id %> POST /users -d \'{"email":"a@example.test","first_name":"A","last_name":"B"}\'',
+    '<%= config.bin %> <%= command.id %> POST /transactions -d @payment.json -H "Idempotency-Key: order-42"',
+    '<%= config.bin %> <%= command.id %> GET /transactions --paginate | jq -c ".data.transactions[]"',
+  ]
+  static override args = {
+    method: Args.string({
+      description: 'HTTP method',
+      required: true,
+      options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'get', 'post', 'put', 'patch', 'delete'],
+    }),
+    path: Args.string({description: 'path, e.g. /wallets/wal_…', required: true}),
+  }
+  static override flags = {
+    data: Flags.string({char: 'd', summary: 'JSON body: text, @file, or - for stdin'}),
+    header: Flags.string({char: 'H', summary: 'extra header "Name: value" (repeatable)', multiple: true}),
+    paginate: Flags.boolean({summary: 'follow cursors and print every page'}),
+    'idempotency-key': idempotencyKeyFlag,
+  }
+  static override enableJsonFlag = false
+
+  async run(): Promise<void> {
+    const f = this.flags
+    const method = this.args.method.toUpperCase()
+    const body = readBody(f.data)
+    const headers = Object.fromEntries((f.header ?? []).map(parseHeader))
+    const send = (path: string) =>
+      this.api.raw(method, path, {body, headers, idempotencyKey: f['idempotency-key']})
+    if (!f.paginate) {
+      const res = await send(this.args.path)
+      process.stdout.write(res.text.endsWith('\n') || res.text === '' ? res.text : `${res.text}\n`)
+      if (res.status >= 300) throw errorFrom(res)
+      return
+    }
+    if (method !== 'GET') throw usageError('--paginate follows cursors of GET requests only', 'USAGE')
+    for await (const res of followPages(this.args.path, send)) {
+      process.stdout.write(`${res.text.trim()}\n`)
+      if (res.status >= 300) throw errorFrom(res)
+    }
+  }
+}
+
+function readBody(data: string | undefined): string | undefined {
+  if (data === undefined) return undefined
+  let text = data
+  if (data === '-') text = readFileSync(0, 'utf8')
+  else if (data.startsWith('@')) {
+    try {
+      text = readFileSync(data.slice(1), 'utf8')
+    } catch (err) {
+      throw usageError(`cannot read ${data.slice(1)}: ${(err as Error).message}`, 'INVALID_FLAG')
+    }
+  }
+  try {
+    JSON.parse(text)
+  } catch (err) {
+    throw usageError(`--data is not valid JSON: ${(err as Error).message}`, 'INVALID_FLAG')
+  }
+  return text
+}
+
+function parseHeader(h: string): [string, string] {
+  const i = h.indexOf(':')
+  if (i <= 0) throw usageError(`--header wants "Name: value", got "${h}"`, 'INVALID_FLAG')
+  return [h.slice(0, i).trim(), h.slice(i + 1).trim()]
+}

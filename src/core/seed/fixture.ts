@@ -1,0 +1,237 @@
+import {readFileSync} from 'node:fs'
+import {basename} from 'node:path'
+import {z} from 'zod'
+import {PAYMENT_METHODS} from '../../contract/index.js'
+import {PayctlError} from '../errors.js'
+
+/**
+ * Seed fixtures: a declarative YAML or JSON file of records to create, referring to each other by
+ * the fixture's own names (`${wallets.alice_usd.id}`), with counts for bulk data (`count: 1000`
+ * and `{{i}}` in fields) and environment variables (`${env.NAME}`, `${env.NAME:-default}`).
+ */
+
+const Text = z.string().min(1)
+const Amount = z.union([z.string().min(1), z.number().int().positive()])
+const count = {
+  count: z.number().int().min(1).max(100_000).optional().describe('create this many, {{i}} = 0…count-1'),
+}
+
+export const RECORD_SCHEMAS = {
+  users: z.strictObject({
+    ...count,
+    email: Text,
+    first_name: Text,
+    last_name: Text,
+    external_id: Text.optional(),
+  }),
+  wallets: z.strictObject({
+    ...count,
+    user: Text,
+    currency: Text,
+    label: z.string().max(50).optional(),
+    initial_balance: Amount.optional(),
+  }),
+  payment_methods: z.strictObject({...count, user: Text, type: Text, token: Text}),
+  transactions: z.strictObject({
+    ...count,
+    method: z.enum(PAYMENT_METHODS),
+    amount: Amount,
+    currency: Text.optional(),
+    from: Text.optional(),
+    to: Text.optional(),
+    payment_method: Text.optional(),
+    description: z.string().optional(),
+    metadata: z.record(z.string(), z.string()).optional(),
+  }),
+  webhooks: z.strictObject({...count, url: Text, events: z.array(Text).min(1)}),
+} as const
+
+export type RecordKind = keyof typeof RECORD_SCHEMAS
+export const RECORD_KINDS = Object.keys(RECORD_SCHEMAS) as RecordKind[]
+
+const NAME = /^[A-Za-z][\w-]*$/
+
+/** One record to create: a fixture entry, or one instance of a counted entry (`bulk[3]`). */
+export interface SeedRecord {
+  kind: RecordKind
+  /** `alice`, or `bulk[3]` for the fourth instance of a counted entry. */
+  name: string
+  /** Fields, with `{{i}}` and env vars filled in; `${…}` references still to resolve. */
+  fields: Record<string, unknown>
+  /** Keys (`wallets.alice_usd`) of the records this one refers to. */
+  dependsOn: string[]
+}
+
+export interface Fixture {
+  /** Name used to derive idempotency keys: the fixture's `name`, else its file name. */
+  name: string
+  records: SeedRecord[]
+}
+
+export const recordKey = (r: {kind: string; name: string}) => `${r.kind}.${r.name}`
+
+// ${kind.name.field} or ${kind.name[3].field}
+const REF = /\$\{(\w+)\.([A-Za-z][\w-]*)(?:\[(\d+)\])?\.(\w+)\}/g
+const ENV = /\$\{env\.([A-Za-z_]\w*)(?::-([^}]*))?\}/g
+
+/** Read and check a fixture file; every problem names the file, line and field. */
+export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Fixture> {
+  const YAML = await import('yaml')
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw fixtureError(`cannot read ${path}: ${(err as Error).message}`)
+  }
+  const lines = new YAML.LineCounter()
+  const doc = YAML.parseDocument(text, {lineCounter: lines, uniqueKeys: true})
+  // file:line:col of the deepest part of `segments` that the file has: a field's key, else its record's.
+  const where = (segments: (string | number)[]) => {
+    for (let n = segments.length; n > 0; n--) {
+      const parent = doc.getIn(segments.slice(0, n - 1), true) as
+        | {items?: {key?: {value?: unknown; range?: number[]}}[]}
+        | undefined
+      const pair = parent?.items?.find((p) => String(p.key?.value) === String(segments[n - 1]))
+      const offset = pair?.key?.range?.[0]
+      if (offset !== undefined) {
+        const at = lines.linePos(offset)
+        return `${path}:${at.line}:${at.col}`
+      }
+    }
+    return path
+  }
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!
+    const at = lines.linePos(e.pos[0])
+    throw fixtureError(`${path}:${at.line}:${at.col}: ${e.message.split('\n')[0]}`)
+  }
+  const raw = doc.toJS() as unknown
+  const top = z
+    .strictObject({
+      version: z.literal(1).optional(),
+      name: z.string().regex(NAME).optional(),
+      ...Object.fromEntries(RECORD_KINDS.map((k) => [k, z.record(z.string(), z.unknown()).optional()])),
+    })
+    .safeParse(raw ?? {})
+  if (!top.success) throw fromZod(top.error, [], where)
+
+  const fixture = top.data as {name?: string} & Partial<Record<RecordKind, Record<string, unknown>>>
+  const entries = new Map<string, {kind: RecordKind; name: string; count?: number}>()
+  const records: SeedRecord[] = []
+  for (const kind of RECORD_KINDS) {
+    for (const [name, value] of Object.entries(fixture[kind] ?? {})) {
+      if (!NAME.test(name))
+        throw fixtureError(`${where([kind, name])}: ${kind}.${name}: names are letters, digits, _ and -`)
+      const parsed = RECORD_SCHEMAS[kind].safeParse(value)
+      if (!parsed.success) throw fromZod(parsed.error, [kind, name], where)
+      const {count: n, ...fields} = parsed.data as {count?: number} & Record<string, unknown>
+      entries.set(`${kind}.${name}`, {kind, name, ...(n === undefined ? {} : {count: n})})
+      for (let i = 0; i < (n ?? 1); i++) {
+        const filled = fill(fields, (s) =>
+          substituteEnv(s.replaceAll('{{i}}', String(i)).replaceAll('{{n}}', String(i + 1)), env, () =>
+            where([kind, name]),
+          ),
+        )
+        records.push({
+          kind,
+          name: n === undefined ? name : `${name}[${i}]`,
+          fields: filled as Record<string, unknown>,
+          dependsOn: [],
+        })
+      }
+    }
+  }
+
+  // References must name a record of the fixture (and an instance that exists).
+  for (const record of records) {
+    const base = record.name.replace(/\[\d+\]$/, '')
+    const deps = new Set<string>()
+    fill(record.fields, (s) => {
+      for (const m of s.matchAll(REF)) {
+        const [, kind = '', name = '', index, field] = m
+        const entry = entries.get(`${kind}.${name}`)
+        const at = where([record.kind, base])
+        if (!entry)
+          throw fixtureError(
+            `${at}: ${record.kind}.${base}: \${${kind}.${name}.${field}} names no record of the fixture`,
+          )
+        if (entry.count === undefined && index !== undefined)
+          throw fixtureError(`${at}: ${record.kind}.${base}: ${kind}.${name} has no count, so no [${index}]`)
+        if (entry.count !== undefined && index === undefined)
+          throw fixtureError(
+            `${at}: ${record.kind}.${base}: ${kind}.${name} has a count: say which one, e.g. ${kind}.${name}[0] or [{{i}}]`,
+          )
+        if (entry.count !== undefined && Number(index) >= entry.count)
+          throw fixtureError(
+            `${at}: ${record.kind}.${base}: ${kind}.${name}[${index}] is past its count of ${entry.count}`,
+          )
+        deps.add(`${kind}.${index === undefined ? name : `${name}[${index}]`}`)
+      }
+      return s
+    })
+    record.dependsOn = [...deps]
+  }
+  checkAcyclic(records, path)
+  return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records}
+}
+
+/** Replace `${kind.name.field}` references with the values of created records. */
+export function resolveRefs(value: unknown, lookup: (key: string, field: string) => unknown): unknown {
+  return fill(value, (s) => {
+    const whole = /^\$\{(\w+)\.([A-Za-z][\w-]*(?:\[\d+\])?)\.(\w+)\}$/.exec(s)
+    if (whole) return lookup(`${whole[1]}.${whole[2]}`, whole[3]!)
+    return s.replace(REF, (_m, kind: string, name: string, index: string | undefined, field: string) =>
+      String(lookup(`${kind}.${index === undefined ? name : `${name}[${index}]`}`, field)),
+    )
+  })
+}
+
+function fill(value: unknown, onString: (s: string) => unknown): unknown {
+  if (typeof value === 'string') return onString(value)
+  if (Array.isArray(value)) return value.map((v) => fill(v, onString))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, onString)]))
+  }
+  return value
+}
+
+function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): string {
+  return s.replace(ENV, (_m, name: string, fallback: string | undefined) => {
+    const value = env[name] ?? fallback
+    if (value === undefined)
+      throw fixtureError(
+        `${where()}: environment variable ${name} is not set (write \${env.${name}:-default} for a default)`,
+      )
+    return value
+  })
+}
+
+function checkAcyclic(records: SeedRecord[], path: string): void {
+  const byKey = new Map(records.map((r) => [recordKey(r), r]))
+  const state = new Map<string, 'visiting' | 'done'>()
+  const visit = (key: string, trail: string[]) => {
+    if (state.get(key) === 'done') return
+    if (state.get(key) === 'visiting')
+      throw fixtureError(`${path}: references go round in a circle: ${[...trail, key].join(' → ')}`)
+    state.set(key, 'visiting')
+    for (const dep of byKey.get(key)?.dependsOn ?? []) visit(dep, [...trail, key])
+    state.set(key, 'done')
+  }
+  for (const key of byKey.keys()) visit(key, [])
+}
+
+function fromZod(
+  error: z.ZodError,
+  prefix: (string | number)[],
+  where: (p: (string | number)[]) => string,
+): PayctlError {
+  const issue = error.issues[0]!
+  const path = [...prefix, ...(issue.path as (string | number)[])]
+  const field = path.length > 0 ? path.join('.') : '(top level)'
+  const extra = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''
+  return fixtureError(`${where(path)}: ${field}: ${issue.message}${extra}`)
+}
+
+function fixtureError(message: string): PayctlError {
+  return new PayctlError({kind: 'usage', code: 'INVALID_FIXTURE', message})
+}

@@ -1,0 +1,3 @@
+export {type Fixture, loadFixture, RECORD_KINDS, type RecordKind, type SeedRecord} from './fixture.js'
+export {Journal} from './journal.js'
+export {plan, type SeedOptions, type SeedProgress, type SeedResult, seed, seedKey} from './runner.js'

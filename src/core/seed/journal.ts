@@ -1,0 +1,50 @@
+import {appendFileSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {dirname} from 'node:path'
+
+/**
+ * What the journal keeps of a created record: its id, never the record itself, which may hold a
+ * secret (a webhook's signing secret).
+ */
+export type JournalEntry = {key: string; id: string}
+
+/**
+ * An append-only log of the records a seed run created, one JSON line each, written as soon as
+ * each record exists. A run killed halfway and started again skips what the journal lists; what
+ * was created but not yet journalled is answered again by the service for the same idempotency key.
+ */
+export class Journal {
+  readonly path: string
+
+  constructor(path: string) {
+    this.path = path
+  }
+
+  read(): Map<string, string> {
+    const done = new Map<string, string>()
+    let text = ''
+    try {
+      text = readFileSync(this.path, 'utf8')
+    } catch {
+      return done
+    }
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue
+      try {
+        const entry = JSON.parse(line) as JournalEntry
+        if (typeof entry.id === 'string') done.set(entry.key, entry.id)
+      } catch {
+        // A line cut short by a kill: that record is simply created (replayed) again.
+      }
+    }
+    return done
+  }
+
+  clear(): void {
+    rmSync(this.path, {force: true})
+  }
+
+  append(entry: JournalEntry): void {
+    mkdirSync(dirname(this.path), {recursive: true, mode: 0o700})
+    appendFileSync(this.path, `${JSON.stringify(entry)}\n`, {mode: 0o600})
+  }
+}

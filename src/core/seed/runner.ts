@@ -1,0 +1,255 @@
+import {createHash} from 'node:crypto'
+import {unwrapEnvelope} from '../../contract/index.js'
+import type {PayctlClient} from '../client.js'
+import {errorFrom} from '../client.js'
+import {PayctlError} from '../errors.js'
+import {parseExact} from '../exact-json.js'
+import {parseAmount} from '../money.js'
+import type {TokenBucket} from '../rate-limiter.js'
+import {type Fixture, type RecordKind, recordKey, resolveRefs, type SeedRecord} from './fixture.js'
+import type {Journal} from './journal.js'
+
+export interface SeedProgress {
+  done: number
+  total: number
+  /** Records found in the journal of an earlier run, and not sent again. */
+  skipped: number
+  ratePerSecond: number
+  etaSeconds: number | undefined
+  /** The record just created. */
+  last?: string
+}
+
+export interface SeedOptions {
+  concurrency: number
+  limiter?: TokenBucket | undefined
+  journal?: Journal | undefined
+  onProgress?: ((p: SeedProgress) => void) | undefined
+}
+
+/** Created ids by fixture name: `{wallets: {alice_usd: {id}, bulk: [{id}, …]}}`. */
+export type SeedResult = Record<string, Record<string, {id: string} | {id: string}[]>>
+
+type Create = (
+  client: PayctlClient,
+  fields: Record<string, unknown>,
+  idempotencyKey: string,
+) => Promise<{id: string}>
+
+const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v))
+const amountOf = (v: unknown, currency?: string) =>
+  typeof v === 'number' ? v : parseAmount(String(v), currency).amount
+
+/** How each kind of record is created; fixture fields are snake_case, like the service's own inputs. */
+const CREATORS: Record<RecordKind, Create> = {
+  users: (c, f, key) =>
+    c.users.create(
+      {
+        email: String(f.email),
+        first_name: String(f.first_name),
+        last_name: String(f.last_name),
+        ...(f.external_id ? {external_id: String(f.external_id)} : {}),
+        ...(c.profile.auth?.partnerId ? {partner_id: c.profile.auth.partnerId} : {}),
+      },
+      {idempotencyKey: key},
+    ),
+  wallets: (c, f, key) => {
+    const currency = String(f.currency).toUpperCase()
+    return c.wallets.create(
+      {
+        userId: String(f.user),
+        currency,
+        ...(f.label === undefined ? {} : {label: String(f.label)}),
+        ...(f.initial_balance === undefined ? {} : {initialBalance: amountOf(f.initial_balance, currency)}),
+      },
+      {idempotencyKey: key},
+    )
+  },
+  payment_methods: (c, f, key) =>
+    c.paymentMethods.add(
+      String(f.user),
+      {type: f.type as 'card', token: String(f.token)},
+      {idempotencyKey: key},
+    ),
+  transactions: (c, f, key) => {
+    const amount = amountOf(f.amount, str(f.currency))
+    const currency = str(f.currency) ?? /([A-Za-z]{3,5})\s*$/.exec(String(f.amount))?.[1]
+    if (!currency)
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'INVALID_FIXTURE',
+        message: 'a transaction needs currency, or an amount like 12.34USD',
+      })
+    return c.transactions.create(
+      {
+        amount,
+        currency: currency.toUpperCase(),
+        method: f.method as 'card',
+        ...(f.payment_method ? {paymentMethodId: String(f.payment_method)} : {}),
+        ...(f.from ? {sourceWalletId: String(f.from)} : {}),
+        ...(f.to ? {destinationWalletId: String(f.to)} : {}),
+        ...(f.description ? {description: String(f.description)} : {}),
+        ...(f.metadata ? {metadata: f.metadata as Record<string, string>} : {}),
+      },
+      {idempotencyKey: key},
+    )
+  },
+  webhooks: async (c, f, key) => {
+    const res = await c.raw('POST', '/webhooks', {
+      body: JSON.stringify({url: f.url, events: f.events}),
+      idempotencyKey: key,
+    })
+    if (res.status >= 300) throw errorFrom(res)
+    return unwrapEnvelope(parseExact(res.text)) as {id: string}
+  },
+}
+
+/** The idempotency key of a record: the same for every run of the same fixture. */
+export function seedKey(fixture: string, key: string): string {
+  return `seed_${createHash('sha256').update(`${fixture}\u0000${key}`).digest('hex').slice(0, 40)}`
+}
+
+/**
+ * Create every record of a fixture, each after the records it refers to, up to `concurrency` at
+ * once, paced by the limiter. Records listed in the journal are not sent again; a record whose
+ * creation failed stops the run (what is under way finishes) and is reported with its name.
+ */
+export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOptions): Promise<SeedResult> {
+  const records = new Map(fixture.records.map((r) => [recordKey(r), r]))
+  const created = new Map<string, Record<string, unknown>>()
+  for (const [key, id] of opts.journal?.read() ?? []) if (records.has(key)) created.set(key, {id})
+  const skipped = created.size
+  const dependents = new Map<string, SeedRecord[]>()
+  for (const r of fixture.records)
+    for (const d of r.dependsOn) dependents.set(d, [...(dependents.get(d) ?? []), r])
+  const isReady = (r: SeedRecord) => !created.has(recordKey(r)) && r.dependsOn.every((d) => created.has(d))
+  const ready: SeedRecord[] = fixture.records.filter(isReady)
+  const queued = new Set(ready.map(recordKey))
+  const started = performance.now()
+  let done = created.size
+  let failure: {record: SeedRecord; error: unknown} | undefined
+
+  const lookup = (key: string, field: string) => {
+    const value = created.get(key)?.[field]
+    if (value === undefined) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'INVALID_FIXTURE',
+        message: `${key} has no field "${field}"${created.get(key) && Object.keys(created.get(key)!).length === 1 ? ' known to this run (an earlier run created it, and only ids are journalled)' : ''}`,
+      })
+    }
+    return value
+  }
+
+  const runOne = async (record: SeedRecord) => {
+    const key = recordKey(record)
+    const fields = resolveRefs(record.fields, lookup) as Record<string, unknown>
+    await opts.limiter?.take()
+    const result = (await CREATORS[record.kind](client, fields, seedKey(fixture.name, key))) as Record<
+      string,
+      unknown
+    >
+    created.set(key, result)
+    opts.journal?.append({key, id: String(result.id)})
+    done++
+    const elapsed = (performance.now() - started) / 1000
+    const rate = (done - skipped) / Math.max(elapsed, 0.001)
+    opts.onProgress?.({
+      done,
+      total: records.size,
+      skipped,
+      ratePerSecond: rate,
+      etaSeconds: rate > 0 ? (records.size - done) / rate : undefined,
+      last: key,
+    })
+    for (const next of dependents.get(key) ?? []) {
+      if (!queued.has(recordKey(next)) && isReady(next)) {
+        queued.add(recordKey(next))
+        ready.push(next)
+      }
+    }
+  }
+
+  // A fixed pool of workers pulling from the ready queue; a worker that finds it empty waits for
+  // the others to make more records ready.
+  let inFlight = 0
+  let wake: (() => void) | undefined
+  const worker = async () => {
+    for (;;) {
+      if (failure) return
+      const record = ready.shift()
+      if (!record) {
+        if (inFlight === 0) return
+        await new Promise<void>((resolve) => {
+          const previous = wake
+          wake = () => {
+            previous?.()
+            resolve()
+          }
+        })
+        continue
+      }
+      inFlight++
+      try {
+        await runOne(record)
+      } catch (error) {
+        failure ??= {record, error}
+      } finally {
+        inFlight--
+        const w = wake
+        wake = undefined
+        w?.()
+      }
+    }
+  }
+  await Promise.all(Array.from({length: Math.max(1, opts.concurrency)}, worker))
+
+  if (failure) {
+    const {record, error} = failure
+    const e =
+      error instanceof PayctlError
+        ? error
+        : new PayctlError({kind: 'api', code: 'SEED_FAILED', message: String(error), cause: error})
+    e.message = `${recordKey(record)}: ${e.message} (${done} of ${records.size} records exist; run the same command again to finish)`
+    throw e
+  }
+  return resultOf(fixture, created)
+}
+
+function resultOf(fixture: Fixture, created: Map<string, Record<string, unknown>>): SeedResult {
+  const out: SeedResult = {}
+  for (const r of fixture.records) {
+    const id = String(created.get(recordKey(r))?.id)
+    out[r.kind] ??= {}
+    const kind = out[r.kind]!
+    const m = /^(.*)\[(\d+)\]$/.exec(r.name)
+    if (m) {
+      kind[m[1]!] ??= []
+      ;(kind[m[1]!] as {id: string}[])[Number(m[2])] = {id}
+    } else kind[r.name] = {id}
+  }
+  return out
+}
+
+/** The order records would be created in: waves of records whose references are all earlier. */
+export function plan(fixture: Fixture): {wave: number; kind: string; names: string[]}[] {
+  const level = new Map<string, number>()
+  const byKey = new Map(fixture.records.map((r) => [recordKey(r), r]))
+  const depth = (key: string): number => {
+    const known = level.get(key)
+    if (known !== undefined) return known
+    const deps = byKey.get(key)?.dependsOn ?? []
+    const d = deps.length === 0 ? 0 : 1 + Math.max(...deps.map(depth))
+    level.set(key, d)
+    return d
+  }
+  const groups = new Map<string, {wave: number; kind: string; names: string[]}>()
+  for (const r of fixture.records) {
+    const wave = depth(recordKey(r))
+    const id = `${wave}:${r.kind}`
+    const g = groups.get(id) ?? {wave, kind: r.kind, names: []}
+    g.names.push(r.name)
+    groups.set(id, g)
+  }
+  return [...groups.values()].sort((a, b) => a.wave - b.wave || a.kind.localeCompare(b.kind))
+}

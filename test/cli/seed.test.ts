@@ -1,0 +1,192 @@
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {cliEnv, ROOT, runCli} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+let sandbox: SandboxProcess
+const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+const countAll = async (what: 'wallets' | 'transactions') => {
+  const r = await cli(what, 'list', '--all', '--json')
+  expect(r.exitCode, r.stderr).toBe(0)
+  return r.json<Record<string, unknown[]>>()[what]!.length
+}
+
+beforeEach(async () => {
+  sandbox = await startSandboxProcess()
+})
+afterEach(async () => {
+  await sandbox.stop()
+})
+
+describe('payctl seed', () => {
+  it('seeds the shop example, references resolved, and prints ids by fixture name', async () => {
+    const r = await cli('seed', join(ROOT, 'examples/fixtures/shop.yaml'), '--json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    const ids = r.json<{
+      users: Record<string, {id: string}>
+      wallets: Record<string, {id: string}>
+      transactions: Record<string, {id: string}>
+    }>()
+    expect(ids.users.alice!.id).toMatch(/^usr_/)
+    const wallet = (await cli('wallets', 'get', ids.wallets.alice_usd!.id, '--json')).json<{
+      userId: string
+      balance: {available: number}
+    }>()
+    expect(wallet.userId).toBe(ids.users.alice!.id)
+    const lunch = (await cli('transactions', 'get', ids.transactions.lunch!.id, '--json')).json<{
+      sourceWalletId: string
+      destinationWalletId: string
+    }>()
+    expect(lunch).toMatchObject({
+      sourceWalletId: ids.wallets.alice_usd!.id,
+      destinationWalletId: ids.wallets.bob_usd!.id,
+    })
+    // A second run creates nothing new and answers the same ids.
+    const again = await cli('seed', join(ROOT, 'examples/fixtures/shop.yaml'), '--json')
+    expect(again.json()).toEqual(ids)
+    expect(await countAll('wallets')).toBe(3)
+  })
+
+  it('finishes a run killed halfway with exactly the declared records', async () => {
+    const fixture = join(sandbox.configDir, 'many.yaml')
+    writeFileSync(
+      fixture,
+      `name: many
+users:
+  u:
+    count: 150
+    email: u{{n}}@example.test
+    first_name: U
+    last_name: N{{n}}
+wallets:
+  w:
+    count: 150
+    user: \${users.u[{{i}}].id}
+    currency: USD
+    initial_balance: 10.00USD
+transactions:
+  t:
+    count: 149
+    method: wallet
+    amount: 100
+    currency: USD
+    from: \${wallets.w[{{i}}].id}
+    to: \${wallets.w[{{n}}].id}
+`,
+    )
+    const journal = join(sandbox.configDir, 'many.journal')
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'bin/run.js'),
+        'seed',
+        fixture,
+        '--journal',
+        journal,
+        '--concurrency',
+        '4',
+        '--rate',
+        'off',
+      ],
+      {
+        env: cliEnv(sandbox.configDir),
+        stdio: 'ignore',
+      },
+    )
+    // Kill it once it is well under way, without warning.
+    const deadline = Date.now() + 30_000
+    while (Date.now() < deadline) {
+      const lines = existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').length : 0
+      if (lines > 120) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    child.kill('SIGKILL')
+    await new Promise((r) => child.once('exit', r))
+    const partial = readFileSync(journal, 'utf8').trim().split('\n').length
+    expect(partial).toBeLessThan(449)
+
+    const r = await cli('seed', fixture, '--journal', journal, '--rate', 'off', '--json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toBe('')
+    const ids = r.json<{wallets: {w: {id: string}[]}}>()
+    expect(new Set(ids.wallets.w.map((w) => w.id)).size).toBe(150)
+    expect(await countAll('wallets')).toBe(150)
+    expect(await countAll('transactions')).toBe(149 * 2 + 150)
+  }, 90_000)
+
+  // Each fixture has valid records too: nothing at all may be created when any part is wrong.
+  const ok = 'users:\n  ok: {email: ok@example.test, first_name: O, last_name: K}\n'
+  const okWallet = 'wallets:\n  okw: {user: "${users.ok.id}", currency: USD}\n'
+  it.each([
+    [
+      `${ok}${okWallet}  w: {user: "\${users.ghost.id}", currency: USD}\n`,
+      /bad\.yaml:5:3: wallets\.w: .*names no record/,
+    ],
+    [
+      `${ok}  a:\n    email: a@example.test\n    first_name: A\n${okWallet}`,
+      /bad\.yaml:3:3: users\.a\.last_name/,
+    ],
+    [
+      `${ok}  a: {email: a@example.test, first_name: A, last_name: B, age: 3}\n${okWallet}`,
+      /bad\.yaml:3:3: users\.a: Unrecognized key: "age"/,
+    ],
+  ])('rejects a bad fixture with a pointed message and creates nothing: %#', async (text, message) => {
+    const fixture = join(sandbox.configDir, 'bad.yaml')
+    writeFileSync(fixture, text)
+    const r = await cli('seed', fixture)
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(message)
+    expect(await countAll('wallets')).toBe(0)
+  })
+
+  it('prints the plan with --dry-run and sends nothing', async () => {
+    const r = await cli('seed', join(ROOT, 'examples/fixtures/bulk.yaml'), '--dry-run')
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/1\s+users\s+100/)
+    expect(r.stdout).toMatch(/3\s+transactions\s+99/)
+    expect(r.stdout).toContain('299 records in 3 waves; nothing sent.')
+    expect(await countAll('wallets')).toBe(0)
+  })
+})
+
+describe('payctl api', () => {
+  it('sends any request with the profile’s auth and follows cursors with --paginate', async () => {
+    const user = (
+      await cli('api', 'POST', '/users', '-d', '{"email":"p@example.test","first_name":"P","last_name":"Q"}')
+    ).stdout
+    const userId = JSON.parse(user).data.id as string
+    for (const currency of ['USD', 'EUR', 'GBP', 'JPY', 'CHF']) {
+      const r = await cli('api', 'POST', '/wallets', '-d', JSON.stringify({userId, currency}))
+      expect(r.exitCode, r.stderr).toBe(0)
+    }
+    const pages = await cli('api', 'GET', `/wallets?userId=${userId}&limit=2`, '--paginate')
+    expect(pages.exitCode, pages.stderr).toBe(0)
+    const bodies = pages.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(bodies).toHaveLength(3)
+    expect(bodies.flatMap((b) => b.data.wallets.map((w: {currency: string}) => w.currency))).toEqual([
+      'USD',
+      'EUR',
+      'GBP',
+      'JPY',
+      'CHF',
+    ])
+  })
+
+  it('prints an error body and exits non-zero for a non-2xx answer', async () => {
+    const r = await cli('api', 'GET', '/wallets/wal_missing')
+    expect(r.exitCode).toBe(1)
+    expect(JSON.parse(r.stdout).error.code).toBe('NOT_FOUND')
+    expect(r.stderr).toContain('NOT_FOUND')
+  })
+
+  it('refuses a body that is not JSON before sending', async () => {
+    const r = await cli('api', 'POST', '/users', '-d', '{oops')
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('--data is not valid JSON')
+  })
+})
