@@ -1,4 +1,5 @@
 import type {z} from 'zod'
+import {bnplEndpoints} from './bnpl.js'
 import type {ErrorCode} from './errors.js'
 import {
   AccessTokenSchema,
@@ -18,6 +19,7 @@ import {
   WalletListSchema,
   WalletSchema,
 } from './resources.js'
+import {roundupEndpoints} from './roundups.js'
 import {transactionEndpoints} from './transactions.js'
 import {walletProductEndpoints} from './wallet-product.js'
 import {webhookEndpoints} from './webhooks.js'
@@ -227,6 +229,8 @@ export const endpoints = {
   ...transactionEndpoints,
   ...walletProductEndpoints,
   ...webhookEndpoints,
+  ...roundupEndpoints,
+  ...bnplEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints

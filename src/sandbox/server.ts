@@ -2,11 +2,13 @@ import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} f
 import {type Endpoint, type ErrorStyle, errorStyleOf, takesIdempotencyKey} from '../contract/endpoints.js'
 import type {Principal} from './authenticate.js'
 import {Authenticator} from './authenticate.js'
+import {bnplRoutes} from './bnpl/routes.js'
 import type {OperationInput, RouteSpec, SandboxContext} from './context.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
 import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
 import {newId} from './ids.js'
 import {canonicalJson, parseRequestJson, sha256Hex} from './json.js'
+import {roundupRoutes} from './roundups/routes.js'
 import {accountRoutes} from './routes/accounts.js'
 import {authRoutes} from './routes/auth.js'
 import {controlRoutes} from './routes/control.js'
@@ -190,6 +192,8 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     ...transactionRoutes(ctx),
     ...accountRoutes(ctx),
     ...walletProductRoutes(ctx),
+    ...roundupRoutes(ctx),
+    ...bnplRoutes(ctx),
     ...controlRoutes(ctx),
     // The trigger runs other operations as fixture steps: it finds them in this same list.
     ...webhooks.routes((id) => routes.find((r) => r.endpoint.operationId === id)),

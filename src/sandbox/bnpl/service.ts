@@ -1,0 +1,489 @@
+import type {DatabaseSync} from 'node:sqlite'
+import {
+  BNPL_CANCELLABLE,
+  BNPL_INSTALLMENTS,
+  BNPL_INTERVAL_DAYS,
+  type BnplInstallment,
+  type BnplPayment,
+  type BnplPaymentList,
+  type BnplStatus,
+  type ListBnplPaymentsQuery,
+  type Prequalification,
+} from '../../contract/bnpl.js'
+import {
+  type Currency,
+  FIAT_CURRENCIES,
+  isSupportedCurrency,
+  MINOR_UNITS,
+  USD_VALUE_MICROS,
+  usdCentsToMinor,
+} from '../../contract/currencies.js'
+import type {SandboxContext} from '../context.js'
+import {ApiError} from '../errors.js'
+import {randomHex} from '../ids.js'
+import {jsonAmount} from '../json.js'
+import {type WalletRow, walletFromRow} from '../money/ledger.js'
+import {refundTransaction} from '../money/refunds.js'
+import {DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor} from '../routes/transactions.js'
+import {applyBnplSchema} from './schema.js'
+
+/** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */
+export const BNPL_LIMIT_USD_CENTS = 100_000n
+/** The smallest purchase BNPL takes: 10.00 USD at the sandbox rates. */
+export const BNPL_MINIMUM_USD_CENTS = 1_000n
+/** An email whose local part carries this tag is always declined, so demos can produce declines. */
+export const DECLINE_TAG = '+decline'
+
+const DAY_MS = 86_400_000
+const COLLECT_BATCH = 200
+
+interface PaymentRow {
+  seq: number
+  id: string
+  partner_id: string
+  user_id: string
+  wallet_id: string
+  merchant_name: string
+  description: string | null
+  amount: string
+  currency: Currency
+  status: BnplStatus
+  failure_reason: string | null
+  created_at: string
+  updated_at: string
+  completed_at: string | null
+  cancelled_at: string | null
+  failed_at: string | null
+}
+
+interface InstallmentRow {
+  payment_id: string
+  number: number
+  amount: string
+  due_at: string
+  collect_at: number
+  status: BnplInstallment['status']
+  paid_at: string | null
+  transaction_id: string | null
+  refund_transaction_id: string | null
+  failure_reason: string | null
+}
+
+function statements(db: DatabaseSync) {
+  return {
+    user: db.prepare('SELECT partner_id, email FROM users WHERE id = ?'),
+    walletOf: db.prepare('SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?'),
+    payment: db.prepare('SELECT * FROM bnpl_payments WHERE id = ? AND partner_id = ?'),
+    paymentById: db.prepare('SELECT * FROM bnpl_payments WHERE id = ?'),
+    openOf: db.prepare(
+      "SELECT id, amount, currency FROM bnpl_payments WHERE user_id = ? AND status IN ('pending', 'active')",
+    ),
+    insertPayment: db.prepare(
+      `INSERT INTO bnpl_payments (id, partner_id, user_id, wallet_id, merchant_name, description, amount, currency,
+         status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+    ),
+    setStatus: db.prepare(
+      `UPDATE bnpl_payments SET status = ?, failure_reason = ?, updated_at = ?, completed_at = ?, cancelled_at = ?,
+         failed_at = ? WHERE id = ?`,
+    ),
+    installments: db.prepare('SELECT * FROM bnpl_installments WHERE payment_id = ? ORDER BY number'),
+    insertInstallment: db.prepare(
+      `INSERT INTO bnpl_installments (payment_id, number, user_id, amount, due_at, collect_at, status)
+       VALUES (?, ?, ?, ?, ?, ?, 'scheduled')`,
+    ),
+    paid: db.prepare(
+      "UPDATE bnpl_installments SET status = 'paid', paid_at = ?, transaction_id = ? WHERE payment_id = ? AND number = ?",
+    ),
+    failed: db.prepare(
+      "UPDATE bnpl_installments SET status = 'failed', failure_reason = ? WHERE payment_id = ? AND number = ?",
+    ),
+    refunded: db.prepare(
+      "UPDATE bnpl_installments SET status = 'refunded', refund_transaction_id = ? WHERE payment_id = ? AND number = ?",
+    ),
+    cancelScheduled: db.prepare(
+      "UPDATE bnpl_installments SET status = 'cancelled' WHERE payment_id = ? AND status = 'scheduled'",
+    ),
+    due: db.prepare(
+      `SELECT i.payment_id, i.number FROM bnpl_installments i JOIN bnpl_payments p ON p.id = i.payment_id
+       WHERE i.status = 'scheduled' AND i.collect_at <= ? AND p.status IN ('pending', 'active')
+       ORDER BY i.collect_at, i.number LIMIT ?`,
+    ),
+  }
+}
+
+/** What `owed` smallest units of `currency` are worth in US cents, rounded up: a debt never shrinks. */
+function usdCentsOwed(owed: bigint, currency: Currency): bigint {
+  const numerator = owed * USD_VALUE_MICROS[currency]
+  const denominator = 10_000n * 10n ** BigInt(MINOR_UNITS[currency])
+  return (numerator + denominator - 1n) / denominator
+}
+
+/** When a payment reached its final state. */
+type Timestamps = Pick<BnplPayment, 'completedAt' | 'cancelledAt' | 'failedAt'>
+
+/**
+ * Buy now, pay later over the ledger (docs/bnpl.md): a deterministic pre-qualification rule, payments
+ * of four instalments collected from the user's wallet on the sandbox clock, and cancellation with
+ * refunds. Every method runs synchronously in one database transaction.
+ */
+export class BnplService {
+  private readonly q: ReturnType<typeof statements>
+  private readonly db: DatabaseSync
+
+  constructor(private readonly ctx: SandboxContext) {
+    applyBnplSchema(ctx.database)
+    this.db = ctx.database.db
+    this.q = statements(this.db)
+  }
+
+  /** A user named in a body: INVALID_USER_ID (400) when unknown, as the wallet product does. */
+  private bodyUser(partnerId: string, userId: string): {email: string} {
+    const row = this.q.user.get(userId) as {partner_id: string; email: string} | undefined
+    if (row?.partner_id !== partnerId) {
+      throw new ApiError('INVALID_USER_ID', `No user ${userId}`, {field: 'userId', value: userId})
+    }
+    return row
+  }
+
+  /** BNPL lends in fiat only. */
+  private currency(code: string): Currency {
+    if (!isSupportedCurrency(code) || !(FIAT_CURRENCIES as readonly string[]).includes(code)) {
+      throw new ApiError(
+        'INVALID_CURRENCY',
+        `BNPL is not available in ${code}: it lends in fiat currencies`,
+        {
+          field: 'currency',
+          value: code,
+          supported: [...FIAT_CURRENCIES],
+        },
+      )
+    }
+    return code
+  }
+
+  /**
+   * The rule, the same for pre-qualification and for creating a payment: declined when the user's
+   * email carries +decline, when the amount is below the minimum, or when it exceeds what is left of
+   * the limit after the user's pending and active payments.
+   */
+  private assess(
+    userId: string,
+    email: string,
+    currency: Currency,
+    amount: bigint | undefined,
+  ): Omit<Prequalification, 'userId' | 'currency' | 'amount'> {
+    let owedCents = 0n
+    for (const row of this.q.openOf.all(userId) as unknown as {
+      id: string
+      amount: string
+      currency: Currency
+    }[]) {
+      const paid = this.installmentRows(row.id)
+        .filter((i) => i.status === 'paid')
+        .reduce((sum, i) => sum + BigInt(i.amount), 0n)
+      owedCents += usdCentsOwed(BigInt(row.amount) - paid, row.currency)
+    }
+    const limit = usdCentsToMinor(BNPL_LIMIT_USD_CENTS, currency, 'floor')
+    const leftCents = BNPL_LIMIT_USD_CENTS > owedCents ? BNPL_LIMIT_USD_CENTS - owedCents : 0n
+    const available = usdCentsToMinor(leftCents, currency, 'floor')
+    const minimum = usdCentsToMinor(BNPL_MINIMUM_USD_CENTS, currency, 'ceil')
+    const reasons: Prequalification['reasons'] = []
+    if ((email.split('@')[0] ?? '').toLowerCase().includes(DECLINE_TAG)) reasons.push('sandbox_decline')
+    if (amount !== undefined && amount < minimum) reasons.push('amount_too_small')
+    if (amount !== undefined && amount > available) reasons.push('over_limit')
+    return {
+      decision: reasons.length === 0 ? 'approved' : 'declined',
+      limit: jsonAmount(limit),
+      available: jsonAmount(available),
+      minimum: jsonAmount(minimum),
+      reasons,
+    }
+  }
+
+  prequalify(
+    partnerId: string,
+    body: {userId: string; amount?: bigint | undefined; currency: string},
+  ): Prequalification {
+    const user = this.bodyUser(partnerId, body.userId)
+    const currency = this.currency(body.currency)
+    const assessment = this.assess(body.userId, user.email, currency, body.amount)
+    return {
+      userId: body.userId,
+      ...assessment,
+      currency,
+      amount: body.amount === undefined ? null : jsonAmount(body.amount),
+    }
+  }
+
+  /**
+   * A new payment, `pending` until its first instalment is collected: four instalments, the first
+   * due at once and taking the remainder of the division, the others every two weeks.
+   */
+  create(
+    partnerId: string,
+    body: {
+      userId: string
+      amount: bigint
+      currency: string
+      merchantName: string
+      description?: string | undefined
+    },
+  ): BnplPayment {
+    const user = this.bodyUser(partnerId, body.userId)
+    const currency = this.currency(body.currency)
+    return this.ctx.database.transaction(() => {
+      const walletRow = this.q.walletOf.get(body.userId, currency, partnerId) as WalletRow | undefined
+      if (walletRow === undefined) {
+        throw new ApiError(
+          'NOT_FOUND',
+          `User ${body.userId} has no ${currency} wallet to pay the instalments from`,
+          {resource: 'wallet', userId: body.userId, currency},
+        )
+      }
+      this.ctx.money.check(this.ctx.money.activeProblem(walletFromRow(walletRow)))
+      const assessment = this.assess(body.userId, user.email, currency, body.amount)
+      if (assessment.decision === 'declined') {
+        throw new ApiError(
+          'BNPL_DECLINED',
+          `BNPL declined for user ${body.userId}: ${assessment.reasons.join(', ')}`,
+          {
+            reasons: assessment.reasons,
+            limit: assessment.limit,
+            available: assessment.available,
+            minimum: assessment.minimum,
+            currency,
+          },
+        )
+      }
+      const now = this.ctx.clock.now()
+      const nowIso = now.toISOString()
+      const id = `bnpl_${randomHex(12)}`
+      this.q.insertPayment.run(
+        id,
+        partnerId,
+        body.userId,
+        walletRow.id,
+        body.merchantName,
+        body.description ?? null,
+        body.amount.toString(),
+        currency,
+        nowIso,
+        nowIso,
+      )
+      const n = BigInt(BNPL_INSTALLMENTS)
+      const share = body.amount / n
+      const delayMs = this.ctx.settings.settleAfterSeconds * 1000
+      for (let i = 0; i < BNPL_INSTALLMENTS; i++) {
+        const dueMs = now.getTime() + i * BNPL_INTERVAL_DAYS * DAY_MS
+        const amount = i === 0 ? share + (body.amount % n) : share
+        this.q.insertInstallment.run(
+          id,
+          i + 1,
+          body.userId,
+          amount.toString(),
+          new Date(dueMs).toISOString(),
+          dueMs + delayMs,
+        )
+      }
+      const payment = this.load(id, partnerId)
+      this.ctx.money.emit('bnplsvc.payment.created', partnerId, {...payment}, now)
+      return payment
+    })
+  }
+
+  get(partnerId: string, id: string): BnplPayment {
+    return this.load(id, partnerId)
+  }
+
+  list(partnerId: string, query: ListBnplPaymentsQuery): BnplPaymentList {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE
+    const where = ['partner_id = ?', 'seq < ?']
+    const params: (string | number)[] = [
+      partnerId,
+      query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor('bnpl', query.cursor),
+    ]
+    if (query.userId !== undefined) {
+      where.push('user_id = ?')
+      params.push(query.userId)
+    }
+    if (query.status !== undefined) {
+      where.push('status = ?')
+      params.push(query.status)
+    }
+    const rows = this.db
+      .prepare(`SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
+      .all(...params, limit + 1) as unknown as PaymentRow[]
+    const hasMore = rows.length > limit
+    const shown = hasMore ? rows.slice(0, limit) : rows
+    const last = shown.at(-1)
+    return {
+      payments: shown.map((row) => this.toPayment(row)),
+      hasMore,
+      nextCursor: hasMore && last !== undefined ? encodeCursor('bnpl', last.seq) : null,
+    }
+  }
+
+  /**
+   * Cancel a pending or active payment: what was collected is refunded to the wallet (one refund
+   * per paid instalment), the rest is never collected.
+   */
+  cancel(partnerId: string, id: string, reason: string | undefined): BnplPayment {
+    return this.ctx.database.transaction(() => {
+      const row = this.row(id, partnerId)
+      if (!BNPL_CANCELLABLE.includes(row.status)) {
+        throw new ApiError(
+          'INVALID_STATE_TRANSITION',
+          `BNPL payment ${id} is ${row.status}: only ${BNPL_CANCELLABLE.join(' or ')} payments can be cancelled`,
+          {
+            resource: 'bnpl_payment',
+            id,
+            status: row.status,
+            action: 'cancel',
+            allowed: [...BNPL_CANCELLABLE],
+          },
+        )
+      }
+      for (const installment of this.installmentRows(id)) {
+        if (installment.status !== 'paid' || installment.transaction_id === null) continue
+        const refund = refundTransaction(this.ctx.money, partnerId, installment.transaction_id, {
+          reason: reason ?? `BNPL payment ${id} cancelled`,
+        })
+        this.q.refunded.run(refund.id, id, installment.number)
+      }
+      this.q.cancelScheduled.run(id)
+      const nowIso = this.ctx.clock.now().toISOString()
+      this.setStatus(row, 'cancelled', null, {completedAt: null, cancelledAt: nowIso, failedAt: null}, nowIso)
+      // The spec names no cancellation event; the refunds record their transaction.completed.
+      return this.load(id, partnerId)
+    })
+  }
+
+  /**
+   * Collect every instalment due on the sandbox clock (run on every settlement tick and clock
+   * advance), each at its own time; returns how many were collected or failed.
+   */
+  collectDue(): number {
+    let done = 0
+    for (;;) {
+      const due = this.q.due.all(this.ctx.clock.nowMs(), COLLECT_BATCH) as unknown as {
+        payment_id: string
+        number: number
+      }[]
+      for (const {payment_id, number} of due) {
+        if (this.ctx.database.transaction(() => this.collect(payment_id, number))) done++
+      }
+      if (due.length < COLLECT_BATCH) return done
+    }
+  }
+
+  /**
+   * Collect one instalment from the wallet as a wallet-product payment to the merchant. The first
+   * makes the payment active and the last completes it; one that cannot be collected fails the
+   * payment, and what is left is never collected (the sandbox does not retry).
+   */
+  private collect(paymentId: string, number: number): boolean {
+    const row = this.q.paymentById.get(paymentId) as PaymentRow | undefined
+    const installment = this.installmentRows(paymentId).find((i) => i.number === number)
+    if (row === undefined || installment === undefined) return false
+    if (installment.status !== 'scheduled' || (row.status !== 'pending' && row.status !== 'active'))
+      return false
+    const at = new Date(installment.collect_at)
+    const atIso = at.toISOString()
+    const {money} = this.ctx
+    try {
+      const wallet = money.ledger.wallet(row.wallet_id, row.partner_id)
+      if (wallet === undefined) throw new ApiError('NOT_FOUND', `No wallet ${row.wallet_id}`)
+      const txn = this.ctx.database.transaction(() =>
+        money.pay(wallet, BigInt(installment.amount), at, {
+          description: `${row.merchant_name}: instalment ${number} of ${BNPL_INSTALLMENTS} (${row.id})`,
+        }),
+      )
+      this.q.paid.run(atIso, txn.id, paymentId, number)
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      this.q.failed.run(`${err.code}: ${err.message}`, paymentId, number)
+      this.q.cancelScheduled.run(paymentId)
+      this.setStatus(
+        row,
+        'failed',
+        `instalment ${number} of ${BNPL_INSTALLMENTS} could not be collected: ${err.code}`,
+        {completedAt: null, cancelledAt: null, failedAt: atIso},
+        atIso,
+      )
+      money.emit('bnplsvc.payment.failed', row.partner_id, {...this.load(paymentId, row.partner_id)}, at)
+      return true
+    }
+    if (number === BNPL_INSTALLMENTS) {
+      this.setStatus(row, 'completed', null, {completedAt: atIso, cancelledAt: null, failedAt: null}, atIso)
+      money.emit('bnplsvc.payment.completed', row.partner_id, {...this.load(paymentId, row.partner_id)}, at)
+    } else {
+      this.setStatus(row, 'active', null, {completedAt: null, cancelledAt: null, failedAt: null}, atIso)
+    }
+    return true
+  }
+
+  private setStatus(
+    row: PaymentRow,
+    status: BnplStatus,
+    failureReason: string | null,
+    at: Timestamps,
+    nowIso: string,
+  ): void {
+    this.q.setStatus.run(status, failureReason, nowIso, at.completedAt, at.cancelledAt, at.failedAt, row.id)
+  }
+
+  private row(id: string, partnerId: string): PaymentRow {
+    const row = this.q.payment.get(id, partnerId) as PaymentRow | undefined
+    if (row === undefined) {
+      throw new ApiError('NOT_FOUND', `No BNPL payment ${id}`, {resource: 'bnpl_payment', id})
+    }
+    return row
+  }
+
+  private load(id: string, partnerId: string): BnplPayment {
+    return this.toPayment(this.row(id, partnerId))
+  }
+
+  private installmentRows(paymentId: string): InstallmentRow[] {
+    return this.q.installments.all(paymentId) as unknown as InstallmentRow[]
+  }
+
+  private toPayment(row: PaymentRow): BnplPayment {
+    const installments = this.installmentRows(row.id)
+    const amount = BigInt(row.amount)
+    const paid = installments.filter((i) => i.status === 'paid')
+    const paidAmount = paid.reduce((sum, i) => sum + BigInt(i.amount), 0n)
+    const open = row.status === 'pending' || row.status === 'active'
+    return {
+      id: row.id,
+      userId: row.user_id,
+      walletId: row.wallet_id,
+      merchantName: row.merchant_name,
+      description: row.description,
+      amount: jsonAmount(amount),
+      currency: row.currency,
+      status: row.status,
+      installments: BNPL_INSTALLMENTS,
+      installmentAmount: jsonAmount(amount / BigInt(BNPL_INSTALLMENTS)),
+      paidInstallments: paid.length,
+      paidAmount: jsonAmount(paidAmount),
+      outstandingAmount: jsonAmount(open ? amount - paidAmount : 0n),
+      schedule: installments.map((i) => ({
+        number: i.number,
+        amount: jsonAmount(BigInt(i.amount)),
+        dueAt: i.due_at,
+        status: i.status,
+        paidAt: i.paid_at,
+        transactionId: i.transaction_id,
+        refundTransactionId: i.refund_transaction_id,
+        failureReason: i.failure_reason,
+      })),
+      failureReason: row.failure_reason,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      completedAt: row.completed_at,
+      cancelledAt: row.cancelled_at,
+      failedAt: row.failed_at,
+    }
+  }
+}
