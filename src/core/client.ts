@@ -6,13 +6,18 @@ import {
   type CreateTransactionInput,
   type CreateUserInput,
   type CreateWalletInput,
+  type EnableRoundupsInput,
   type EndpointId,
   type EndpointResult,
   endpoints,
+  type ListBnplPaymentsQuery,
   type ListTransactionsQuery,
   type ListWalletsQuery,
   normaliseErrorBody,
+  type ProcessRoundupInput,
+  type PutRoundupSettingsInput,
   type RefundInput,
+  type UpdateRoundupSettingsInput,
   type UpdateWalletInput,
   unwrapEnvelope,
 } from '../contract/index.js'
@@ -145,6 +150,50 @@ export class PayctlClient {
       input: Exact<{fromUserId: string; toUserId: string; amount: number; currency: string; note?: string}>,
       opts: Keyed = {},
     ) => this.call('sendP2P', {body: input, ...opts}),
+  }
+
+  /**
+   * Round-ups, over both families of the spec: the common endpoints (`putSettings`, `process`) and
+   * the product's (`/roundupsvc`); they share one settings record and one set of pending round-ups.
+   */
+  readonly roundups = {
+    /** Replace the settings (PUT /users/{id}/roundup-settings). */
+    putSettings: (userId: string, input: PutRoundupSettingsInput) =>
+      this.call('putRoundupSettings', {params: {id: userId}, body: input}),
+    /** Process a purchase (amount in major units); the same transaction_id yields one round-up. */
+    process: (input: ProcessRoundupInput, opts: Keyed = {}) =>
+      this.call('processRoundup', {body: input, ...opts}),
+    enable: (userId: string, input: EnableRoundupsInput = {}, opts: Keyed = {}) =>
+      this.call('enableRoundups', {params: {id: userId}, body: input, ...opts}),
+    settings: (userId: string) => this.call('getRoundupSettings', {params: {id: userId}}),
+    /** Change some settings, keeping the others. */
+    updateSettings: (userId: string, input: UpdateRoundupSettingsInput) =>
+      this.call('updateRoundupSettings', {params: {id: userId}, body: input}),
+    pending: (userId: string) => this.call('getPendingRoundups', {params: {id: userId}}),
+    /** Move every pending round-up to the destination as one ledger transfer. */
+    transfer: (userId: string, opts: Keyed = {}) =>
+      this.call('transferRoundups', {params: {id: userId}, ...opts}),
+  }
+
+  /** Buy now, pay later (`/bnplsvc`). */
+  readonly bnpl = {
+    prequalify: (input: Exact<{userId: string; amount?: number; currency?: string}>) =>
+      this.call('prequalifyBnpl', {body: input}),
+    create: (
+      input: Exact<{
+        userId: string
+        amount: number
+        currency?: string
+        merchantName: string
+        description?: string
+      }>,
+      opts: Keyed = {},
+    ) => this.call('createBnplPayment', {body: input, ...opts}),
+    get: (id: string) => this.call('getBnplPayment', {params: {id}}),
+    list: (query: ListBnplPaymentsQuery = {}) => this.call('listBnplPayments', {query}),
+    /** Cancel a pending or active payment; what was collected is refunded. */
+    cancel: (id: string, input: {reason?: string} = {}, opts: Keyed = {}) =>
+      this.call('cancelBnplPayment', {params: {id}, body: input, ...opts}),
   }
 
   readonly sandbox = {

@@ -1,0 +1,93 @@
+import {
+  MINOR_UNITS,
+  majorToMinor,
+  ROUNDUP_MULTIPLIERS,
+  type RoundupMultiplier,
+  type RoundupSettingsRecord,
+  type UpdateRoundupSettingsInput,
+} from '../contract/index.js'
+import {formatMoney} from '../core/index.js'
+import {major} from './roundups-views.js'
+
+/** The questions the settings walkthrough asks; injected, so the walk can be tested without a terminal. */
+export interface Prompter {
+  select<T>(message: string, choices: {name: string; value: T}[], initial: T): Promise<T>
+  input(message: string, initial: string, validate: (value: string) => true | string): Promise<string>
+  confirm(message: string, initial: boolean): Promise<boolean>
+}
+
+/** Prompts on stderr with @inquirer/prompts, loaded only when a walkthrough runs. */
+export function terminalPrompter(): Prompter {
+  const output = {output: process.stderr}
+  return {
+    async select(message, choices, initial) {
+      const {select} = await import('@inquirer/prompts')
+      return select({message, choices, default: initial}, output)
+    },
+    async input(message, initial, validate) {
+      const {input} = await import('@inquirer/prompts')
+      return input({message, default: initial, validate}, output)
+    },
+    async confirm(message, initial) {
+      const {confirm} = await import('@inquirer/prompts')
+      return confirm({message, default: initial}, output)
+    },
+  }
+}
+
+/** A cap typed by a person: a plain decimal in major units of the round-up currency. */
+export function capProblem(text: string, currency: RoundupSettingsRecord['currency']): true | string {
+  if (!/^\d+(\.\d+)?$/.test(text.trim())) return `give the cap in ${currency}, e.g. 5 or 2.50`
+  try {
+    return majorToMinor(Number(text), currency) > 0n ? true : 'the cap must be above 0'
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+
+/**
+ * Walk a person through the round-up settings, starting from the current ones: a choice of
+ * multiplier (with what it makes of a 4.35 purchase), the cap, the destination, and a confirmation
+ * before round-ups are turned on. Returns only what changed.
+ */
+export async function askRoundupSettings(
+  current: RoundupSettingsRecord,
+  prompter: Prompter,
+): Promise<UpdateRoundupSettingsInput> {
+  const {currency} = current
+  const cap0 = majorToMinor(current.max_roundup_amount, currency)
+  // What each multiplier makes of a 4.35 purchase (65 cents of spare change), under the current cap.
+  const example = (m: RoundupMultiplier) => {
+    if (MINOR_UNITS[currency] !== 2) return ''
+    const spare = 65n * BigInt(m)
+    const capped = spare > cap0
+    return ` (4.35 → ${formatMoney(capped ? cap0 : spare, currency)}${capped ? ', capped' : ''})`
+  }
+  const multiplier = await prompter.select(
+    'Multiplier of the spare change',
+    ROUNDUP_MULTIPLIERS.map((m) => ({name: `×${m}${example(m)}`, value: m})),
+    current.multiplier,
+  )
+  const capText = await prompter.input(
+    `Cap per purchase, in ${currency}`,
+    String(current.max_roundup_amount),
+    (value) => capProblem(value, currency),
+  )
+  const destinationText = await prompter.input(
+    'Destination account: a wallet id or a connected bank account id (blank for none)',
+    current.destination_account_id ?? '',
+    () => true,
+  )
+  const cap = Number(capText.trim())
+  const destination = destinationText.trim() === '' ? null : destinationText.trim()
+  const enabled = await prompter.confirm(
+    `Turn round-ups on for ${current.user_id} (×${multiplier}, at most ${major(cap, currency)} a purchase)?`,
+    true,
+  )
+  const change: UpdateRoundupSettingsInput = {}
+  if (multiplier !== current.multiplier) change.multiplier = multiplier
+  if (majorToMinor(cap, currency) !== cap0) change.max_roundup_amount = cap
+  if (destination !== current.destination_account_id) change.destination_account_id = destination
+  if (enabled !== current.enabled) change.enabled = enabled
+  return change
+}

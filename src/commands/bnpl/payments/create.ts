@@ -1,0 +1,43 @@
+import {Flags} from '@oclif/core'
+import {amountFrom, currencyFrom} from '../../../cli/amounts.js'
+import {BaseCommand} from '../../../cli/base-command.js'
+import {bnplCard} from '../../../cli/bnpl-views.js'
+import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../../cli/flags.js'
+import type {BnplPayment} from '../../../contract/index.js'
+
+export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsCreate> {
+  static override summary = 'create a BNPL payment: four instalments two weeks apart, the first at purchase'
+  static override description =
+    "The instalments are collected from the user's wallet in the payment's currency. The payment is pending until the first is collected (after the sandbox's --settle-after), active until the last, then completed; an instalment the wallet cannot pay fails it."
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --amount 240.00USD --merchant Allbirds',
+  ]
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'user id'}),
+    amount: amountFlag(),
+    currency: currencyFlag(),
+    decimal: decimalFlag,
+    merchant: Flags.string({summary: 'merchant name'}),
+    description: Flags.string({summary: 'free text'}),
+    'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
+  }
+
+  async run(): Promise<BnplPayment> {
+    const f = this.flags
+    const userId = f.user ?? (await this.ask('user', 'User id'))
+    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 24000 or 240.00USD)'))
+    const currency = currencyFrom(f.currency, amountText) ?? 'USD'
+    const amount = amountFrom(amountText, currency, f.decimal)
+    const merchantName = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
+    await this.confirmProduction(`create a BNPL payment of ${amountText}`, f.yes)
+    const payment = await this.spin('Creating BNPL payment', () =>
+      this.api.bnpl.create(
+        {userId, amount, currency, merchantName, ...(f.description ? {description: f.description} : {})},
+        {idempotencyKey: f['idempotency-key']},
+      ),
+    )
+    this.created(`BNPL payment ${payment.status}:`, payment.id, bnplCard(payment))
+    return payment
+  }
+}

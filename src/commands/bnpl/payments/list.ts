@@ -1,0 +1,31 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base-command.js'
+import {bnplColumns} from '../../../cli/bnpl-views.js'
+import {listFlags} from '../../../cli/list-output.js'
+import {BNPL_STATUSES} from '../../../contract/index.js'
+
+export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsList> {
+  static override summary = 'list BNPL payments, newest first'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567',
+    '<%= config.bin %> <%= command.id %> --status active --all --output csv --columns id,outstanding',
+  ]
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'only payments of this user'}),
+    status: Flags.option({options: BNPL_STATUSES})({summary: 'only this status'}),
+    ...listFlags,
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    await this.list(
+      {
+        key: 'payments',
+        fetch: (cursor, limit) => this.api.bnpl.list({userId: f.user, status: f.status, limit, cursor}),
+        items: (page) => page.payments,
+        columns: bnplColumns,
+      },
+      f,
+    )
+  }
+}

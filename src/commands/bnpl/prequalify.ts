@@ -1,0 +1,36 @@
+import {Flags} from '@oclif/core'
+import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {prequalificationCard} from '../../cli/bnpl-views.js'
+import {amountFlag, currencyFlag, decimalFlag} from '../../cli/flags.js'
+import type {Prequalification} from '../../contract/index.js'
+
+export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
+  static override summary = 'pre-qualify a user for buy now, pay later: a decision and a limit'
+  static override description =
+    'The sandbox approves up to 1,000.00 USD (at its rates in other fiat currencies) minus what the user still owes on BNPL, from 10.00 USD; a user whose email carries +decline (ada+decline@example.test) is always declined. A decline is an answer, not an error: the exit code is 0.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --amount 240.00USD',
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --currency EUR --json',
+  ]
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'user id'}),
+    amount: amountFlag(
+      'purchase to check: smallest unit (24000), or with its currency (240.00USD); default: only the limit',
+    ),
+    currency: currencyFlag(),
+    decimal: decimalFlag,
+  }
+
+  async run(): Promise<Prequalification> {
+    const f = this.flags
+    const userId = f.user ?? (await this.ask('user', 'User id'))
+    const currency = currencyFrom(f.currency, f.amount) ?? 'USD'
+    const amount = f.amount === undefined ? undefined : amountFrom(f.amount, currency, f.decimal)
+    const result = await this.spin('Pre-qualifying', () =>
+      this.api.bnpl.prequalify({userId, currency, ...(amount === undefined ? {} : {amount})}),
+    )
+    this.card(prequalificationCard(result))
+    return result
+  }
+}

@@ -1,0 +1,25 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {roundupSettingsFlags, settingsChange} from '../../cli/roundups-flags.js'
+import {roundupSettingsCard} from '../../cli/roundups-views.js'
+import type {RoundupSettingsRecord} from '../../contract/index.js'
+
+export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
+  static override summary = 'turn round-ups on for a user, optionally changing the settings too'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567',
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --multiplier 2 --max 5 --destination-account wal_…',
+  ]
+  static override args = {user: Args.string({description: 'user id', required: true})}
+  static override flags = {...roundupSettingsFlags, 'idempotency-key': idempotencyKeyFlag}
+
+  async run(): Promise<RoundupSettingsRecord> {
+    const {enabled: _enabled, ...change} = settingsChange(this.flags)
+    const settings = await this.spin('Enabling round-ups', () =>
+      this.api.roundups.enable(this.args.user, change, {idempotencyKey: this.flags['idempotency-key']}),
+    )
+    this.created('Round-ups on for', settings.user_id, roundupSettingsCard(settings))
+    return settings
+  }
+}

@@ -1,0 +1,45 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {majorFlag} from '../../cli/roundups-flags.js'
+import {roundupCard} from '../../cli/roundups-views.js'
+import type {Roundup} from '../../contract/index.js'
+
+export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess> {
+  static override summary = "process a user's purchase: its round-up, once per transaction id"
+  static override description =
+    'The amount is in major units of the round-up currency (4.35 is 4.35 USD). The round-up is the spare change to the next whole unit (100 yen for JPY), times the multiplier, capped; a whole amount or a user with round-ups off yields 0. The same --transaction-id again answers the first result.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --amount 4.35 --merchant "Blue Bottle Coffee" --transaction-id pos_1001',
+  ]
+  static override flags = {
+    user: Flags.string({char: 'u', summary: 'user id'}),
+    amount: Flags.string({char: 'a', summary: 'the purchase, in major units (4.35)'}),
+    merchant: Flags.string({summary: 'merchant name'}),
+    'transaction-id': Flags.string({
+      summary: 'your id of the purchase: processing it again yields the same round-up',
+    }),
+    'idempotency-key': idempotencyKeyFlag,
+  }
+
+  async run(): Promise<Roundup> {
+    const f = this.flags
+    const user = f.user ?? (await this.ask('user', 'User id'))
+    const amount = majorFlag(f.amount ?? (await this.ask('amount', 'Purchase amount, e.g. 4.35')), 'amount')
+    const merchant = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
+    const transactionId =
+      f['transaction-id'] ?? (await this.ask('transaction-id', 'Transaction id of the purchase'))
+    const roundup = await this.spin('Processing purchase', () =>
+      this.api.roundups.process(
+        {user_id: user, amount, merchant_name: merchant, transaction_id: transactionId},
+        {idempotencyKey: f['idempotency-key']},
+      ),
+    )
+    this.created(
+      roundup.duplicate ? 'Already processed: round-up' : 'Round-up',
+      roundup.id,
+      roundupCard(roundup),
+    )
+    return roundup
+  }
+}

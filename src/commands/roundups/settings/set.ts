@@ -1,0 +1,49 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../../cli/base-command.js'
+import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
+import {roundupSettingsCard} from '../../../cli/roundups-views.js'
+import {askRoundupSettings, terminalPrompter} from '../../../cli/roundups-wizard.js'
+import type {RoundupSettingsRecord} from '../../../contract/index.js'
+import {usageError} from '../../../core/index.js'
+
+export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSettingsSet> {
+  static override summary =
+    "change a user's round-up settings; in a terminal with no flags, walk through them"
+  static override description =
+    'Only the settings given change. Without flags, in a terminal, it asks for each one (the multiplier from a list) and confirms before turning round-ups on; without a terminal, give at least one flag.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --multiplier 2 --max 5',
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --destination-account wal_0123456789abcdef01234567 --enabled',
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --no-enabled',
+  ]
+  static override args = {user: Args.string({description: 'user id', required: true})}
+  static override flags = {
+    ...roundupSettingsFlags,
+    enabled: Flags.boolean({allowNo: true, summary: 'turn round-ups on (--enabled) or off (--no-enabled)'}),
+  }
+
+  async run(): Promise<RoundupSettingsRecord> {
+    const user = this.args.user
+    let change = settingsChange(this.flags)
+    if (Object.keys(change).length === 0) {
+      if (!this.interactive) {
+        throw usageError(
+          'nothing to change: give --multiplier, --max, --destination-account, --currency or --enabled/--no-enabled',
+          'MISSING_FLAG',
+          {flag: '--multiplier'},
+        )
+      }
+      const current = await this.spin('Fetching round-up settings', () => this.api.roundups.settings(user))
+      change = await askRoundupSettings(current, terminalPrompter())
+      if (Object.keys(change).length === 0) {
+        this.log('Nothing changed.')
+        return current
+      }
+    }
+    const settings = await this.spin('Saving round-up settings', () =>
+      this.api.roundups.updateSettings(user, change),
+    )
+    this.created('Round-up settings saved for', settings.user_id, roundupSettingsCard(settings))
+    return settings
+  }
+}

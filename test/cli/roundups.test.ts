@@ -1,0 +1,222 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {askRoundupSettings, type Prompter} from '../../src/cli/roundups-wizard.js'
+import type {RoundupSettingsRecord} from '../../src/contract/index.js'
+import {type CliResult, runCli} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+let sandbox: SandboxProcess
+const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir})
+const json = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
+  const r = await cli(...args, '--json')
+  expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+  return r.json<T>()
+}
+const errorOf = (r: CliResult) =>
+  r.json<{error: {code: string; status?: number; message: string; details?: Record<string, unknown>}}>().error
+
+/** Setup and checks go straight to the sandbox over HTTP; the CLI is what is under test. */
+async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sandbox.url}/v1${path}`, {
+    method,
+    headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const parsed = (await res.json()) as {data: T}
+  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(parsed)}`)
+  return parsed.data
+}
+const newUser = async (name: string) =>
+  (
+    await api<{id: string}>('POST', '/users', {
+      email: `${name}@example.test`,
+      first_name: name,
+      last_name: 'T',
+    })
+  ).id
+const newWallet = async (userId: string, initialBalance = 0) =>
+  (await api<{id: string}>('POST', '/wallets', {userId, currency: 'USD', initialBalance})).id
+const available = async (wallet: string) =>
+  (await api<{available: number}>('GET', `/wallets/${wallet}/balance`)).available
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess()
+})
+afterAll(async () => {
+  await sandbox.stop()
+})
+
+describe('roundups', () => {
+  it('enables, changes and shows settings, with amounts in major units', async () => {
+    const user = await newUser('settings')
+    const on = await json<RoundupSettingsRecord>('roundups', 'enable', user, '--multiplier', '2')
+    expect(on).toMatchObject({user_id: user, enabled: true, multiplier: 2, max_roundup_amount: 5})
+    const set = await json<RoundupSettingsRecord>(
+      'roundups',
+      'settings',
+      'set',
+      user,
+      '--max',
+      '2.50',
+      '--no-enabled',
+    )
+    expect(set).toMatchObject({enabled: false, multiplier: 2, max_roundup_amount: 2.5})
+    const human = await cli('roundups', 'settings', 'get', user)
+    expect(human.exitCode).toBe(0)
+    expect(human.stdout).toMatch(/round-ups\s+off/)
+    expect(human.stdout).toMatch(/multiplier\s+×2/)
+    expect(human.stdout).toMatch(/cap per purchase\s+2\.50 USD/)
+    // Piped, a change prints just the user id.
+    const piped = await cli('roundups', 'settings', 'set', user, '--enabled')
+    expect(piped.stdout.trim()).toBe(user)
+  })
+
+  it('refuses a multiplier outside 1, 2, 3, 5 naming them, in the CLI and in the sandbox', async () => {
+    const user = await newUser('multiplier')
+    const r = await cli('roundups', 'settings', 'set', user, '--multiplier', '4')
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('1, 2, 3, 5')
+    const raw = await cli(
+      'api',
+      'PUT',
+      `/roundupsvc/users/${user}/roundups/settings`,
+      '-d',
+      '{"multiplier":4}',
+    )
+    expect(raw.exitCode).toBe(1)
+    expect(JSON.parse(raw.stdout)).toMatchObject({
+      error: {code: 'VALIDATION_ERROR', details: {field: 'multiplier', allowed_multipliers: [1, 2, 3, 5]}},
+    })
+  })
+
+  it('without a terminal, settings set with no flags is an error naming the flag, not a prompt', async () => {
+    const [r, missing, bad] = await Promise.all([
+      cli('roundups', 'settings', 'set', 'usr_whoever', '--json'),
+      cli('roundups', 'process', '--user', 'usr_x', '--amount', '4.35', '--json'),
+      cli(
+        'roundups',
+        'process',
+        '--user',
+        'u',
+        '--amount',
+        '4,35',
+        '--merchant',
+        'M',
+        '--transaction-id',
+        't',
+      ),
+    ])
+    expect(r.exitCode).toBe(2)
+    expect(errorOf(r)).toMatchObject({code: 'MISSING_FLAG', details: {flag: '--multiplier'}})
+    expect(missing.exitCode).toBe(2)
+    expect(errorOf(missing)).toMatchObject({code: 'MISSING_FLAG', details: {flag: '--merchant'}})
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toContain('--amount must be a decimal amount')
+  })
+
+  it('processes purchases once per transaction id, and transfers exactly the pending total', async () => {
+    const user = await newUser('spender')
+    const source = await newWallet(user, 10_000)
+    const savings = await newWallet(await newUser('saver'))
+    await json('roundups', 'enable', user, '--multiplier', '2', '--destination-account', savings)
+    const process = (amount: string, id: string) =>
+      cli(
+        'roundups',
+        'process',
+        '--user',
+        user,
+        '--amount',
+        amount,
+        '--merchant',
+        'Blue Bottle',
+        '--transaction-id',
+        id,
+      )
+    const first = await process('4.35', 'pos-1')
+    expect(first.exitCode, first.stderr).toBe(0)
+    expect(first.stdout.trim()).toMatch(/^rnd_/)
+    const card = await cli(
+      'roundups',
+      'process',
+      '--user',
+      user,
+      '--amount',
+      '4.35',
+      '--merchant',
+      'Blue Bottle',
+      '--transaction-id',
+      'pos-1',
+      '--json',
+    )
+    expect(card.json()).toMatchObject({id: first.stdout.trim(), roundup_amount: 1.3, duplicate: true})
+    await process('7.20', 'pos-2')
+    const pending = await cli('roundups', 'pending', user)
+    expect(pending.stdout).toMatch(/pending\s+2\.90 USD/)
+    expect(pending.stdout).toContain('pos-2')
+    const transfer = await json<{amount: number; status: string; transaction_id: string}>(
+      'roundups',
+      'transfer',
+      user,
+    )
+    expect(transfer).toMatchObject({amount: 2.9, status: 'completed'})
+    expect(await available(source)).toBe(10_000 - 290)
+    expect(await available(savings)).toBe(290)
+    expect(await json('roundups', 'pending', user)).toMatchObject({count: 0, total: 0})
+    const again = await cli('roundups', 'transfer', user, '--json')
+    expect(again.exitCode).toBe(1)
+    expect(errorOf(again)).toMatchObject({code: 'NO_PENDING_ROUNDUPS', status: 422})
+  })
+})
+
+describe('roundups settings set, in a terminal', () => {
+  const current: RoundupSettingsRecord = {
+    user_id: 'usr_1',
+    enabled: false,
+    multiplier: 1,
+    max_roundup_amount: 5,
+    destination_account_id: null,
+    currency: 'USD',
+    created_at: null,
+    updated_at: null,
+  }
+  /** A prompter that answers from a script and remembers what it was asked. */
+  function scripted(answers: unknown[]) {
+    const asked: string[] = []
+    const choices: string[][] = []
+    const next = <T>(message: string) => {
+      asked.push(message)
+      return Promise.resolve(answers.shift() as T)
+    }
+    const prompter: Prompter = {
+      select: (message, list) => {
+        choices.push(list.map((c) => c.name))
+        return next(message)
+      },
+      input: (message) => next(message),
+      confirm: (message) => next(message),
+    }
+    return {prompter, asked, choices}
+  }
+
+  it('walks through a select for the multiplier, the cap, the destination, then confirms enabling', async () => {
+    const {prompter, asked, choices} = scripted([2, '2.50', 'wal_savings', true])
+    const change = await askRoundupSettings(current, prompter)
+    expect(change).toEqual({
+      multiplier: 2,
+      max_roundup_amount: 2.5,
+      destination_account_id: 'wal_savings',
+      enabled: true,
+    })
+    expect(choices[0]).toEqual([
+      '×1 (4.35 → 0.65 USD)',
+      '×2 (4.35 → 1.30 USD)',
+      '×3 (4.35 → 1.95 USD)',
+      '×5 (4.35 → 3.25 USD)',
+    ])
+    expect(asked.at(-1)).toBe('Turn round-ups on for usr_1 (×2, at most 2.50 USD a purchase)?')
+  })
+
+  it('answering no keeps round-ups off, and unchanged answers send nothing', async () => {
+    const {prompter} = scripted([1, '5', '', false])
+    expect(await askRoundupSettings(current, prompter)).toEqual({})
+  })
+})
