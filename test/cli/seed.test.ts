@@ -46,7 +46,22 @@ describe('payctl seed', () => {
     // A second run creates nothing new and answers the same ids.
     const again = await cli('seed', join(ROOT, 'examples/fixtures/shop.yaml'), '--json')
     expect(again.json()).toEqual(ids)
-    expect(await countAll('wallets')).toBe(3)
+    expect(await countAll('wallets')).toBe(4)
+    // Round-ups: the coffee (4.35) rounds up to 0.65, doubled, under the 5.00 cap.
+    const pending = (await cli('roundups', 'pending', ids.users.alice!.id, '--json')).json<{
+      total: number | string
+    }>()
+    expect(Number(pending.total)).toBeCloseTo(1.3)
+    const bike = (
+      await cli(
+        'bnpl',
+        'payments',
+        'get',
+        (ids as unknown as {bnpl_payments: {bike: {id: string}}}).bnpl_payments.bike.id,
+        '--json',
+      )
+    ).json<{amount: number}>()
+    expect(bike.amount).toBe(12000)
   })
 
   it('finishes a run killed halfway with exactly the declared records', async () => {

@@ -14,6 +14,10 @@ const Text = z.string().min(1)
 const Amount = z.union([z.string().min(1), z.number().int().positive()])
 const count = {
   count: z.number().int().min(1).max(100_000).optional().describe('create this many, {{i}} = 0…count-1'),
+  after: z
+    .array(z.string().regex(/^\w+\.[A-Za-z][\w-]*(\[[^\]]+\])?$/, 'write section.name or section.name[i]'))
+    .optional()
+    .describe('records to create first, when no field refers to them'),
 }
 
 export const RECORD_SCHEMAS = {
@@ -44,6 +48,30 @@ export const RECORD_SCHEMAS = {
     metadata: z.record(z.string(), z.string()).optional(),
   }),
   webhooks: z.strictObject({...count, url: Text, events: z.array(Text).min(1)}),
+  roundup_settings: z.strictObject({
+    ...count,
+    user: Text,
+    enabled: z.boolean().default(true),
+    multiplier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(5)]),
+    max_roundup_amount: z.number().positive(),
+    destination_account_id: Text.optional(),
+    currency: Text.optional(),
+  }),
+  purchases: z.strictObject({
+    ...count,
+    user: Text,
+    amount: z.number().positive().describe('major units, as the service takes it'),
+    merchant_name: Text,
+    transaction_id: Text.optional().describe("default: derived from the fixture and the record's name"),
+  }),
+  bnpl_payments: z.strictObject({
+    ...count,
+    user: Text,
+    amount: Amount,
+    currency: Text.optional(),
+    merchant_name: Text,
+    description: z.string().optional(),
+  }),
 } as const
 
 export type RecordKind = keyof typeof RECORD_SCHEMAS
@@ -58,8 +86,10 @@ export interface SeedRecord {
   name: string
   /** Fields, with `{{i}}` and env vars filled in; `${…}` references still to resolve. */
   fields: Record<string, unknown>
-  /** Keys (`wallets.alice_usd`) of the records this one refers to. */
+  /** Keys (`wallets.alice_usd`) of the records this one refers to or must come after. */
   dependsOn: string[]
+  /** `after:` entries, as references, checked like the fields' references. */
+  after?: string[]
 }
 
 export interface Fixture {
@@ -124,19 +154,24 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
         throw fixtureError(`${where([kind, name])}: ${kind}.${name}: names are letters, digits, _ and -`)
       const parsed = RECORD_SCHEMAS[kind].safeParse(value)
       if (!parsed.success) throw fromZod(parsed.error, [kind, name], where)
-      const {count: n, ...fields} = parsed.data as {count?: number} & Record<string, unknown>
+      const {
+        count: n,
+        after,
+        ...fields
+      } = parsed.data as {count?: number; after?: string[]} & Record<string, unknown>
       entries.set(`${kind}.${name}`, {kind, name, ...(n === undefined ? {} : {count: n})})
       for (let i = 0; i < (n ?? 1); i++) {
-        const filled = fill(fields, (s) =>
+        const template = (s: string) =>
           substituteEnv(s.replaceAll('{{i}}', String(i)).replaceAll('{{n}}', String(i + 1)), env, () =>
             where([kind, name]),
-          ),
-        )
+          )
         records.push({
           kind,
           name: n === undefined ? name : `${name}[${i}]`,
-          fields: filled as Record<string, unknown>,
+          fields: fill(fields, template) as Record<string, unknown>,
           dependsOn: [],
+          // `after: [section.name]` orders like a reference to that record's id would.
+          after: (after ?? []).map((a) => template(`\${${a}.id}`)),
         })
       }
     }
@@ -146,7 +181,7 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
   for (const record of records) {
     const base = record.name.replace(/\[\d+\]$/, '')
     const deps = new Set<string>()
-    fill(record.fields, (s) => {
+    fill([record.fields, record.after ?? []], (s) => {
       for (const m of s.matchAll(REF)) {
         const [, kind = '', name = '', index, field] = m
         const entry = entries.get(`${kind}.${name}`)

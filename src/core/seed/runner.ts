@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {unwrapEnvelope} from '../../contract/index.js'
+import {type PutRoundupSettingsInput, unwrapEnvelope} from '../../contract/index.js'
 import type {PayctlClient} from '../client.js'
 import {errorFrom} from '../client.js'
 import {PayctlError} from '../errors.js'
@@ -42,6 +42,40 @@ const amountOf = (v: unknown, currency?: string) =>
 
 /** How each kind of record is created; fixture fields are snake_case, like the service's own inputs. */
 const CREATORS: Record<RecordKind, Create> = {
+  roundup_settings: async (c, f) => {
+    const settings = await c.roundups.putSettings(String(f.user), {
+      enabled: f.enabled !== false,
+      multiplier: f.multiplier as 1 | 2 | 3 | 5,
+      max_roundup_amount: Number(f.max_roundup_amount),
+      ...(f.destination_account_id ? {destination_account_id: String(f.destination_account_id)} : {}),
+      ...(f.currency ? {currency: String(f.currency).toUpperCase()} : {}),
+    } as PutRoundupSettingsInput)
+    // A user has one settings record, so the user's id stands for it.
+    return {...settings, id: String(f.user)}
+  },
+  purchases: (c, f, key) =>
+    c.roundups.process(
+      {
+        user_id: String(f.user),
+        amount: Number(f.amount),
+        merchant_name: String(f.merchant_name),
+        transaction_id: str(f.transaction_id) ?? key,
+      },
+      {idempotencyKey: key},
+    ),
+  bnpl_payments: (c, f, key) => {
+    const currency = str(f.currency) ?? /([A-Za-z]{3,5})\s*$/.exec(String(f.amount))?.[1] ?? 'USD'
+    return c.bnpl.create(
+      {
+        userId: String(f.user),
+        amount: amountOf(f.amount, currency),
+        currency: currency.toUpperCase(),
+        merchantName: String(f.merchant_name),
+        ...(f.description ? {description: String(f.description)} : {}),
+      },
+      {idempotencyKey: key},
+    )
+  },
   users: (c, f, key) =>
     c.users.create(
       {
