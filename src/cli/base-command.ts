@@ -1,10 +1,12 @@
 import {Command, type Interfaces} from '@oclif/core'
 import {
+  AuditLog,
   closeTransport,
   PayctlClient,
   PayctlError,
   ProfileStore,
   type ResolvedProfile,
+  redactArgv,
   redactText,
   redactValue,
   resolveProfile,
@@ -45,6 +47,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   #store: ProfileStore | undefined
   #profile: ResolvedProfile | undefined
   #api: PayctlClient | undefined
+  /** Every API client this command made, for the audit log. */
+  readonly #clients: PayctlClient[] = []
 
   protected override async init(): Promise<void> {
     await super.init()
@@ -88,8 +92,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** The API client for the profile, created on first use. */
   protected get api(): PayctlClient {
-    this.#api ??= new PayctlClient({profile: this.profile, store: this.store, ...this.transportOptions})
+    this.#api ??= this.newClient(this.transportOptions)
     return this.#api
+  }
+
+  /** An API client for the profile with options of its own (the mutations it sends are audited). */
+  protected newClient(transport: TransportOptions): PayctlClient {
+    const client = new PayctlClient({profile: this.profile, store: this.store, ...transport})
+    this.#clients.push(client)
+    return client
   }
 
   /** How requests report themselves: `--debug` lines and retry notices, both on stderr. */
@@ -243,7 +254,33 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {
+    this.#audit(err)
     await closeTransport()
     await super.finally(err)
+  }
+
+  /** Record a command that sent mutations to the service in the local audit log. */
+  #audit(err: Error | undefined): void {
+    const requests = this.#clients.flatMap((c) => c.mutations.first).slice(0, 20)
+    const requestCount = this.#clients.reduce((n, c) => n + c.mutations.sent, 0)
+    if (requestCount === 0) return
+    const failure = err ? toPayctlError(err) : undefined
+    const profile = this.#profile
+    try {
+      new AuditLog().append({
+        time: new Date().toISOString(),
+        profile: profile?.name ?? '',
+        environment: profile?.environment ?? '',
+        baseUrl: profile?.baseUrl ?? '',
+        command: `payctl ${this.id?.replaceAll(':', ' ') ?? ''} ${redactArgv(this.argv)}`.trim(),
+        outcome: failure ? 'error' : 'ok',
+        code: failure?.code,
+        exitCode: failure?.exitCode ?? 0,
+        requests,
+        requestCount,
+      })
+    } catch (auditError) {
+      this.warnLine(`could not write the audit log: ${(auditError as Error).message}`)
+    }
   }
 }

@@ -5,7 +5,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {isCI} from '../cli/terminal.js'
-import {configDir, PayctlClient, stringifyExact, TokenBucket, usageError} from '../core/index.js'
+import {configDir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
 import {Journal, loadFixture, plan, type SeedProgress, type SeedResult, seed} from '../core/seed/index.js'
 
 // The spec's Limits table, requests a minute.
@@ -70,9 +70,7 @@ Independent records are created concurrently, paced to the environment's rate li
     await this.confirmProduction(`create ${fixture.records.length} records`, f.yes)
     const perMinute = await this.ratePerMinute(f.rate)
     const limiter = perMinute === undefined ? undefined : new TokenBucket(perMinute)
-    const client = new PayctlClient({
-      profile: this.profile,
-      store: this.store,
+    const client = this.newClient({
       ...this.transportOptions,
       onRetry: (info) => {
         if (info.reason === 'HTTP 429') limiter?.pause(info.delayMs)

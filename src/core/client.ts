@@ -44,6 +44,16 @@ export interface CallInput {
   bearer?: string
 }
 
+/** A mutation as the audit log keeps it: never a body, never a credential. */
+export interface MutationRecord {
+  method: string
+  path: string
+  idempotencyKey: string | undefined
+  requestId: string | undefined
+  /** undefined when no answer came. */
+  status: number | undefined
+}
+
 /** Options of a mutation: the idempotency key to send (default: a new one, reused by retries). */
 export interface Keyed {
   idempotencyKey?: string | undefined
@@ -64,6 +74,8 @@ export interface CallResult<T> {
 export class PayctlClient {
   readonly profile: ResolvedProfile
   readonly tokens: TokenManager
+  /** The mutations this client sent (the first 20, for the audit log) and how many in all. */
+  readonly mutations: {sent: number; first: MutationRecord[]} = {sent: 0, first: []}
   readonly #transport: Transport
 
   constructor(opts: ClientOptions) {
@@ -294,6 +306,25 @@ export class PayctlClient {
    * With `recover`, a Variant A token the service no longer accepts (expired early, revoked, a
    * sandbox reset) is replaced from the credentials and the request tried once more.
    */
+  #recordMutation(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    res: HttpResponse | undefined,
+  ) {
+    // Token exchange and refresh mint credentials, not resources: nothing to audit.
+    if (method === 'GET' || method === 'HEAD' || /\/auth\/(token|refresh)$/.test(url)) return
+    this.mutations.sent++
+    if (this.mutations.first.length >= 20) return
+    this.mutations.first.push({
+      method,
+      path: new URL(url).pathname,
+      idempotencyKey: headers['idempotency-key'],
+      requestId: res ? headerValue(res, 'x-request-id') : undefined,
+      status: res?.status,
+    })
+  }
+
   async #send(
     method: string,
     url: string,
@@ -314,7 +345,11 @@ export class PayctlClient {
       }
       return this.#transport.send({method, url, headers, body}, {retry: true})
     }
-    const res = await attempt(bearer)
+    const res = await attempt(bearer).catch((err: unknown) => {
+      this.#recordMutation(method, url, headers, undefined)
+      throw err
+    })
+    this.#recordMutation(method, url, headers, res)
     if (
       recover &&
       res.status === 401 &&

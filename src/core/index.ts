@@ -5,6 +5,7 @@ export {
   type Exact,
   errorFrom,
   type Keyed,
+  type MutationRecord,
   PayctlClient,
 } from './client.js'
 export {configDir} from './config-dir.js'
@@ -62,6 +63,8 @@ export function connect(opts: ProfileOverrides & TransportOptions & {configDir?:
   const resolved = resolveProfile(store.read(), {profile, environment, baseUrl})
   return new PayctlClient({profile: resolved, store, ...transport})
 }
+export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
+export {type Check, runDoctor} from './doctor.js'
 export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {TokenBucket} from './rate-limiter.js'
 export {probeSandbox} from './sandbox-probe.js'

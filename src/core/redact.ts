@@ -18,14 +18,26 @@ export function redactText(text: string): string {
   return out
 }
 
-/** Deep-copy a value with secret fields and credential-shaped strings redacted. */
+// Card and account numbers: shown as their last four digits wherever payctl logs a body.
+const NUMBER_KEYS = /^(number|pan|card_?number|account_?number|routing_?number)$/i
+const CARD_SECRET_KEYS = /^(cvc|cvv|cvc2|cvv2)$/i
+
+/** `4242424242424242` → `•••• 4242`. */
+export function maskNumber(digits: string): string {
+  return `•••• ${digits.slice(-4)}`
+}
+
+/** Deep-copy a value with secret fields and credential-shaped strings redacted, card and account numbers masked. */
 export function redactValue(value: unknown): unknown {
   if (typeof value === 'string') return redactText(value)
   if (Array.isArray(value)) return value.map(redactValue)
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEYS.test(k) && v != null ? '[REDACTED]' : redactValue(v)
+      if ((SECRET_KEYS.test(k) || CARD_SECRET_KEYS.test(k)) && v != null) out[k] = '[REDACTED]'
+      else if (NUMBER_KEYS.test(k) && typeof v === 'string' && /^\d[\d -]{7,22}\d$/.test(v))
+        out[k] = maskNumber(v.replace(/\D/g, ''))
+      else out[k] = redactValue(v)
     }
     return out
   }

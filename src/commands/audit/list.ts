@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {paint} from '../../cli/terminal.js'
+import {type AuditEntry, AuditLog} from '../../core/index.js'
+
+export default class AuditList extends BaseCommand<typeof AuditList> {
+  static override summary = 'show the local audit log of commands that changed something at the service'
+  static override description =
+    'Every command that sends a mutation appends one line to audit.log in the config dir: time, profile, environment, the command (secret values replaced), outcome, and the idempotency keys and request ids of what it sent. Nothing is ever sent anywhere.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --limit 100 --json',
+    '<%= config.bin %> <%= command.id %> --profile staging --errors',
+  ]
+  static override flags = {
+    limit: Flags.integer({summary: 'newest entries to show', default: 20, min: 1}),
+    errors: Flags.boolean({summary: 'only commands that failed'}),
+  }
+
+  async run(): Promise<{entries: AuditEntry[]; file: string}> {
+    const log = new AuditLog()
+    const wanted = (e: AuditEntry) =>
+      (!this.flags.errors || e.outcome === 'error') &&
+      (!this.flags.profile || e.profile === this.flags.profile)
+    const entries = log.read().filter(wanted).slice(0, this.flags.limit)
+    if (entries.length === 0) this.log('No audited commands yet.')
+    else
+      this.table(entries, [
+        {header: 'TIME', get: (e) => e.time},
+        {header: 'PROFILE', get: (e) => `${e.profile} (${e.environment})`},
+        {header: 'COMMAND', get: (e) => (e.command.length > 60 ? `${e.command.slice(0, 59)}…` : e.command)},
+        {
+          header: 'OUTCOME',
+          get: (e) =>
+            e.outcome === 'ok' ? paint('green', 'ok') : paint('red', `${e.code ?? 'error'} (${e.exitCode})`),
+        },
+        {header: 'REQUESTS', get: (e) => String(e.requestCount)},
+        {header: 'FIRST REQUEST ID', get: (e) => e.requests.find((r) => r.requestId)?.requestId ?? ''},
+      ])
+    return {entries, file: log.path}
+  }
+}

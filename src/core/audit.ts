@@ -1,0 +1,74 @@
+import {appendFileSync, mkdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import type {MutationRecord} from './client.js'
+import {configDir} from './config-dir.js'
+import {redactText} from './redact.js'
+
+/** One mutating command, as the local audit log keeps it. Never a body, never a secret. */
+export interface AuditEntry {
+  time: string
+  profile: string
+  environment: string
+  baseUrl: string
+  /** The command and its arguments, with secret values replaced. */
+  command: string
+  outcome: 'ok' | 'error'
+  code?: string | undefined
+  exitCode: number
+  /** Mutations sent: the first 20 in full, and how many in all. */
+  requests: MutationRecord[]
+  requestCount: number
+}
+
+const SECRET_FLAGS = new Set(['--api-secret', '--secret-key', '--secret', '--password', '--token'])
+
+/** The command line with the values of secret flags replaced, and credential-shaped text redacted. */
+export function redactArgv(argv: string[]): string {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? ''
+    const eq = arg.indexOf('=')
+    if (eq > 0 && SECRET_FLAGS.has(arg.slice(0, eq))) out.push(`${arg.slice(0, eq)}=[REDACTED]`)
+    else if (SECRET_FLAGS.has(arg) && i + 1 < argv.length) {
+      out.push(arg, argv[i + 1] === '-' ? '-' : '[REDACTED]')
+      i++
+    } else out.push(redactText(arg))
+  }
+  return out.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')
+}
+
+/** An append-only NDJSON file in the config dir, mode 0600. */
+export class AuditLog {
+  readonly path: string
+
+  constructor(dir: string = configDir()) {
+    this.path = join(dir, 'audit.log')
+  }
+
+  append(entry: AuditEntry): void {
+    mkdirSync(join(this.path, '..'), {recursive: true, mode: 0o700})
+    appendFileSync(this.path, `${JSON.stringify(entry)}\n`, {mode: 0o600})
+  }
+
+  /** Entries, newest first. */
+  read(limit = Number.POSITIVE_INFINITY): AuditEntry[] {
+    let text: string
+    try {
+      text = readFileSync(this.path, 'utf8')
+    } catch {
+      return []
+    }
+    const entries: AuditEntry[] = []
+    const lines = text.split('\n')
+    for (let i = lines.length - 1; i >= 0 && entries.length < limit; i--) {
+      const line = lines[i]?.trim()
+      if (!line) continue
+      try {
+        entries.push(JSON.parse(line) as AuditEntry)
+      } catch {
+        // a line cut short by a crash: skip it
+      }
+    }
+    return entries
+  }
+}
