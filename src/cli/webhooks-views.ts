@@ -150,6 +150,13 @@ export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; s
         stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
       }
     }
+    case 'skipped':
+      return {
+        stdout: paint(
+          'dim',
+          `${clock(e.time)}  --- ${e.event} [${e.eventId}] not selected by --events: acknowledged, not forwarded`,
+        ),
+      }
     case 'duplicate':
       return debug
         ? {stderr: paint('dim', `  already handled ${e.deliveryId} (${e.eventId}): acknowledged again`, err)}

@@ -195,7 +195,13 @@ export const OpenListenSessionSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{8,200}$/)
       .describe('a stable, random key of the listening client (the CLI keeps one per profile)'),
-    events: z.array(z.string()).min(1).optional().describe('event selectors (default: every event)'),
+    events: z
+      .array(z.string())
+      .min(1)
+      .optional()
+      .describe(
+        'event selectors; without them a new session selects every event and an existing one keeps its own. Deliveries waiting for the session that new selectors no longer select are given up',
+      ),
   })
   .meta({id: 'OpenListenSessionRequest'})
 

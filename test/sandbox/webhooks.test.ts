@@ -309,3 +309,47 @@ describe('the delivery store', () => {
     database.close()
   })
 })
+
+describe('listen sessions in the store', () => {
+  const setup = () => {
+    const database = new Database(':memory:')
+    database.db.exec(
+      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
+    )
+    return {database, store: new WebhookStore(database, 'fast')}
+  }
+  const away = () => false
+
+  it('gives up the backlog that new selectors no longer choose, and keeps the rest', () => {
+    const {database, store} = setup()
+    const now = Date.now()
+    const opened = store.openSession('p1', 'lk_test_key', undefined, away, now)
+    expect(JSON.parse(opened.session.events)).toEqual(['*'])
+    const wallet = recordEvent(database, 'wallet.created', 'p1', {id: 'wal_1'})
+    const card = recordEvent(database, 'walletsvc.card.created', 'p1', {id: 'card_1'})
+    expect(store.fanOut(() => true, now)).toBe(2)
+
+    const resumed = store.openSession('p1', 'lk_test_key', ['walletsvc.*'], away, now + 1)
+    expect(resumed).toMatchObject({resumed: true, pending: 1})
+    expect(JSON.parse(resumed.session.events)).toEqual(['walletsvc.*'])
+    const [dropped] = store.deliveriesOf(wallet.id)
+    expect(dropped).toMatchObject({state: 'failed', attempts: 0})
+    expect(dropped!.last_error).toContain('events changed to walletsvc.*')
+    expect(store.deliveriesOf(card.id)[0]!.state).toBe('pending')
+    expect(store.takeDueForSession(opened.session.id, now + 10, 10, now + 20).map((d) => d.event_id)).toEqual(
+      [card.id],
+    )
+    database.close()
+  })
+
+  it('keeps the selectors of a session opened again without events', () => {
+    const {database, store} = setup()
+    const now = Date.now()
+    store.openSession('p1', 'lk_test_key', ['walletsvc.card.created'], away, now)
+    const again = store.openSession('p1', 'lk_test_key', undefined, away, now + 1)
+    expect(JSON.parse(again.session.events)).toEqual(['walletsvc.card.created'])
+    recordEvent(database, 'wallet.created', 'p1', {id: 'wal_1'})
+    expect(store.fanOut(() => true, now + 2)).toBe(0)
+    database.close()
+  })
+})

@@ -13,7 +13,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
 
 Events made while listen is not running (for up to an hour) are replayed when it starts again; each delivery reaches your app once. A dropped link is re-established with backoff; Ctrl-C finishes the forwards in hand and stops.
 
-With --json, every line of stdout is one JSON object: {"type": "ready" | "event" | "forward" | "reconnecting" | "reconnected" | "duplicate", …}.`
+With --json, every line of stdout is one JSON object: {"type": "ready" | "event" | "forward" | "skipped" | "reconnecting" | "reconnected" | "duplicate", …}.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks',
     '<%= config.bin %> <%= command.id %> --events wallet.created,transaction.completed --forward-to http://localhost:3000/hooks',
@@ -46,8 +46,10 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     }
     const state = ListenState.open(this.profile.name)
     if (f['print-secret']) {
+      // Without --events, the session keeps the selectors of the listener that may be running.
+      const body = {listenerKey: state.listenerKey, ...(f.events === undefined ? {} : {events})}
       const session = await this.spin('Opening listen session', () =>
-        this.api.call('openListenSession', {body: {listenerKey: state.listenerKey, events}}),
+        this.api.call('openListenSession', {body}),
       )
       this.log(session.secret)
       return {secret: session.secret, sessionId: session.id}

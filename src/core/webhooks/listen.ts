@@ -5,6 +5,7 @@ import {
   ListenDeliveryFrameSchema,
   ListenReadyFrameSchema,
   type ListenSession,
+  selectsEvent,
 } from '../../contract/webhooks.js'
 import type {PayctlClient} from '../client.js'
 import {PayctlError} from '../errors.js'
@@ -48,6 +49,15 @@ export type ListenEvent =
       ok: boolean
     } & DeliveryOutcome)
   | {type: 'duplicate'; time: string; eventId: string; deliveryId: string; attempt: number}
+  | {
+      /** Not selected by the listener's events (sent before they changed): acknowledged, not forwarded. */
+      type: 'skipped'
+      time: string
+      eventId: string
+      event: string
+      deliveryId: string
+      attempt: number
+    }
 
 export interface ListenOptions {
   client: PayctlClient
@@ -282,6 +292,19 @@ export class Listener {
 
   #receive(frame: ListenDeliveryFrame): void {
     const {onEvent, state} = this.#o
+    if (!selectsEvent(this.#o.events, frame.event)) {
+      // The session's backlog from before its events changed, or an older sandbox that ignores them.
+      this.#ack(frame.deliveryId, {forwarded: false})
+      onEvent({
+        type: 'skipped',
+        time: now(),
+        eventId: frame.eventId,
+        event: frame.event,
+        deliveryId: frame.deliveryId,
+        attempt: frame.attempt,
+      })
+      return
+    }
     const settled = state.settled(frame.deliveryId)
     if (settled !== undefined) {
       // Handled before, but the sandbox never got the acknowledgement: acknowledge again only.

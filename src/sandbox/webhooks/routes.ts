@@ -1,7 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {WebhookRegistrationInputSchema} from '../../contract/resources.js'
 import {
-  ALL_EVENTS,
   DEFAULT_ROTATION_OVERLAP_SECONDS,
   type Delivery,
   type DeliveryWithAttempts,
@@ -204,7 +203,8 @@ export function webhookRoutes(
       endpoint: endpoints.openListenSession,
       run(input): ListenSession {
         const body = parseInput(OpenListenSessionSchema, input.body, 'request body')
-        const events = checkSelectors(body.events ?? [ALL_EVENTS], 'events')
+        // Without events, a new session selects every event and an existing one keeps its own.
+        const events = body.events === undefined ? undefined : checkSelectors(body.events, 'events')
         const now = Date.now()
         const {session, resumed, pending} = store.openSession(
           partnerOf(input),
@@ -216,7 +216,7 @@ export function webhookRoutes(
         return {
           id: session.id,
           secret: session.secret,
-          events,
+          events: JSON.parse(session.events) as string[],
           resumed,
           pending,
           socketPath: `/v1/webhooks/listen-sessions/${session.id}/socket`,

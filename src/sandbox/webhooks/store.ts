@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import type {StatementSync} from 'node:sqlite'
-import {selectsEvent} from '../../contract/webhooks.js'
+import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
 import type {Database} from '../database.js'
 import {randomHex} from '../ids.js'
 import type {StoredEvent} from './envelope.js'
@@ -182,6 +182,10 @@ export class WebhookStore {
       pendingOfSession: p(
         `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
       ),
+      pendingTypesOfSession: p(
+        `SELECT d.id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.session_id = ? AND d.state = 'pending'`,
+      ),
       lease: p('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?'),
       insertAttempt: p(
         `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, via, started_at, signature_t, status, duration_ms, error, response_body)
@@ -283,14 +287,16 @@ export class WebhookStore {
   // Listen sessions
 
   /**
-   * The session of a listener key, created on first use. A session whose listener has been away for
-   * longer than the replay window starts afresh: its backlog is given up, and it collects from now.
-   * Its secret never changes.
+   * The session of a listener key, created on first use (selecting `events`, every event when none
+   * are given). A session whose listener has been away for longer than the replay window starts
+   * afresh: its backlog is given up, and it collects from now. Opening it again with other
+   * `events` gives up the deliveries waiting for it that they no longer select; without `events`,
+   * its selectors stay as they are. Its secret never changes.
    */
   openSession(
     partnerId: string,
     listenerKey: string,
-    events: string[],
+    events: string[] | undefined,
     connected: (sessionId: string) => boolean,
     now: number,
   ): {session: SessionRow; resumed: boolean; pending: number} {
@@ -302,7 +308,7 @@ export class WebhookStore {
           partnerId,
           listenerKey,
           newSigningSecret(),
-          JSON.stringify(events),
+          JSON.stringify(events ?? [ALL_EVENTS]),
           this.maxEventSeq(),
           now,
           iso(now),
@@ -317,8 +323,16 @@ export class WebhookStore {
           existing.id,
         )
       }
+      const selectors = JSON.stringify(events ?? JSON.parse(existing.events))
+      if (!expired && selectors !== existing.events) {
+        const chosen = JSON.parse(selectors) as string[]
+        const reason = `the listen session's events changed to ${chosen.join(',')}, which do not select it`
+        for (const row of this.#s.pendingTypesOfSession!.all(existing.id) as {id: string; type: string}[]) {
+          if (!selectsEvent(chosen, row.type)) this.#s.abandon!.run(reason, iso(now), row.id)
+        }
+      }
       const session = this.#s.updateSession!.get(
-        JSON.stringify(events),
+        selectors,
         expired ? this.maxEventSeq() : existing.from_event_seq,
         now,
         existing.id,

@@ -1,0 +1,147 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {type WebSocket, WebSocketServer} from 'ws'
+import type {PayctlClient} from '../../src/core/client.js'
+import {type ListenEvent, Listener, ListenState} from '../../src/core/webhooks/index.js'
+import {signatureHeader, unixSeconds} from '../../src/core/webhooks/signature.js'
+
+const SECRET = 'whsec_test_listener_secret_0123456789ab'
+
+/**
+ * A stand-in for the sandbox's end of the tunnel: answers openListenSession, accepts the WebSocket,
+ * sends `ready` (or what `ready` returns), and records the frames the listener sends back.
+ */
+async function fakeSandbox(opts: {ready?: () => unknown} = {}) {
+  const server: Server = createServer()
+  const wss = new WebSocketServer({server})
+  const received: Record<string, unknown>[] = []
+  const sockets: WebSocket[] = []
+  let onConnect: (() => void) | undefined
+  wss.on('connection', (socket) => {
+    sockets.push(socket)
+    socket.on('message', (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>))
+    socket.send(
+      JSON.stringify(
+        opts.ready?.() ?? {type: 'ready', sessionId: 'lsn_fake', pending: 0, heartbeatSeconds: 5},
+      ),
+    )
+    onConnect?.()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const client = {
+    profile: {baseUrl},
+    call: async (_op: string, {body}: {body: {events?: string[]}}) => ({
+      id: 'lsn_fake',
+      secret: SECRET,
+      events: body.events ?? ['*'],
+      resumed: false,
+      pending: 0,
+      socketPath: '/v1/webhooks/listen-sessions/lsn_fake/socket',
+      ticket: 'lst_fake',
+      heartbeatSeconds: 5,
+      replayWindowSeconds: 3600,
+      createdAt: new Date().toISOString(),
+    }),
+  } as unknown as PayctlClient
+  let n = 0
+  return {
+    client,
+    received,
+    connected: () =>
+      new Promise<void>((resolve) => {
+        if (sockets.length > 0) resolve()
+        else onConnect = resolve
+      }),
+    /** Push a signed delivery of `event` over the newest link; answers its delivery id. */
+    deliver(event: string): string {
+      n++
+      const deliveryId = `dlv_fake${n}`
+      const body = JSON.stringify({id: `evt_fake${n}`, event, data: {}, timestamp: new Date().toISOString()})
+      sockets.at(-1)!.send(
+        JSON.stringify({
+          type: 'delivery',
+          deliveryId,
+          eventId: `evt_fake${n}`,
+          event,
+          attempt: 1,
+          createdAt: new Date().toISOString(),
+          headers: {'x-service-signature': signatureHeader(body, [SECRET], unixSeconds())},
+          body: Buffer.from(body).toString('base64'),
+        }),
+      )
+      return deliveryId
+    },
+    close: async () => {
+      for (const s of sockets) s.terminate()
+      wss.close()
+      await new Promise((r) => server.close(r))
+    },
+  }
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+describe('the listener', () => {
+  const cleanups: (() => unknown)[] = []
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c()
+  })
+  const setup = async (
+    opts: {events?: string[]; ready?: () => unknown; onEvent?: (e: ListenEvent) => void | Promise<void>} = {},
+  ) => {
+    const sandbox = await fakeSandbox({ready: opts.ready})
+    cleanups.push(sandbox.close)
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-listen-'))
+    cleanups.push(() => rmSync(dir, {recursive: true, force: true}))
+    const controller = new AbortController()
+    cleanups.push(() => controller.abort())
+    const events: ListenEvent[] = []
+    const listener = new Listener({
+      client: sandbox.client,
+      state: ListenState.open('test', dir),
+      events: opts.events ?? ['*'],
+      signal: controller.signal,
+      onEvent: (e) => {
+        events.push(e)
+        return opts.onEvent?.(e)
+      },
+    })
+    const run = listener.run()
+    // Observed from the start, so a rejection is never reported as unhandled.
+    run.catch(() => undefined)
+    return {sandbox, events, run, controller, dir}
+  }
+
+  it('acknowledges without forwarding a delivery its --events do not select, and says so', async () => {
+    const {sandbox, events, controller, run} = await setup({events: ['walletsvc.card.created']})
+    await until(() => events.some((e) => e.type === 'ready'), 'ready')
+    const unwanted = sandbox.deliver('wallet.created')
+    const wanted = sandbox.deliver('walletsvc.card.created')
+    await until(() => sandbox.received.filter((f) => f.type === 'ack').length === 2, 'two acks')
+    expect(sandbox.received.find((f) => f.deliveryId === unwanted)).toEqual({
+      type: 'ack',
+      deliveryId: unwanted,
+      forwarded: false,
+    })
+    expect(events.filter((e) => e.type === 'skipped')).toMatchObject([
+      {deliveryId: unwanted, event: 'wallet.created', eventId: expect.stringMatching(/^evt_/)},
+    ])
+    // Only the selected one is treated as an event.
+    expect(events.filter((e) => e.type === 'event').map((e) => 'deliveryId' in e && e.deliveryId)).toEqual([
+      wanted,
+    ])
+    controller.abort()
+    expect((await run).received).toBe(1)
+  })
+})
