@@ -78,4 +78,19 @@ describe('webhooks listen --events', () => {
       'walletsvc.card.created',
     ])
   })
+
+  it('--json prints an error on one line too: a listener taken over exits with LISTEN_REPLACED', async () => {
+    const first = listen!
+    let raw = ''
+    first.child.stdout!.on('data', (c: Buffer) => {
+      raw += c.toString()
+    })
+    const second = start(['--events', 'walletsvc.card.created'])
+    await second.waitFor((l) => l.type === 'ready')
+    expect(await first.exited).toBe(1)
+    const lines = raw.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({error: {code: 'LISTEN_REPLACED', exitCode: 1}})
+    expect(first.lines.at(-1)).toMatchObject({error: {code: 'LISTEN_REPLACED'}})
+  })
 })

@@ -165,5 +165,7 @@ describe('webhooks commands', () => {
     expect(r.exitCode).toBe(1)
     expect(r.stdout).not.toContain('"ready"')
     expect(r.json<CliError>().error.code).toBe('LISTEN_LINK_LOST')
+    // One JSON object per line, the error included.
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
   })
 })

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listenLines} from '../../cli/webhooks-views.js'
 import {ALL_EVENTS} from '../../contract/index.js'
-import {type TransportOptions, usageError} from '../../core/index.js'
+import {stringifyExact, type TransportOptions, usageError} from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
@@ -30,6 +30,11 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     'exit-on-failure': Flags.boolean({
       summary: 'exit non-zero when the link fails instead of reconnecting (for supervisors)',
     }),
+  }
+
+  /** Under --json every line of stdout is one object, errors and --print-secret's answer included. */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${stringifyExact(json)}\n`)
   }
 
   // The listener reconnects with its own backoff and says so: no per-request retries or notices.
