@@ -17,13 +17,15 @@ export interface SandboxProcess {
   credentials: SandboxCredentials
   /** Latest stderr (request log) of the sandbox. */
   log: () => string
+  /** Send `signal` (SIGKILL: no chance to clean up) and wait until the process is gone. */
+  kill: (signal: NodeJS.Signals) => Promise<void>
   stop: () => Promise<void>
 }
 
 /** Start `payctl sandbox start --port 0` as a process and wait until it reports ready. */
 export async function startSandboxProcess(
   extraArgs: string[] = [],
-  opts: {configDir?: string; data?: string} = {},
+  opts: {configDir?: string; data?: string; port?: number} = {},
 ): Promise<SandboxProcess> {
   const temp = opts.configDir ? undefined : tempConfigDir()
   const configDir = opts.configDir ?? temp!.dir
@@ -34,7 +36,7 @@ export async function startSandboxProcess(
       'sandbox',
       'start',
       '--port',
-      '0',
+      String(opts.port ?? 0),
       '--data',
       opts.data ?? ':memory:',
       '--json',
@@ -67,18 +69,20 @@ export async function startSandboxProcess(
       })
     },
   )
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   return {
     url: ready.url,
     pid: ready.pid,
     configDir,
     credentials: ready.credentials,
     log: () => stderr,
+    kill: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r))
-        child.kill('SIGTERM')
-        await exited
-      }
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
       temp?.cleanup()
     },
   }
