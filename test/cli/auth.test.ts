@@ -1,4 +1,4 @@
-import {readFileSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
@@ -249,6 +249,77 @@ describe('token expiry', () => {
       const status = await runCli(['auth', 'status', '--json'], {configDir: temp.dir})
       expect(status.exitCode).toBe(0)
       expect(file.profiles.local.token.accessToken).toMatch(/^eyJ/)
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('several payctl processes renewing one token at once, round after round, leave the profile file whole and usable', async () => {
+    const temp = await loggedInVariantA()
+    const path = join(temp.dir, 'profiles.json')
+    try {
+      // A second profile in the same file must come through every round untouched.
+      const bystander = await runCli(
+        [
+          'auth',
+          'login',
+          '--profile',
+          'other',
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--secret-key',
+          sandbox.credentials.secretKey,
+        ],
+        {configDir: temp.dir},
+      )
+      expect(bystander.exitCode, bystander.stderr).toBe(0)
+      await runCli(['profiles', 'use', 'local'], {configDir: temp.dir})
+      const credentials = profileFile(temp.dir).profiles.local.auth
+      const other = profileFile(temp.dir).profiles.other
+      // Each round makes every process want a new token at the same moment: close to expiry (a
+      // refresh), already expired (a fresh exchange), or forced.
+      const rounds: [string, number | undefined][] = [
+        ['near expiry', 3600_000],
+        ['expired', -1000],
+        ['forced', undefined],
+      ]
+      for (const [round, expiresIn] of rounds) {
+        if (expiresIn !== undefined) {
+          const file = profileFile(temp.dir)
+          file.profiles.local.token.expiresAt = new Date(Date.now() + expiresIn).toISOString()
+          writeFileSync(path, JSON.stringify(file, null, '\t'), {mode: 0o600})
+        }
+        const before = profileFile(temp.dir).profiles.local.token.accessToken
+        const runs = await Promise.all(
+          ['auth refresh', 'wallets list', 'auth refresh', 'wallets list'].map((cmd) =>
+            runCli([...cmd.split(' '), '--json'], {configDir: temp.dir}),
+          ),
+        )
+        for (const r of runs) expect(r.exitCode, `${round}: ${r.stderr}${r.stdout}`).toBe(0)
+        // The file is one whole JSON document, still private, with no lock or temporary file left.
+        const text = readFileSync(path, 'utf8')
+        expect(() => JSON.parse(text), `${round}: ${text}`).not.toThrow()
+        expect(statSync(path).mode & 0o777).toBe(0o600)
+        expect(
+          readdirSync(temp.dir).filter((f) => f.startsWith('profiles') && f !== 'profiles.json'),
+        ).toEqual([])
+        const file = JSON.parse(text)
+        expect(file.currentProfile).toBe('local')
+        expect(file.profiles.local.auth).toEqual(credentials)
+        expect(file.profiles.other).toEqual(other)
+        const token = file.profiles.local.token
+        expect(token.accessToken, round).not.toBe(before)
+        expect(Date.parse(token.expiresAt) - Date.now()).toBeGreaterThan(6 * 86400 * 1000)
+        // The token the file kept works with the service.
+        const res = await fetch(`${sandbox.url}/v1/wallets?limit=1`, {
+          headers: {authorization: `Bearer ${token.accessToken}`},
+        })
+        expect(res.status, round).toBe(200)
+      }
+      const status = await runCli(['auth', 'status', '--json'], {configDir: temp.dir})
+      expect(status.exitCode, status.stderr).toBe(0)
     } finally {
       temp.cleanup()
     }
