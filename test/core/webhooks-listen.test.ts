@@ -1,4 +1,4 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -6,6 +6,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type WebSocket, WebSocketServer} from 'ws'
 import type {PayctlClient} from '../../src/core/client.js'
+import {PayctlError} from '../../src/core/errors.js'
 import {type ListenEvent, Listener, ListenState} from '../../src/core/webhooks/index.js'
 import {signatureHeader, unixSeconds} from '../../src/core/webhooks/signature.js'
 
@@ -143,5 +144,45 @@ describe('the listener', () => {
     ])
     controller.abort()
     expect((await run).received).toBe(1)
+  })
+
+  it('stops with a clear error, not an unhandled rejection, when reporting an event throws', async () => {
+    const {sandbox, events, run} = await setup({
+      onEvent: (e) => {
+        if (e.type === 'event') throw new Error('the terminal went away')
+      },
+    })
+    await until(() => events.some((e) => e.type === 'ready'), 'ready')
+    sandbox.deliver('wallet.created')
+    const err = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(err).toBeInstanceOf(PayctlError)
+    expect(err).toMatchObject({code: 'LISTEN_FAILED', message: 'listen stopped: the terminal went away'})
+    // Nobody saw it: it is left to the sandbox, which sends it again to the next listener.
+    expect(sandbox.received.filter((f) => f.type === 'ack')).toEqual([])
+  })
+
+  it('stops with LISTEN_JOURNAL_UNWRITABLE, without acknowledging, when the journal cannot be written', async () => {
+    const {sandbox, events, run, dir} = await setup()
+    await until(() => events.some((e) => e.type === 'ready'), 'ready')
+    const journal = join(dir, 'listen-test.journal')
+    rmSync(journal)
+    mkdirSync(journal) // appending to a directory fails, whoever runs the test
+    sandbox.deliver('wallet.created')
+    await expect(run).rejects.toMatchObject({code: 'LISTEN_JOURNAL_UNWRITABLE', exitCode: 1})
+    expect(sandbox.received.filter((f) => f.type === 'ack')).toEqual([])
+  })
+
+  it('stops with LISTEN_PROTOCOL when the ready frame is not one it understands', async () => {
+    const {run} = await setup({ready: () => ({type: 'ready', sessionId: 42})})
+    const err = (await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as PayctlError
+    expect(err).toBeInstanceOf(PayctlError)
+    expect(err.code).toBe('LISTEN_PROTOCOL')
+    expect(err.message).toContain('sessionId')
   })
 })

@@ -2,6 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {appendFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {configDir} from '../config-dir.js'
+import {PayctlError} from '../errors.js'
 
 /** What became of a delivery this machine handled: the answer acknowledged to the sandbox. */
 export interface DeliveryOutcome {
@@ -86,7 +87,19 @@ export class ListenState {
   /** Remember a settled delivery, durably, before acknowledging it; failures are not kept. */
   record(deliveryId: string, outcome: DeliveryOutcome): void {
     if (!settles(outcome)) return
+    try {
+      appendFileSync(this.#journalPath, `${JSON.stringify({d: deliveryId, at: Date.now(), o: outcome})}\n`)
+    } catch (cause) {
+      throw new PayctlError({
+        kind: 'config',
+        code: 'LISTEN_JOURNAL_UNWRITABLE',
+        message: `cannot write the listen journal ${this.#journalPath}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
+        suggestions: [
+          'Check the permissions and the free space of the config directory (PAYCTL_CONFIG_DIR).',
+        ],
+        cause,
+      })
+    }
     this.#handled.set(deliveryId, outcome)
-    appendFileSync(this.#journalPath, `${JSON.stringify({d: deliveryId, at: Date.now(), o: outcome})}\n`)
   }
 }

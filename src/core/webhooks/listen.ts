@@ -70,7 +70,12 @@ export interface ListenOptions {
   exitOnFailure?: boolean
   /** Abort to stop: deliveries in hand are finished and acknowledged, then the link is closed. */
   signal: AbortSignal
-  onEvent: (event: ListenEvent) => void
+  /**
+   * Reports each event. A delivery is forwarded and acknowledged only once its `event` report
+   * returned (or its promise resolved); a report that throws or rejects stops the listener, whose
+   * run() then rejects with that error (a PayctlError as it is, anything else as LISTEN_FAILED).
+   */
+  onEvent: (event: ListenEvent) => void | Promise<void>
 }
 
 export interface ListenSummary {
@@ -120,6 +125,17 @@ function describeFailure(err: unknown, baseUrl: string): string {
   return err instanceof Error ? err.message : String(err)
 }
 
+/** What stops a listener from the inside, as a PayctlError (a stack trace helps no user here). */
+function listenFailure(err: unknown): PayctlError {
+  if (err instanceof PayctlError) return err
+  return new PayctlError({
+    kind: 'api',
+    code: 'LISTEN_FAILED',
+    message: `listen stopped: ${err instanceof Error ? err.message : String(err)}`,
+    cause: err,
+  })
+}
+
 /** Errors worth reconnecting after: no answer, or a server error; anything else is for the user. */
 function retryable(err: unknown): boolean {
   if (!(err instanceof PayctlError)) return true
@@ -132,6 +148,10 @@ function retryable(err: unknown): boolean {
  */
 export class Listener {
   readonly #o: ListenOptions
+  /** Aborted by the caller (a stop) or by a failure of the listener itself. */
+  readonly #signal: AbortSignal
+  readonly #failed = new AbortController()
+  #failure: PayctlError | undefined
   #secret: string | undefined
   #socket: WebSocket | undefined
   readonly #inHand = new Map<string, Promise<void>>()
@@ -139,11 +159,15 @@ export class Listener {
 
   constructor(options: ListenOptions) {
     this.#o = options
+    this.#signal = AbortSignal.any([options.signal, this.#failed.signal])
   }
 
-  /** Run until stopped (resolves) or, with exitOnFailure, until the link fails (rejects). */
+  /**
+   * Run until stopped (resolves), or until something fails that reconnecting cannot mend (rejects):
+   * the link with exitOnFailure, another listener taking over, a report or a journal write.
+   */
   async run(): Promise<ListenSummary> {
-    const {signal} = this.#o
+    const signal = this.#signal
     let ready = false
     let failures = 0
     try {
@@ -184,7 +208,7 @@ export class Listener {
         }
         const delayMs = backoffDelay(Math.min(failures, 5))
         failures++
-        this.#o.onEvent({type: 'reconnecting', time: now(), reason, attempt: failures, delayMs})
+        this.#emit({type: 'reconnecting', time: now(), reason, attempt: failures, delayMs})
         await sleep(delayMs, signal)
       }
     } finally {
@@ -195,12 +219,30 @@ export class Listener {
       this.#socket?.close(1000, 'listener stopped')
       await closeForwarding()
     }
+    if (this.#failure !== undefined) throw this.#failure
     return this.#summary
+  }
+
+  /** Stop because of `err` (the first failure wins): what is in hand finishes, the link closes. */
+  #fail(err: unknown): void {
+    if (this.#failure !== undefined) return
+    this.#failure = listenFailure(err)
+    this.#failed.abort()
+  }
+
+  /** Report an event whose delivery does not wait for the report; a failure stops the listener. */
+  #emit(event: ListenEvent): void {
+    try {
+      const reported = this.#o.onEvent(event)
+      if (reported instanceof Promise) reported.catch((err: unknown) => this.#fail(err))
+    } catch (err) {
+      this.#fail(err)
+    }
   }
 
   /** One WebSocket, from open to close. Resolves with why it ended and whether it ever got ready. */
   #link(session: ListenSession, wasReady: boolean): Promise<{ready: boolean; code: number; reason: string}> {
-    const {signal, onEvent} = this.#o
+    const signal = this.#signal
     return new Promise((resolve) => {
       const ws = new WebSocket(socketUrl(this.#o.client.profile.baseUrl, session))
       let ready = false
@@ -243,23 +285,40 @@ export class Listener {
       ws.onmessage = (message) => {
         lastHeard = Date.now()
         if (ended || signal.aborted) return
+        try {
+          onFrame(String(message.data))
+        } catch (err) {
+          this.#fail(err)
+        }
+      }
+      const onFrame = (text: string) => {
         let frame: {type?: unknown}
         try {
-          frame = JSON.parse(String(message.data)) as {type?: unknown}
+          frame = JSON.parse(text) as {type?: unknown}
         } catch {
           return
         }
         if (frame.type === 'ping') {
           ws.send('{"type":"pong"}')
         } else if (frame.type === 'ready') {
-          const r = ListenReadyFrameSchema.parse(frame)
+          const parsed = ListenReadyFrameSchema.safeParse(frame)
+          if (!parsed.success) {
+            const issue = parsed.error.issues[0]
+            throw new PayctlError({
+              kind: 'invalid_response',
+              code: 'LISTEN_PROTOCOL',
+              message: `the sandbox's ready frame is not one payctl understands (${issue?.path.join('.') || 'frame'}: ${issue?.message ?? 'invalid'})`,
+              suggestions: ['Run a sandbox of the same payctl version: payctl sandbox start'],
+            })
+          }
+          const r = parsed.data
           ready = true
           this.#socket = ws
           const secretChanged = this.#secret !== undefined && this.#secret !== session.secret
           this.#secret = session.secret
           this.#summary.sessionId = r.sessionId
           if (wasReady) {
-            onEvent({
+            this.#emit({
               type: 'reconnected',
               time: now(),
               sessionId: r.sessionId,
@@ -267,7 +326,7 @@ export class Listener {
               secretChanged,
             })
           } else {
-            onEvent({
+            this.#emit({
               type: 'ready',
               time: now(),
               sessionId: r.sessionId,
@@ -291,11 +350,11 @@ export class Listener {
   }
 
   #receive(frame: ListenDeliveryFrame): void {
-    const {onEvent, state} = this.#o
+    const {state} = this.#o
     if (!selectsEvent(this.#o.events, frame.event)) {
       // The session's backlog from before its events changed, or an older sandbox that ignores them.
       this.#ack(frame.deliveryId, {forwarded: false})
-      onEvent({
+      this.#emit({
         type: 'skipped',
         time: now(),
         eventId: frame.eventId,
@@ -309,7 +368,7 @@ export class Listener {
     if (settled !== undefined) {
       // Handled before, but the sandbox never got the acknowledgement: acknowledge again only.
       this.#ack(frame.deliveryId, settled)
-      onEvent({
+      this.#emit({
         type: 'duplicate',
         time: now(),
         eventId: frame.eventId,
@@ -320,7 +379,10 @@ export class Listener {
     }
     // Already being forwarded (sent again after a reconnect): its acknowledgement will follow.
     if (this.#inHand.has(frame.deliveryId)) return
-    const work = this.#handle(frame).finally(() => this.#inHand.delete(frame.deliveryId))
+    // A failure (a report or the journal) stops the listener; the delivery is not acknowledged.
+    const work = this.#handle(frame)
+      .catch((err: unknown) => this.#fail(err))
+      .finally(() => this.#inHand.delete(frame.deliveryId))
     this.#inHand.set(frame.deliveryId, work)
   }
 
@@ -329,7 +391,8 @@ export class Listener {
     this.#summary.received++
     const body = Buffer.from(frame.body, 'base64')
     const check = verifySignature(body, frame.headers[SIGNATURE_HEADER], this.#secret ?? '-')
-    onEvent({
+    // Reported before it is forwarded: a delivery nobody could be told about is left to the sandbox.
+    await onEvent({
       type: 'event',
       time: now(),
       eventId: frame.eventId,
@@ -348,7 +411,7 @@ export class Listener {
       const ok = settles(outcome)
       if (ok) this.#summary.forwarded++
       else this.#summary.failed++
-      onEvent({
+      await onEvent({
         type: 'forward',
         time: now(),
         eventId: frame.eventId,
