@@ -9,6 +9,8 @@ export function parseDuration(text: string, flag: string): number {
     throw usageError(`--${flag} "${text}" is not a duration: use e.g. 90s, 15m, 2h or 7d`, 'INVALID_DURATION')
   const seconds = Number(m[1]) * (UNITS[(m[2] || 's').toLowerCase()] ?? 1)
   if (seconds <= 0) throw usageError(`--${flag} must be longer than zero`, 'INVALID_DURATION')
+  // Hundreds of digits read as Infinity, which would travel on as null or an invalid date.
+  if (!Number.isSafeInteger(seconds)) throw usageError(`--${flag} "${text}" is too long`, 'INVALID_DURATION')
   return seconds
 }
 
