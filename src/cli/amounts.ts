@@ -5,6 +5,13 @@ import {parseAmount, usageError} from '../core/index.js'
  * currency appended, or (with --decimal) a decimal in major units of `currency`.
  */
 export function amountFrom(text: string, currency: string | undefined, decimal: boolean): number | bigint {
+  const amount = parsedAmount(text, currency, decimal)
+  // Checked for every form: `--amount -5 --decimal` must not reach the service as -500.
+  if (amount <= 0) throw usageError('--amount must be greater than zero', 'INVALID_AMOUNT')
+  return amount
+}
+
+function parsedAmount(text: string, currency: string | undefined, decimal: boolean): number | bigint {
   if (decimal) {
     if (!currency)
       throw usageError('--decimal needs --currency to know how many decimals to use', 'MISSING_FLAG')
@@ -17,9 +24,7 @@ export function amountFrom(text: string, currency: string | undefined, decimal: 
       'INVALID_AMOUNT',
     )
   }
-  const {amount} = parseAmount(text, currency)
-  if (amount <= 0) throw usageError('--amount must be greater than zero', 'INVALID_AMOUNT')
-  return amount
+  return parseAmount(text, currency).amount
 }
 
 /** The currency given by the flag or implied by a suffixed amount ("12.34USD"). */
