@@ -115,7 +115,12 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
   }
   const lines = new YAML.LineCounter()
   const doc = YAML.parseDocument(text, {lineCounter: lines, uniqueKeys: true})
-  // file:line:col of the deepest part of `segments` that the file has: a field's key, else its record's.
+  const position = (offset: number) => {
+    const at = lines.linePos(offset)
+    return `${path}:${at.line}:${at.col}`
+  }
+  // file:line:col of the deepest part of `segments` that the file has: a field's key, else its
+  // record's, else where the document starts.
   const where = (segments: (string | number)[]) => {
     for (let n = segments.length; n > 0; n--) {
       const parent = doc.getIn(segments.slice(0, n - 1), true) as
@@ -123,19 +128,27 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
         | undefined
       const pair = parent?.items?.find((p) => String(p.key?.value) === String(segments[n - 1]))
       const offset = pair?.key?.range?.[0]
-      if (offset !== undefined) {
-        const at = lines.linePos(offset)
-        return `${path}:${at.line}:${at.col}`
-      }
+      if (offset !== undefined) return position(offset)
     }
-    return path
+    return position(doc.contents?.range[0] ?? 0)
   }
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!
-    const at = lines.linePos(e.pos[0])
-    throw fixtureError(`${path}:${at.line}:${at.col}: ${e.message.split('\n')[0]}`)
+    throw fixtureError(`${position(e.pos[0])}: ${e.message.split('\n')[0]}`)
   }
-  const raw = doc.toJS() as unknown
+  let raw: unknown
+  try {
+    raw = doc.toJS()
+  } catch (err) {
+    // The yaml library refuses aliases that would expand without end (a "billion laughs" file).
+    let alias: number | undefined
+    YAML.visit(doc, {
+      Alias: (_key, node) => {
+        alias ??= node.range?.[0]
+      },
+    })
+    throw fixtureError(`${position(alias ?? 0)}: ${(err as Error).message}`)
+  }
   const top = z
     .strictObject({
       version: z.literal(1).optional(),
@@ -206,7 +219,7 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
     })
     record.dependsOn = [...deps]
   }
-  checkAcyclic(records, path)
+  checkAcyclic(records, (r) => where([r.kind, r.name.replace(/\[\d+\]$/, '')]))
   return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records}
 }
 
@@ -241,13 +254,15 @@ function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): 
   })
 }
 
-function checkAcyclic(records: SeedRecord[], path: string): void {
+function checkAcyclic(records: SeedRecord[], where: (r: SeedRecord) => string): void {
   const byKey = new Map(records.map((r) => [recordKey(r), r]))
   const state = new Map<string, 'visiting' | 'done'>()
   const visit = (key: string, trail: string[]) => {
     if (state.get(key) === 'done') return
     if (state.get(key) === 'visiting')
-      throw fixtureError(`${path}: references go round in a circle: ${[...trail, key].join(' → ')}`)
+      throw fixtureError(
+        `${where(byKey.get(key)!)}: references go round in a circle: ${[...trail, key].join(' → ')}`,
+      )
     state.set(key, 'visiting')
     for (const dep of byKey.get(key)?.dependsOn ?? []) visit(dep, [...trail, key])
     state.set(key, 'done')
@@ -264,7 +279,9 @@ function fromZod(
   const path = [...prefix, ...(issue.path as (string | number)[])]
   const field = path.length > 0 ? path.join('.') : '(top level)'
   const extra = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''
-  return fixtureError(`${where(path)}: ${field}: ${issue.message}${extra}`)
+  // An unknown top-level section is pointed at itself, there being no record to point at.
+  const at = issue.code === 'unrecognized_keys' && path.length === 0 ? [issue.keys[0] ?? ''] : path
+  return fixtureError(`${where(at)}: ${field}: ${issue.message}${extra}`)
 }
 
 function fixtureError(message: string): PayctlError {
