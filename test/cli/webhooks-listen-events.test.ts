@@ -93,4 +93,25 @@ describe('webhooks listen --events', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({error: {code: 'LISTEN_REPLACED', exitCode: 1}})
     expect(first.lines.at(-1)).toMatchObject({error: {code: 'LISTEN_REPLACED'}})
   })
+
+  it('stops, acknowledging nothing more, when whoever reads its stdout goes away', async () => {
+    listen!.kill('SIGINT')
+    expect(await listen!.exited).toBe(0)
+    const piped = start(['--events', 'walletsvc.card.created'])
+    await piped.waitFor((l) => l.type === 'ready')
+    // As `listen --json | head -n 1` does once it has its line.
+    piped.child.stdout!.destroy()
+    const unread = await triggerCard()
+    const exited = await Promise.race([
+      piped.exited,
+      new Promise((r) => setTimeout(() => r('still running'), 10_000)),
+    ])
+    expect(exited, piped.stderr()).toBe(0)
+    expect(piped.stderr()).not.toMatch(/Error|EPIPE|UNEXPECTED/)
+    // Never acknowledged: still waiting for the session, and the next listener gets it.
+    expect((await sessionDeliveries(unread.card))[0]).toMatchObject({status: 'pending'})
+    const next = start(['--events', 'walletsvc.card.created'])
+    await next.waitFor((l) => l.type === 'forward' && l.ok && l.eventId === unread.card)
+    expect(receiver.received.filter((r) => r.json.id === unread.card)).toHaveLength(1)
+  })
 })

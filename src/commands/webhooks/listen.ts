@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listenLines} from '../../cli/webhooks-views.js'
 import {ALL_EVENTS} from '../../contract/index.js'
-import {stringifyExact, type TransportOptions, usageError} from '../../core/index.js'
+import {PayctlError, stringifyExact, type TransportOptions, usageError} from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
@@ -83,17 +83,47 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       signal: controller.signal,
       onEvent: (e) => this.render(e),
     })
-    await listener.run()
+    try {
+      await listener.run()
+    } catch (err) {
+      // Whoever read stdout is gone (`listen --json | head -n 1`): nothing more is acknowledged,
+      // the session is closed, and that is a normal end.
+      if (!(err instanceof PayctlError && err.code === 'OUTPUT_CLOSED')) throw err
+      if (!this.jsonEnabled()) process.stderr.write('stdout was closed: stopped listening.\n')
+      // At once: oclif's final flush of a closed stdout would wait for a drain that never comes.
+      this.exit(0)
+    }
     return undefined
   }
 
-  render(e: ListenEvent): void {
-    if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify(e)}\n`)
+  /** Print an event; the promise settles once its stdout line is written (or could not be). */
+  render(e: ListenEvent): Promise<void> | undefined {
+    if (this.jsonEnabled()) return writeStdout(`${JSON.stringify(e)}\n`)
+    const {stdout, stderr} = listenLines(e, this.flags.debug)
+    const written = stdout === undefined ? undefined : writeStdout(`${stdout}\n`)
+    if (stderr !== undefined) process.stderr.write(`${stderr}\n`)
+    return written
+  }
+}
+
+/** Write to stdout, rejecting with OUTPUT_CLOSED when its reader went away (EPIPE). */
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      const closed = err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED'
+      reject(
+        new PayctlError({
+          kind: 'api',
+          code: closed ? 'OUTPUT_CLOSED' : 'OUTPUT_FAILED',
+          message: closed ? 'stdout was closed' : `cannot write to stdout: ${err.code ?? err.message}`,
+          cause: err,
+        }),
+      )
+    }
+    if (process.stdout.destroyed) {
+      failed(Object.assign(new Error('stdout is closed'), {code: 'ERR_STREAM_DESTROYED'}))
       return
     }
-    const {stdout, stderr} = listenLines(e, this.flags.debug)
-    if (stdout !== undefined) process.stdout.write(`${stdout}\n`)
-    if (stderr !== undefined) process.stderr.write(`${stderr}\n`)
-  }
+    process.stdout.write(text, (err) => (err ? failed(err) : resolve()))
+  })
 }
