@@ -104,7 +104,7 @@ export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; s
   switch (e.type) {
     case 'ready': {
       const where =
-        e.forwardTo === undefined
+        e.forwardTo === null
           ? 'printing events (add --forward-to URL to send them to your app)'
           : `forwarding to ${e.forwardTo}`
       const waiting =
@@ -113,14 +113,17 @@ export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; s
         stderr: `${paint(['green', 'bold'], 'Ready!', err)} Your webhook signing secret is ${paint('bold', e.secret, err)} (session ${e.sessionId}, ${where}). Press Ctrl-C to stop.${waiting}`,
       }
     }
-    case 'reconnecting':
+    case 'reconnecting': {
+      const what = e.wasLinked ? 'Lost the link to the sandbox' : 'Could not open the link to the sandbox'
+      const again = e.wasLinked ? 'Reconnecting' : 'Trying again'
       return {
         stderr: paint(
           'yellow',
-          `Lost the link to the sandbox (${e.reason}). Reconnecting in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})…`,
+          `${what} (${e.reason}). ${again} in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})…`,
           err,
         ),
       }
+    }
     case 'reconnected': {
       const changed = e.secretChanged
         ? paint(
@@ -145,7 +148,8 @@ export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; s
     case 'forward': {
       const status = e.status === undefined ? 'ERR' : String(e.status)
       const took = e.durationMs === undefined ? '' : ` ${e.durationMs} ms`
-      const why = e.ok ? '' : ` ${e.error ?? ''}${paint('dim', ' (the sandbox will retry)')}`
+      const failure = e.error ?? (e.status === undefined ? 'no answer' : `HTTP ${e.status}`)
+      const why = e.ok ? '' : ` ${failure}${paint('dim', ' (the sandbox will retry)')}`
       return {
         stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
       }

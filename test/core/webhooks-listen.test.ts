@@ -16,7 +16,8 @@ const SECRET = 'whsec_test_listener_secret_0123456789ab'
  * A stand-in for the sandbox's end of the tunnel: answers openListenSession, accepts the WebSocket,
  * sends `ready` (or what `ready` returns), and records the frames the listener sends back.
  */
-async function fakeSandbox(opts: {ready?: () => unknown} = {}) {
+async function fakeSandbox(opts: {ready?: () => unknown; openFailures?: number} = {}) {
+  let openFailures = opts.openFailures ?? 0
   const server: Server = createServer()
   const wss = new WebSocketServer({server})
   const received: Record<string, unknown>[] = []
@@ -36,18 +37,28 @@ async function fakeSandbox(opts: {ready?: () => unknown} = {}) {
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const client = {
     profile: {baseUrl},
-    call: async (_op: string, {body}: {body: {events?: string[]}}) => ({
-      id: 'lsn_fake',
-      secret: SECRET,
-      events: body.events ?? ['*'],
-      resumed: false,
-      pending: 0,
-      socketPath: '/v1/webhooks/listen-sessions/lsn_fake/socket',
-      ticket: 'lst_fake',
-      heartbeatSeconds: 5,
-      replayWindowSeconds: 3600,
-      createdAt: new Date().toISOString(),
-    }),
+    call: async (_op: string, {body}: {body: {events?: string[]}}) => {
+      if (openFailures-- > 0) {
+        throw new PayctlError({
+          kind: 'network',
+          code: 'NETWORK_ERROR',
+          message: 'refused',
+          details: {errno: 'ECONNREFUSED'},
+        })
+      }
+      return {
+        id: 'lsn_fake',
+        secret: SECRET,
+        events: body.events ?? ['*'],
+        resumed: false,
+        pending: 0,
+        socketPath: '/v1/webhooks/listen-sessions/lsn_fake/socket',
+        ticket: 'lst_fake',
+        heartbeatSeconds: 5,
+        replayWindowSeconds: 3600,
+        createdAt: new Date().toISOString(),
+      }
+    },
   } as unknown as PayctlClient
   let n = 0
   return {
@@ -58,6 +69,10 @@ async function fakeSandbox(opts: {ready?: () => unknown} = {}) {
         if (sockets.length > 0) resolve()
         else onConnect = resolve
       }),
+    /** Cut every link, as a dropped connection does. */
+    cut: () => {
+      for (const socket of sockets.splice(0)) socket.terminate()
+    },
     /** Push a signed delivery of `event` over the newest link; answers its delivery id. */
     deliver(event: string): string {
       n++
@@ -99,9 +114,14 @@ describe('the listener', () => {
     for (const c of cleanups.splice(0).reverse()) await c()
   })
   const setup = async (
-    opts: {events?: string[]; ready?: () => unknown; onEvent?: (e: ListenEvent) => void | Promise<void>} = {},
+    opts: {
+      events?: string[]
+      ready?: () => unknown
+      openFailures?: number
+      onEvent?: (e: ListenEvent) => void | Promise<void>
+    } = {},
   ) => {
-    const sandbox = await fakeSandbox({ready: opts.ready})
+    const sandbox = await fakeSandbox({ready: opts.ready, openFailures: opts.openFailures})
     cleanups.push(sandbox.close)
     const dir = mkdtempSync(join(tmpdir(), 'payctl-listen-'))
     cleanups.push(() => rmSync(dir, {recursive: true, force: true}))
@@ -127,6 +147,8 @@ describe('the listener', () => {
   it('acknowledges without forwarding a delivery its --events do not select, and says so', async () => {
     const {sandbox, events, controller, run} = await setup({events: ['walletsvc.card.created']})
     await until(() => events.some((e) => e.type === 'ready'), 'ready')
+    // Without --forward-to, the ready line says so with an explicit null.
+    expect(JSON.stringify(events.find((e) => e.type === 'ready'))).toContain('"forwardTo":null')
     const unwanted = sandbox.deliver('wallet.created')
     const wanted = sandbox.deliver('walletsvc.card.created')
     await until(() => sandbox.received.filter((f) => f.type === 'ack').length === 2, 'two acks')
@@ -184,5 +206,17 @@ describe('the listener', () => {
     expect(err).toBeInstanceOf(PayctlError)
     expect(err.code).toBe('LISTEN_PROTOCOL')
     expect(err.message).toContain('sessionId')
+  })
+
+  it('tells a link that could not be opened from a working link that was lost', async () => {
+    const {sandbox, events, controller, run} = await setup({openFailures: 1})
+    await until(() => events.some((e) => e.type === 'ready'), 'ready')
+    sandbox.cut()
+    await until(() => events.filter((e) => e.type === 'reconnecting').length === 2, 'the second reconnect')
+    expect(
+      events.filter((e) => e.type === 'reconnecting').map((e) => 'wasLinked' in e && e.wasLinked),
+    ).toEqual([false, true])
+    controller.abort()
+    await run
   })
 })

@@ -22,12 +22,21 @@ export type ListenEvent =
       sessionId: string
       secret: string
       events: string[]
-      forwardTo: string | undefined
+      /** null when deliveries are only reported. */
+      forwardTo: string | null
       pending: number
       resumed: boolean
     }
   | {type: 'reconnected'; time: string; sessionId: string; pending: number; secretChanged: boolean}
-  | {type: 'reconnecting'; time: string; reason: string; attempt: number; delayMs: number}
+  | {
+      type: 'reconnecting'
+      time: string
+      reason: string
+      attempt: number
+      delayMs: number
+      /** Whether the link that ended had worked (false: it could not be opened). */
+      wasLinked: boolean
+    }
   | {
       type: 'event'
       time: string
@@ -173,6 +182,7 @@ export class Listener {
     try {
       while (!signal.aborted) {
         let reason: string
+        let wasLinked = false
         try {
           const session = await this.#o.client.call('openListenSession', {
             body: {listenerKey: this.#o.state.listenerKey, events: this.#o.events},
@@ -181,6 +191,7 @@ export class Listener {
           const link = await this.#link(session, ready)
           if (link.ready) {
             ready = true
+            wasLinked = true
             failures = 0
           }
           if (signal.aborted) break
@@ -202,13 +213,15 @@ export class Listener {
           throw new PayctlError({
             kind: 'network',
             code: 'LISTEN_LINK_LOST',
-            message: `the listen link to ${this.#o.client.profile.baseUrl} failed: ${reason}`,
+            message: wasLinked
+              ? `lost the listen link to ${this.#o.client.profile.baseUrl}: ${reason}`
+              : `could not open the listen link to ${this.#o.client.profile.baseUrl}: ${reason}`,
             suggestions: ['Without --exit-on-failure, payctl reconnects by itself.'],
           })
         }
         const delayMs = backoffDelay(Math.min(failures, 5))
         failures++
-        this.#emit({type: 'reconnecting', time: now(), reason, attempt: failures, delayMs})
+        this.#emit({type: 'reconnecting', time: now(), reason, attempt: failures, delayMs, wasLinked})
         await sleep(delayMs, signal)
       }
     } finally {
@@ -332,7 +345,7 @@ export class Listener {
               sessionId: r.sessionId,
               secret: session.secret,
               events: session.events,
-              forwardTo: this.#o.forwardTo,
+              forwardTo: this.#o.forwardTo ?? null,
               pending: r.pending,
               resumed: session.resumed,
             })
