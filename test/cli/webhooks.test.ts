@@ -141,6 +141,18 @@ describe('webhooks commands', () => {
     }
   })
 
+  it('verify refuses an empty --secret as a usage error naming the flag', async () => {
+    for (const secret of ['', '  ']) {
+      const r = await cli(['webhooks', 'verify', '--secret', secret, '--signature', 't=1,v1=00', '--json'], {
+        input: '{}',
+      })
+      expect(r.exitCode, r.stdout).toBe(2)
+      const error = r.json<CliError>().error
+      expect(error).toMatchObject({code: 'MISSING_FLAG', details: {flag: '--secret'}})
+      expect(error.message).toContain('--secret')
+    }
+  })
+
   it('refuses to trigger an unknown event, suggesting the closest name', async () => {
     const r = await cli(['webhooks', 'trigger', 'transaction.complete'])
     expect(r.exitCode).toBe(2)

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {usageError} from '../../core/index.js'
+import {PayctlError, usageError} from '../../core/index.js'
 import {DEFAULT_TOLERANCE_SECONDS, readPayload, verifyOrThrow} from '../../core/webhooks/index.js'
 
 export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
@@ -25,6 +25,15 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
 
   async run(): Promise<{valid: true; timestamp: number; ageSeconds: number; secretIndex: number}> {
     const f = this.flags
+    if (f.secret.trim() === '') {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'MISSING_FLAG',
+        message: '--secret is empty: give the whsec_… signing secret',
+        details: {flag: '--secret'},
+        suggestions: ['An unset variable makes it empty: is $WEBHOOK_SECRET exported?'],
+      })
+    }
     if (f.payload === undefined && process.stdin.isTTY) {
       throw usageError('give the body with --payload FILE, or pipe it on stdin', 'MISSING_PAYLOAD')
     }
