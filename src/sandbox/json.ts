@@ -65,6 +65,11 @@ const MAY_HOLD_UNSAFE_NUMBER = /[:[,]\s*-?(?:\d{16}|\d+(?:\.\d+)?[eE])/
  * 18- and 24-decimal currencies (wei, yoctoNEAR) exceed 2^53; `JSON.parse` alone would round them.
  */
 export function parseRequestJson(text: string): unknown {
+  // Nesting this deep is never a valid request, and would overflow the stack of the recursive code
+  // that reads a body later (the idempotency fingerprint): refuse it as malformed.
+  if (text.length > MAX_DEPTH && nestsDeeperThan(text, MAX_DEPTH)) {
+    throw new SyntaxError(`the body nests arrays and objects more than ${MAX_DEPTH} levels deep`)
+  }
   if (!MAY_HOLD_UNSAFE_NUMBER.test(text)) return JSON.parse(text)
   // The reviver's `context.source` (ES2025) is in Node 24 but not yet in TypeScript's lib.
   const reviver = (_key: string, value: unknown, context?: {source?: string}): unknown => {
@@ -73,4 +78,25 @@ export function parseRequestJson(text: string): unknown {
     return exactInteger(context.source) ?? value
   }
   return JSON.parse(text, reviver as (key: string, value: unknown) => unknown)
+}
+
+/** How deep arrays and objects may nest in a request body. */
+export const MAX_DEPTH = 64
+
+/** Whether brackets outside strings nest more than `limit` deep (the text need not be valid JSON). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c)
+        i++ // a backslash escapes the next character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
 }
