@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {appendFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {configDir} from '../config-dir.js'
 import {PayctlError} from '../errors.js'
@@ -14,7 +14,9 @@ export interface DeliveryOutcome {
 }
 
 /** Journal entries older than this are dropped: the sandbox's replay window is 1 hour. */
-const JOURNAL_KEEP_MS = 2 * 60 * 60 * 1000
+export const JOURNAL_KEEP_MS = 2 * 60 * 60 * 1000
+/** How often a long-running listener drops the expired entries (at start, and then this often). */
+export const JOURNAL_TRIM_EVERY_MS = 10 * 60 * 1000
 
 interface JournalEntry {
   d: string
@@ -39,16 +41,26 @@ export function settles(outcome: DeliveryOutcome): boolean {
 export class ListenState {
   readonly listenerKey: string
   readonly #journalPath: string
-  readonly #handled = new Map<string, DeliveryOutcome>()
+  /** Settled deliveries by id, oldest first (the order they were journalled in). */
+  readonly #handled = new Map<string, JournalEntry>()
+  readonly #now: () => number
+  #trimmedAt: number
 
-  private constructor(listenerKey: string, journalPath: string, entries: JournalEntry[]) {
+  private constructor(listenerKey: string, journalPath: string, entries: JournalEntry[], now: () => number) {
     this.listenerKey = listenerKey
     this.#journalPath = journalPath
-    for (const e of entries) this.#handled.set(e.d, e.o)
+    this.#now = now
+    this.#trimmedAt = now()
+    for (const e of entries) this.#handled.set(e.d, e)
   }
 
   /** Load (or create) the state of `profile`. */
-  static open(profile: string, dir = join(configDir(), 'webhooks')): ListenState {
+  static open(
+    profile: string,
+    dir = join(configDir(), 'webhooks'),
+    options: {now?: () => number} = {},
+  ): ListenState {
+    const now = options.now ?? Date.now
     mkdirSync(dir, {recursive: true, mode: 0o700})
     const base = join(dir, `listen-${encodeURIComponent(profile)}`)
     let key: string
@@ -59,7 +71,7 @@ export class ListenState {
       writeFileSync(`${base}.json`, `${JSON.stringify({listenerKey: key})}\n`, {mode: 0o600})
     }
     const journalPath = `${base}.journal`
-    const cutoff = Date.now() - JOURNAL_KEEP_MS
+    const cutoff = now() - JOURNAL_KEEP_MS
     let entries: JournalEntry[] = []
     try {
       entries = readFileSync(journalPath, 'utf8')
@@ -76,19 +88,20 @@ export class ListenState {
       // no journal yet
     }
     writeFileSync(journalPath, entries.map((e) => `${JSON.stringify(e)}\n`).join(''), {mode: 0o600})
-    return new ListenState(key, journalPath, entries)
+    return new ListenState(key, journalPath, entries, now)
   }
 
   /** The outcome of a delivery settled before (by this process or an earlier one). */
   settled(deliveryId: string): DeliveryOutcome | undefined {
-    return this.#handled.get(deliveryId)
+    return this.#handled.get(deliveryId)?.o
   }
 
   /** Remember a settled delivery, durably, before acknowledging it; failures are not kept. */
   record(deliveryId: string, outcome: DeliveryOutcome): void {
     if (!settles(outcome)) return
+    const entry: JournalEntry = {d: deliveryId, at: this.#now(), o: outcome}
     try {
-      appendFileSync(this.#journalPath, `${JSON.stringify({d: deliveryId, at: Date.now(), o: outcome})}\n`)
+      appendFileSync(this.#journalPath, `${JSON.stringify(entry)}\n`)
     } catch (cause) {
       throw new PayctlError({
         kind: 'config',
@@ -100,6 +113,33 @@ export class ListenState {
         cause,
       })
     }
-    this.#handled.set(deliveryId, outcome)
+    this.#handled.set(deliveryId, entry)
+    if (entry.at - this.#trimmedAt >= JOURNAL_TRIM_EVERY_MS) this.#trim(entry.at)
+  }
+
+  /** Forget the entries past keeping, in memory and in the journal (rewritten whole, then renamed). */
+  #trim(now: number): void {
+    this.#trimmedAt = now
+    const cutoff = now - JOURNAL_KEEP_MS
+    let dropped = 0
+    for (const [id, e] of this.#handled) {
+      if (e.at >= cutoff) break
+      this.#handled.delete(id)
+      dropped++
+    }
+    if (dropped === 0) return
+    const temp = `${this.#journalPath}.${process.pid}.tmp`
+    try {
+      const kept = [...this.#handled.values()].map((e) => `${JSON.stringify(e)}\n`).join('')
+      writeFileSync(temp, kept, {mode: 0o600})
+      renameSync(temp, this.#journalPath)
+    } catch {
+      // Housekeeping only: the longer journal still works, and the next start trims it.
+      try {
+        rmSync(temp, {force: true})
+      } catch {
+        // nothing more to do
+      }
+    }
   }
 }

@@ -1,0 +1,60 @@
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {JOURNAL_KEEP_MS, JOURNAL_TRIM_EVERY_MS, ListenState} from '../../src/core/webhooks/listen-state.js'
+
+describe('the listen journal', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
+  })
+  const temp = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-journal-'))
+    dirs.push(dir)
+    return dir
+  }
+  const journalIds = (dir: string) =>
+    readFileSync(join(dir, 'listen-p.journal'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (JSON.parse(l) as {d: string}).d)
+  const ok = {forwarded: true, status: 200, durationMs: 1}
+
+  it('drops expired entries during a long run, in memory and on disk, not only at start', () => {
+    const dir = temp()
+    let now = Date.parse('2025-01-01T00:00:00Z')
+    const state = ListenState.open('p', dir, {now: () => now})
+    state.record('dlv_old', ok)
+    now += JOURNAL_KEEP_MS / 2
+    state.record('dlv_middle', ok)
+    expect(journalIds(dir)).toEqual(['dlv_old', 'dlv_middle'])
+
+    now += JOURNAL_KEEP_MS / 2 + JOURNAL_TRIM_EVERY_MS
+    state.record('dlv_new', ok)
+    expect(state.settled('dlv_old')).toBeUndefined()
+    expect(state.settled('dlv_middle')).toEqual(ok)
+    expect(state.settled('dlv_new')).toEqual(ok)
+    expect(journalIds(dir)).toEqual(['dlv_middle', 'dlv_new'])
+    // Appends go on after the rewrite, and a restart reads the trimmed journal.
+    state.record('dlv_after', ok)
+    const reopened = ListenState.open('p', dir, {now: () => now})
+    expect(reopened.listenerKey).toBe(state.listenerKey)
+    expect(reopened.settled('dlv_after')).toEqual(ok)
+    expect(reopened.settled('dlv_old')).toBeUndefined()
+  })
+
+  it('trims on a record once the interval has passed, and only appends in between', () => {
+    const dir = temp()
+    let now = Date.parse('2025-01-01T00:00:00Z')
+    const state = ListenState.open('p', dir, {now: () => now})
+    state.record('dlv_a', ok)
+    now += JOURNAL_KEEP_MS + 1
+    // Past the trim interval since the open: this record trims; the next, a moment later, only appends.
+    state.record('dlv_b', ok)
+    expect(journalIds(dir)).toEqual(['dlv_b'])
+    now += 1
+    state.record('dlv_c', ok)
+    expect(journalIds(dir)).toEqual(['dlv_b', 'dlv_c'])
+  })
+})
