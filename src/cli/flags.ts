@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {SUPPORTED_CURRENCIES} from '../contract/index.js'
+import {usageError} from '../core/errors.js'
 
 /** Flags every command takes. */
 export const globalFlags = {
@@ -48,7 +49,9 @@ export const metadataFlag = Flags.string({
   summary: 'metadata as key=value (repeatable)',
   multiple: true,
   parse: async (value) => {
-    if (!/^[^=]+=/.test(value)) throw new Error(`--metadata wants key=value, got "${value}"`)
+    // A PayctlError, so that the failure is a usage error (exit 2), not UNEXPECTED (exit 1).
+    if (!/^[^=]+=/.test(value))
+      throw usageError(`--metadata wants key=value, got "${value}"`, 'INVALID_FLAG', {flag: '--metadata'})
     return value
   },
 })
