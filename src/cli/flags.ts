@@ -35,6 +35,18 @@ export const currencyFlag = (opts: {required?: boolean} = {}) =>
 
 export const idempotencyKeyFlag = Flags.string({
   summary: 'idempotency key for this request (default: a new random key, reused by retries)',
+  // An HTTP header carries it: other characters would fail inside the HTTP client, not here.
+  parse: async (value) => {
+    if (!/^[\x20-\x7e]+$/.test(value))
+      throw usageError(
+        `--idempotency-key must be printable ASCII characters, got "${value}"`,
+        'INVALID_FLAG',
+        {
+          flag: '--idempotency-key',
+        },
+      )
+    return value
+  },
 })
 
 export const amountFlag = (summary = 'amount: smallest unit (1234), or with its currency (12.34USD)') =>
