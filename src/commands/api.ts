@@ -76,5 +76,9 @@ function readBody(data: string | undefined): string | undefined {
 function parseHeader(h: string): [string, string] {
   const i = h.indexOf(':')
   if (i <= 0) throw usageError(`--header wants "Name: value", got "${h}"`, 'INVALID_FLAG')
-  return [h.slice(0, i).trim(), h.slice(i + 1).trim()]
+  const [name, value] = [h.slice(0, i).trim(), h.slice(i + 1).trim()]
+  // What HTTP allows in a header; anything else would fail inside the HTTP client as UNEXPECTED.
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !/^[\t\x20-\x7e\x80-\xff]*$/.test(value))
+    throw usageError(`--header "${h}" has characters an HTTP header cannot carry`, 'INVALID_FLAG')
+  return [name, value]
 }
