@@ -208,11 +208,40 @@ describe('webhooks in the sandbox', () => {
     const before = new Set(await eventIds())
     const hook = await register(r.url, ['*'])
     const triggered: string[] = []
+    const results: Record<string, Awaited<ReturnType<typeof trigger>>> = {}
     for (const name of EVENT_NAMES) {
       const result = await trigger(name)
       expect(result.event.event).toBe(name)
       expect(result.objects.user).toMatch(/^usr_/)
+      // Every trigger but transfer.failed's runs the real producer of its event.
+      expect(result.synthesized, name).toBe(name === 'transfer.failed')
       triggered.push(result.event.id)
+      results[name] = result
+    }
+    type Data = Record<string, unknown>
+    const data = (name: string) => (results[name]!.event as unknown as {data: Data}).data
+    expect(data('roundupsvc.roundup.processed')).toMatchObject({
+      user_id: results['roundupsvc.roundup.processed']!.objects.user,
+      amount: 4.35,
+      roundup_amount: 0.65,
+      status: 'pending',
+    })
+    expect(data('roundup.processed')).toMatchObject({amount: 65, currency: 'USD'})
+    expect(data('roundupsvc.transfer.completed')).toMatchObject({
+      id: results['roundupsvc.transfer.completed']!.objects.roundupTransfer,
+      destination_account_id: results['roundupsvc.transfer.completed']!.objects.recipientWallet,
+      amount: 0.65,
+      roundup_count: 1,
+      status: 'completed',
+    })
+    expect(data('bnplsvc.payment.created')).toMatchObject({status: 'pending', paidInstallments: 0})
+    expect(data('bnplsvc.payment.completed')).toMatchObject({status: 'completed', paidInstallments: 4})
+    expect(data('bnplsvc.payment.failed')).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringContaining('instalment 1 of 4 could not be collected: INSUFFICIENT_FUNDS'),
+    })
+    for (const name of ['bnplsvc.payment.created', 'bnplsvc.payment.completed', 'bnplsvc.payment.failed']) {
+      expect(data(name).id, name).toBe(results[name]!.objects.payment)
     }
     // Triggers also record the events of what they create (wallet.created at least).
     const total = (await eventIds()).filter((id) => !before.has(id)).length

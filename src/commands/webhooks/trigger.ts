@@ -8,7 +8,7 @@ import {parseEventName} from '../../core/webhooks/index.js'
 export default class WebhooksTrigger extends BaseCommand<typeof WebhooksTrigger> {
   static override summary = 'make the sandbox produce a realistic event of a type (sandbox only)'
   static override description =
-    `Creates what the event needs (a user and a wallet, and a payment method, a transaction or a second user where the flow needs one) and runs the flow that records it, so your handler gets a real event without clicking through anything. Events whose producer the sandbox does not serve yet are recorded with realistic made-up data ("synthesized"). The objects it creates record their own events too (wallet.created, always).
+    `Creates what the event needs (a user and a wallet, and a payment method, a transaction, a second user, round-ups or a BNPL payment where the flow needs one) and runs the flow that records it, so your handler gets a real event without clicking through anything. bnplsvc.payment.completed and bnplsvc.payment.failed move the sandbox clock on (six weeks, or the settlement delay) to collect instalments, as \`payctl sandbox advance\` does. An event whose flow the trigger does not run is recorded with realistic made-up data ("synthesized"). The objects it creates record their own events too (wallet.created, always).
 
 Event names: ${EVENT_NAMES.join(', ')}.`
   static override examples = [

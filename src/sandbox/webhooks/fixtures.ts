@@ -1,3 +1,4 @@
+import {BNPL_INSTALLMENTS, BNPL_INTERVAL_DAYS} from '../../contract/bnpl.js'
 import type {EventName} from '../../contract/resources.js'
 import type {OperationInput, RouteSpec} from '../context.js'
 import {ApiError} from '../errors.js'
@@ -20,13 +21,19 @@ interface Step {
   body?: Record<string, unknown>
 }
 
+/** What of the sandbox's settings a fixture's steps depend on. */
+export interface FixtureSettings {
+  /** How long after it falls due a BNPL instalment is collected. */
+  settleAfterSeconds: number
+}
+
 interface Fixture {
   /** Fund the user's wallet first (the funding itself records a transaction.completed). */
   funded?: true
   /** Steps run before the producer (besides the user and wallet every fixture gets). */
   setup?: () => Step[]
   /** Steps that make the event's real producer record it: run when the sandbox serves all of them. */
-  produce?: Step[]
+  produce?: Step[] | ((settings: FixtureSettings) => Step[])
   /** Realistic data for when no producer serves the event (yet), or it recorded none. */
   synthesize(o: FixtureObjects, now: Date): Record<string, unknown>
 }
@@ -99,6 +106,38 @@ function transfer(o: FixtureObjects) {
     destinationWalletId: id(o, 'recipientWallet'),
   }
 }
+
+/** A purchase of 4.35 USD by a user with round-ups on: a round-up of 0.65 (both round-up events). */
+const ROUNDUP = (enable: Record<string, unknown> = {}): Step[] => [
+  {as: 'roundupSettings', op: 'enableRoundups', params: {id: '${user:id}'}, body: enable},
+  {
+    as: 'roundup',
+    op: 'processRoundup',
+    body: {
+      user_id: '${user:id}',
+      amount: 4.35,
+      merchant_name: 'Blue Bottle Coffee',
+      transaction_id: 'purchase_${user:id}',
+    },
+  },
+]
+
+/** A BNPL payment of 240.00 USD in four instalments, from the user's wallet. */
+const BNPL_PAYMENT: Step = {
+  as: 'payment',
+  op: 'createBnplPayment',
+  body: {userId: '${user:id}', amount: 24_000, currency: 'USD', merchantName: 'Allbirds'},
+}
+
+/**
+ * Move the sandbox clock on until the first (`upTo` 1) or the last instalment of a payment made now
+ * is collected: the clock is the sandbox's, so whatever else falls due by then settles too.
+ */
+const COLLECT = (upTo: number, s: FixtureSettings): Step => ({
+  as: 'clock',
+  op: 'sandboxAdvanceClock',
+  body: {seconds: (upTo - 1) * BNPL_INTERVAL_DAYS * 86_400 + s.settleAfterSeconds + 1},
+})
 
 const CARD_DEPOSIT = (token: string): Step[] => [
   {as: 'paymentMethod', op: 'addPaymentMethod', params: {id: '${user:id}'}, body: {type: 'card', token}},
@@ -178,6 +217,7 @@ export const FIXTURES: Record<EventName, Fixture> = {
     }),
   },
   'roundup.processed': {
+    produce: ROUNDUP(),
     synthesize: (o, now) => ({
       id: synthId('rnd'),
       userId: id(o, 'user'),
@@ -189,6 +229,7 @@ export const FIXTURES: Record<EventName, Fixture> = {
     }),
   },
   'roundupsvc.roundup.processed': {
+    produce: ROUNDUP(),
     synthesize: (o, now) => ({
       id: synthId('rnd'),
       user_id: id(o, 'user'),
@@ -203,6 +244,13 @@ export const FIXTURES: Record<EventName, Fixture> = {
     }),
   },
   'roundupsvc.transfer.completed': {
+    // The round-up leaves the user's (funded) wallet for the recipient's, completed at once.
+    funded: true,
+    setup: RECIPIENT,
+    produce: [
+      ...ROUNDUP({destination_account_id: '${recipientWallet:id}'}),
+      {as: 'roundupTransfer', op: 'transferRoundups', params: {id: '${user:id}'}},
+    ],
     synthesize: (o, now) => ({
       id: synthId('rtr'),
       user_id: id(o, 'user'),
@@ -215,9 +263,13 @@ export const FIXTURES: Record<EventName, Fixture> = {
     }),
   },
   'bnplsvc.payment.created': {
+    produce: [BNPL_PAYMENT],
     synthesize: (o, now) => ({...bnplPayment(o, now), status: 'active', paidInstallments: 1}),
   },
   'bnplsvc.payment.completed': {
+    // Funded: every instalment is collected, the last six weeks on.
+    funded: true,
+    produce: (s) => [BNPL_PAYMENT, COLLECT(BNPL_INSTALLMENTS, s)],
     synthesize: (o, now) => ({
       ...bnplPayment(o, now),
       status: 'completed',
@@ -226,6 +278,8 @@ export const FIXTURES: Record<EventName, Fixture> = {
     }),
   },
   'bnplsvc.payment.failed': {
+    // An empty wallet: the first instalment cannot be collected, which fails the payment.
+    produce: (s) => [BNPL_PAYMENT, COLLECT(1, s)],
     synthesize: (o, now) => ({
       ...bnplPayment(o, now),
       status: 'failed',
@@ -362,11 +416,12 @@ export function runFixture(
   lookup: OperationLookup,
   caller: OperationInput,
   transaction: <T>(fn: () => T) => T,
+  settings: FixtureSettings,
 ): FixtureObjects {
   const fixture = FIXTURES[type]
   const objects: FixtureObjects = {}
   runSteps([...BASE(fixture.funded === true), ...(fixture.setup?.() ?? [])], lookup, caller, objects)
-  const produce = fixture.produce ?? []
+  const produce = typeof fixture.produce === 'function' ? fixture.produce(settings) : (fixture.produce ?? [])
   if (produce.length > 0 && produce.every((s) => lookup(s.op) !== undefined)) {
     try {
       // In a savepoint: a producer that refuses part-way leaves nothing behind.

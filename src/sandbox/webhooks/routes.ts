@@ -288,7 +288,9 @@ export function webhookRoutes(
         // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
         const {objects, produced, event} = ctx.database.transaction(() => {
           const before = store.maxEventSeq()
-          const objects = runFixture(type, lookup, input, (fn) => ctx.database.transaction(fn))
+          const objects = runFixture(type, lookup, input, (fn) => ctx.database.transaction(fn), {
+            settleAfterSeconds: ctx.settings.settleAfterSeconds,
+          })
           const produced = store.latestEvent(partnerId, type, before)
           const synthesize = () => FIXTURES[type].synthesize(objects, new Date())
           const event = produced ?? store.event(ctx.events.record(type, partnerId, synthesize()).id)!
