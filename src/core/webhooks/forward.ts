@@ -1,4 +1,5 @@
-import type {Agent, Dispatcher} from 'undici'
+import type {Agent} from 'undici'
+import {describeRequestFailure, readLimited} from './http.js'
 import type {DeliveryOutcome} from './listen-state.js'
 
 /** A forward gives up when the local receiver has not answered in full within this time. */
@@ -12,30 +13,6 @@ let agentPromise: Promise<Agent> | undefined
 function agent(): Promise<Agent> {
   agentPromise ??= import('undici').then((u) => new u.Agent({keepAliveTimeout: 10_000, connections: 32}))
   return agentPromise
-}
-
-async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer)
-    size += (chunk as Buffer).length
-    if (size >= BODY_LIMIT) break
-  }
-  return Buffer.concat(chunks).toString('utf8').slice(0, BODY_LIMIT)
-}
-
-function describe(err: unknown, timedOut: boolean): string {
-  if (timedOut) return `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-  let e: unknown = err
-  for (let i = 0; i < 4 && e; i++) {
-    const code = (e as {code?: unknown}).code
-    if (code === 'ECONNREFUSED') return 'connection refused (is your app running?)'
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found'
-    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset before an answer'
-    e = (e as {cause?: unknown}).cause
-  }
-  return ((err as Error)?.message ?? String(err)).slice(0, 500)
 }
 
 /**
@@ -59,10 +36,15 @@ export async function forwardDelivery(
       dispatcher: await agent(),
       signal: timeout,
     })
-    const text = await readLimited(res.body)
+    const text = await readLimited(res.body, BODY_LIMIT)
     return {forwarded: true, status: res.statusCode, durationMs: elapsed(), body: text}
   } catch (err) {
-    return {forwarded: true, durationMs: elapsed(), error: describe(err, timeout.aborted)}
+    const error = describeRequestFailure(err, {
+      timedOut: timeout.aborted,
+      timeoutMs: FORWARD_TIMEOUT_MS,
+      refused: 'connection refused (is your app running?)',
+    })
+    return {forwarded: true, durationMs: elapsed(), error}
   }
 }
 

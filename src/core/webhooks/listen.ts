@@ -225,15 +225,20 @@ export class Listener {
         await sleep(delayMs, signal)
       }
     } finally {
-      await Promise.race([
-        Promise.allSettled(this.#inHand.values()),
-        new Promise((r) => setTimeout(r, DRAIN_MS).unref()),
-      ])
+      await this.#drain()
       this.#socket?.close(1000, 'listener stopped')
       await closeForwarding()
     }
     if (this.#failure !== undefined) throw this.#failure
     return this.#summary
+  }
+
+  /** The forwards in hand finished (or DRAIN_MS passed, whichever comes first). */
+  #drain(): Promise<unknown> {
+    return Promise.race([
+      Promise.allSettled(this.#inHand.values()),
+      new Promise((r) => setTimeout(r, DRAIN_MS).unref()),
+    ])
   }
 
   /** Stop because of `err` (the first failure wins): what is in hand finishes, the link closes. */
@@ -286,10 +291,7 @@ export class Listener {
       }, READY_TIMEOUT_MS)
       const stop = () => {
         // Finish what is in hand (its acks go over this socket), then close.
-        void Promise.race([
-          Promise.allSettled(this.#inHand.values()),
-          new Promise((r) => setTimeout(r, DRAIN_MS).unref()),
-        ]).then(() => {
+        void this.#drain().then(() => {
           ws.close(1000, 'listener stopped')
           end(1000, 'stopped')
         })

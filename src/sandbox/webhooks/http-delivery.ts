@@ -1,4 +1,5 @@
-import {Agent, type Dispatcher, request} from 'undici'
+import {Agent, request} from 'undici'
+import {describeRequestFailure, readLimited} from '../../core/webhooks/http.js'
 import {SIGNATURE_HEADER, signatureHeader} from '../../core/webhooks/signature.js'
 import {RESPONSE_BODY_LIMIT} from './store.js'
 
@@ -32,40 +33,6 @@ export interface PostResult {
   responseBody: string | null
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer)
-    size += (chunk as Buffer).length
-    // Leaving the loop destroys the stream: a chatty receiver cannot make the sandbox read megabytes.
-    if (size >= limit) break
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8')
-}
-
-function describeFailure(err: unknown, timedOut: boolean): string {
-  if (timedOut) return `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
-  let e: unknown = err
-  for (let i = 0; i < 4 && e; i++) {
-    const code = (e as {code?: unknown}).code
-    switch (code) {
-      case 'ECONNREFUSED':
-        return 'connection refused'
-      case 'ENOTFOUND':
-      case 'EAI_AGAIN':
-        return 'host not found'
-      case 'ECONNRESET':
-      case 'UND_ERR_SOCKET':
-        return 'connection reset before an answer'
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return 'could not connect in time'
-    }
-    e = (e as {cause?: unknown}).cause
-  }
-  return (err as Error)?.message ?? String(err)
-}
-
 /**
  * POSTs deliveries with the sandbox's rules: no redirects followed (undici's `request` never
  * follows them), one overall timeout, the answer's first 2 KiB kept. Never throws.
@@ -94,7 +61,8 @@ export class HttpPoster {
           : `HTTP ${status}`
       return done({status, error, responseBody})
     } catch (err) {
-      return done({status: null, error: describeFailure(err, timeout.aborted), responseBody: null})
+      const error = describeRequestFailure(err, {timedOut: timeout.aborted, timeoutMs: DELIVERY_TIMEOUT_MS})
+      return done({status: null, error, responseBody: null})
     }
   }
 
