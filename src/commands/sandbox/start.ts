@@ -71,13 +71,15 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       })
     }
     mkdirSync(configDir(), {recursive: true, mode: 0o700})
-    if (f.detach) return this.detach()
-
     if (!isLoopbackUrl(`http://${f.host.includes(':') ? `[${f.host}]` : f.host}`)) {
-      this.warnLine(
-        `warning: binding to ${f.host} exposes the sandbox and its test credentials beyond this machine`,
+      // Said before detaching (the background copy's stderr goes to a log file) and under --json
+      // too: this is about who can reach the credentials, not progress chatter.
+      process.stderr.write(
+        `${paint('yellow', `warning: binding to ${f.host} exposes the sandbox and its test credentials beyond this machine`, process.stderr)}\n`,
       )
     }
+    if (f.detach) return this.detach()
+
     const data = f.data ?? defaultDataPath()
     const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
