@@ -1,0 +1,389 @@
+import {chmodSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {connect} from 'node:net'
+import {networkInterfaces} from 'node:os'
+import {join, relative} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {type CliResult, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, {withFileTypes: true}).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(e.parentPath, e.name)) : [join(e.parentPath, e.name)],
+  )
+}
+
+const jwtsIn = (text: string) => [...text.matchAll(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g)].map((m) => m[0])
+
+describe('secrets stay out of every output, log and file of a realistic session', () => {
+  const temp = tempConfigDir()
+  let sandbox: SandboxProcess | undefined
+  afterAll(async () => {
+    await sandbox?.stop()
+    temp.cleanup()
+  })
+
+  it('greps stdout, stderr, --debug logs, the sandbox log, the seed journal and every other file for each secret in play', async () => {
+    const dir = temp.dir
+    sandbox = await startSandboxProcess([], {configDir: dir, data: join(dir, 'sandbox.db')})
+    const c = sandbox.credentials
+    const url = sandbox.url
+
+    /** Outputs to grep, and the ones that show a secret by design (kept apart, with the reason). */
+    const checked: {what: string; text: string}[] = []
+    const byDesign: {what: string; why: string; text: string}[] = []
+    const secrets = new Set<string>([c.apiSecret, c.secretKey])
+    const profileTokens = () => {
+      const file = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'))
+      for (const p of Object.values(file.profiles) as {token?: {accessToken: string}}[])
+        if (p.token) secrets.add(p.token.accessToken)
+    }
+    const run = async (
+      args: string[],
+      opts: {input?: string; env?: Record<string, string>; expectExit?: number; showsSecret?: string} = {},
+    ): Promise<CliResult> => {
+      const r = await runCli(args, {configDir: dir, ...opts})
+      if (opts.expectExit !== undefined)
+        expect(r.exitCode, `${args.join(' ')}\n${r.stderr}`).toBe(opts.expectExit)
+      const what = `payctl ${args.join(' ')}`
+      if (opts.showsSecret) byDesign.push({what, why: opts.showsSecret, text: r.stdout + r.stderr})
+      else checked.push({what, text: `${r.stdout}\n${r.stderr}`})
+      profileTokens()
+      return r
+    }
+
+    // Log in both ways: partner credentials (the secret on stdin, then on the command line), and
+    // a secret key on stdin.
+    await run(['auth', 'login', '--env', 'local', '--debug'], {expectExit: 0})
+    await run(
+      [
+        'auth',
+        'login',
+        '--profile',
+        'argv',
+        '--env',
+        'local',
+        '--base-url',
+        url,
+        '--api-key',
+        c.apiKey,
+        '--partner-id',
+        c.partnerId,
+        '--api-secret',
+        c.apiSecret,
+        '--debug',
+      ],
+      {expectExit: 0},
+    )
+    await run(
+      [
+        'auth',
+        'login',
+        '--profile',
+        'keyed',
+        '--env',
+        'local',
+        '--base-url',
+        url,
+        '--secret-key',
+        '-',
+        '--debug',
+      ],
+      {input: `${c.secretKey}\n`, expectExit: 0},
+    )
+    await run(['profiles', 'use', 'local'], {expectExit: 0})
+    await run(['auth', 'status', '--debug'], {expectExit: 0})
+    await run(['auth', 'refresh', '--json', '--debug'], {expectExit: 0})
+    await run(['profiles', 'show', '--json'], {expectExit: 0})
+    await run(['profiles', 'show', 'keyed'], {expectExit: 0})
+    await run(['profiles', 'list', '--json'], {expectExit: 0})
+    // A minted JWT is what `auth token` is for: its stdout is the secret.
+    const minted = await run(
+      ['auth', 'token', '--profile', 'keyed', '--scopes', 'balance:read', '--ttl', '15m', '--debug'],
+      {
+        showsSecret: 'auth token prints the token it mints (that is its purpose)',
+        expectExit: 0,
+      },
+    )
+    for (const jwt of jwtsIn(minted.stdout)) secrets.add(jwt)
+
+    // Users, wallets, money.
+    const user = (
+      await run(
+        [
+          'users',
+          'create',
+          '--email',
+          's@example.test',
+          '--first-name',
+          'S',
+          '--last-name',
+          'Ec',
+          '--json',
+          '--debug',
+        ],
+        {
+          expectExit: 0,
+        },
+      )
+    ).json<{id: string}>().id
+    const wallet = (
+      await run(
+        [
+          'wallets',
+          'create',
+          '--user',
+          user,
+          '--currency',
+          'USD',
+          '--initial-balance',
+          '50.00USD',
+          '--json',
+          '--debug',
+        ],
+        {
+          expectExit: 0,
+        },
+      )
+    ).json<{id: string}>().id
+    await run(
+      [
+        'transactions',
+        'create',
+        '--method',
+        'card',
+        '--amount',
+        '20.00USD',
+        '--to',
+        wallet,
+        '--payment-method',
+        'pm_card_visa',
+        '--debug',
+      ],
+      {
+        expectExit: 0,
+      },
+    )
+    await run(['wallets', 'list', '--all', '--json', '--debug', '--profile', 'keyed'], {expectExit: 0})
+    await run(['transactions', 'list', '--wallet', wallet, '--debug'], {expectExit: 0})
+
+    // Webhooks: the signing secret is shown once by design, by register, rotate-secret and listen
+    // --print-secret; everywhere else it must stay hidden.
+    const hook = await run(
+      ['webhooks', 'register', '--url', 'http://127.0.0.1:9/hooks', '--events', '*', '--json', '--debug'],
+      {
+        showsSecret: 'webhooks register shows the signing secret once, so that the receiver can be given it',
+        expectExit: 0,
+      },
+    )
+    const {id: hookId, secret: hookSecret} = hook.json<{id: string; secret: string}>()
+    expect(hookSecret).toMatch(/^whsec_/)
+    secrets.add(hookSecret)
+    const rotated = await run(['webhooks', 'rotate-secret', hookId, '--json'], {
+      showsSecret: 'webhooks rotate-secret shows the new signing secret once',
+      expectExit: 0,
+    })
+    secrets.add(rotated.json<{secret: string}>().secret)
+    const listen = await run(['webhooks', 'listen', '--print-secret'], {
+      showsSecret: 'webhooks listen --print-secret exists to print the session’s signing secret',
+      expectExit: 0,
+    })
+    secrets.add(listen.stdout.trim())
+    await run(['webhooks', 'get', hookId, '--json', '--debug'], {expectExit: 0})
+    await run(['webhooks', 'list', '--debug'], {expectExit: 0})
+    await run(['webhooks', 'trigger', 'wallet.created', '--debug'], {expectExit: 0})
+    await run(['events', 'list', '--json', '--debug'], {expectExit: 0})
+    // Rotated in human form too: the new secret goes to stderr once, by design.
+    const rotatedHuman = await run(['webhooks', 'rotate-secret', hookId], {
+      showsSecret: 'webhooks rotate-secret shows the new signing secret once',
+      expectExit: 0,
+    })
+    for (const m of rotatedHuman.stderr.matchAll(/whsec_[\w+/=-]+/g)) secrets.add(m[0])
+
+    // Seed, with a webhook among the records: neither its answer nor the journal holds the secret.
+    const fixture = join(dir, 'fixture.yaml')
+    writeFileSync(
+      fixture,
+      `users:
+  a: {email: a@example.test, first_name: A, last_name: B}
+wallets:
+  w: {user: "\${users.a.id}", currency: EUR, initial_balance: 10.00EUR}
+webhooks:
+  h: {url: "http://127.0.0.1:9/seeded", events: ["*"]}
+`,
+    )
+    await run(['seed', fixture, '--json', '--debug'], {expectExit: 0})
+    await run(['seed', fixture, '--debug'], {expectExit: 0})
+
+    // Errors: a wrong secret, a missing record, a refused overdraft, a revoked token.
+    const wrong = 'sk_test_thisisnotthesecret0123456789'
+    secrets.add(wrong)
+    await run(
+      [
+        'auth',
+        'login',
+        '--profile',
+        'wrong',
+        '--env',
+        'local',
+        '--base-url',
+        url,
+        '--api-key',
+        c.apiKey,
+        '--partner-id',
+        c.partnerId,
+        '--api-secret',
+        wrong,
+        '--debug',
+      ],
+      {expectExit: 4},
+    )
+    await run(['wallets', 'get', 'wal_missing', '--debug'], {expectExit: 1})
+    await run([
+      'transactions',
+      'create',
+      '--method',
+      'wallet',
+      '--amount',
+      '999.00USD',
+      '--from',
+      wallet,
+      '--to',
+      wallet,
+      '--debug',
+      '--json',
+    ])
+    await run(['api', 'GET', '/wallets/wal_missing', '--debug'], {expectExit: 1})
+    await run(['auth', 'logout', '--profile', 'argv', '--debug'], {expectExit: 0})
+    await run(['wallets', 'list', '--profile', 'argv', '--debug'], {expectExit: 4})
+    await run(['wallets', 'list', '--debug'], {env: {PAYCTL_SECRET_KEY: `${c.secretKey}x`}, expectExit: 4})
+    await run(['doctor', '--debug'])
+    await run(['audit', 'list', '--json'])
+
+    await sandbox.stop()
+    checked.push({what: 'the sandbox’s request log (stderr)', text: sandbox.log()})
+    sandbox = undefined
+
+    // Every file payctl wrote under the config dir, but the profile file (it holds credentials, 0600)
+    // and the sandbox's database (it stores its partner's credentials by design: docs/sandbox.md).
+    const files = filesUnder(dir).filter(
+      (f) =>
+        !/(^|\/)profiles\.json$/.test(f) && !/sandbox\.db(-wal|-shm|-journal)?$/.test(f) && f !== fixture,
+    )
+    for (const f of files) checked.push({what: `file ${relative(dir, f)}`, text: readFileSync(f, 'utf8')})
+    expect(
+      files.some((f) => f.includes(`${join('seed', '')}`)),
+      files.join('\n'),
+    ).toBe(true)
+
+    // Each secret, and the tell-tale part of each (a JWT's signature, a key without its prefix).
+    const needles = new Map<string, string>()
+    for (const s of secrets) {
+      needles.set(s, s)
+      if (s.startsWith('eyJ')) needles.set(s.split('.')[2]!, `signature of ${s.slice(0, 12)}…`)
+      else needles.set(s.slice(s.indexOf('_', 3) + 1), `${s.slice(0, 8)}… without its prefix`)
+    }
+    expect(secrets.size).toBeGreaterThanOrEqual(8)
+    const leaks: string[] = []
+    for (const {what, text} of checked)
+      for (const [needle, name] of needles)
+        if (needle.length >= 12 && text.includes(needle)) leaks.push(`${name} in ${what}`)
+    expect(leaks).toEqual([])
+    // The session did exercise what it claims to.
+    const all = checked.map((x) => x.text).join('\n')
+    expect(all).toContain('--> POST')
+    expect(all).toContain('[REDACTED]')
+    expect(checked.length).toBeGreaterThan(30)
+    // The grep would have caught a leak: each by-design output holds one of the needles.
+    for (const {what, text} of byDesign)
+      expect(
+        [...needles.keys()].some((n) => text.includes(n)),
+        what,
+      ).toBe(true)
+  }, 180_000)
+})
+
+describe('the profile file', () => {
+  it('is created 0600, and refused while group or others can read it', async () => {
+    const temp = tempConfigDir()
+    const sandbox = await startSandboxProcess(['--quiet'])
+    try {
+      const login = await runCli(
+        ['auth', 'login', '--env', 'local', '--base-url', sandbox.url, '--secret-key', '-'],
+        {configDir: temp.dir, input: sandbox.credentials.secretKey},
+      )
+      expect(login.exitCode, login.stderr).toBe(0)
+      const path = join(temp.dir, 'profiles.json')
+      expect(statSync(path).mode & 0o777).toBe(0o600)
+      for (const mode of [0o640, 0o604, 0o660]) {
+        chmodSync(path, mode)
+        const r = await runCli(['wallets', 'list', '--json'], {configDir: temp.dir})
+        expect(r.exitCode, mode.toString(8)).toBe(1)
+        expect(r.json<{error: {code: string}}>().error.code).toBe('PROFILE_FILE_PERMISSIONS')
+        expect(r.stdout).not.toContain(sandbox.credentials.secretKey)
+      }
+      chmodSync(path, 0o600)
+      const ok = await runCli(['wallets', 'list'], {configDir: temp.dir})
+      expect(ok.exitCode, ok.stderr).toBe(0)
+    } finally {
+      await sandbox.stop()
+      temp.cleanup()
+    }
+  })
+})
+
+describe('where the sandbox listens', () => {
+  /** An address of this machine that is not loopback, if it has one. */
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address
+
+  const reachable = (host: string, port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, host)
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(true)
+      })
+      socket.once('error', () => resolve(false))
+    })
+
+  it('binds to loopback by default: unreachable on the machine’s other addresses', async () => {
+    const sandbox = await startSandboxProcess(['--quiet'])
+    try {
+      const {hostname, port} = new URL(sandbox.url)
+      expect(hostname).toBe('127.0.0.1')
+      expect(await reachable('127.0.0.1', Number(port))).toBe(true)
+      if (outside !== undefined) expect(await reachable(outside, Number(port))).toBe(false)
+    } finally {
+      await sandbox.stop()
+    }
+  })
+
+  it('warns on stderr when told to bind elsewhere, with --json and with --detach too', async () => {
+    const exposed = await startSandboxProcess(['--quiet', '--host', '0.0.0.0'])
+    try {
+      // The --json document on stdout stays clean; the warning is on stderr.
+      expect(exposed.log()).toMatch(
+        /warning: binding to 0\.0\.0\.0 exposes the sandbox and its test credentials/,
+      )
+      if (outside !== undefined)
+        expect(await reachable(outside, Number(new URL(exposed.url).port))).toBe(true)
+    } finally {
+      await exposed.stop()
+    }
+    const temp = tempConfigDir()
+    try {
+      const detached = await runCli(
+        ['sandbox', 'start', '--detach', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--json'],
+        {configDir: temp.dir, timeoutMs: 30_000},
+      )
+      expect(detached.exitCode, detached.stderr).toBe(0)
+      expect(detached.stderr).toMatch(/warning: binding to 0\.0\.0\.0 exposes/)
+      expect(() => JSON.parse(detached.stdout)).not.toThrow()
+    } finally {
+      await runCli(['sandbox', 'stop'], {configDir: temp.dir})
+      temp.cleanup()
+    }
+  }, 60_000)
+})
