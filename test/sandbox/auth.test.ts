@@ -1,4 +1,11 @@
-import {createHmac} from 'node:crypto'
+import {
+  createHmac,
+  constants as cryptoConstants,
+  sign as cryptoSign,
+  generateKeyPairSync,
+  randomBytes,
+} from 'node:crypto'
+import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {SCOPES_A} from '../../src/contract/resources.js'
 import {query, sleep, start, type TestSandbox, tempDir} from './helpers.js'
@@ -403,5 +410,168 @@ describe('failed login guard', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe('JWT validation against forged and altered tokens', () => {
+  let t: TestSandbox
+  const files = tempDir()
+  let key: Buffer
+  let accessClaims: Record<string, unknown>
+  let mintedClaims: Record<string, unknown>
+
+  beforeAll(async () => {
+    t = await start({data: files.file})
+    key = Buffer.from(
+      String(query(files.file, "SELECT value FROM meta WHERE key = 'jwt_signing_key'")[0]?.value),
+      'base64',
+    )
+    accessClaims = claimsOf(await t.token())
+    mintedClaims = claimsOf(
+      (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey})).body.token,
+    )
+  })
+  afterAll(async () => {
+    await t.close()
+    files.cleanup()
+  })
+
+  /** A refusal in the shape of the variant the token claims: never a success, never a 5xx. */
+  const expectRefused = async (token: string, variant: 'A' | 'B', what: string) => {
+    const res = await t.get('/v1/users/usr_none', {auth: token})
+    expect(res.status, `${what}: ${res.text}`).toBe(401)
+    if (variant === 'A') expect(res.body.error.code, what).toMatch(/^TOKEN_(INVALID|EXPIRED)$/)
+    else expect(res.body.error.code, what).toMatch(/^(invalid_api_key|expired_token|TOKEN_INVALID)$/)
+  }
+  const rsa = generateKeyPairSync('rsa', {modulusLength: 2048})
+  const ec = generateKeyPairSync('ec', {namedCurve: 'P-256'})
+  const signed = (alg: string, header: Record<string, unknown>, claims: Record<string, unknown>) => {
+    const input = `${b64(header)}.${b64(claims)}`
+    const data = Buffer.from(input)
+    const signature: Record<string, () => Buffer> = {
+      HS256: () => createHmac('sha256', key).update(input).digest(),
+      HS384: () => createHmac('sha384', key).update(input).digest(),
+      HS512: () => createHmac('sha512', key).update(input).digest(),
+      RS256: () => cryptoSign('sha256', data, rsa.privateKey),
+      PS256: () =>
+        cryptoSign('sha256', data, {key: rsa.privateKey, padding: cryptoConstants.RSA_PKCS1_PSS_PADDING}),
+      ES256: () => cryptoSign('sha256', data, {key: ec.privateKey, dsaEncoding: 'ieee-p1363'}),
+      'HS256-other-key': () => createHmac('sha256', randomBytes(32)).update(input).digest(),
+      'HS256-public-key': () =>
+        createHmac('sha256', rsa.publicKey.export({type: 'spki', format: 'pem'}))
+          .update(input)
+          .digest(),
+    }
+    return `${input}.${signature[alg]!().toString('base64url')}`
+  }
+
+  test('alg none in any spelling, with or without a signature, is refused for both variants', async () => {
+    for (const [claims, variant] of [
+      [accessClaims, 'A'],
+      [mintedClaims, 'B'],
+    ] as const) {
+      for (const alg of ['none', 'None', 'NONE', 'nOnE']) {
+        const unsigned = `${b64({alg, typ: 'JWT'})}.${b64(claims)}`
+        await expectRefused(`${unsigned}.`, variant, `alg ${alg}`)
+        await expectRefused(unsigned, variant, `alg ${alg}, two segments`)
+        await expectRefused(
+          `${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`,
+          variant,
+          `alg ${alg} with an HMAC`,
+        )
+      }
+    }
+  })
+
+  test('every other algorithm is refused, even signed with the sandbox key or posing as HS256', async () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['HS384', {alg: 'HS384', typ: 'JWT'}],
+      ['HS512', {alg: 'HS512', typ: 'JWT'}],
+      ['RS256', {alg: 'RS256', typ: 'JWT'}],
+      ['PS256', {alg: 'PS256', typ: 'JWT'}],
+      ['ES256', {alg: 'ES256', typ: 'JWT'}],
+      // An RS256 header over an HMAC keyed with a public key (the classic confusion attack).
+      ['HS256-public-key', {alg: 'RS256', typ: 'JWT'}],
+      // The right algorithm with someone else's key, or with no alg at all.
+      ['HS256-other-key', {alg: 'HS256', typ: 'JWT'}],
+      ['HS256', {typ: 'JWT'}],
+      ['HS256', {alg: 'HS256', typ: 'JWT', crit: ['exp']}],
+    ]
+    for (const [alg, header] of cases) {
+      await expectRefused(signed(alg, header, accessClaims), 'A', `${alg} ${JSON.stringify(header)}`)
+      await expectRefused(signed(alg, header, mintedClaims), 'B', `${alg} ${JSON.stringify(header)} (minted)`)
+    }
+    // The control: the same claims, HS256 with the sandbox key, are accepted.
+    const ok = await t.get('/v1/wallets', {auth: signed('HS256', {alg: 'HS256', typ: 'JWT'}, accessClaims)})
+    expect(ok.status).toBe(200)
+  })
+
+  test('a well-signed token with missing or mistyped claims is refused', async () => {
+    const without = (k: string) =>
+      Object.fromEntries(Object.entries(accessClaims).filter(([name]) => name !== k))
+    const variants: [string, Record<string, unknown>][] = [
+      ['no exp', without('exp')],
+      ['no jti', without('jti')],
+      ['no partner_id', without('partner_id')],
+      ['exp as text', {...accessClaims, exp: String(accessClaims.exp)}],
+      ['scopes as text', {...accessClaims, scopes: 'users:read'}],
+      ['variant C', {...accessClaims, variant: 'C'}],
+      ['another partner', {...accessClaims, partner_id: 'partner_someone_else', sub: 'partner_someone_else'}],
+      ['not yet valid', {...accessClaims, nbf: Math.floor(Date.now() / 1000) + 3600}],
+      ['expired a second ago', {...accessClaims, exp: Math.floor(Date.now() / 1000) - 1}],
+    ]
+    for (const [what, claims] of variants) {
+      const res = await t.get('/v1/wallets', {auth: signed('HS256', {alg: 'HS256', typ: 'JWT'}, claims)})
+      expect(res.status, `${what}: ${res.text}`).toBe(401)
+    }
+  })
+
+  test('any change to any character of a token is refused', async () => {
+    const token: string = await t.token()
+    expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(),
+        fc.constantFrom(...alphabet.split('')),
+        fc.constantFrom('replace', 'insert', 'delete'),
+        async (at, ch, op) => {
+          const i = at % token.length
+          const altered =
+            op === 'replace'
+              ? token.slice(0, i) + ch + token.slice(i + 1)
+              : op === 'insert'
+                ? token.slice(0, i) + ch + token.slice(i)
+                : token.slice(0, i) + token.slice(i + 1)
+          // Base64url's last character carries spare bits: a change there may decode to the very same
+          // bytes, which is the same token, not a forgery.
+          const decoded = (s: string) =>
+            s
+              .split('.')
+              .map((p) => Buffer.from(p, 'base64url').toString('hex'))
+              .join('.')
+          fc.pre(decoded(altered) !== decoded(token))
+          const res = await t.get('/v1/wallets', {auth: altered})
+          expect(res.status, `${op} ${JSON.stringify(ch)} at ${i}: ${res.text}`).toBe(401)
+        },
+      ),
+      {numRuns: 300},
+    )
+  })
+
+  test('a token revoked after use is refused at once, and still after a restart on the same data file', async () => {
+    const token = (await t.exchange()).body.access_token as string
+    // Used first, so that the sandbox has already verified (and remembered) it.
+    expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+    expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+    expect((await t.post('/v1/auth/revoke', undefined, {auth: token})).status).toBe(200)
+    const refused = await t.get('/v1/wallets', {auth: token})
+    expect(refused.status).toBe(401)
+    expect(refused.body.error.message).toMatch(/revoked/)
+    const other = (await t.exchange()).body.access_token as string
+    await t.close()
+    t = await start({data: files.file})
+    expect((await t.get('/v1/wallets', {auth: token})).status).toBe(401)
+    expect((await t.get('/v1/wallets', {auth: other})).status).toBe(200)
   })
 })
