@@ -1,4 +1,6 @@
-import {chmodSync, readFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
@@ -250,6 +252,125 @@ describe('--debug', () => {
       expect(all).not.toContain(token)
       expect(all).not.toContain(token.split('.')[2])
     } finally {
+      temp.cleanup()
+    }
+  })
+})
+
+describe('credentials never cross between test and live environments', () => {
+  /** A server that only records what reaches it. */
+  async function recorder() {
+    const seen: string[] = []
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`)
+      res.writeHead(401, {'content-type': 'application/json'})
+      res.end(
+        JSON.stringify({error: {code: 'invalid_api_key', message: 'recorded', type: 'authentication_error'}}),
+      )
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    return {url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve()))}
+  }
+
+  it('refuses, before sending anything, every test credential bound for production and every live one bound elsewhere', async () => {
+    const rec = await recorder()
+    const temp = tempConfigDir()
+    try {
+      const minted = await fetch(`${sandbox.url}/v1/auth/jwt`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.credentials.secretKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({scopes: ['balance:read']}),
+      })
+      const sandboxJwt = ((await minted.json()) as {token: string}).token
+      const c = sandbox.credentials
+      const cases: [string, Record<string, string>, string][] = [
+        [
+          'a sandbox-minted JWT to production',
+          {PAYCTL_ENV: 'production', PAYCTL_BASE_URL: rec.url, PAYCTL_SECRET_KEY: sandboxJwt},
+          'TEST_CREDENTIAL_IN_PRODUCTION',
+        ],
+        [
+          'test partner credentials to production',
+          {
+            PAYCTL_ENV: 'production',
+            PAYCTL_BASE_URL: rec.url,
+            PAYCTL_API_KEY: c.apiKey,
+            PAYCTL_API_SECRET: c.apiSecret,
+            PAYCTL_PARTNER_ID: c.partnerId,
+          },
+          'TEST_CREDENTIAL_IN_PRODUCTION',
+        ],
+        [
+          'a test_ key to an environment named prod',
+          {PAYCTL_ENV: 'prod', PAYCTL_BASE_URL: rec.url, PAYCTL_SECRET_KEY: c.secretKey},
+          'TEST_CREDENTIAL_IN_PRODUCTION',
+        ],
+        [
+          'a test_ key to an environment named live',
+          {PAYCTL_ENV: 'live', PAYCTL_BASE_URL: rec.url, PAYCTL_SECRET_KEY: c.secretKey},
+          'TEST_CREDENTIAL_IN_PRODUCTION',
+        ],
+        [
+          'a live_ key to a remote sandbox',
+          {
+            PAYCTL_ENV: 'sandbox',
+            PAYCTL_BASE_URL: 'https://sandbox.payments.invalid',
+            PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop',
+          },
+          'LIVE_KEY_OUTSIDE_PRODUCTION',
+        ],
+        [
+          'a live_ key to an environment of your own',
+          {
+            PAYCTL_ENV: 'staging',
+            PAYCTL_BASE_URL: 'https://staging.payments.invalid',
+            PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop',
+          },
+          'LIVE_KEY_OUTSIDE_PRODUCTION',
+        ],
+        [
+          'live partner credentials to a remote sandbox',
+          {
+            PAYCTL_ENV: 'sandbox',
+            PAYCTL_BASE_URL: 'https://sandbox.payments.invalid',
+            PAYCTL_API_KEY: 'pk_live_abcdefgh',
+            PAYCTL_API_SECRET: 'sk_live_abcdefghijkl',
+            PAYCTL_PARTNER_ID: 'p',
+          },
+          'LIVE_KEY_OUTSIDE_PRODUCTION',
+        ],
+      ]
+      for (const [what, env, code] of cases) {
+        const r = await runCli(['wallets', 'list', '--json', '--debug'], {configDir: temp.dir, env})
+        expect(r.exitCode, `${what}: ${r.stdout}${r.stderr}`).toBe(1)
+        expect(r.json<{error: {code: string}}>().error.code, what).toBe(code)
+        expect(r.stderr, what).not.toContain('-->')
+      }
+      // Logging in is refused the same way, and saves nothing.
+      const login = await runCli(
+        ['auth', 'login', '--env', 'production', '--base-url', rec.url, '--secret-key', '-'],
+        {configDir: temp.dir, input: c.secretKey},
+      )
+      expect(login.exitCode).toBe(1)
+      expect(login.stderr).toContain('TEST_CREDENTIAL_IN_PRODUCTION')
+      const saved = existsSync(join(temp.dir, 'profiles.json'))
+        ? JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8'))
+        : {profiles: {}}
+      expect(saved.profiles).toEqual({})
+      expect(rec.seen).toEqual([])
+      // The control: a live key does go to production (the recorder hears it).
+      const live = await runCli(['wallets', 'list', '--json'], {
+        configDir: temp.dir,
+        env: {PAYCTL_ENV: 'production', PAYCTL_BASE_URL: rec.url, PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop'},
+      })
+      expect(live.exitCode).toBe(4)
+      expect(rec.seen).toEqual([expect.stringMatching(/^GET \/v1\/wallets.* Bearer live_abcdefghijklmnop$/)])
+    } finally {
+      await rec.close()
       temp.cleanup()
     }
   })
