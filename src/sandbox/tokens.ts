@@ -5,6 +5,8 @@ import type {Database} from './database.js'
 import {newId} from './ids.js'
 
 const ALGORITHM = 'HS256'
+/** Verified tokens remembered at most (see TokenService.verified). */
+const VERIFIED_CACHE_SIZE = 1_000
 
 const ClaimsSchema = z.object({
   sub: z.string(),
@@ -42,6 +44,12 @@ function claimedVariant(token: string): TokenVariant | undefined {
 export class TokenService {
   private readonly isRevokedStmt
   private readonly revokeStmt
+  /**
+   * Tokens whose signature and claims were verified, by token text. A client sends the same token
+   * with every request, and an HMAC check through WebCrypto costs more than the rest of a cheap
+   * request; expiry and revocation are still checked on every use.
+   */
+  private readonly verified = new Map<string, TokenClaims>()
 
   private constructor(
     private readonly key: CryptoKey,
@@ -87,6 +95,8 @@ export class TokenService {
   }
 
   async verify(token: string): Promise<VerifiedToken> {
+    const known = this.verified.get(token)
+    if (known !== undefined) return this.checkCurrent(known)
     let payload: unknown
     try {
       payload = (await jwtVerify(token, this.key, {algorithms: [ALGORITHM]})).payload
@@ -106,6 +116,23 @@ export class TokenService {
     if (!parsed.success) return {ok: false, reason: 'invalid', variant: claimedVariant(token)}
     const claims = parsed.data
     if (claims.env !== 'sandbox') return {ok: false, reason: 'wrong_env', variant: claims.variant}
+    // Bounded: a flood of distinct tokens only makes the cache start over.
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.clear()
+    this.verified.set(token, claims)
+    return this.checkCurrent(claims)
+  }
+
+  /** What a verified token is worth now: it may have expired or been revoked since. */
+  private checkCurrent(claims: TokenClaims): VerifiedToken {
+    // As jose decides: expired once `exp` is not after the current second.
+    if (claims.exp <= Math.floor(Date.now() / 1000)) {
+      return {
+        ok: false,
+        reason: 'expired',
+        expiredAt: new Date(claims.exp * 1000).toISOString(),
+        variant: claims.variant,
+      }
+    }
     if (this.isRevokedStmt.get(claims.jti) !== undefined) {
       return {ok: false, reason: 'revoked', variant: claims.variant}
     }
