@@ -253,18 +253,35 @@ function keepsWrites(err: unknown): boolean {
   return err !== null && typeof err === 'object' && (err as {[KEEP_WRITES]?: boolean})[KEEP_WRITES] === true
 }
 
+/** The commit of a group of transactions, which their answers wait for. */
+interface PendingCommit {
+  promise: Promise<void>
+  resolve: () => void
+  reject: (err: unknown) => void
+}
+
 /** The sandbox's SQLite database, with a transaction helper that nests. */
 export class Database {
   readonly db: DatabaseSync
   private depth = 0
+  #groupCommit = false
+  #pending: PendingCommit | undefined
 
   constructor(path: string) {
     this.db = new DatabaseSync(path)
     this.db.exec('PRAGMA busy_timeout = 5000')
+    // Savepoints (every request has one, see transaction) journal the pages they change; in a
+    // temporary file that is two write system calls a page, in memory none.
+    this.db.exec('PRAGMA temp_store = MEMORY')
     if (path !== ':memory:' && path !== '') {
-      // WAL lets readers run beside the writer, and NORMAL sync is durable enough for a sandbox.
+      // WAL lets readers run beside the writer. NORMAL sync: a commit is in the WAL file (the
+      // operating system's cache) when COMMIT returns, so it survives the process being killed; only
+      // an operating-system crash or power cut can lose the last commits, each whole, never half
+      // (docs/sandbox.md#durability).
       this.db.exec('PRAGMA journal_mode = WAL')
       this.db.exec('PRAGMA synchronous = NORMAL')
+      // The default 2 MB page cache is smaller than a busy sandbox's indexes.
+      this.db.exec('PRAGMA cache_size = -65536')
     }
     this.migrate()
   }
@@ -292,12 +309,25 @@ export class Database {
   }
 
   /**
+   * Group commit, for a running sandbox: from now on the transactions of one turn of the event loop
+   * (every request whose body arrived in it, a settlement tick) share one SQLite transaction,
+   * committed once at the end of the turn by `flush`. Each keeps its all-or-nothing semantics
+   * in a savepoint of its own. Whatever shows a transaction's outcome outside the process (an HTTP
+   * answer, a webhook delivery) must wait for `committed()` or call `flush()` first.
+   */
+  groupCommits(): void {
+    this.#groupCommit = true
+  }
+
+  /**
    * Run `fn` in a transaction and roll it back if `fn` throws (unless the error is marked with
    * keepWrites). A nested call runs in a savepoint, so a failing inner step undoes only its own
-   * writes and the outer caller decides what to keep.
+   * writes and the outer caller decides what to keep. Under group commit the outermost call is a
+   * savepoint of the open group too, and its writes are durable once the group commits.
    */
   transaction<T>(fn: () => T): T {
-    const savepoint = this.depth > 0 ? `sp${this.depth}` : undefined
+    if (this.depth === 0 && this.#groupCommit) this.#openGroup()
+    const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
     this.db.exec(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
     this.depth++
     try {
@@ -314,6 +344,51 @@ export class Database {
     }
   }
 
+  #openGroup(): void {
+    if (this.#pending !== undefined) return
+    this.db.exec('BEGIN IMMEDIATE')
+    let resolve!: () => void
+    let reject!: (err: unknown) => void
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    // A failed commit is reported to whoever waits for it; nobody waiting is no crash.
+    promise.catch(() => undefined)
+    this.#pending = {promise, resolve, reject}
+    // After the I/O callbacks of this turn: every request that arrived in it joins the group.
+    setImmediate(() => {
+      try {
+        this.flush()
+      } catch {
+        // Already passed on to the waiters.
+      }
+    })
+  }
+
+  /**
+   * Settled once the writes made so far are committed; rejected if that commit failed (then none of
+   * them exist). Undefined when nothing waits to be committed.
+   */
+  committed(): Promise<void> | undefined {
+    return this.#pending?.promise
+  }
+
+  /** Commit the open group now, if there is one and no transaction is running. */
+  flush(): void {
+    const pending = this.#pending
+    if (pending === undefined || this.depth > 0) return
+    this.#pending = undefined
+    try {
+      this.db.exec('COMMIT')
+    } catch (err) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK')
+      pending.reject(err)
+      throw err
+    }
+    pending.resolve()
+  }
+
   /** Read a value of the `meta` table, or store `create()` under `key` the first time. */
   metaValue(key: string, create: () => string): string {
     return this.transaction(() => {
@@ -328,6 +403,8 @@ export class Database {
   }
 
   close(): void {
-    if (this.db.isOpen) this.db.close()
+    if (!this.db.isOpen) return
+    this.flush()
+    this.db.close()
   }
 }

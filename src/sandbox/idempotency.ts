@@ -59,19 +59,29 @@ export class IdempotencyStore {
   }
 
   begin(partnerId: string, key: string, fingerprint: string, now = Date.now()): Reservation {
+    const found = this.find(partnerId, key, fingerprint, now)
+    if (found.kind === 'new') this.reserve.run(partnerId, key, fingerprint, now)
+    return found
+  }
+
+  /**
+   * What `begin` answers, without reserving a new key. For a request that runs to completion in the
+   * same database transaction as its `complete` (every sandbox request does): nobody else can see
+   * the key in between, so a reservation would be one more write for nothing.
+   */
+  find(partnerId: string, key: string, fingerprint: string, now = Date.now()): Reservation {
     const row = this.get.get(partnerId, key) as KeyRow | undefined
-    if (row !== undefined && row.created_at < now - IDEMPOTENCY_TTL_MS) {
+    if (row === undefined) return {kind: 'new'}
+    if (row.created_at < now - IDEMPOTENCY_TTL_MS) {
       this.remove.run(partnerId, key)
-    } else if (row !== undefined) {
-      if (row.fingerprint !== fingerprint) return {kind: 'conflict'}
-      if (row.state === 'in_flight') return {kind: 'in-flight'}
-      return {
-        kind: 'replay',
-        response: {status: row.status ?? 200, body: row.body ?? '', requestId: row.request_id ?? ''},
-      }
+      return {kind: 'new'}
     }
-    this.reserve.run(partnerId, key, fingerprint, now)
-    return {kind: 'new'}
+    if (row.fingerprint !== fingerprint) return {kind: 'conflict'}
+    if (row.state === 'in_flight') return {kind: 'in-flight'}
+    return {
+      kind: 'replay',
+      response: {status: row.status ?? 200, body: row.body ?? '', requestId: row.request_id ?? ''},
+    }
   }
 
   complete(

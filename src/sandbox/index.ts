@@ -121,6 +121,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         settleAfterSeconds: options.settleAfterSeconds,
       },
     }
+    // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
+    database.groupCommits()
     const app = buildServer(ctx, {log: opts.log})
     await app.listen({port: options.port, host: options.host})
     const settlement = startSettlement(money, opts.log)

@@ -148,7 +148,11 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
 
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id)
-    done(null, payload)
+    // Group commit: no answer leaves before the commit that holds what it says (and what it read).
+    // If that commit fails, the error handler answers 500 instead, and none of it happened.
+    const committed = ctx.database.committed()
+    if (committed === undefined) done(null, payload)
+    else committed.then(() => done(null, payload), done)
   })
 
   const log = options.log
@@ -258,7 +262,8 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
         )
         // The change, its event and the stored response commit together, or not at all.
         const outcome = ctx.database.transaction(() => {
-          const reservation = ctx.idempotency.begin(partnerId, key, fingerprint)
+          // The request runs to its stored response in this transaction: no reservation needed.
+          const reservation = ctx.idempotency.find(partnerId, key, fingerprint)
           if (reservation.kind === 'replay') return {replayed: true, ...reservation.response}
           if (reservation.kind !== 'new') {
             throw new ApiError(

@@ -110,6 +110,8 @@ export class WebhookService {
     if (this.#stopped) return
     const now = Date.now()
     try {
+      // Deliver only committed events: a group commit still open could yet fail.
+      this.ctx.database.flush()
       this.store.fanOut((session) => this.#collects(session, now), now)
       if (now - this.#lastSweep >= SWEEP_MS) {
         this.#lastSweep = now
