@@ -17,11 +17,24 @@ export function randomHex(bytes: number): string {
   return hex
 }
 
-/** Resource and request identifiers: a type prefix and 24 random hex characters. */
+/**
+ * 24 hexadecimal characters that sort by creation time: 11 of the millisecond clock, 13 random.
+ * For the ids written several times per request (transactions, events): a new row's id then lands
+ * at the end of its unique index instead of on a random page, which keeps the pages a commit
+ * writes few (a random id dirties a page of its own in every index it is in).
+ */
+export function timeOrderedHex(): string {
+  return Date.now().toString(16).padStart(11, '0') + randomHex(7).slice(1)
+}
+
+/**
+ * Resource and request identifiers: a type prefix and 24 hex characters, random, or for events
+ * time-ordered (see timeOrderedHex).
+ */
 export const newId = {
   user: () => `usr_${randomHex(12)}`,
   wallet: () => `wal_${randomHex(12)}`,
-  event: () => `evt_${randomHex(12)}`,
+  event: () => `evt_${timeOrderedHex()}`,
   request: () => `req_${randomHex(12)}`,
   token: () => `jti_${randomHex(12)}`,
 }

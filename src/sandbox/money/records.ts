@@ -2,11 +2,11 @@ import type {StatementSync} from 'node:sqlite'
 import type {Currency} from '../../contract/currencies.js'
 import type {Transaction} from '../../contract/resources.js'
 import type {Database} from '../database.js'
-import {randomHex} from '../ids.js'
+import {timeOrderedHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import type {Method} from './catalog.js'
 
-export const newTransactionId = () => `txn_${randomHex(12)}`
+export const newTransactionId = () => `txn_${timeOrderedHex()}`
 
 /** How a processing transaction ends when its time comes. */
 export type Outcome = 'complete' | 'fail'
