@@ -102,6 +102,9 @@ export interface AttemptOutcome {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** What fan-out reads of an event. */
+type FanOutEvent = Pick<StoredEvent, 'seq' | 'id' | 'type' | 'partner_id'>
+
 /** The webhook tables: registrations, listen sessions, deliveries and their attempts. Synchronous. */
 export class WebhookStore {
   readonly #database: Database
@@ -117,7 +120,11 @@ export class WebhookStore {
     const p = (sql: string) => db.prepare(sql)
     this.#s = {
       maxSeq: p('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
-      eventsAfter: p('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      // Only what fan-out needs: not the data, which is most of a row.
+      eventsAfter: p('SELECT seq, id, type, partner_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      anyTarget: p(
+        'SELECT EXISTS (SELECT 1 FROM webhook_endpoints) OR EXISTS (SELECT 1 FROM webhook_listen_sessions) AS yes',
+      ),
       eventById: p('SELECT * FROM events WHERE id = ?'),
       latestOfType: p(
         'SELECT * FROM events WHERE partner_id = ? AND type = ? AND seq > ? ORDER BY seq DESC LIMIT 1',
@@ -372,27 +379,40 @@ export class WebhookStore {
     for (;;) {
       const batch = this.#database.transaction(() => {
         const cursor = Number((this.#s.readCursor!.get(FANOUT_CURSOR) as {value: string}).value)
-        const events = this.#s.eventsAfter!.all(cursor, FANOUT_BATCH) as unknown as StoredEvent[]
-        const endpoints = new Map<string, EndpointRow[]>()
-        const sessions = new Map<string, SessionRow[]>()
+        // Nobody registered and nobody listening: no event has anywhere to go; only the cursor moves.
+        if (!(this.#s.anyTarget!.get() as {yes: number}).yes) {
+          const last = this.maxEventSeq()
+          if (last > cursor) this.#s.saveCursor!.run(FANOUT_CURSOR, String(last))
+          return 0
+        }
+        const events = this.#s.eventsAfter!.all(cursor, FANOUT_BATCH) as unknown as FanOutEvent[]
+        type Target<R> = {row: R; events: readonly string[]}
+        const targets = new Map<string, {endpoints: Target<EndpointRow>[]; sessions: Target<SessionRow>[]}>()
+        const withEvents = <R extends {events: string}>(row: R): Target<R> => ({
+          row,
+          events: JSON.parse(row.events) as string[],
+        })
         for (const event of events) {
           const partner = event.partner_id
-          if (!endpoints.has(partner)) {
-            endpoints.set(partner, this.#s.endpointsOf!.all(partner) as unknown as EndpointRow[])
-            sessions.set(
-              partner,
-              (this.#s.sessionsOf!.all(partner) as unknown as SessionRow[]).filter(sessionCollects),
-            )
+          let of = targets.get(partner)
+          if (of === undefined) {
+            of = {
+              endpoints: (this.#s.endpointsOf!.all(partner) as unknown as EndpointRow[]).map(withEvents),
+              sessions: (this.#s.sessionsOf!.all(partner) as unknown as SessionRow[])
+                .filter(sessionCollects)
+                .map(withEvents),
+            }
+            targets.set(partner, of)
           }
-          for (const ep of endpoints.get(partner) ?? []) {
-            if (ep.from_event_seq < event.seq && selectsEvent(JSON.parse(ep.events), event.type)) {
-              this.#insertDelivery(event, {endpoint: ep}, null, now)
+          for (const ep of of.endpoints) {
+            if (ep.row.from_event_seq < event.seq && selectsEvent(ep.events, event.type)) {
+              this.#insertDelivery(event, {endpoint: ep.row}, null, now)
               created++
             }
           }
-          for (const s of sessions.get(partner) ?? []) {
-            if (s.from_event_seq < event.seq && selectsEvent(JSON.parse(s.events), event.type)) {
-              this.#insertDelivery(event, {session: s}, null, now)
+          for (const s of of.sessions) {
+            if (s.row.from_event_seq < event.seq && selectsEvent(s.events, event.type)) {
+              this.#insertDelivery(event, {session: s.row}, null, now)
               created++
             }
           }
@@ -406,7 +426,7 @@ export class WebhookStore {
   }
 
   #insertDelivery(
-    event: StoredEvent,
+    event: FanOutEvent,
     target: {endpoint: EndpointRow} | {session: SessionRow},
     resendOf: string | null,
     now: number,
