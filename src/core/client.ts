@@ -23,7 +23,7 @@ import {
 } from '../contract/index.js'
 import {assertCredentialFitsEnvironment} from './environments.js'
 import {type ErrorKind, PayctlError} from './errors.js'
-import {parseExact, stringifyExact} from './exact-json.js'
+import {isExactWithoutReviver, parseExact, stringifyExact} from './exact-json.js'
 import type {ProfileStore, ResolvedProfile} from './profiles.js'
 import {notLoggedIn, TokenManager} from './token-manager.js'
 import {type HttpResponse, Transport, type TransportOptions} from './transport.js'
@@ -438,8 +438,9 @@ function parseSuccess(res: HttpResponse, schema: z.ZodType, operation: string): 
     })
   }
   // Validate the plain parse (where every number is a number), but hand back the exact one, in
-  // which amounts beyond 2^53 are bigint.
-  const parsed = schema.safeParse(unwrapEnvelope(body))
+  // which amounts beyond 2^53 are bigint. Mostly they are the same: then parse once.
+  const plain = unwrapEnvelope(body)
+  const parsed = schema.safeParse(plain)
   if (!parsed.success) {
     throw new PayctlError({
       kind: 'invalid_response',
@@ -449,5 +450,5 @@ function parseSuccess(res: HttpResponse, schema: z.ZodType, operation: string): 
       requestId: headerValue(res, 'x-request-id'),
     })
   }
-  return unwrapEnvelope(parseExact(res.text))
+  return isExactWithoutReviver(res.text) ? plain : unwrapEnvelope(parseExact(res.text))
 }

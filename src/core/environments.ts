@@ -26,16 +26,26 @@ export function environmentKind(environment: string, baseUrl: string | undefined
   return 'sandbox'
 }
 
-/** Decode a JWT's payload without verifying it (only to read claims such as `env` and `exp`). */
-export function decodeJwtPayload(token: string): Record<string, unknown> | undefined {
+// A client sends the same token with every request, and looks at its claims twice per request.
+let lastDecoded: {token: string; payload: Readonly<Record<string, unknown>> | undefined} | undefined
+
+/**
+ * Decode a JWT's payload without verifying it (only to read claims such as `env` and `exp`). The
+ * result is shared between calls for the same token: read it, do not change it.
+ */
+export function decodeJwtPayload(token: string): Readonly<Record<string, unknown>> | undefined {
+  if (lastDecoded?.token === token) return lastDecoded.payload
   const part = token.split('.')[1]
   if (!part) return undefined
+  let payload: Record<string, unknown> | undefined
   try {
-    const payload: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
-    return payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
+    payload = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined
   } catch {
-    return undefined
+    payload = undefined
   }
+  lastDecoded = {token, payload}
+  return payload
 }
 
 /**

@@ -9,8 +9,19 @@ interface RawJson {
 // JSON.rawJSON and the reviver's `context.source` are ES2025, in Node 24 but not yet in TypeScript's lib.
 const rawJSON = (JSON as unknown as RawJson).rawJSON
 
+// Every integer of 15 digits or fewer is safe: without a run of 16 digits, no number needs the
+// reviver. (A string holding such a run merely takes the slower path.)
+const MAY_HOLD_UNSAFE_INTEGER = /\d{16}/
+
+/** Whether `text`, parsed by JSON.parse alone, has every integer exact (parseExact would agree). */
+export function isExactWithoutReviver(text: string): boolean {
+  return !MAY_HOLD_UNSAFE_INTEGER.test(text)
+}
+
 /** Parse JSON, turning integers that a double cannot hold exactly into bigint. */
 export function parseExact(text: string): unknown {
+  // The reviver runs for every value of the document: skip it when no number can need it.
+  if (isExactWithoutReviver(text)) return JSON.parse(text)
   return JSON.parse(text, function (
     this: unknown,
     _key: string,

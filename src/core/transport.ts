@@ -58,14 +58,24 @@ const TRANSIENT_CODES = new Set([
 const PERMANENT_CODES =
   /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/
 
-let dispatcherPromise: Promise<Dispatcher> | undefined
+type Undici = typeof import('undici')
+let dispatcherPromise: Promise<{request: Undici['request']; dispatcher: Dispatcher}> | undefined
+
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
 
 // undici costs tens of milliseconds to load: only commands that talk to the service pay for it.
-// EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY.
-async function dispatcher(): Promise<Dispatcher> {
-  dispatcherPromise ??= import('undici').then(
-    (u) => new u.EnvHttpProxyAgent({keepAliveTimeout: 10_000, connections: 64}),
-  )
+// EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY; without a
+// proxy variable it sends everything through a plain Agent, so use one directly and spare every
+// request its NO_PROXY check.
+async function dispatcher(): Promise<{request: Undici['request']; dispatcher: Dispatcher}> {
+  dispatcherPromise ??= import('undici').then((u) => {
+    const options = {keepAliveTimeout: 10_000, connections: 64}
+    const proxied = PROXY_VARIABLES.some((name) => process.env[name])
+    return {
+      request: u.request,
+      dispatcher: proxied ? new u.EnvHttpProxyAgent(options) : new u.Agent(options),
+    }
+  })
   return dispatcherPromise
 }
 
@@ -152,12 +162,12 @@ export class Transport {
       if (req.body !== undefined) debug(`    body ${redactBody(req.body)}`)
     }
     const started = performance.now()
-    const {request} = await import('undici')
-    const res = await request(req.url, {
+    const undici = await dispatcher()
+    const res = await undici.request(req.url, {
       method: req.method as Dispatcher.HttpMethod,
       headers,
       body: req.body,
-      dispatcher: await dispatcher(),
+      dispatcher: undici.dispatcher,
       headersTimeout: this.#opts.timeoutMs,
       bodyTimeout: this.#opts.timeoutMs,
     })
@@ -186,5 +196,5 @@ export async function closeTransport(): Promise<void> {
   if (!dispatcherPromise) return
   const d = await dispatcherPromise
   dispatcherPromise = undefined
-  await d.close()
+  await d.dispatcher.close()
 }
