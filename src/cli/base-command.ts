@@ -15,7 +15,7 @@ import {
 } from '../core/index.js'
 import {renderError, toPayctlError} from './errors.js'
 import {globalFlags} from './flags.js'
-import {type ListSpec, type OutputFormat, type Page, streamList} from './list-output.js'
+import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
 import {addSuggestions} from './suggestions.js'
 import {canPrompt, paint} from './terminal.js'
@@ -163,7 +163,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected async list<T, P extends Page>(spec: ListSpec<T, P>, flags: ListFlagValues): Promise<void> {
     const format = this.jsonEnabled() ? 'json' : (flags.output ?? 'table')
-    const {count, nextCursor} = await streamList(spec, {...flags, format}, (text) =>
+    const describeError = (err: unknown) => redactValue(this.#decorate(err).toJSON().error)
+    const {count, nextCursor} = await streamList(spec, {...flags, format, describeError}, (text) =>
       process.stdout.write(text),
     )
     if (format !== 'table') return
@@ -237,6 +238,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
     // oclif's own exit signal (this.exit) passes through untouched.
     if (err.constructor?.name === 'ExitError') throw err
+    const error = this.#decorate(err)
+    // A listing that failed midway has already put the error in its JSON document on stdout.
+    if (this.jsonEnabled()) {
+      if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
+    } else process.stderr.write(`${redactText(renderError(error))}\n`)
+    if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
+      process.stderr.write(`${redactText(error.cause.stack)}\n`)
+    }
+    this.exit(error.exitCode)
+  }
+
+  /** Anything thrown, as the one error type with the suggestions that fit the profile. */
+  #decorate(err: unknown): PayctlError {
     const error = toPayctlError(err)
     let profile: ResolvedProfile | undefined
     try {
@@ -245,12 +259,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       profile = undefined
     }
     addSuggestions(error, profile)
-    if (this.jsonEnabled()) this.logJson(redactValue(error.toJSON()))
-    else process.stderr.write(`${redactText(renderError(error))}\n`)
-    if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
-      process.stderr.write(`${redactText(error.cause.stack)}\n`)
-    }
-    this.exit(error.exitCode)
+    return error
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {

@@ -34,6 +34,15 @@ export interface ListOptions {
   cursor?: string | undefined
   format: OutputFormat
   columns?: string | undefined
+  /** The JSON form of an error that stops a json listing after its first page. */
+  describeError?: ((err: unknown) => unknown) | undefined
+}
+
+const REPORTED = Symbol('reportedInOutput')
+
+/** Whether a listing already wrote this error into its JSON document on stdout. */
+export function reportedInOutput(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as {[REPORTED]?: boolean})[REPORTED] === true
 }
 
 const columnKey = (header: string) => header.toLowerCase().replace(/\s+/g, '-')
@@ -79,7 +88,19 @@ export async function streamList<T, P extends Page>(
   if (opts.format === 'yaml') yaml = await import('yaml')
   for (let first = true; ; first = false) {
     const pageSize = want === undefined ? undefined : Math.min(100, want - count)
-    const page = await spec.fetch(cursor, pageSize === Number.POSITIVE_INFINITY ? 100 : pageSize)
+    let page: P
+    try {
+      page = await spec.fetch(cursor, pageSize === Number.POSITIVE_INFINITY ? 100 : pageSize)
+    } catch (err) {
+      // A json document is already open on stdout: close it with what was fetched, the cursor to
+      // resume from and why it stopped, so that stdout stays one valid JSON document.
+      if (first || opts.format !== 'json' || typeof err !== 'object' || err === null) throw err
+      const error = opts.describeError?.(err) ?? {message: String(err)}
+      write(
+        `${count === 0 ? '' : '\n'}], "hasMore": true, "nextCursor": ${JSON.stringify(cursor ?? null)}, "error": ${stringifyExact(error)}}\n`,
+      )
+      throw Object.assign(err, {[REPORTED]: true})
+    }
     const items = spec.items(page)
     // Headers go out with the first page, so an error before it leaves stdout clean.
     if (first && opts.format === 'json') write(`{"${spec.key}": [`)
