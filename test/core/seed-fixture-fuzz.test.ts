@@ -151,7 +151,7 @@ describe('fixture files against random mutations', () => {
           'yaml',
         )
       }),
-      {numRuns: 700},
+      {numRuns: 500},
     )
   })
 
@@ -163,7 +163,7 @@ describe('fixture files against random mutations', () => {
           'json',
         )
       }),
-      {numRuns: 400},
+      {numRuns: 300},
     )
   })
 
@@ -177,7 +177,7 @@ describe('fixture files against random mutations', () => {
           await load(ext === 'json' ? JSON.stringify(tree, null, 2) : YAML.stringify(tree), ext)
         },
       ),
-      {numRuns: 700},
+      {numRuns: 500},
     )
   })
 

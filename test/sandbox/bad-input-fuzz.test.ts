@@ -238,7 +238,7 @@ describe('the sandbox against random request bodies', () => {
           expectContractAnswer(res, `${ep.method} ${ep.path} ${text.slice(0, 400)}`)
         },
       ),
-      {numRuns: 1500},
+      {numRuns: 1200},
     )
   })
 
@@ -255,7 +255,7 @@ describe('the sandbox against random request bodies', () => {
           expectContractAnswer(res, `${ep.method} ${ep.path} ${text.slice(0, 400)}`)
         },
       ),
-      {numRuns: 600},
+      {numRuns: 500},
     )
   })
 
@@ -282,7 +282,7 @@ describe('the sandbox against random request bodies', () => {
         const res = await send(ep, {pick, madeId, body: text, contentType: 'application/json'})
         expectContractAnswer(res, `${ep.method} ${ep.path} ${JSON.stringify(text.slice(0, 300))}`)
       }),
-      {numRuns: 600},
+      {numRuns: 500},
     )
   })
 
