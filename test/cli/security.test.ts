@@ -257,7 +257,16 @@ webhooks:
     await run(['auth', 'logout', '--profile', 'argv', '--debug'], {expectExit: 0})
     await run(['wallets', 'list', '--profile', 'argv', '--debug'], {expectExit: 4})
     await run(['wallets', 'list', '--debug'], {env: {PAYCTL_SECRET_KEY: `${c.secretKey}x`}, expectExit: 4})
-    await run(['doctor', '--debug'])
+    // A proxy's password is a secret too (NO_PROXY keeps the sandbox reachable).
+    const proxyPassword = 'proxypassw0rd-0123456789'
+    secrets.add(proxyPassword)
+    await run(['doctor', '--debug'], {
+      env: {
+        HTTPS_PROXY: `http://alice:${proxyPassword}@127.0.0.1:9`,
+        HTTP_PROXY: `http://alice:${proxyPassword}@127.0.0.1:9`,
+        NO_PROXY: '127.0.0.1',
+      },
+    })
     await run(['audit', 'list', '--json'])
 
     await sandbox.stop()
