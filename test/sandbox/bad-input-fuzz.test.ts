@@ -286,6 +286,51 @@ describe('the sandbox against random request bodies', () => {
     )
   })
 
+  it('any Authorization header is refused in an auth shape, never a 5xx', async () => {
+    const credential = fc.oneof(
+      fc.stringMatching(/^[\x21-\x7e]{0,80}$/),
+      fc.constantFrom(
+        'test_',
+        'live_',
+        'pk_test_x',
+        'sk_test_x',
+        'eyJ',
+        'eyJ.eyJ.',
+        'a.b.c.d.e',
+        '....',
+        'Bearer',
+      ),
+      fc
+        .tuple(fc.jsonValue(), fc.jsonValue())
+        .map(
+          ([h, p]) =>
+            `${Buffer.from(JSON.stringify(h)).toString('base64url')}.${Buffer.from(JSON.stringify(p)).toString('base64url')}.sig`,
+        ),
+    )
+    const scheme = fc.constantFrom('Bearer ', 'bearer ', 'BEARER  ', 'Basic ', '', 'Bearer\t')
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...FUZZED.filter((e) => e.auth !== 'none')),
+        scheme,
+        credential,
+        async (ep, s, c) => {
+          const path = ep.path.replace(/\{(\w+)\}/g, 'x')
+          requests.count++
+          const res = await fetch(`${t.sb.url}${ep.versioned === false ? '' : '/v1'}${path}`, {
+            method: ep.method,
+            headers: {authorization: `${s}${c}`, 'content-type': 'application/json'},
+            body: ep.method === 'GET' ? undefined : '{}',
+          })
+          const text = await res.text()
+          const reply = {status: res.status, headers: res.headers, body: JSON.parse(text), text}
+          expectContractAnswer(reply, `${ep.method} ${ep.path} Authorization: ${JSON.stringify(s + c)}`)
+          if (ep.auth !== 'credentials') expect([400, 401, 403, 404], text).toContain(res.status)
+        },
+      ),
+      {numRuns: 400},
+    )
+  })
+
   it('deeply nested bodies are refused, not a crash', async () => {
     for (const ep of FUZZED.filter((e) => e.method !== 'GET')) {
       for (const depth of [5_000, 200_000]) {
