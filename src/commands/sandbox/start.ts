@@ -122,9 +122,12 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     if (this.jsonEnabled()) this.logJson(started)
     else this.printReady(started, f['response-shape'], f['rate-limit'])
 
+    // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
+    // signal it caught to the process again, and with no listener left, Node would take that one
+    // as a kill in the middle of closing (answers unsent, the data file not checkpointed).
     await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve())
-      process.once('SIGTERM', () => resolve())
+      process.on('SIGINT', () => resolve())
+      process.on('SIGTERM', () => resolve())
     })
     process.stderr.write('Stopping sandbox…\n')
     await sandbox.close()
