@@ -2,6 +2,7 @@ import {readFileSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'
 import {z} from 'zod'
 import {RESPONSE_SHAPES, type ResponseShape} from '../contract/envelope.js'
+import {checkpointInBackground} from './checkpointer.js'
 import type {SandboxContext} from './context.js'
 import {Database} from './database.js'
 import {EventLog} from './events.js'
@@ -126,6 +127,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const app = buildServer(ctx, {log: opts.log})
     await app.listen({port: options.port, host: options.host})
     const settlement = startSettlement(money, opts.log)
+    const checkpoints = checkpointInBackground(database, opts.log)
     const port = (app.server.address() as AddressInfo).port
     const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host
     let closing: Promise<void> | undefined
@@ -136,7 +138,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       credentials,
       close() {
         settlement.stop()
-        closing ??= app.close().then(() => database.close())
+        closing ??= app
+          .close()
+          .then(() => checkpoints.stop())
+          .then(() => database.close())
         return closing
       },
     }
