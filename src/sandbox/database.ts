@@ -1,4 +1,4 @@
-import {DatabaseSync} from 'node:sqlite'
+import {DatabaseSync, type StatementSync} from 'node:sqlite'
 
 /** Bumped whenever the tables below change shape; a file from a newer sandbox is refused. */
 const SCHEMA_VERSION = 2
@@ -266,6 +266,7 @@ export class Database {
   private depth = 0
   #groupCommit = false
   #pending: PendingCommit | undefined
+  readonly #control = new Map<string, StatementSync>()
 
   constructor(path: string) {
     this.db = new DatabaseSync(path)
@@ -328,25 +329,38 @@ export class Database {
   transaction<T>(fn: () => T): T {
     if (this.depth === 0 && this.#groupCommit) this.#openGroup()
     const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
-    this.db.exec(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
+    this.#run(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
     this.depth++
     try {
       const result = fn()
-      this.db.exec(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
+      this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
       return result
     } catch (err) {
-      if (keepsWrites(err)) this.db.exec(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
-      else
-        this.db.exec(savepoint === undefined ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
+      if (keepsWrites(err)) this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
+      else if (savepoint === undefined) this.#run('ROLLBACK')
+      else {
+        this.#run(`ROLLBACK TO ${savepoint}`)
+        this.#run(`RELEASE ${savepoint}`)
+      }
       throw err
     } finally {
       this.depth--
     }
   }
 
+  /** Run one of the few transaction-control statements, prepared once (every request runs several). */
+  #run(sql: string): void {
+    let statement = this.#control.get(sql)
+    if (statement === undefined) {
+      statement = this.db.prepare(sql)
+      this.#control.set(sql, statement)
+    }
+    statement.run()
+  }
+
   #openGroup(): void {
     if (this.#pending !== undefined) return
-    this.db.exec('BEGIN IMMEDIATE')
+    this.#run('BEGIN IMMEDIATE')
     let resolve!: () => void
     let reject!: (err: unknown) => void
     const promise = new Promise<void>((res, rej) => {
@@ -380,9 +394,9 @@ export class Database {
     if (pending === undefined || this.depth > 0) return
     this.#pending = undefined
     try {
-      this.db.exec('COMMIT')
+      this.#run('COMMIT')
     } catch (err) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK')
+      if (this.db.isTransaction) this.#run('ROLLBACK')
       pending.reject(err)
       throw err
     }

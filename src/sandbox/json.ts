@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto'
+import {hash} from 'node:crypto'
 
 // JSON.rawJSON (ES2025) is in Node 24 but not yet in TypeScript's es2024 lib.
 const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
@@ -8,10 +8,13 @@ const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
  * decimal digits spliced into the JSON (wei amounts exceed 2^53 and would be rounded by a double).
  */
 export function jsonAmount(value: bigint): number {
-  if (value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER))
-    return Number(value)
+  if (value <= MAX_SAFE && value >= MIN_SAFE) return Number(value)
   return rawJSON(value.toString()) as number
 }
+
+// Made once: this runs for every amount of every answer and event.
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
 
 /**
  * JSON with object keys sorted, so two bodies that differ only in key order compare equal. Bigints
@@ -29,7 +32,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  return hash('sha256', text, 'hex')
 }
 
 // An integer literal, possibly with a fraction and an exponent (5e18, 1.5e20, 12.0).
