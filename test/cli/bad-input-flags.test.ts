@@ -15,7 +15,7 @@ import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
  * Processes cost ~0.3 s each, so the runs are bounded: RUNS per group, GROUPS groups at once.
  */
 
-const RUNS = Number(process.env.PAYCTL_FLAG_FUZZ_RUNS ?? 25)
+const RUNS = Number(process.env.PAYCTL_FLAG_FUZZ_RUNS ?? 22)
 const STACK_LINE = /^\s+at .*(\.(js|ts|mjs|cjs):\d+|node:internal)/m
 const ERROR_LINE = /^([A-Z][A-Z0-9_]+): (.*)$/m
 
