@@ -14,10 +14,10 @@
  *
  *   node scripts/bundle.ts [--analyze]        (part of `npm run build`)
  */
-import {globSync, readFileSync, rmSync} from 'node:fs'
-import {createRequire} from 'node:module'
+import {globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire, isBuiltin} from 'node:module'
 import {dirname, join, relative, resolve} from 'node:path'
-import {analyzeMetafile, build, type Plugin} from 'esbuild'
+import {analyzeMetafile, build, type Plugin, transform} from 'esbuild'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const OUT = join(ROOT, 'dist', 'bundle')
@@ -37,10 +37,7 @@ const commandFiles = globSync('**/*.ts', {cwd: join(ROOT, 'src', 'commands')})
 const commandsEntry: Plugin = {
   name: 'commands-entry',
   setup(b) {
-    b.onResolve({filter: /^payctl:commands$/}, () => ({
-      path: 'commands',
-      namespace: 'payctl-commands',
-    }))
+    b.onResolve({filter: /^payctl:commands$/}, () => ({path: 'commands', namespace: 'payctl-commands'}))
     b.onLoad({filter: /.*/, namespace: 'payctl-commands'}, () => ({
       contents: [
         ...commandFiles.map((f, i) => `import C${i} from './src/commands/${f}'`),
@@ -63,6 +60,25 @@ const sandboxOutside: Plugin = {
       if (resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) !== sandboxIndex) return undefined
       return {path: '../sandbox/index.js', external: true}
     })
+  },
+}
+
+/**
+ * An ES module import of a Node builtin (`import {readFileSync} from 'node:fs'`) makes Node build an
+ * ES module facade of it, which reads every export and so loads the lazy parts too: fs streams and
+ * promises, util's parseArgs, process.report… `process.getBuiltinModule()` hands over the module
+ * object without that, and the bundle's imports become property reads.
+ */
+const builtinsWithoutFacade: Plugin = {
+  name: 'builtins-without-facade',
+  setup(b) {
+    b.onResolve({filter: /^[a-z_:/]+$/}, (args) => {
+      if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined
+      return {path: args.path, namespace: 'payctl-builtin'}
+    })
+    b.onLoad({filter: /.*/, namespace: 'payctl-builtin'}, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)})`,
+    }))
   },
 }
 
@@ -113,6 +129,25 @@ function isCommonJs(file: string): boolean {
   return true
 }
 
+/**
+ * V8 compiles a function when it is first called, and Node's compile cache only keeps what was
+ * compiled with the file, so the body of each bundled CommonJS module (and lazily initialised ES
+ * module) was compiled afresh in every run. Wrapped in parentheses, V8 compiles it with the file and
+ * the compile cache keeps it.
+ */
+function compileModuleBodiesEagerly(code: string): {code: string; count: number} {
+  let count = 0
+  const out = code.replace(
+    // A module body ends at the first "  }\n});" after its head, and never spans another head.
+    /(= __(?:commonJS|esm)\(\{\n {2}"(?:[^"\\\n]|\\.)*")\(([^)\n]*)\) \{((?:(?!= __(?:commonJS|esm)\(\{)[\s\S])*?)\n {2}\}\n\}\);/g,
+    (_, head: string, params: string, body: string) => {
+      count++
+      return `${head}: (function(${params}) {${body}\n  })\n});`
+    },
+  )
+  return {code: out, count}
+}
+
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
   absWorkingDir: ROOT,
@@ -125,16 +160,33 @@ const result = await build({
   target: 'node24',
   sourcemap: 'linked',
   metafile: true,
+  write: false,
   logLevel: 'warning',
   chunkNames: 'chunks/[name]-[hash]',
   // Bundled CommonJS (oclif and a few dependencies) calls require(): give the ES modules a real one.
-  banner: {
-    js: "import {createRequire as __payctlCreateRequire} from 'node:module';const require = __payctlCreateRequire(import.meta.url);",
-  },
+  banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
   // oclif loads TypeScript only to run uncompiled plugins, which payctl never does.
   external: ['typescript', 'ts-node'],
-  plugins: [commandsEntry, sandboxOutside, commonJsNamedExports],
+  plugins: [commandsEntry, sandboxOutside, builtinsWithoutFacade, commonJsNamedExports],
 })
 
+let wrapped = 0
+let factories = 0
+for (const file of result.outputFiles) {
+  mkdirSync(dirname(file.path), {recursive: true})
+  if (!file.path.endsWith('.js')) {
+    writeFileSync(file.path, file.contents)
+    continue
+  }
+  // Line and column of every statement stay put, so the source maps still hold.
+  const {code, count} = compileModuleBodiesEagerly(file.text)
+  factories += (file.text.match(/= __(?:commonJS|esm)\(\{$/gm) ?? []).length
+  wrapped += count
+  await transform(code, {format: 'esm', loader: 'js', logLevel: 'error'})
+  writeFileSync(file.path, code)
+}
+if (wrapped !== factories) {
+  throw new Error(`wrapped ${wrapped} of ${factories} module bodies: has esbuild's output changed shape?`)
+}
 if (process.argv.includes('--analyze')) console.log(await analyzeMetafile(result.metafile))
 console.log(`bundled ${commandFiles.length} commands into ${relative(ROOT, OUT)}`)
