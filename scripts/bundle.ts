@@ -130,6 +130,143 @@ function isCommonJs(file: string): boolean {
 }
 
 /**
+ * Modules that dependencies load up front but use only on paths payctl rarely or never takes. Each
+ * becomes a stand-in that loads the real module on first use; its property names, known at build
+ * time, keep `import {x} from` and `import *` working, and a function module stays callable.
+ */
+const LAZY_MODULES: {specifier: string; from?: RegExp; own?: string}[] = [
+  // oclif's check of the Node version, and conf's migrations.
+  {specifier: 'semver'},
+  // conf's schema validation: payctl's profile store has no schema.
+  {specifier: 'ajv/dist/2020.js'},
+  {specifier: 'ajv-formats'},
+  // oclif matching its plugin list against the dependencies: a package name has no glob syntax, so
+  // it matches only itself.
+  {
+    specifier: 'minimatch',
+    own: `{
+      minimatch: (path, pattern, options) =>
+        options === undefined && typeof pattern === 'string' && /^(@[\\w.-]+\\/)?[\\w.-]+$/.test(pattern)
+          ? path === pattern
+          : load().minimatch(path, pattern, options),
+    }`,
+  },
+  // HTTP/2 in undici, which loads node:http2 and node:tls with it: used only once a TLS server
+  // offers h2, by which time TLS is loaded anyway.
+  {specifier: './client-h2.js', from: /undici\/lib\/dispatcher\/client\.js$/},
+]
+
+const lazyModules: Plugin = {
+  name: 'lazy-modules',
+  setup(b) {
+    const escapeRegExp = (m: string) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    const filter = new RegExp(`^(${LAZY_MODULES.map((m) => escapeRegExp(m.specifier)).join('|')})$`)
+    b.onResolve({filter}, async (args) => {
+      if (args.pluginData === 'real') return undefined
+      const entry = LAZY_MODULES.find(
+        (m) => m.specifier === args.path && (m.from?.test(args.importer) ?? true),
+      )
+      if (!entry) return undefined
+      const resolved = await b.resolve(args.path, {
+        kind: 'require-call',
+        resolveDir: args.resolveDir,
+        pluginData: 'real',
+      })
+      if (resolved.errors.length > 0) return undefined
+      return {path: resolved.path, namespace: 'payctl-lazy', pluginData: entry.own ?? '{}'}
+    })
+    b.onLoad({filter: /.*/, namespace: 'payctl-lazy'}, (args) => {
+      const real = requireFromRoot(args.path) as object
+      const names = Object.getOwnPropertyNames(real)
+      const esModule = (real as {__esModule?: unknown}).__esModule === true
+      return {
+        resolveDir: dirname(args.path),
+        contents: `
+let real
+const load = () => (real ??= require(${JSON.stringify(args.path)}))
+const own = ${args.pluginData}
+const names = ${JSON.stringify(names)}
+module.exports = new Proxy(${typeof real === 'function' ? 'function () {}' : '{}'}, {
+  get: (_, key) => (key === '__esModule' ? ${esModule} : Object.hasOwn(own, key) ? own[key] : Reflect.get(load(), key)),
+  has: (_, key) => names.includes(key) || Reflect.has(load(), key),
+  ownKeys: (target) => [...new Set([...names, ...Reflect.ownKeys(target)])],
+  getOwnPropertyDescriptor: (target, key) =>
+    Reflect.getOwnPropertyDescriptor(target, key) ??
+    (names.includes(key) ? {configurable: true, enumerable: true, writable: true, value: undefined} : undefined),
+  apply: (_, self, args) => Reflect.apply(load(), self, args),
+  construct: (_, args, newTarget) => Reflect.construct(load(), args),
+})`,
+      }
+    })
+  },
+}
+
+/**
+ * oclif renders every help text through ejs, compiling a template each time (~15 ms for the root
+ * help); text without a tag renders as itself, so it skips the compile.
+ */
+const ejsPlainTextFastPath: Plugin = {
+  name: 'ejs-plain-text',
+  setup(b) {
+    b.onResolve({filter: /^ejs$/}, async (args) => {
+      if (args.pluginData === 'real') return undefined
+      const resolved = await b.resolve(args.path, {
+        kind: 'require-call',
+        resolveDir: args.resolveDir,
+        pluginData: 'real',
+      })
+      return {path: resolved.path, namespace: 'payctl-ejs'}
+    })
+    b.onLoad({filter: /.*/, namespace: 'payctl-ejs'}, (args) => ({
+      resolveDir: dirname(args.path),
+      contents: `
+const ejs = require(${JSON.stringify(args.path)})
+module.exports = {
+  ...ejs,
+  render(template) {
+    if (typeof template === 'string' && !template.includes('<%') && !template.includes('%>')) return template
+    return ejs.render.apply(this, arguments)
+  },
+}`,
+    }))
+  },
+}
+
+/**
+ * oclif sorts the commands with `localeCompare` on every run, and the first call builds an ICU
+ * collator: ~7 ms. For command ids (lowercase letters, digits, `:` and `-`) the default collation of
+ * English and of ICU's root orders characters as `-` `:` `0`–`9` `a`–`z`, one by one, which a lookup
+ * gives at once; other ids, and other locales, still go through `localeCompare`.
+ */
+const OCLIF_SORT = '.sort((a, b) => a.id.localeCompare(b.id));'
+const oclifSortWithoutCollator: Plugin = {
+  name: 'oclif-sort-without-collator',
+  setup(b) {
+    b.onLoad({filter: /@oclif\/core\/lib\/config\/plugin\.js$/}, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (!source.includes(OCLIF_SORT)) {
+        throw new Error(`${args.path} no longer sorts with "${OCLIF_SORT}": review oclifSortWithoutCollator`)
+      }
+      const compare = `function payctlCompareIds(a, b) {
+  const order = '-:0123456789abcdefghijklmnopqrstuvwxyz'
+  payctlRootOrder ??= /^(en|und)(-|$)/.test(new Intl.PluralRules().resolvedOptions().locale)
+  if (!payctlRootOrder || !/^[a-z0-9:-]*$/.test(a) || !/^[a-z0-9:-]*$/.test(b)) return a.localeCompare(b)
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const d = order.indexOf(a[i]) - order.indexOf(b[i])
+    if (d !== 0) return d < 0 ? -1 : 1
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0
+}
+let payctlRootOrder`
+      return {
+        contents: `${source.replace(OCLIF_SORT, '.sort((a, b) => payctlCompareIds(a.id, b.id));')}\n${compare}\n`,
+        loader: 'js',
+      }
+    })
+  },
+}
+
+/**
  * V8 compiles a function when it is first called, and Node's compile cache only keeps what was
  * compiled with the file, so the body of each bundled CommonJS module (and lazily initialised ES
  * module) was compiled afresh in every run. Wrapped in parentheses, V8 compiles it with the file and
@@ -167,7 +304,15 @@ const result = await build({
   banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
   // oclif loads TypeScript only to run uncompiled plugins, which payctl never does.
   external: ['typescript', 'ts-node'],
-  plugins: [commandsEntry, sandboxOutside, builtinsWithoutFacade, commonJsNamedExports],
+  plugins: [
+    commandsEntry,
+    sandboxOutside,
+    builtinsWithoutFacade,
+    commonJsNamedExports,
+    lazyModules,
+    ejsPlainTextFastPath,
+    oclifSortWithoutCollator,
+  ],
 })
 
 let wrapped = 0

@@ -1,11 +1,20 @@
+import {readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
 import {execute} from '@oclif/core'
 
-/** The CLI proper, which `bin/run.js` loads from the bundle (`dist/bundle/main.js`). */
+/**
+ * The CLI proper, which `bin/run.js` loads from the bundle (`dist/bundle/main.js`) once it has
+ * ruled out the fast paths.
+ */
 export async function main(): Promise<void> {
   // An unknown command is a usage error: the not-found plugin says so (with "did you mean") but
   // exits 127, the shell's code; payctl documents 2 for every usage error.
   process.on('exit', (code) => {
     if (code === 127) process.exitCode = 2
   })
-  await execute({dir: import.meta.url})
+  // The package root and its package.json, which oclif would otherwise look for, directory by
+  // directory, and read again. Two levels up from src/cli and from dist/bundle alike.
+  const root = new URL('../../', import.meta.url)
+  const pjson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
+  await execute({loadOptions: {root: fileURLToPath(root), pjson}})
 }
