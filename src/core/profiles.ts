@@ -2,7 +2,6 @@ import {createHash} from 'node:crypto'
 import {mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import Conf from 'conf'
-import lockfile from 'proper-lockfile'
 import {configDir} from './config-dir.js'
 import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind} from './environments.js'
 import {PayctlError} from './errors.js'
@@ -109,6 +108,8 @@ export class ProfileStore {
   /** Read, change and write the file while holding its lock, so concurrent payctl processes never clobber it. */
   async update<T>(change: (file: ProfileFile) => T | Promise<T>): Promise<T> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    // Loaded here, not up front: only commands that change the file pay for it.
+    const {default: lockfile} = await import('proper-lockfile')
     const release = await lockfile
       .lock(this.path, {
         realpath: false,
