@@ -1,0 +1,113 @@
+/**
+ * Startup and per-command cost of payctl as whole processes, next to bare `node -e 0` measured in
+ * the same run on the same machine: `--version`, `--help`, and a one-call command
+ * (`wallets get ID --json`) against a local sandbox with its rate limit off.
+ *
+ *   npm run bench:startup
+ *   node bench/startup.ts --runs 20
+ *
+ * Every case runs once first (filling Node's compile cache and the OS's file cache, as a script
+ * calling payctl in a loop finds them), then the cases take turns, `--runs` times each, so that a
+ * burst of load on the machine hits them all alike. Figures are medians: wall time, which the
+ * targets are about, and the process's own CPU time (user + system, read at its exit), which says
+ * more than wall time on a machine that is busy with other work. Not a test: it prints figures.
+ */
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {parseArgs} from 'node:util'
+import {BIN, startSandbox} from './lib.ts'
+
+const {values} = parseArgs({options: {runs: {type: 'string', default: '20'}}})
+const runs = Number(values.runs)
+
+/** The targets of issue 7, as ratios to bare Node. */
+const TARGETS: Record<string, number> = {
+  'payctl --version': 1.5,
+  'payctl --help': 3.5,
+  'payctl wallets get ID --json': 4,
+}
+
+// Preloaded into every measured process, bare Node included: writes its CPU time at exit.
+const scratch = mkdtempSync(join(tmpdir(), 'payctl-bench-startup-'))
+const cpuReport = join(scratch, 'cpu-report.cjs')
+const cpuFile = join(scratch, 'cpu')
+writeFileSync(
+  cpuReport,
+  `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(${JSON.stringify(cpuFile)}, String((u.user + u.system) / 1000)) })\n`,
+)
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+const sandbox = await startSandbox(['--data', ':memory:'])
+try {
+  const payctl = (args: string[]) => {
+    const r = spawnSync(process.execPath, [BIN, ...args], {env: sandbox.env, encoding: 'utf8'})
+    if (r.status !== 0) throw new Error(`payctl ${args.join(' ')} failed (${r.status}): ${r.stderr}`)
+    return r.stdout.trim()
+  }
+  // A record to read; this also logs in once, so the timed runs use the cached token as scripts do.
+  const user = payctl([
+    'users',
+    'create',
+    '--email',
+    'bench@example.test',
+    '--first-name',
+    'B',
+    '--last-name',
+    'N',
+  ])
+  const wallet = payctl(['wallets', 'create', '--user', user, '--currency', 'USD'])
+
+  const cases: {name: string; argv: string[]}[] = [
+    {name: 'node -e 0', argv: ['-e', '0']},
+    {name: 'payctl --version', argv: [BIN, '--version']},
+    {name: 'payctl --help', argv: [BIN, '--help']},
+    {name: 'payctl wallets get ID --json', argv: [BIN, 'wallets', 'get', wallet, '--json']},
+  ]
+  const wall = new Map<string, number[]>(cases.map((c) => [c.name, []]))
+  const cpu = new Map<string, number[]>(cases.map((c) => [c.name, []]))
+  const once = (c: (typeof cases)[number]) => {
+    const started = performance.now()
+    const r = spawnSync(process.execPath, ['--require', cpuReport, ...c.argv], {
+      env: sandbox.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const ms = performance.now() - started
+    if (r.status !== 0) throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`)
+    return {ms, cpuMs: Number(readFileSync(cpuFile, 'utf8'))}
+  }
+  for (const c of cases) once(c)
+  for (let i = 0; i < runs; i++) {
+    for (const c of cases) {
+      const {ms, cpuMs} = once(c)
+      wall.get(c.name)!.push(ms)
+      cpu.get(c.name)!.push(cpuMs)
+    }
+  }
+
+  const bareWall = median(wall.get('node -e 0')!)
+  const bareCpu = median(cpu.get('node -e 0')!)
+  console.log(`startup: median of ${runs} runs each, whole processes (Node ${process.version})`)
+  console.log(
+    `  ${''.padEnd(30)} ${'wall'.padStart(9)} ${'ratio'.padStart(6)}  ${'cpu'.padStart(9)} ${'ratio'.padStart(6)}`,
+  )
+  for (const c of cases) {
+    const ms = median(wall.get(c.name)!)
+    const cpuMs = median(cpu.get(c.name)!)
+    const ratio = ms / bareWall
+    const target = TARGETS[c.name]
+    const verdict = target === undefined ? '' : `target ≤ ${target}×: ${ratio <= target ? 'met' : 'missed'}`
+    console.log(
+      `  ${c.name.padEnd(30)} ${ms.toFixed(1).padStart(6)} ms ${ratio.toFixed(2).padStart(5)}×  ${cpuMs.toFixed(1).padStart(6)} ms ${(cpuMs / bareCpu).toFixed(2).padStart(5)}×  ${verdict}`,
+    )
+  }
+} finally {
+  await sandbox.stop()
+  rmSync(scratch, {recursive: true, force: true})
+}
