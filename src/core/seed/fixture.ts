@@ -96,6 +96,8 @@ export interface Fixture {
   /** Name used to derive idempotency keys: the fixture's `name`, else its file name. */
   name: string
   records: SeedRecord[]
+  /** The fields other records read of each record (by key), besides its `id`. */
+  referencedFields?: Map<string, Set<string>>
 }
 
 export const recordKey = (r: {kind: string; name: string}) => `${r.kind}.${r.name}`
@@ -191,36 +193,46 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
   }
 
   // References must name a record of the fixture (and an instance that exists).
+  const referencedFields = new Map<string, Set<string>>()
   for (const record of records) {
     const base = record.name.replace(/\[\d+\]$/, '')
     const deps = new Set<string>()
-    fill([record.fields, record.after ?? []], (s) => {
+    eachString([record.fields, record.after ?? []], (s) => {
+      if (!s.includes('${')) return
       for (const m of s.matchAll(REF)) {
         const [, kind = '', name = '', index, field] = m
         const entry = entries.get(`${kind}.${name}`)
-        const at = where([record.kind, base])
+        // Only for an error: it walks the YAML document, and this loop runs for every reference.
+        const at = () => where([record.kind, base])
         if (!entry)
           throw fixtureError(
-            `${at}: ${record.kind}.${base}: \${${kind}.${name}.${field}} names no record of the fixture`,
+            `${at()}: ${record.kind}.${base}: \${${kind}.${name}.${field}} names no record of the fixture`,
           )
         if (entry.count === undefined && index !== undefined)
-          throw fixtureError(`${at}: ${record.kind}.${base}: ${kind}.${name} has no count, so no [${index}]`)
+          throw fixtureError(
+            `${at()}: ${record.kind}.${base}: ${kind}.${name} has no count, so no [${index}]`,
+          )
         if (entry.count !== undefined && index === undefined)
           throw fixtureError(
-            `${at}: ${record.kind}.${base}: ${kind}.${name} has a count: say which one, e.g. ${kind}.${name}[0] or [{{i}}]`,
+            `${at()}: ${record.kind}.${base}: ${kind}.${name} has a count: say which one, e.g. ${kind}.${name}[0] or [{{i}}]`,
           )
         if (entry.count !== undefined && Number(index) >= entry.count)
           throw fixtureError(
-            `${at}: ${record.kind}.${base}: ${kind}.${name}[${index}] is past its count of ${entry.count}`,
+            `${at()}: ${record.kind}.${base}: ${kind}.${name}[${index}] is past its count of ${entry.count}`,
           )
-        deps.add(`${kind}.${index === undefined ? name : `${name}[${index}]`}`)
+        const key = `${kind}.${index === undefined ? name : `${name}[${index}]`}`
+        deps.add(key)
+        if (field !== undefined && field !== 'id') {
+          const fields = referencedFields.get(key)
+          if (fields === undefined) referencedFields.set(key, new Set([field]))
+          else fields.add(field)
+        }
       }
-      return s
     })
     record.dependsOn = [...deps]
   }
   checkAcyclic(records, (r) => where([r.kind, r.name.replace(/\[\d+\]$/, '')]))
-  return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records}
+  return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records, referencedFields}
 }
 
 /** Replace `${kind.name.field}` references with the values of created records. */
@@ -241,6 +253,14 @@ function fill(value: unknown, onString: (s: string) => unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, onString)]))
   }
   return value
+}
+
+/** `fill` for reading only: the strings of `value`, without building a copy of it. */
+function eachString(value: unknown, onString: (s: string) => void): void {
+  if (typeof value === 'string') onString(value)
+  else if (Array.isArray(value)) for (const v of value) eachString(v, onString)
+  else if (value !== null && typeof value === 'object')
+    for (const key of Object.keys(value)) eachString((value as Record<string, unknown>)[key], onString)
 }
 
 function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): string {

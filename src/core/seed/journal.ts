@@ -1,4 +1,4 @@
-import {appendFileSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
 
 /**
@@ -14,6 +14,8 @@ export type JournalEntry = {key: string; id: string}
  */
 export class Journal {
   readonly path: string
+  // Open from the first append to close: one write call a record, not an open, a write and a close.
+  #fd: number | undefined
 
   constructor(path: string) {
     this.path = path
@@ -40,11 +42,22 @@ export class Journal {
   }
 
   clear(): void {
+    this.close()
     rmSync(this.path, {force: true})
   }
 
+  /** Write one entry; it is in the file (the operating system's) when this returns. */
   append(entry: JournalEntry): void {
-    mkdirSync(dirname(this.path), {recursive: true, mode: 0o700})
-    appendFileSync(this.path, `${JSON.stringify(entry)}\n`, {mode: 0o600})
+    if (this.#fd === undefined) {
+      mkdirSync(dirname(this.path), {recursive: true, mode: 0o700})
+      this.#fd = openSync(this.path, 'a', 0o600)
+    }
+    writeSync(this.#fd, `${JSON.stringify(entry)}\n`)
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return
+    closeSync(this.#fd)
+    this.#fd = undefined
   }
 }

@@ -150,12 +150,39 @@ export function seedKey(fixture: string, key: string): string {
  */
 export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOptions): Promise<SeedResult> {
   const records = new Map(fixture.records.map((r) => [recordKey(r), r]))
+  // Of a created record's answer only what is read later: its id, and the fields that other
+  // records refer to, until they are all created. Ten thousand whole answers held to the end were
+  // most of a seed run's memory.
   const created = new Map<string, Record<string, unknown>>()
   for (const [key, id] of opts.journal?.read() ?? []) if (records.has(key)) created.set(key, {id})
   const skipped = created.size
   const dependents = new Map<string, SeedRecord[]>()
-  for (const r of fixture.records)
-    for (const d of r.dependsOn) dependents.set(d, [...(dependents.get(d) ?? []), r])
+  for (const r of fixture.records) {
+    for (const d of r.dependsOn) {
+      const list = dependents.get(d)
+      if (list === undefined) dependents.set(d, [r])
+      else list.push(r)
+    }
+  }
+  // How many records that refer to each record are not created yet.
+  const waiting = new Map<string, number>()
+  for (const [key, list] of dependents)
+    waiting.set(key, list.filter((r) => !created.has(recordKey(r))).length)
+  const settle = (key: string) => {
+    const left = (waiting.get(key) ?? 0) - 1
+    waiting.set(key, left)
+    const record = created.get(key)
+    if (left <= 0 && record !== undefined) created.set(key, {id: record.id})
+  }
+  const kept = (key: string, result: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {id: result.id}
+    // Without the fixture's list of referenced fields, keep everything while anyone waits.
+    const fields =
+      fixture.referencedFields === undefined ? Object.keys(result) : fixture.referencedFields.get(key)
+    if ((waiting.get(key) ?? 0) > 0)
+      for (const field of fields ?? []) if (field in result) out[field] = result[field]
+    return out
+  }
   const isReady = (r: SeedRecord) => !created.has(recordKey(r)) && r.dependsOn.every((d) => created.has(d))
   const ready: SeedRecord[] = fixture.records.filter(isReady)
   const queued = new Set(ready.map(recordKey))
@@ -183,7 +210,8 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       string,
       unknown
     >
-    created.set(key, result)
+    created.set(key, kept(key, result))
+    for (const d of record.dependsOn) settle(d)
     opts.journal?.append({key, id: String(result.id)})
     done++
     const elapsed = (performance.now() - started) / 1000
@@ -236,7 +264,9 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       }
     }
   }
-  await Promise.all(Array.from({length: Math.max(1, opts.concurrency)}, worker))
+  await Promise.all(Array.from({length: Math.max(1, opts.concurrency)}, worker)).finally(() =>
+    opts.journal?.close(),
+  )
 
   if (failure) {
     const {record, error} = failure
