@@ -4,6 +4,7 @@ import {join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
+import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
 import {configDir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
 import {Journal, loadFixture, plan, type SeedProgress, type SeedResult, seed} from '../core/seed/index.js'
@@ -47,6 +48,7 @@ Independent records are created concurrently, paced to the environment's rate li
   async run(): Promise<SeedResult | ReturnType<typeof plan>> {
     const f = this.flags
     const path = resolve(this.args.file)
+    favourSmallHeap()
     const fixture = await loadFixture(path)
     if (f['dry-run']) {
       const steps = plan(fixture)
@@ -87,6 +89,7 @@ Independent records are created concurrently, paced to the environment's rate li
     const journal = new Journal(journalPath)
     if (f.fresh) journal.clear()
 
+    collectGarbage()
     const started = performance.now()
     const progress = this.progressReporter()
     let last: SeedProgress | undefined
