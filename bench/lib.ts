@@ -1,6 +1,6 @@
 /** Shared by the benchmark scripts: a real sandbox process, and figures. Not tests. */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -11,7 +11,21 @@ export interface BenchSandbox {
   url: string
   configDir: string
   env: NodeJS.ProcessEnv
+  pid: number
+  /** CPU seconds (user + system) the sandbox process has used so far; NaN where /proc is missing. */
+  cpuSeconds: () => number
   stop: () => Promise<void>
+}
+
+/** CPU seconds used by process `pid`, from /proc (Linux); NaN elsewhere. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    // Fields 14 and 15 (utime, stime) in clock ticks, counted after the parenthesised command name.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
 }
 
 /** `payctl sandbox start` as its own process (its own core), rate limit off, on a free port. */
@@ -39,6 +53,8 @@ export async function startSandbox(extra: string[] = []): Promise<BenchSandbox> 
     url,
     configDir,
     env,
+    pid: child.pid!,
+    cpuSeconds: () => processCpuSeconds(child.pid!),
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
@@ -52,17 +68,36 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
 
-/** Run `op` from `concurrency` workers for `seconds`; count successes and keep latencies. */
+export interface LoadResult {
+  ok: number
+  failed: number
+  perSecond: number
+  p50: number
+  p99: number
+  /** CPU microseconds per successful request: this (client) process, and the server's if known. */
+  clientCpuUs: number
+  serverCpuUs: number
+  firstError?: unknown
+}
+
+/**
+ * Run `op` from `concurrency` workers for `seconds`; count successes and keep latencies. With
+ * `serverCpuSeconds`, also the server's CPU time per request: on a busy machine CPU time per
+ * request says more than requests per second about what each side costs.
+ */
 export async function load(
   concurrency: number,
   seconds: number,
   op: (worker: number, i: number) => Promise<unknown>,
-): Promise<{ok: number; failed: number; perSecond: number; p50: number; p99: number; firstError?: unknown}> {
+  serverCpuSeconds: () => number = () => Number.NaN,
+): Promise<LoadResult> {
   const latencies: number[] = []
   let failed = 0
   let firstError: unknown
   const deadline = performance.now() + seconds * 1000
   const started = performance.now()
+  const clientCpu = process.cpuUsage()
+  const serverCpu = serverCpuSeconds()
   await Promise.all(
     Array.from({length: concurrency}, async (_, worker) => {
       for (let i = 0; performance.now() < deadline; i++) {
@@ -78,6 +113,8 @@ export async function load(
     }),
   )
   const elapsed = (performance.now() - started) / 1000
+  const {user, system} = process.cpuUsage(clientCpu)
+  const serverUs = (serverCpuSeconds() - serverCpu) * 1e6
   latencies.sort((a, b) => a - b)
   return {
     ok: latencies.length,
@@ -85,6 +122,16 @@ export async function load(
     perSecond: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    clientCpuUs: (user + system) / latencies.length,
+    serverCpuUs: serverUs / latencies.length,
     firstError,
   }
+}
+
+/** The median of `values` (NaN for none). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  if (sorted.length === 0) return Number.NaN
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }

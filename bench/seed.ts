@@ -1,10 +1,11 @@
 /**
  * `payctl seed` against a local sandbox with its rate limit off: records per second and the CLI's
  * peak memory for 10,000 records (users, wallets, transactions), next to the same kind of record
- * created by a shell loop of single payctl invocations.
+ * created by a shell loop of single payctl invocations. Each run gets a fresh sandbox; figures are
+ * the median of `--runs`. Records per second count the whole command, start-up included.
  *
  *   npm run bench:seed
- *   node bench/seed.ts --records 10000 --concurrency 32 --loop 20
+ *   node bench/seed.ts --records 10000 --concurrency 32 --loop 20 --runs 3
  *
  * Not a test: it prints figures.
  */
@@ -12,23 +13,20 @@ import {spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
-import {BIN, ROOT, startSandbox} from './lib.ts'
+import {BIN, median, ROOT, startSandbox} from './lib.ts'
 
 const {values} = parseArgs({
   options: {
     records: {type: 'string', default: '10000'},
     concurrency: {type: 'string', default: '32'},
     loop: {type: 'string', default: '20'},
+    runs: {type: 'string', default: '3'},
   },
 })
 // Each transfer goes from wallet i to wallet i+1, so there is one fewer transfer than wallets at most.
-const perKind = Math.ceil((Number(values.records) + 1) / 3)
-const sandbox = await startSandbox(['--data', ':memory:'])
-try {
-  const fixture = join(sandbox.configDir, 'bench.yaml')
-  writeFileSync(
-    fixture,
-    `name: bench
+const total = Number(values.records)
+const perKind = Math.ceil((total + 1) / 3)
+const fixtureText = `name: bench
 users:
   u:
     count: ${perKind}
@@ -43,32 +41,54 @@ wallets:
     initial_balance: 100.00USD
 transactions:
   t:
-    count: ${Number(values.records) - 2 * perKind}
+    count: ${total - 2 * perKind}
     method: wallet
     amount: 1.00USD
     from: \${wallets.w[{{i}}].id}
     to: \${wallets.w[{{n}}].id}
-`,
-  )
-  const rssFile = join(sandbox.configDir, 'rss')
-  const env = {
-    ...sandbox.env,
-    NODE_OPTIONS: `--import=${join(ROOT, 'bench', 'report-rss.mjs')}`,
-    PAYCTL_BENCH_RSS_FILE: rssFile,
-  }
-  const started = performance.now()
-  const seed = spawnSync(
-    process.execPath,
-    [BIN, 'seed', fixture, '--concurrency', values.concurrency, '--rate', 'off', '--json'],
-    {env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024},
-  )
-  const seconds = (performance.now() - started) / 1000
-  if (seed.status !== 0)
-    throw new Error(
-      `seed failed (${seed.status} ${seed.signal ?? ''} ${seed.error ?? ''}): ${seed.stderr}${seed.stdout.slice(0, 2000)}`,
-    )
-  const peakMb = Number(readFileSync(rssFile, 'utf8')) / 1024
+`
 
+interface SeedRun {
+  seconds: number
+  peakMb: number
+  cpuSeconds: number
+}
+
+async function seedOnce(): Promise<SeedRun> {
+  const sandbox = await startSandbox(['--data', ':memory:'])
+  try {
+    const fixture = join(sandbox.configDir, 'bench.yaml')
+    writeFileSync(fixture, fixtureText)
+    const usageFile = join(sandbox.configDir, 'usage.json')
+    const env = {
+      ...sandbox.env,
+      NODE_OPTIONS: `--import=${join(ROOT, 'bench', 'report-rss.mjs')}`,
+      PAYCTL_BENCH_RSS_FILE: usageFile,
+    }
+    const started = performance.now()
+    const seed = spawnSync(
+      process.execPath,
+      [BIN, 'seed', fixture, '--concurrency', values.concurrency, '--rate', 'off', '--json'],
+      {env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024},
+    )
+    const seconds = (performance.now() - started) / 1000
+    if (seed.status !== 0)
+      throw new Error(
+        `seed failed (${seed.status} ${seed.signal ?? ''} ${seed.error ?? ''}): ${seed.stderr}${seed.stdout.slice(0, 2000)}`,
+      )
+    const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as {maxRssKb: number; cpuUs: number}
+    return {seconds, peakMb: usage.maxRssKb / 1024, cpuSeconds: usage.cpuUs / 1e6}
+  } finally {
+    await sandbox.stop()
+  }
+}
+
+const runs: SeedRun[] = []
+for (let r = 0; r < Number(values.runs); r++) runs.push(await seedOnce())
+
+const sandbox = await startSandbox(['--data', ':memory:'])
+let loopPerSecond: number
+try {
   const loops = Number(values.loop)
   const loopStarted = performance.now()
   for (let i = 0; i < loops; i++) {
@@ -89,19 +109,22 @@ transactions:
     )
     if (r.status !== 0) throw new Error(`users create failed: ${r.stderr}`)
   }
-  const loopPerSecond = loops / ((performance.now() - loopStarted) / 1000)
-
-  const total = Number(values.records)
-  console.log(
-    `payctl seed, ${total} records (${perKind} users, ${perKind} wallets, ${total - 2 * perKind} transfers), concurrency ${values.concurrency}`,
-  )
-  console.log(
-    `  seed:       ${(total / seconds).toFixed(0).padStart(6)} records/s   ${seconds.toFixed(1)} s   peak memory ${peakMb.toFixed(0)} MB`,
-  )
-  console.log(
-    `  shell loop: ${loopPerSecond.toFixed(1).padStart(6)} records/s   (${loops} single \`payctl users create\` invocations)`,
-  )
+  loopPerSecond = loops / ((performance.now() - loopStarted) / 1000)
 } finally {
   await sandbox.stop()
 }
+
+const seconds = median(runs.map((r) => r.seconds))
+console.log(
+  `payctl seed, ${total} records (${perKind} users, ${perKind} wallets, ${total - 2 * perKind} transfers), concurrency ${values.concurrency}; median of ${runs.length} runs`,
+)
+console.log(
+  `  seed:       ${(total / seconds).toFixed(0).padStart(6)} records/s   ${seconds.toFixed(1)} s   peak memory ${median(runs.map((r) => r.peakMb)).toFixed(0)} MB   CPU ${median(runs.map((r) => r.cpuSeconds)).toFixed(1)} s`,
+)
+console.log(
+  `  per run:    ${runs.map((r) => `${(total / r.seconds).toFixed(0)}/s ${r.peakMb.toFixed(0)} MB`).join(', ')}`,
+)
+console.log(
+  `  shell loop: ${loopPerSecond.toFixed(1).padStart(6)} records/s   (${values.loop} single \`payctl users create\` invocations)`,
+)
 process.exit(0)
