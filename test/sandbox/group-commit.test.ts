@@ -1,0 +1,125 @@
+import {describe, expect, test} from 'vitest'
+import {Database} from '../../src/sandbox/database.js'
+import {query, start, tempDir} from './helpers.js'
+import {createTx, data, wallet} from './money-helpers.js'
+
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+function groupedDatabase(file: string): Database {
+  const database = new Database(file)
+  database.db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)')
+  database.groupCommits()
+  return database
+}
+
+const insert = (database: Database, text: string) =>
+  database.db.prepare('INSERT INTO notes (text) VALUES (?)').run(text)
+const notesOnDisk = (file: string) => query(file, 'SELECT text FROM notes ORDER BY id').map((r) => r.text)
+
+describe('group commit', () => {
+  test('commits the transactions of one turn of the event loop together, at the end of the turn', async () => {
+    const files = tempDir()
+    const database = groupedDatabase(files.file)
+    try {
+      database.transaction(() => insert(database, 'a'))
+      database.transaction(() => insert(database, 'b'))
+      const committed = database.committed()
+      expect(committed).toBeDefined()
+      // Another connection does not see them yet…
+      expect(notesOnDisk(files.file)).toEqual([])
+      await committed
+      // …and sees both once the turn is over.
+      expect(notesOnDisk(files.file)).toEqual(['a', 'b'])
+      expect(database.committed()).toBeUndefined()
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
+  test('a failing transaction undoes its own writes only; its neighbours in the group commit', async () => {
+    const files = tempDir()
+    const database = groupedDatabase(files.file)
+    try {
+      database.transaction(() => insert(database, 'kept'))
+      expect(() =>
+        database.transaction(() => {
+          insert(database, 'undone')
+          throw new Error('refused')
+        }),
+      ).toThrow('refused')
+      database.transaction(() => insert(database, 'also kept'))
+      await database.committed()
+      expect(notesOnDisk(files.file)).toEqual(['kept', 'also kept'])
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
+  test('a commit that fails rejects its waiters and leaves none of the group’s writes', async () => {
+    const files = tempDir()
+    const database = new Database(files.file)
+    // A deferred foreign key is checked at COMMIT: a way to make a commit fail on purpose.
+    database.db.exec(`PRAGMA foreign_keys = ON;
+      CREATE TABLE parents (id INTEGER PRIMARY KEY);
+      CREATE TABLE children (id INTEGER PRIMARY KEY,
+        parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`)
+    database.groupCommits()
+    try {
+      database.transaction(() => database.db.prepare('INSERT INTO parents (id) VALUES (1)').run())
+      database.transaction(() => database.db.prepare('INSERT INTO children (parent) VALUES (2)').run())
+      await expect(database.committed()).rejects.toThrow(/FOREIGN KEY/)
+      expect(query(files.file, 'SELECT id FROM parents')).toEqual([])
+      // The next turn starts a new group.
+      database.transaction(() => database.db.prepare('INSERT INTO parents (id) VALUES (3)').run())
+      await database.committed()
+      expect(query(files.file, 'SELECT id FROM parents')).toEqual([{id: 3}])
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
+  test('close commits what is pending', async () => {
+    const files = tempDir()
+    const database = groupedDatabase(files.file)
+    try {
+      database.transaction(() => insert(database, 'last'))
+      database.close()
+      expect(notesOnDisk(files.file)).toEqual(['last'])
+      await turn()
+    } finally {
+      files.cleanup()
+    }
+  })
+
+  test('every answered transfer is already in the data file when its answer arrives', async () => {
+    const files = tempDir()
+    const t = await start({data: files.file, rateLimit: 'off'})
+    try {
+      const [from, to] = await Promise.all([wallet(t, 'USD', 100_000), wallet(t, 'USD', 0)])
+      const replies = await Promise.all(
+        Array.from({length: 40}, async () => {
+          const reply = await createTx(t, {
+            amount: 100,
+            currency: 'USD',
+            method: 'wallet',
+            sourceWalletId: from,
+            destinationWalletId: to,
+          })
+          // Read the file as another process would, the moment the answer is in.
+          const id = data(reply).id as string
+          return {
+            status: reply.status,
+            onDisk: query(files.file, 'SELECT id FROM transactions WHERE id = ?', id),
+          }
+        }),
+      )
+      expect(replies.every((r) => r.status === 201 && r.onDisk.length === 1)).toBe(true)
+    } finally {
+      await t.close()
+      files.cleanup()
+    }
+  })
+})
