@@ -66,8 +66,9 @@ const sandboxOutside: Plugin = {
 /**
  * An ES module import of a Node builtin (`import {readFileSync} from 'node:fs'`) makes Node build an
  * ES module facade of it, which reads every export and so loads the lazy parts too: fs streams and
- * promises, util's parseArgs, process.report… `process.getBuiltinModule()` hands over the module
- * object without that, and the bundle's imports become property reads.
+ * promises, util's parseArgs, process.report… Here each builtin is an ES module over the object
+ * `process.getBuiltinModule()` hands over: one export per property, each read only if something
+ * imports it (an unused export is dropped), so the lazy parts stay unloaded.
  */
 const builtinsWithoutFacade: Plugin = {
   name: 'builtins-without-facade',
@@ -76,40 +77,58 @@ const builtinsWithoutFacade: Plugin = {
       if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined
       return {path: args.path, namespace: 'payctl-builtin'}
     })
-    b.onLoad({filter: /.*/, namespace: 'payctl-builtin'}, (args) => ({
-      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)})`,
-    }))
+    b.onLoad({filter: /.*/, namespace: 'payctl-builtin'}, (args) => {
+      const names = Object.getOwnPropertyNames(process.getBuiltinModule(args.path)).filter(
+        (n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n),
+      )
+      return {
+        contents: [
+          `const m = process.getBuiltinModule(${JSON.stringify(args.path)})`,
+          'export default m',
+          ...names.map((n) => `export const ${n} = /* @__PURE__ */ (() => m.${n})()`),
+        ].join('\n'),
+      }
+    })
   },
 }
 
 /**
- * `await import('undici')` of a CommonJS package gives named exports under Node, found by its
- * CommonJS lexer; esbuild's chunk for it would export only `default`. So a dynamic import of a
- * CommonJS package goes through a small ES module that re-exports its names, read at build time.
+ * Under Node, an ES module importing a CommonJS package gets the names its CommonJS lexer finds, read
+ * once; esbuild instead copies every property into a fresh object in each importing module (62
+ * commands importing oclif's index), and its chunk for a dynamic `import('undici')` would export
+ * only `default`. So each CommonJS package that ES modules import goes through an ES module that
+ * exports its names, read at build time: for a static import, each name is read only if something
+ * imports it; for a dynamic one, all of them, as Node does.
  */
 const commonJsNamedExports: Plugin = {
   name: 'commonjs-named-exports',
   setup(b) {
     b.onResolve({filter: /^[^./]/}, async (args) => {
-      if (args.kind !== 'dynamic-import' || args.pluginData === 'real') return undefined
+      if (args.kind !== 'dynamic-import' && args.kind !== 'import-statement') return undefined
+      if (args.pluginData === 'real' || isBuiltin(args.path)) return undefined
       const resolved = await b.resolve(args.path, {
         kind: 'import-statement',
         resolveDir: args.resolveDir,
         pluginData: 'real',
       })
-      if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined
-      return {path: resolved.path, namespace: 'payctl-cjs'}
+      if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return undefined
+      if (!isCommonJs(resolved.path)) return undefined
+      return {path: resolved.path, namespace: 'payctl-cjs', pluginData: args.kind}
     })
     b.onLoad({filter: /.*/, namespace: 'payctl-cjs'}, (args) => {
       const names = Object.keys(requireFromRoot(args.path)).filter(
         (n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n),
       )
+      const read =
+        args.pluginData === 'dynamic-import'
+          ? (n: string) => `m.${n}`
+          : (n: string) => `/* @__PURE__ */ (() => m.${n})()`
       return {
         resolveDir: dirname(args.path),
         contents: [
           `const m = require(${JSON.stringify(args.path)})`,
           'export default m',
-          ...names.map((n) => `export const ${n} = m.${n}`),
+          ...names.map((n) => `export const ${n} = ${read(n)}`),
         ].join('\n'),
       }
     })
@@ -149,6 +168,17 @@ const LAZY_MODULES: {specifier: string; from?: RegExp; own?: string}[] = [
         options === undefined && typeof pattern === 'string' && /^(@[\\w.-]+\\/)?[\\w.-]+$/.test(pattern)
           ? path === pattern
           : load().minimatch(path, pattern, options),
+    }`,
+  },
+  // oclif renders every help text through ejs, compiling a template each time (~15 ms for the root
+  // help): text without a tag renders as itself.
+  {
+    specifier: 'ejs',
+    own: `{
+      render(template) {
+        if (typeof template === 'string' && !template.includes('<%') && !template.includes('%>')) return template
+        return load().render.apply(this, arguments)
+      },
     }`,
   },
   // HTTP/2 in undici, which loads node:http2 and node:tls with it: used only once a TLS server
@@ -198,37 +228,6 @@ module.exports = new Proxy(${typeof real === 'function' ? 'function () {}' : '{}
 })`,
       }
     })
-  },
-}
-
-/**
- * oclif renders every help text through ejs, compiling a template each time (~15 ms for the root
- * help); text without a tag renders as itself, so it skips the compile.
- */
-const ejsPlainTextFastPath: Plugin = {
-  name: 'ejs-plain-text',
-  setup(b) {
-    b.onResolve({filter: /^ejs$/}, async (args) => {
-      if (args.pluginData === 'real') return undefined
-      const resolved = await b.resolve(args.path, {
-        kind: 'require-call',
-        resolveDir: args.resolveDir,
-        pluginData: 'real',
-      })
-      return {path: resolved.path, namespace: 'payctl-ejs'}
-    })
-    b.onLoad({filter: /.*/, namespace: 'payctl-ejs'}, (args) => ({
-      resolveDir: dirname(args.path),
-      contents: `
-const ejs = require(${JSON.stringify(args.path)})
-module.exports = {
-  ...ejs,
-  render(template) {
-    if (typeof template === 'string' && !template.includes('<%') && !template.includes('%>')) return template
-    return ejs.render.apply(this, arguments)
-  },
-}`,
-    }))
   },
 }
 
@@ -308,9 +307,9 @@ const result = await build({
     commandsEntry,
     sandboxOutside,
     builtinsWithoutFacade,
-    commonJsNamedExports,
+    // Before commonJsNamedExports, which would otherwise take the modules it stands in for.
     lazyModules,
-    ejsPlainTextFastPath,
+    commonJsNamedExports,
     oclifSortWithoutCollator,
   ],
 })
