@@ -1,6 +1,9 @@
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {execFile} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {promisify} from 'node:util'
 import {afterEach, describe, expect, it} from 'vitest'
 import {JOURNAL_KEEP_MS, JOURNAL_TRIM_EVERY_MS, ListenState} from '../../src/core/webhooks/listen-state.js'
 
@@ -56,5 +59,26 @@ describe('the listen journal', () => {
     now += 1
     state.record('dlv_c', ok)
     expect(journalIds(dir)).toEqual(['dlv_b', 'dlv_c'])
+  })
+
+  it('gives processes starting at once the same listener key, and the one on disk', async () => {
+    const dir = temp()
+    const module = pathToFileURL(resolve('dist/core/webhooks/listen-state.js')).href
+    // Every process waits for the same instant, then makes the key: one wins, the others read it.
+    const start = Date.now() + 400
+    const script = `const {ListenState} = await import(${JSON.stringify(module)})
+      while (Date.now() < ${start});
+      process.stdout.write(ListenState.key('p', ${JSON.stringify(dir)}))`
+    const keys = await Promise.all(
+      Array.from(
+        {length: 6},
+        async () =>
+          (await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])).stdout,
+      ),
+    )
+    expect(keys[0]).toMatch(/^lk_[0-9a-f]{32}$/)
+    expect(new Set(keys)).toEqual(new Set([keys[0]]))
+    expect(ListenState.key('p', dir)).toBe(keys[0])
+    expect(readdirSync(dir)).toEqual(['listen-p.json'])
   })
 })

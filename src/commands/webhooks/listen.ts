@@ -49,16 +49,19 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
       throw usageError(`--forward-to must be an http(s) URL, e.g. http://localhost:3000/hooks`, 'INVALID_URL')
     }
-    const state = ListenState.open(this.profile.name)
     if (f['print-secret']) {
       // Without --events, the session keeps the selectors of the listener that may be running.
-      const body = {listenerKey: state.listenerKey, ...(f.events === undefined ? {} : {events})}
+      const body = {
+        listenerKey: ListenState.key(this.profile.name),
+        ...(f.events === undefined ? {} : {events}),
+      }
       const session = await this.spin('Opening listen session', () =>
         this.api.call('openListenSession', {body}),
       )
       this.log(session.secret)
       return {secret: session.secret, sessionId: session.id}
     }
+    const state = ListenState.open(this.profile.name)
     const controller = new AbortController()
     let stoppingSince = 0
     const stop = () => {

@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {configDir} from '../config-dir.js'
 import {PayctlError} from '../errors.js'
@@ -54,6 +54,39 @@ export class ListenState {
     for (const e of entries) this.#handled.set(e.d, e)
   }
 
+  /**
+   * The listener key of `profile`, created on first use. Two processes starting at once agree on
+   * one key: the new key is written whole to a file of its own, then linked into place, which
+   * fails for the second process, which then reads the first one's key.
+   */
+  static key(profile: string, dir = join(configDir(), 'webhooks')): string {
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    const path = join(dir, `listen-${encodeURIComponent(profile)}.json`)
+    const read = () => (JSON.parse(readFileSync(path, 'utf8')) as {listenerKey: string}).listenerKey
+    try {
+      return read()
+    } catch {
+      // none yet (or unreadable): make one
+    }
+    const key = `lk_${randomBytes(16).toString('hex')}`
+    const temp = `${path}.${process.pid}.tmp`
+    writeFileSync(temp, `${JSON.stringify({listenerKey: key})}\n`, {mode: 0o600})
+    try {
+      linkSync(temp, path)
+      return key
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw cause
+      try {
+        return read() // another process made it first
+      } catch {
+        renameSync(temp, path) // a file that was never a key (cut short, edited): replace it
+        return key
+      }
+    } finally {
+      rmSync(temp, {force: true})
+    }
+  }
+
   /** Load (or create) the state of `profile`. */
   static open(
     profile: string,
@@ -61,15 +94,8 @@ export class ListenState {
     options: {now?: () => number} = {},
   ): ListenState {
     const now = options.now ?? Date.now
-    mkdirSync(dir, {recursive: true, mode: 0o700})
+    const key = ListenState.key(profile, dir)
     const base = join(dir, `listen-${encodeURIComponent(profile)}`)
-    let key: string
-    try {
-      key = (JSON.parse(readFileSync(`${base}.json`, 'utf8')) as {listenerKey: string}).listenerKey
-    } catch {
-      key = `lk_${randomBytes(16).toString('hex')}`
-      writeFileSync(`${base}.json`, `${JSON.stringify({listenerKey: key})}\n`, {mode: 0o600})
-    }
     const journalPath = `${base}.journal`
     const cutoff = now() - JOURNAL_KEEP_MS
     let entries: JournalEntry[] = []
