@@ -105,6 +105,11 @@ function serialise(body: unknown): string {
   )
 }
 
+/** A random value as query text. An object as JSON: `String()` throws on one whose `toString` is not a function. */
+function queryText(v: unknown): string {
+  return typeof v === 'object' && v !== null ? serialise(v) : String(v)
+}
+
 describe('the sandbox against random request bodies', () => {
   let t: TestSandbox
   const ids: Record<string, string[]> = {}
@@ -231,7 +236,7 @@ describe('the sandbox against random request bodies', () => {
           for (const [i, f] of fields.entries()) if ((pick >> i) % 4 !== 0) body[f] = it.next().value
           const queryFields = fieldsOf(ep.query)
           const query = new URLSearchParams(
-            queryFields.map((f) => [f, String(it.next().value)] as [string, string]),
+            queryFields.map((f) => [f, queryText(it.next().value)] as [string, string]),
           ).toString()
           const text = serialise(body)
           const res = await send(ep, {pick, madeId, body: text, query, ...h})
