@@ -12,6 +12,12 @@ export async function main(): Promise<void> {
   process.on('exit', (code) => {
     if (code === 127) process.exitCode = 2
   })
+  // The reader of stdout went away (`payctl --help | head -3`): nothing more can be shown, so stop
+  // quietly with the exit code so far, instead of a warning about a promise left pending.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit()
+  })
   // The package root and its package.json, which oclif would otherwise look for, directory by
   // directory, and read again. Two levels up from src/cli and from dist/bundle alike.
   const root = new URL('../../', import.meta.url)
