@@ -27,6 +27,36 @@ describe('OpenAPI document', () => {
     expect(operations.sort()).toEqual(expected.sort())
   })
 
+  test('lists every query field of an operation as a query parameter', () => {
+    const withQuery = Object.values(endpoints).filter((e) => e.query !== undefined)
+    expect(withQuery.map((e) => e.operationId)).toContain('listTransactions')
+    for (const e of withQuery) {
+      const op = doc.paths[`/v1${e.path}`][e.method.toLowerCase()]
+      const params = (op.parameters ?? []).filter((p: Json) => p.in === 'query').map((p: Json) => p.name)
+      const fields = Object.keys((e.query as unknown as {shape: Record<string, unknown>}).shape)
+      expect(params.sort(), e.operationId).toEqual(fields.sort())
+    }
+  })
+
+  test('refers to every schema it defines', () => {
+    const text = JSON.stringify({paths: doc.paths, components: {...doc.components, schemas: undefined}})
+    const schemas = doc.components.schemas as Json
+    const referenced = new Set<string>()
+    // A schema counts once something already counted (or an operation) refers to it.
+    for (let found = true; found; ) {
+      found = false
+      for (const name of Object.keys(schemas)) {
+        const ref = `"#/components/schemas/${name}"`
+        if (referenced.has(name)) continue
+        if (text.includes(ref) || [...referenced].some((n) => JSON.stringify(schemas[n]).includes(ref))) {
+          referenced.add(name)
+          found = true
+        }
+      }
+    }
+    expect(Object.keys(schemas).filter((n) => !referenced.has(n))).toEqual([])
+  })
+
   test('documents both success shapes of an enveloped operation', () => {
     const schema = doc.paths['/v1/wallets'].post.responses['201'].content['application/json'].schema
     expect(schema.oneOf).toHaveLength(2)
