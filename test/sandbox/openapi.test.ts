@@ -1,6 +1,6 @@
 import {Validator} from '@seriousme/openapi-schema-validator'
 import {describe, expect, test} from 'vitest'
-import {endpoints} from '../../src/contract/endpoints.js'
+import {type Endpoint, endpoints} from '../../src/contract/endpoints.js'
 import {buildOpenApiDocument} from '../../src/contract/openapi.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked by path and checked by expect()
@@ -28,7 +28,7 @@ describe('OpenAPI document', () => {
   })
 
   test('lists every query field of an operation as a query parameter', () => {
-    const withQuery = Object.values(endpoints).filter((e) => e.query !== undefined)
+    const withQuery = (Object.values(endpoints) as Endpoint[]).filter((e) => e.query !== undefined)
     expect(withQuery.map((e) => e.operationId)).toContain('listTransactions')
     for (const e of withQuery) {
       const op = doc.paths[`/v1${e.path}`][e.method.toLowerCase()]
