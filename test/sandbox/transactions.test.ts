@@ -4,7 +4,7 @@ import {TransactionListSchema} from '../../src/contract/transactions.js'
 import {start, type TestSandbox, tempDir} from './helpers.js'
 import {balanceOf, createTx, data, eventsFor, expectLedgerBalanced, wallet} from './money-helpers.js'
 
-const OTHER_FIAT = ['card', 'wire', 'wallet', 'apple_pay', 'google_pay']
+const OTHER_FIAT = ['card', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay']
 
 describe('POST /transactions', () => {
   let t: TestSandbox
@@ -126,6 +126,17 @@ describe('POST /transactions', () => {
         netAmount: 990_000,
         estimatedCompletion: expect.any(String),
       })
+      // Crypto is "global" in the method table: a USD wallet takes a crypto payment too.
+      const usdCrypto = data(
+        await createTx(t, {
+          amount: 10_000,
+          currency: 'USD',
+          method: 'crypto',
+          paymentMethodId: 'pm_crypto_wallet',
+          destinationWalletId: usd,
+        }),
+      )
+      expect(usdCrypto).toMatchObject({status: 'processing', fee: 100, netAmount: 9_900})
       expect(eventsFor(files.file, 'transaction.completed', ach.id)).toEqual([])
       expectLedgerBalanced(files.file)
     })
@@ -278,9 +289,8 @@ describe('POST /transactions', () => {
       const res = await createTx(t, {
         amount: 1_000,
         currency: 'EUR',
-        method: 'wallet',
-        sourceWalletId: eur,
-        destinationWalletId: other,
+        method: 'apple_pay',
+        destinationWalletId: eur,
       })
       expect(res.status).toBe(400)
       expect(res.body.error).toEqual({
@@ -288,11 +298,20 @@ describe('POST /transactions', () => {
         message: expect.any(String),
         details: {
           field: 'method',
-          method: 'wallet',
+          method: 'apple_pay',
           currency: 'EUR',
           supported: ['card', 'sepa', 'wire', 'crypto'],
         },
       })
+      // EUR's list names outside methods only: a transfer between two EUR wallets still works.
+      const transfer = await createTx(t, {
+        amount: 1_000,
+        currency: 'EUR',
+        method: 'wallet',
+        sourceWalletId: eur,
+        destinationWalletId: other,
+      })
+      expect(transfer.status, JSON.stringify(transfer.body)).toBe(201)
       const gbp = await createTx(t, {
         amount: 1_000,
         currency: 'GBP',
@@ -314,20 +333,6 @@ describe('POST /transactions', () => {
         destinationWalletId: eur,
       })
       expect(eth.body.error.details.supported).toEqual(['crypto', 'wallet'])
-      const usdCrypto = await createTx(t, {
-        amount: 1_000,
-        currency: 'USD',
-        method: 'crypto',
-        destinationWalletId: eur,
-      })
-      expect(usdCrypto.body.error.details.supported).toEqual([
-        'card',
-        'ach',
-        'wire',
-        'wallet',
-        'apple_pay',
-        'google_pay',
-      ])
     })
 
     test('INVALID_CURRENCY for an unsupported currency', async () => {

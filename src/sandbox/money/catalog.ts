@@ -15,10 +15,11 @@ import type {PAYMENT_METHOD_TYPES} from '../../contract/transactions.js'
 export type Method = (typeof PAYMENT_METHODS)[number]
 export type InstrumentType = (typeof PAYMENT_METHOD_TYPES)[number]
 
-const USD_METHODS = ['card', 'ach', 'wire', 'wallet', 'apple_pay', 'google_pay'] as const
-// The spec's own list for EUR; `sepa` is not a method of POST /transactions, so EUR takes card, wire, crypto.
+// Crypto is "global" in the interface's method table, so every currency takes it.
+const USD_METHODS = ['card', 'ach', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay'] as const
+// The interface's own list for EUR; `sepa` is not a method of POST /transactions.
 const EUR_METHODS = ['card', 'sepa', 'wire', 'crypto'] as const
-const OTHER_FIAT_METHODS = ['card', 'wire', 'wallet', 'apple_pay', 'google_pay'] as const
+const OTHER_FIAT_METHODS = ['card', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay'] as const
 const CRYPTO_METHODS = ['crypto', 'wallet'] as const
 
 const CRYPTO = new Set<string>(CRYPTO_CURRENCIES)
@@ -28,6 +29,15 @@ export function supportedMethods(currency: Currency): readonly string[] {
   if (currency === 'USD') return USD_METHODS
   if (currency === 'EUR') return EUR_METHODS
   return CRYPTO.has(currency) ? CRYPTO_METHODS : OTHER_FIAT_METHODS
+}
+
+/**
+ * Whether a payment in `currency` may use `method`: the methods it lists, and in every currency a
+ * transfer between two wallets of the platform, which no outside network carries (EUR's list is
+ * the interface's, which names only outside methods).
+ */
+export function acceptsMethod(currency: Currency, method: string): boolean {
+  return method === 'wallet' || supportedMethods(currency).includes(method)
 }
 
 /** Methods that settle later on the sandbox clock ("1-3 days", "5-60 minutes"); the others are instant. */

@@ -10,6 +10,7 @@ import type {CreateTransactionInput} from './amounts.js'
 import {
   ACH_RETURN_REASON,
   ASYNC_METHODS,
+  acceptsMethod,
   CARD_DECLINED_REASON,
   CARD_NO_FUNDS_REASON,
   feeFor,
@@ -333,8 +334,8 @@ export class MoneyService {
   createTransaction(partnerId: string, body: CreateTransaction): Transaction {
     const currency = this.currency(body.currency)
     const {method, amount} = body
-    const supported = supportedMethods(currency)
-    if (!supported.includes(method)) {
+    if (!acceptsMethod(currency, method)) {
+      const supported = supportedMethods(currency)
       throw new ApiError(
         'INVALID_PAYMENT_METHOD',
         method === 'ach'
