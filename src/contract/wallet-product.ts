@@ -8,7 +8,11 @@ const Timestamp = z.string().describe('ISO 8601 timestamp')
 const Amount = z.number().multipleOf(1)
 
 export const EligibilityRequestSchema = z
-  .strictObject({userId: z.string().min(1), amount: Amount.positive(), currency: z.string().min(1)})
+  .strictObject({
+    userId: z.string().min(1),
+    amount: Amount.positive(),
+    currency: z.string().min(1).default('USD'),
+  })
   .meta({id: 'EligibilityRequest'})
 
 export const EligibilitySchema = z
@@ -95,7 +99,7 @@ export const P2PRequestSchema = z
     fromUserId: z.string().min(1),
     toUserId: z.string().min(1),
     amount: Amount.positive(),
-    currency: z.string().min(1),
+    currency: z.string().min(1).default('USD'),
     note: z.string().max(280).optional(),
   })
   .meta({id: 'P2PRequest'})

@@ -45,9 +45,11 @@ describe('wallet product (/walletsvc)', () => {
       available: 5_000,
       reasons: [],
     })
+    // Without a currency, USD (as the payment itself).
     const tooMuch = data(
-      await t.post('/v1/walletsvc/payments/check-eligibility', {userId, amount: 2_000_000, currency: 'USD'}),
+      await t.post('/v1/walletsvc/payments/check-eligibility', {userId, amount: 2_000_000}),
     )
+    expect(tooMuch.currency).toBe('USD')
     expect(tooMuch).toMatchObject({eligible: false, reasons: ['AMOUNT_TOO_LARGE', 'INSUFFICIENT_FUNDS']})
     const small = data(
       await t.post('/v1/walletsvc/payments/check-eligibility', {userId, amount: 10, currency: 'GBP'}),
@@ -209,6 +211,12 @@ describe('wallet product (/walletsvc)', () => {
     expect((await balanceOf(t, from)).available).toBe(7_500)
     expect((await balanceOf(t, to)).available).toBe(2_500)
     expect(eventsFor(files.file, 'walletsvc.p2p.sent', p2p.id)).toHaveLength(1)
+    // Without a currency, USD.
+    await wallet(t, 'USD', 1_000, alice)
+    await wallet(t, 'USD', 0, bob)
+    const usd = await t.post('/v1/walletsvc/p2p/send', {fromUserId: alice, toUserId: bob, amount: 300})
+    expect(usd.status, JSON.stringify(usd.body)).toBe(201)
+    expect(data(usd)).toMatchObject({currency: 'USD', amount: 300})
 
     const poor = await t.post('/v1/walletsvc/p2p/send', {
       fromUserId: bob,
