@@ -123,9 +123,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!this.jsonEnabled()) process.stderr.write(`${paint('yellow', text, process.stderr)}\n`)
   }
 
-  /** Run `work` with a spinner on stderr when a person is watching; plain otherwise. */
+  /**
+   * Run `work` with a spinner on stderr when a person is watching; plain otherwise. A terminal that
+   * reports no width (a bare pseudo-terminal) gets none: the spinner would redraw without end.
+   */
   protected async spin<R>(text: string, work: () => Promise<R>): Promise<R> {
-    if (this.jsonEnabled() || !process.stderr.isTTY || this.flags.debug) return work()
+    if (this.jsonEnabled() || !process.stderr.isTTY || !process.stderr.columns || this.flags.debug) return work()
     const {default: ora} = await import('ora')
     const spinner = ora({text, stream: process.stderr, discardStdin: false}).start()
     try {
