@@ -128,9 +128,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * reports no width (a bare pseudo-terminal) gets none: the spinner would redraw without end.
    */
   protected async spin<R>(text: string, work: () => Promise<R>): Promise<R> {
-    if (this.jsonEnabled() || !process.stderr.isTTY || !process.stderr.columns || this.flags.debug) return work()
+    if (this.jsonEnabled() || !process.stderr.isTTY || !process.stderr.columns || this.flags.debug)
+      return work()
     const {default: ora} = await import('ora')
-    const spinner = ora({text, stream: process.stderr, discardStdin: false}).start()
+    const spinner = ora({
+      text,
+      stream: process.stderr,
+      discardStdin: false,
+      color: process.stderr.hasColors() ? 'cyan' : false, // false under NO_COLOR
+    }).start()
     try {
       const result = await work()
       spinner.stop()

@@ -66,4 +66,23 @@ describe('payctl in pipes and terminals', () => {
     // A spinner redrawing without end would write megabytes before the retries run out.
     expect(r.stdout.length).toBeLessThan(4_000)
   })
+
+  it.runIf(hasScript)(
+    'shows the spinner without colour under NO_COLOR, in a terminal of some width',
+    async () => {
+      const port = await freePort()
+      const env = cliEnv(config.dir, {
+        PAYCTL_BASE_URL: `http://127.0.0.1:${port}`,
+        PAYCTL_SECRET_KEY: 'test_0123456789abcdef0123456789abcdef',
+        PAYCTL_ENV: 'local',
+        NO_COLOR: '1',
+      })
+      const command = [process.execPath, BIN, 'users', 'get', 'usr_nobody'].map((a) => `'${a}'`).join(' ')
+      const r = await run('script', ['-qec', `stty cols 100; ${command}`, '/dev/null'], env)
+      expect(r.code).toBe(1)
+      expect(r.stdout).toContain('Fetching') // the spinner ran, through the retries
+      // No colour or text style (cursor moves and line clearing are not styles).
+      expect(r.stdout).not.toMatch(/\x1b\[[0-9;]*m/)
+    },
+  )
 })
