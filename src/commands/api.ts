@@ -1,14 +1,15 @@
 import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {idempotencyKeyFlag} from '../cli/flags.js'
+import {idempotencyKeyFlag, yesFlag} from '../cli/flags.js'
 import {errorFrom, followPages, usageError} from '../core/index.js'
 
 export default class Api extends BaseCommand<typeof Api> {
   static override summary =
     'send any request to the service, with the profile’s auth, retries and idempotency'
   static override description =
-    `For what no command covers. The response body goes to stdout as the service sent it; a non-2xx answer also exits non-zero with the error on stderr.
+    `For what no command covers. The response body goes to stdout as the service sent it; a non-2xx answer also exits non-zero with the error on stderr (with --json, stdout holds only the error, in the form every command gives it).
+A request that is not a GET asks for confirmation against production (--yes in scripts).
 PATH is relative to the base URL; /v1 is added unless present (sandbox control routes under /_sandbox stay as they are).
 --paginate follows nextCursor while hasMore is true, printing each page on its own line as it arrives.`
   static override examples = [
@@ -30,24 +31,27 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
     header: Flags.string({char: 'H', summary: 'extra header "Name: value" (repeatable)', multiple: true}),
     paginate: Flags.boolean({summary: 'follow cursors and print every page'}),
     'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
   }
-  static override enableJsonFlag = false
 
   async run(): Promise<void> {
     const f = this.flags
     const method = this.args.method.toUpperCase()
     const body = readBody(f.data)
     const headers = Object.fromEntries((f.header ?? []).map(parseHeader))
+    if (method !== 'GET') await this.confirmProduction(`send ${method} ${this.args.path}`, f.yes)
     const send = (path: string) =>
       this.api.raw(method, path, {body, headers, idempotencyKey: f['idempotency-key']})
     if (!f.paginate) {
       const res = await send(this.args.path)
+      if (res.status >= 300 && this.jsonEnabled()) throw errorFrom(res)
       process.stdout.write(res.text.endsWith('\n') || res.text === '' ? res.text : `${res.text}\n`)
       if (res.status >= 300) throw errorFrom(res)
       return
     }
     if (method !== 'GET') throw usageError('--paginate follows cursors of GET requests only', 'USAGE')
     for await (const res of followPages(this.args.path, send)) {
+      if (res.status >= 300 && this.jsonEnabled()) throw errorFrom(res)
       process.stdout.write(`${res.text.trim()}\n`)
       if (res.status >= 300) throw errorFrom(res)
     }

@@ -374,4 +374,55 @@ describe('credentials never cross between test and live environments', () => {
       temp.cleanup()
     }
   })
+
+  it('asks for --yes before every command that changes something in production, sending nothing first', async () => {
+    const rec = await recorder()
+    const temp = tempConfigDir()
+    const env = {
+      PAYCTL_ENV: 'production',
+      PAYCTL_BASE_URL: rec.url,
+      PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop',
+    }
+    try {
+      const commands = [
+        ['wallets', 'create', '--user', 'usr_x', '--currency', 'USD'],
+        ['roundups', 'enable', 'usr_x'],
+        ['roundups', 'settings', 'set', 'usr_x', '--multiplier', '2'],
+        [
+          'roundups',
+          'process',
+          '--user',
+          'usr_x',
+          '--amount',
+          '4.35',
+          '--merchant',
+          'M',
+          '--transaction-id',
+          't1',
+        ],
+        ['payment-methods', 'add', '--user', 'usr_x', '--type', 'card', '--token', 'tok_visa'],
+        ['accounts', 'connect', 'usr_x'],
+        ['accounts', 'link', 'usr_x', '--link-token', 'link_x'],
+        ['api', 'POST', '/users', '-d', '{}'],
+      ]
+      const results = await Promise.all(commands.map((args) => runCli(args, {configDir: temp.dir, env})))
+      for (const [i, r] of results.entries()) {
+        expect(r.exitCode, `${commands[i]!.join(' ')}: ${r.stderr}`).toBe(2)
+        expect(r.stderr).toContain('CONFIRMATION_REQUIRED')
+        expect(r.stderr).toContain('--yes')
+      }
+      expect(rec.seen).toEqual([])
+      // A read needs no confirmation; with --yes the change goes out.
+      expect((await runCli(['api', 'GET', '/wallets'], {configDir: temp.dir, env})).exitCode).toBe(4)
+      const yes = await runCli(['roundups', 'enable', 'usr_x', '--yes'], {configDir: temp.dir, env})
+      expect(yes.exitCode, yes.stderr).toBe(4)
+      expect(rec.seen).toEqual([
+        expect.stringMatching(/^GET \/v1\/wallets /),
+        expect.stringMatching(/^POST \/v1\/roundupsvc\/users\/usr_x\/roundups\/enable /),
+      ])
+    } finally {
+      await rec.close()
+      temp.cleanup()
+    }
+  })
 })

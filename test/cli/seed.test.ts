@@ -197,6 +197,13 @@ describe('payctl api', () => {
     expect(r.exitCode).toBe(1)
     expect(JSON.parse(r.stdout).error.code).toBe('NOT_FOUND')
     expect(r.stderr).toContain('NOT_FOUND')
+    // With --json, stdout is only the error, in the form every command gives it.
+    const json = await cli('api', 'GET', '/wallets/wal_missing', '--json')
+    expect(json.exitCode).toBe(1)
+    expect(JSON.parse(json.stdout)).toMatchObject({error: {code: 'NOT_FOUND', exitCode: 1}})
+    const ok = await cli('api', 'GET', '/wallets', '--json')
+    expect(ok.exitCode, ok.stderr).toBe(0)
+    expect(JSON.parse(ok.stdout)).toBeTypeOf('object')
   })
 
   it('refuses a body that is not JSON before sending', async () => {

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {bankAccountCard} from '../../cli/views.js'
 import type {BankAccount, LinkToken} from '../../contract/index.js'
 
@@ -21,10 +21,12 @@ export default class AccountsConnect extends BaseCommand<typeof AccountsConnect>
       },
     ),
     'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
   }
 
   async run(): Promise<LinkToken | BankAccount> {
     const f = this.flags
+    await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
     const link = await this.spin('Creating link token', () =>
       this.api.accounts.connect(this.args.user, {idempotencyKey: f['idempotency-key']}),
     )

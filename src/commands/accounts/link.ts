@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {bankAccountCard} from '../../cli/views.js'
 import type {BankAccount} from '../../contract/index.js'
 
@@ -16,11 +16,13 @@ export default class AccountsLink extends BaseCommand<typeof AccountsLink> {
       },
     ),
     'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
   }
 
   async run(): Promise<BankAccount> {
     const f = this.flags
     const token = f['link-token'] ?? (await this.ask('link-token', 'Link token'))
+    await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
     const account = await this.spin('Connecting account', () =>
       this.api.accounts.link(
         this.args.user,

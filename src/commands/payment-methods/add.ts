@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {paymentMethodCard} from '../../cli/views.js'
 import {PAYMENT_METHOD_TYPES, type PaymentMethod} from '../../contract/index.js'
 
@@ -14,6 +14,7 @@ export default class PaymentMethodsAdd extends BaseCommand<typeof PaymentMethods
     type: Flags.option({options: PAYMENT_METHOD_TYPES})({summary: 'kind of payment method'}),
     token: Flags.string({summary: 'token of the instrument (test tokens in the sandbox)'}),
     'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
   }
 
   async run(): Promise<PaymentMethod> {
@@ -21,6 +22,7 @@ export default class PaymentMethodsAdd extends BaseCommand<typeof PaymentMethods
     const user = f.user ?? (await this.ask('user', 'User id'))
     const type = f.type ?? ((await this.ask('type', 'Type', {default: 'card'})) as PaymentMethod['type'])
     const token = f.token ?? (await this.ask('token', 'Token', {default: 'tok_visa'}))
+    await this.confirmProduction(`add a payment method to ${user}`, f.yes)
     const pm = await this.spin('Saving payment method', () =>
       this.api.paymentMethods.add(user, {type, token}, {idempotencyKey: f['idempotency-key']}),
     )

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {roundupSettingsFlags, settingsChange} from '../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../cli/roundups-views.js'
 import type {RoundupSettingsRecord} from '../../contract/index.js'
@@ -12,10 +12,11 @@ export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --multiplier 2 --max 5 --destination-account wal_…',
   ]
   static override args = {user: Args.string({description: 'user id', required: true})}
-  static override flags = {...roundupSettingsFlags, 'idempotency-key': idempotencyKeyFlag}
+  static override flags = {...roundupSettingsFlags, 'idempotency-key': idempotencyKeyFlag, yes: yesFlag}
 
   async run(): Promise<RoundupSettingsRecord> {
     const {enabled: _enabled, ...change} = settingsChange(this.flags)
+    await this.confirmProduction(`turn round-ups on for ${this.args.user}`, this.flags.yes)
     const settings = await this.spin('Enabling round-ups', () =>
       this.api.roundups.enable(this.args.user, change, {idempotencyKey: this.flags['idempotency-key']}),
     )

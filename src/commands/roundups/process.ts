@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {idempotencyKeyFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {majorFlag} from '../../cli/roundups-flags.js'
 import {roundupCard} from '../../cli/roundups-views.js'
 import type {Roundup} from '../../contract/index.js'
@@ -20,6 +20,7 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
       summary: 'your id of the purchase: processing it again yields the same round-up',
     }),
     'idempotency-key': idempotencyKeyFlag,
+    yes: yesFlag,
   }
 
   async run(): Promise<Roundup> {
@@ -29,6 +30,7 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
     const merchant = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
     const transactionId =
       f['transaction-id'] ?? (await this.ask('transaction-id', 'Transaction id of the purchase'))
+    await this.confirmProduction(`process a purchase of ${user}`, f.yes)
     const roundup = await this.spin('Processing purchase', () =>
       this.api.roundups.process(
         {user_id: user, amount, merchant_name: merchant, transaction_id: transactionId},

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
+import {yesFlag} from '../../../cli/flags.js'
 import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../../cli/roundups-views.js'
 import {askRoundupSettings, terminalPrompter} from '../../../cli/roundups-wizard.js'
@@ -20,6 +21,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
   static override flags = {
     ...roundupSettingsFlags,
     enabled: Flags.boolean({allowNo: true, summary: 'turn round-ups on (--enabled) or off (--no-enabled)'}),
+    yes: yesFlag,
   }
 
   async run(): Promise<RoundupSettingsRecord> {
@@ -40,6 +42,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
         return current
       }
     }
+    await this.confirmProduction(`change the round-up settings of ${user}`, this.flags.yes)
     const settings = await this.spin('Saving round-up settings', () =>
       this.api.roundups.updateSettings(user, change),
     )
