@@ -82,7 +82,7 @@ describe('payctl in pipes and terminals', () => {
       expect(r.code).toBe(1)
       expect(r.stdout).toContain('Fetching') // the spinner ran, through the retries
       // No colour or text style (cursor moves and line clearing are not styles).
-      expect(r.stdout).not.toMatch(/\x1b\[[0-9;]*m/)
+      expect(r.stdout).not.toMatch(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`))
     },
   )
 })
