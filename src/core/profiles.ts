@@ -3,7 +3,7 @@ import {mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import Conf from 'conf'
 import {configDir} from './config-dir.js'
-import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind} from './environments.js'
+import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind, isLoopbackUrl} from './environments.js'
 import {PayctlError} from './errors.js'
 
 /** Variant A partner credentials, or a Variant B secret API key. */
@@ -246,11 +246,17 @@ export function resolveProfile(
     return {value: fallback, source: 'default' as const}
   }
 
+  const envAuth = credentialsFromEnv(env)
   const environment = pick(
     overrides.environment,
     env.PAYCTL_ENV,
     stored?.environment,
-    KNOWN_ENVIRONMENTS.has(name) ? name : 'local',
+    KNOWN_ENVIRONMENTS.has(name)
+      ? name
+      : unnamedEnvironment(
+          overrides.baseUrl || env.PAYCTL_BASE_URL || stored?.baseUrl,
+          envAuth ?? stored?.auth,
+        ),
   )
   const envName = environment.value as string
   const baseUrl = pick(
@@ -268,7 +274,6 @@ export function resolveProfile(
     })
   }
   const authUrl = pick(undefined, env.PAYCTL_AUTH_URL, stored?.authUrl)
-  const envAuth = credentialsFromEnv(env)
   const url = normaliseBaseUrl(baseUrl.value as string)
   return {
     name,
@@ -286,6 +291,17 @@ export function resolveProfile(
       credentials: envAuth ? 'env' : stored?.auth ? 'file' : 'default',
     },
   }
+}
+
+/**
+ * The environment of a profile nobody named one for (CI with only PAYCTL_* variables): local at a
+ * loopback URL or none; elsewhere production for a live key and sandbox otherwise, so that a live
+ * key gets production's safeguards and a test key is never taken for local.
+ */
+function unnamedEnvironment(baseUrl: string | undefined, auth: StoredAuth | undefined): string {
+  if (baseUrl === undefined || isLoopbackUrl(baseUrl)) return 'local'
+  const key = auth === undefined ? '' : auth.variant === 'A' ? auth.apiKey : auth.secretKey
+  return /^(?:pk_|sk_)?live_/.test(key) ? 'production' : 'sandbox'
 }
 
 function envHasCredentials(env: NodeJS.ProcessEnv): boolean {

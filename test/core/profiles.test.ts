@@ -27,6 +27,41 @@ describe('resolveProfile', () => {
       sources: {profile: 'file', baseUrl: 'file'},
     })
   })
+  it('without a profile file or PAYCTL_ENV, takes the environment from the URL and the key', () => {
+    const none: ProfileFile = {profiles: {}}
+    const remote = 'https://api.example.test'
+    expect(resolveProfile(none, {}, {PAYCTL_BASE_URL: remote, PAYCTL_SECRET_KEY: 'live_x'})).toMatchObject({
+      environment: 'production',
+      kind: 'production',
+    })
+    expect(
+      resolveProfile(
+        none,
+        {},
+        {
+          PAYCTL_BASE_URL: remote,
+          PAYCTL_API_KEY: 'pk_live_x',
+          PAYCTL_API_SECRET: 's',
+          PAYCTL_PARTNER_ID: 'p',
+        },
+      ),
+    ).toMatchObject({kind: 'production'})
+    expect(resolveProfile(none, {}, {PAYCTL_BASE_URL: remote, PAYCTL_SECRET_KEY: 'test_x'}).kind).toBe(
+      'sandbox',
+    )
+    expect(
+      resolveProfile(none, {}, {PAYCTL_BASE_URL: 'http://localhost:4010', PAYCTL_SECRET_KEY: 'test_x'}).kind,
+    ).toBe('local')
+    expect(resolveProfile(none, {}, {PAYCTL_SECRET_KEY: 'test_x'})).toMatchObject({
+      kind: 'local',
+      baseUrl: 'http://127.0.0.1:4010',
+    })
+    // Named, the environment is what it says.
+    expect(
+      resolveProfile(none, {}, {PAYCTL_BASE_URL: remote, PAYCTL_SECRET_KEY: 'live_x', PAYCTL_ENV: 'staging'})
+        .kind,
+    ).toBe('sandbox')
+  })
   it('lets a flag beat PAYCTL_PROFILE, which beats the file', () => {
     expect(resolveProfile(file, {}, {PAYCTL_PROFILE: 'prod'}).name).toBe('prod')
     expect(resolveProfile(file, {profile: 'local'}, {PAYCTL_PROFILE: 'prod'}).name).toBe('local')
