@@ -12,6 +12,11 @@ export interface SandboxState {
   data: string
   startedAt: string
   logFile?: string | undefined
+  /**
+   * Its partner credentials, so that `auth login --env local` works again after a logout removed
+   * them from the profile. The file is 0600 in the config dir, beside the profile file.
+   */
+  credentials?: {apiKey: string; apiSecret: string; partnerId: string} | undefined
 }
 
 export const statePath = () => join(configDir(), 'sandbox.json')

@@ -211,6 +211,26 @@ describe('tokens', () => {
   })
 })
 
+describe('logging in again', () => {
+  it('works with the suggested command after a logout, while the sandbox runs', async () => {
+    const own = await startSandboxProcess()
+    try {
+      const opts = {configDir: own.configDir}
+      expect((await runCli(['auth', 'login', '--env', 'local'], opts)).exitCode).toBe(0)
+      expect((await runCli(['auth', 'logout'], opts)).exitCode).toBe(0)
+      const refused = await runCli(['wallets', 'list'], opts)
+      expect(refused.stderr).toContain('Try: payctl auth login --env local')
+      const again = await runCli(['auth', 'login', '--env', 'local'], opts)
+      expect(again.exitCode, again.stderr).toBe(0)
+      expect((await runCli(['wallets', 'list', '--json'], opts)).exitCode).toBe(0)
+      // The state file that keeps the credentials is as private as the profile file.
+      expect(statSync(join(own.configDir, 'sandbox.json')).mode & 0o077).toBe(0)
+    } finally {
+      await own.stop()
+    }
+  })
+})
+
 describe('token expiry', () => {
   it('gets a new token by itself once the cached one has expired', async () => {
     const short = await startSandboxProcess(['--token-ttl', '2s'])

@@ -45,16 +45,22 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
       f.env ?? (this.interactive ? await this.ask('env', 'Environment', {default: 'local'}) : 'local')
     const name = f.profile ?? environment
     const existing = file.profiles[name]
+    const sandbox = environment === 'local' ? readState() : undefined
     const baseUrl = normaliseBaseUrl(
       f['base-url'] ??
         process.env.PAYCTL_BASE_URL ??
         existing?.baseUrl ??
         (environment === 'local'
-          ? (readState()?.url ?? file.profiles.local?.baseUrl ?? DEFAULT_LOCAL_URL)
+          ? (sandbox?.url ?? file.profiles.local?.baseUrl ?? DEFAULT_LOCAL_URL)
           : await this.ask('base-url', 'Base URL')),
     )
     this.banner(environment, name, baseUrl)
-    const auth = await this.credentials(existing?.auth)
+    // After a logout the profile has no credentials; the running sandbox at that URL still has its own.
+    const sandboxAuth: StoredAuth | undefined =
+      sandbox?.credentials && normaliseBaseUrl(sandbox.url) === baseUrl
+        ? {variant: 'A', ...sandbox.credentials}
+        : undefined
+    const auth = await this.credentials(existing?.auth ?? sandboxAuth)
     const session = await this.spin(`Logging in to ${environment}`, () =>
       login(
         this.store,

@@ -117,7 +117,15 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       partnerId: c.partnerId,
     })
     const startedAt = new Date().toISOString()
-    writeState({pid: process.pid, url: sandbox.url, host: sandbox.host, port: sandbox.port, data, startedAt})
+    writeState({
+      pid: process.pid,
+      url: sandbox.url,
+      host: sandbox.host,
+      port: sandbox.port,
+      data,
+      startedAt,
+      credentials: {apiKey: c.apiKey, apiSecret: c.apiSecret, partnerId: c.partnerId},
+    })
     const started: SandboxStarted = {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
     if (this.jsonEnabled()) this.logJson(started)
     else this.printReady(started, f['response-shape'], f['rate-limit'])
