@@ -147,6 +147,23 @@ transactions:
       `${ok}  a: {email: a@example.test, first_name: A, last_name: B, age: 3}\n${okWallet}`,
       /bad\.yaml:3:3: users\.a: Unrecognized key: "age"/,
     ],
+    // What the service would refuse, caught before anything is sent.
+    [
+      `${ok}${okWallet}  w: {user: "\${users.ok.id}", currency: XYZ}\n`,
+      /bad\.yaml:5:\d+: wallets\.w\.currency: unsupported currency "XYZ"/,
+    ],
+    [
+      `${ok}${okWallet}  w: {user: "\${users.ok.id}", currency: EUR, initial_balance: 12.345EUR}\n`,
+      /bad\.yaml:5:\d+: wallets\.w\.initial_balance: .*12\.345EUR/,
+    ],
+    [
+      `${ok}  a: {email: not-an-email, first_name: A, last_name: B}\n${okWallet}`,
+      /bad\.yaml:3:\d+: users\.a\.email: "not-an-email" is not an email/,
+    ],
+    [
+      `${ok}${okWallet}  again: {user: "\${users.ok.id}", currency: usd}\n`,
+      /bad\.yaml:5:\d+: wallets\.again\.currency: wallets\.okw is already this user's USD wallet/,
+    ],
   ])('rejects a bad fixture with a pointed message and creates nothing: %#', async (text, message) => {
     const fixture = join(sandbox.configDir, 'bad.yaml')
     writeFileSync(fixture, text)

@@ -1,8 +1,10 @@
 import {readFileSync} from 'node:fs'
 import {basename} from 'node:path'
 import {z} from 'zod'
+import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
 import {PAYMENT_METHODS} from '../../contract/index.js'
 import {PayctlError} from '../errors.js'
+import {parseAmount} from '../money.js'
 
 /**
  * Seed fixtures: a declarative YAML or JSON file of records to create, referring to each other by
@@ -232,6 +234,7 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
     record.dependsOn = [...deps]
   }
   checkAcyclic(records, (r) => where([r.kind, r.name.replace(/\[\d+\]$/, '')]))
+  checkValues(records, (r, field) => where([r.kind, r.name.replace(/\[\d+\]$/, ''), field]))
   return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records, referencedFields}
 }
 
@@ -272,6 +275,50 @@ function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): 
       )
     return value
   })
+}
+
+const Email = z.email()
+/** Whether a value is known before the run (no reference to another record, nothing left to fill). */
+const known = (v: unknown): v is string | number =>
+  (typeof v === 'string' && !v.includes('${')) || typeof v === 'number'
+
+/**
+ * What the service would refuse, caught before anything is sent: an email that is not one, an
+ * unsupported currency, an amount that is not one of its currency, and two wallets of one user in
+ * one currency. Values that come from another record are checked by the service as they are sent.
+ */
+function checkValues(records: SeedRecord[], where: (r: SeedRecord, field: string) => string): void {
+  const fail = (r: SeedRecord, field: string, message: string): never => {
+    throw fixtureError(`${where(r, field)}: ${r.kind}.${r.name}.${field}: ${message}`)
+  }
+  const wallets = new Map<string, string>()
+  for (const r of records) {
+    const f = r.fields
+    if (r.kind === 'users' && known(f.email) && !Email.safeParse(f.email).success) {
+      fail(r, 'email', `"${f.email}" is not an email address`)
+    }
+    let currency: string | undefined
+    if (known(f.currency)) {
+      currency = String(f.currency).toUpperCase()
+      if (!isSupportedCurrency(currency))
+        fail(r, 'currency', `unsupported currency "${f.currency}"; one of ${SUPPORTED_CURRENCIES.join(', ')}`)
+    }
+    for (const field of ['initial_balance', 'amount']) {
+      const v = f[field]
+      if (r.kind === 'purchases' || !known(v) || typeof v === 'number') continue
+      try {
+        parseAmount(v, currency)
+      } catch (err) {
+        fail(r, field, (err as Error).message)
+      }
+    }
+    if (r.kind === 'wallets' && typeof f.user === 'string' && currency !== undefined) {
+      const key = `${f.user} ${currency}`
+      const first = wallets.get(key)
+      if (first !== undefined) fail(r, 'currency', `${first} is already this user's ${currency} wallet`)
+      wallets.set(key, `${r.kind}.${r.name}`)
+    }
+  }
 }
 
 function checkAcyclic(records: SeedRecord[], where: (r: SeedRecord) => string): void {
