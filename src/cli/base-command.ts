@@ -181,6 +181,33 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (nextCursor) this.warnLine(`More ${spec.key}: --cursor ${nextCursor}, or --all for everything`)
   }
 
+  /**
+   * Print a list held whole (not paged) in the --output format; `whole` is what --json and
+   * `--output json` print. Returns false for a table, which the command prints its own way.
+   */
+  protected async printList<T>(
+    whole: unknown,
+    key: string,
+    items: T[],
+    columns: Column<T>[],
+    flags: {output?: OutputFormat | undefined; columns?: string | undefined},
+  ): Promise<boolean> {
+    if (this.jsonEnabled()) return true
+    const format = flags.output ?? 'table'
+    if (format === 'table' && flags.columns === undefined) return false
+    if (format === 'json') {
+      this.logJson(whole)
+      return true
+    }
+    const page = {hasMore: false, nextCursor: null}
+    await streamList(
+      {key, columns, fetch: async () => page, items: () => items},
+      {format, columns: flags.columns},
+      (t) => process.stdout.write(t),
+    )
+    return true
+  }
+
   /** Print rows as a table (not under --json). */
   protected table<R>(rows: R[], columns: Column<R>[]): void {
     this.log(renderTable(rows, columns))

@@ -6,13 +6,18 @@ import {type Column, renderTable} from './output.js'
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'yaml', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 
-/** Flags of every list command. */
+/** Flags of every command that shows a list. */
+export const outputFlags = {
+  output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
+  columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
+}
+
+/** Flags of every list command that pages through the service. */
 export const listFlags = {
   limit: Flags.integer({summary: 'show at most this many (default: one page of 20)', min: 1}),
   all: Flags.boolean({summary: 'follow every page to the end, streaming as pages arrive'}),
   cursor: Flags.string({summary: 'start after this cursor (from a previous page)'}),
-  output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
-  columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
+  ...outputFlags,
 }
 
 export interface Page {

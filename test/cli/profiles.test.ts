@@ -40,6 +40,20 @@ describe('profiles', () => {
         ['one', false],
         ['two', true],
       ])
+      // Every list takes --output and --columns; `--output json` is what --json prints.
+      expect((await cli(['profiles', 'list', '--output', 'json'])).json()).toEqual(list.json())
+      const csv = await cli(['profiles', 'list', '--output', 'csv', '--columns', 'name,environment'])
+      expect(csv.stdout).toBe('name,environment\none,local\ntwo,local\n')
+      const ndjson = await cli(['profiles', 'list', '-o', 'ndjson'])
+      expect(
+        ndjson.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).name),
+      ).toEqual(['one', 'two'])
+      const bad = await cli(['profiles', 'list', '--columns', 'nope'])
+      expect(bad.exitCode).toBe(2)
+      expect(bad.stderr).toContain('unknown column "nope"')
       expect((await cli(['profiles', 'use', 'one'])).exitCode).toBe(0)
       const shown = await cli(['profiles', 'show', '--json'])
       expect(shown.json()).toMatchObject({

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/list-output.js'
 import {bankAccountColumns} from '../../cli/views.js'
 import type {BankAccount} from '../../contract/index.js'
 
@@ -7,9 +8,12 @@ export default class AccountsList extends BaseCommand<typeof AccountsList> {
   static override summary = "list a user's connected bank accounts"
   static override examples = ['<%= config.bin %> <%= command.id %> usr_… --json']
   static override args = {user: Args.string({description: 'user id', required: true})}
+  static override flags = {...outputFlags}
 
   async run(): Promise<{accounts: BankAccount[]}> {
     const result = await this.spin('Listing accounts', () => this.api.accounts.list(this.args.user))
+    if (await this.printList(result, 'accounts', result.accounts, bankAccountColumns, this.flags))
+      return result
     if (result.accounts.length === 0) this.log('No connected accounts.')
     else this.table(result.accounts, bankAccountColumns)
     return result

@@ -1,5 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/list-output.js'
+import type {Column} from '../../cli/output.js'
 import {paint} from '../../cli/terminal.js'
 import {type AuditEntry, AuditLog} from '../../core/index.js'
 
@@ -15,6 +17,7 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
   static override flags = {
     limit: Flags.integer({summary: 'newest entries to show', default: 20, min: 1}),
     errors: Flags.boolean({summary: 'only commands that failed'}),
+    ...outputFlags,
   }
 
   async run(): Promise<{entries: AuditEntry[]; file: string}> {
@@ -23,20 +26,22 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
       (!this.flags.errors || e.outcome === 'error') &&
       (!this.flags.profile || e.profile === this.flags.profile)
     const entries = log.read().filter(wanted).slice(0, this.flags.limit)
+    const result = {entries, file: log.path}
+    const columns: Column<AuditEntry>[] = [
+      {header: 'TIME', get: (e) => e.time},
+      {header: 'PROFILE', get: (e) => `${e.profile} (${e.environment})`},
+      {header: 'COMMAND', get: (e) => (e.command.length > 60 ? `${e.command.slice(0, 59)}…` : e.command)},
+      {
+        header: 'OUTCOME',
+        get: (e) =>
+          e.outcome === 'ok' ? paint('green', 'ok') : paint('red', `${e.code ?? 'error'} (${e.exitCode})`),
+      },
+      {header: 'REQUESTS', get: (e) => String(e.requestCount)},
+      {header: 'FIRST REQUEST ID', get: (e) => e.requests.find((r) => r.requestId)?.requestId ?? ''},
+    ]
+    if (await this.printList(result, 'entries', entries, columns, this.flags)) return result
     if (entries.length === 0) this.log('No audited commands yet.')
-    else
-      this.table(entries, [
-        {header: 'TIME', get: (e) => e.time},
-        {header: 'PROFILE', get: (e) => `${e.profile} (${e.environment})`},
-        {header: 'COMMAND', get: (e) => (e.command.length > 60 ? `${e.command.slice(0, 59)}…` : e.command)},
-        {
-          header: 'OUTCOME',
-          get: (e) =>
-            e.outcome === 'ok' ? paint('green', 'ok') : paint('red', `${e.code ?? 'error'} (${e.exitCode})`),
-        },
-        {header: 'REQUESTS', get: (e) => String(e.requestCount)},
-        {header: 'FIRST REQUEST ID', get: (e) => e.requests.find((r) => r.requestId)?.requestId ?? ''},
-      ])
-    return {entries, file: log.path}
+    else this.table(entries, columns)
+    return result
   }
 }

@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/list-output.js'
 import {paint} from '../../cli/terminal.js'
 
 interface ProfileRow {
@@ -17,6 +18,8 @@ export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
     '<%= config.bin %> <%= command.id %> --json',
   ]
 
+  static override flags = {...outputFlags}
+
   async run(): Promise<ProfileRow[]> {
     const file = this.store.read()
     const rows = Object.entries(file.profiles).map(([name, p]) => ({
@@ -27,16 +30,17 @@ export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
       auth: p.auth ? (p.auth.variant === 'A' ? 'partner credentials' : 'API key') : 'none',
       loggedIn: p.auth !== undefined,
     }))
+    const columns = [
+      {header: 'CURRENT', get: (r: ProfileRow) => (r.current ? paint('green', '*') : '')},
+      {header: 'NAME', get: (r: ProfileRow) => r.name},
+      {header: 'ENVIRONMENT', get: (r: ProfileRow) => r.environment},
+      {header: 'BASE URL', get: (r: ProfileRow) => r.baseUrl ?? ''},
+      {header: 'AUTH', get: (r: ProfileRow) => r.auth},
+    ]
+    if (await this.printList(rows, 'profiles', rows, columns, this.flags)) return rows
     if (rows.length === 0)
       this.log('No profiles yet. Try: payctl sandbox start, or payctl auth login --env local')
-    else
-      this.table(rows, [
-        {header: '', get: (r) => (r.current ? paint('green', '*') : '')},
-        {header: 'NAME', get: (r) => r.name},
-        {header: 'ENVIRONMENT', get: (r) => r.environment},
-        {header: 'BASE URL', get: (r) => r.baseUrl ?? ''},
-        {header: 'AUTH', get: (r) => r.auth},
-      ])
+    else this.table(rows, columns)
     return rows
   }
 }

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/list-output.js'
 import {pendingCard, roundupColumns} from '../../cli/roundups-views.js'
 import type {PendingRoundups} from '../../contract/index.js'
 
@@ -7,11 +8,14 @@ export default class RoundupsPending extends BaseCommand<typeof RoundupsPending>
   static override summary = "show a user's round-ups not yet transferred, and their total"
   static override examples = ['<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567']
   static override args = {user: Args.string({description: 'user id', required: true})}
+  static override flags = {...outputFlags}
 
   async run(): Promise<PendingRoundups> {
     const pending = await this.spin('Fetching pending round-ups', () =>
       this.api.roundups.pending(this.args.user),
     )
+    if (await this.printList(pending, 'roundups', pending.roundups, roundupColumns, this.flags))
+      return pending
     this.card(pendingCard(pending))
     if (pending.count > 0) {
       this.log('')

@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/list-output.js'
 import {webhookColumns} from '../../cli/webhooks-views.js'
 import type {WebhookList} from '../../contract/index.js'
 
@@ -7,10 +8,13 @@ export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --json',
+    '<%= config.bin %> <%= command.id %> --output csv --columns id,url',
   ]
+  static override flags = {...outputFlags}
 
   async run(): Promise<WebhookList> {
     const list = await this.spin('Listing webhooks', () => this.api.call('listWebhooks'))
+    if (await this.printList(list, 'webhooks', list.webhooks, webhookColumns, this.flags)) return list
     if (list.webhooks.length === 0)
       this.log('No webhooks. Register one with: payctl webhooks register --url … --events …')
     else this.table(list.webhooks, webhookColumns)
