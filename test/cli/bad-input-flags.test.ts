@@ -318,7 +318,7 @@ function check(args: string[], r: CliResult): void {
     expect(() => JSON.parse(r.stdout), context).not.toThrow()
   }
   if (r.exitCode === 0) return
-  if (json && r.stdout.trim() !== '' && args[0] !== 'api') {
+  if (json && r.stdout.trim() !== '' && !args.includes('--paginate')) {
     const {error} = JSON.parse(r.stdout) as {error: {code: string; message: string; exitCode: number}}
     expect(error.code, context).toMatch(/^[A-Z][A-Z0-9_]*$/)
     expect(error.message.length, context).toBeGreaterThan(5)
