@@ -233,6 +233,10 @@ describe('buy now, pay later (sandbox)', () => {
       code: 'BNPL_DECLINED',
       details: {reasons: ['sandbox_decline'], limit: 100_000, currency: 'USD'},
     })
+    // The decision comes first: declined too in a currency the user has no wallet in.
+    expect((await create(declinedUser.userId, 5_000, {currency: 'GBP'})).body.error.code).toBe(
+      'BNPL_DECLINED',
+    )
     const {userId, walletId} = await customer(0)
     expect((await create(userId, 200_000)).body.error.details.reasons).toEqual(['over_limit'])
     const noWallet = await create(userId, 5_000, {currency: 'GBP'})

@@ -232,15 +232,7 @@ export class BnplService {
     const user = this.bodyUser(partnerId, body.userId)
     const currency = this.currency(body.currency)
     return this.ctx.database.transaction(() => {
-      const walletRow = this.q.walletOf.get(body.userId, currency, partnerId) as WalletRow | undefined
-      if (walletRow === undefined) {
-        throw new ApiError(
-          'NOT_FOUND',
-          `User ${body.userId} has no ${currency} wallet to pay the instalments from`,
-          {resource: 'wallet', userId: body.userId, currency},
-        )
-      }
-      this.ctx.money.check(this.ctx.money.activeProblem(walletFromRow(walletRow)))
+      // The decision first: a declined user is told so, whatever wallet they have.
       const assessment = this.assess(body.userId, user.email, currency, body.amount)
       if (assessment.decision === 'declined') {
         throw new ApiError(
@@ -255,6 +247,15 @@ export class BnplService {
           },
         )
       }
+      const walletRow = this.q.walletOf.get(body.userId, currency, partnerId) as WalletRow | undefined
+      if (walletRow === undefined) {
+        throw new ApiError(
+          'NOT_FOUND',
+          `User ${body.userId} has no ${currency} wallet to pay the instalments from`,
+          {resource: 'wallet', userId: body.userId, currency},
+        )
+      }
+      this.ctx.money.check(this.ctx.money.activeProblem(walletFromRow(walletRow)))
       const now = this.ctx.clock.now()
       const nowIso = now.toISOString()
       const id = `bnpl_${randomHex(12)}`
