@@ -97,7 +97,8 @@ function clock(iso: string): string {
 
 /**
  * The human form of a listen session's events: `stdout` lines are the stream of events and
- * forwards; `stderr` lines are about the session itself (ready, reconnecting, warnings).
+ * forwards, after the Ready line that opens it; `stderr` lines are about the session itself
+ * (reconnecting, warnings).
  */
 export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; stderr?: string} {
   const err = process.stderr
@@ -110,7 +111,7 @@ export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; s
       const waiting =
         e.pending > 0 ? `\n${e.pending} deliveries made while you were away will be replayed.` : ''
       return {
-        stderr: `${paint(['green', 'bold'], 'Ready!', err)} Your webhook signing secret is ${paint('bold', e.secret, err)} (session ${e.sessionId}, ${where}). Press Ctrl-C to stop.${waiting}`,
+        stdout: `${paint(['green', 'bold'], 'Ready!')} Your webhook signing secret is ${paint('bold', e.secret)} (session ${e.sessionId}, ${where}). Press Ctrl-C to stop.${waiting}`,
       }
     }
     case 'reconnecting': {

@@ -69,6 +69,6 @@ describe('the lines of webhooks listen', () => {
       pending: 0,
       resumed: false,
     } satisfies ListenEvent
-    expect(lines(ready).stderr).toContain('printing events (add --forward-to URL')
+    expect(lines(ready).stdout).toContain('printing events (add --forward-to URL')
   })
 })

@@ -1,8 +1,10 @@
+import {spawn} from 'node:child_process'
+import {once} from 'node:events'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {signatureHeader} from '../../src/core/webhooks/signature.js'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
@@ -167,6 +169,43 @@ describe('webhooks commands', () => {
     expect(a.exitCode, a.stderr).toBe(0)
     expect(a.stdout.trim()).toMatch(/^whsec_/)
     expect(b.stdout).toBe(a.stdout)
+  })
+
+  it('listen prints Ready with the secret, then a line per event, on stdout; Ctrl-C ends it with 0', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), 'webhooks', 'listen'], {
+      env: cliEnv(sandbox.configDir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    const seen = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "${text}" in:\n${stdout}\n${stderr}`)), 15_000)
+        const check = () => {
+          if (!stdout.includes(text)) return
+          clearTimeout(timer)
+          child.stdout.off('data', check)
+          resolve()
+        }
+        child.stdout.on('data', check)
+        check()
+      })
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString()
+    })
+    try {
+      await seen('Ready! Your webhook signing secret is whsec_')
+      expect((await cli(['webhooks', 'trigger', 'wallet.created'])).exitCode).toBe(0)
+      await seen('--> wallet.created [evt_')
+      expect(stdout.indexOf('Ready!')).toBeLessThan(stdout.indexOf('--> wallet.created'))
+    } finally {
+      child.kill('SIGINT')
+    }
+    const [code] = await once(child, 'exit')
+    expect(code, stderr).toBe(0)
   })
 
   it('listen --exit-on-failure exits non-zero instead of reconnecting, never printing Ready', async () => {
