@@ -84,6 +84,9 @@ describe('verification failures each say what went wrong', () => {
     expect(verify(`t=${T},v0=deadbeef,v2=${'b'.repeat(64)},${v1}`).ok).toBe(true)
     // Spaces around the parts are tolerated when reading (never written).
     expect(verify(`t=${T}, ${v1}`).ok).toBe(true)
+    // Any v1 may match: one that cannot be a signature is passed over, and an empty unknown scheme too.
+    expect(verify(`t=${T},v1=deadbeef,${v1},v0=`).ok).toBe(true)
+    expect(verify(`t=${T},v1=deadbeef,v1=${'a'.repeat(64)}`)).toMatchObject({ok: false, reason: 'no_match'})
   })
 
   it('no match: hints at the wrong secret or a re-serialised body', () => {

@@ -94,12 +94,11 @@ function parseHeader(header: string): ParsedHeader | {error: string} {
   let timestamp: number | undefined
   const v1: Buffer[] = []
   const schemes: string[] = []
+  let badV1: string | undefined
   for (const raw of header.split(',')) {
     const part = raw.trim()
     const eq = part.indexOf('=')
-    if (eq <= 0 || eq === part.length - 1) {
-      return {error: `"${part}" is not a key=value pair`}
-    }
+    if (eq <= 0) return {error: `"${part}" is not a key=value pair`}
     const key = part.slice(0, eq)
     const value = part.slice(eq + 1)
     if (key === 't') {
@@ -107,16 +106,18 @@ function parseHeader(header: string): ParsedHeader | {error: string} {
       if (!UNIX_SECONDS.test(value)) return {error: `t=${value} is not a Unix timestamp in seconds`}
       timestamp = Number(value)
     } else if (key === 'v1') {
-      if (!HEX_SHA256.test(value)) {
-        return {error: `v1=${value.slice(0, 16)}… is not a 64-character hex HMAC-SHA256`}
-      }
-      v1.push(Buffer.from(value, 'hex'))
+      // Any v1 may match: one that cannot be a signature is passed over, as long as another can.
+      if (HEX_SHA256.test(value)) v1.push(Buffer.from(value, 'hex'))
+      else badV1 ??= value
     } else {
       // Schemes this verifier does not know (v0, a future v2) are ignored, as the scheme promises.
       schemes.push(key)
     }
   }
   if (timestamp === undefined) return {error: 'it has no t= timestamp'}
+  if (v1.length === 0 && badV1 !== undefined) {
+    return {error: `v1=${badV1.slice(0, 16)}… is not a 64-character hex HMAC-SHA256`}
+  }
   return {timestamp, v1, schemes}
 }
 
