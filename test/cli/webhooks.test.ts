@@ -171,8 +171,11 @@ describe('webhooks commands', () => {
     expect(b.stdout).toBe(a.stdout)
   })
 
-  it('listen prints Ready with the secret, then a line per event, on stdout; Ctrl-C ends it with 0', async () => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), 'webhooks', 'listen'], {
+  it('listen prints Ready with the secret, then a line per event and forward, on stdout; Ctrl-C ends it with 0', async () => {
+    // No scheme: http:// is assumed.
+    const forwardTo = receiver.url.replace(/^http:\/\//, '')
+    const args = ['webhooks', 'listen', '--forward-to', forwardTo]
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {
       env: cliEnv(sandbox.configDir),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -200,6 +203,7 @@ describe('webhooks commands', () => {
       await seen('Ready! Your webhook signing secret is whsec_')
       expect((await cli(['webhooks', 'trigger', 'wallet.created'])).exitCode).toBe(0)
       await seen('--> wallet.created [evt_')
+      await seen(`<-- [200] POST http://${forwardTo}`)
       expect(stdout.indexOf('Ready!')).toBeLessThan(stdout.indexOf('--> wallet.created'))
     } finally {
       child.kill('SIGINT')

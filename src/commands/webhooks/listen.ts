@@ -23,7 +23,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
   static override flags = {
     'forward-to': Flags.string({
       summary:
-        'POST each event to this URL (your app’s webhook endpoint); without it, events are only printed',
+        'POST each event to this URL (your app’s webhook endpoint; http:// unless it says otherwise); without it, events are only printed',
     }),
     events: Flags.string({summary: 'comma-separated event names, prefix.* or * (default: every event)'}),
     'print-secret': Flags.boolean({summary: 'print the session’s signing secret and exit'}),
@@ -45,7 +45,9 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
   async run(): Promise<{secret: string; sessionId: string} | undefined> {
     const f = this.flags
     const events = f.events === undefined ? [ALL_EVENTS] : parseEventSelectors(f.events)
-    const forwardTo = f['forward-to']
+    // `localhost:3000/hooks` means http://localhost:3000/hooks, as a browser would take it.
+    const given = f['forward-to']
+    const forwardTo = given === undefined || /^[a-z][\w+.-]*:\/\//i.test(given) ? given : `http://${given}`
     if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
       throw usageError(`--forward-to must be an http(s) URL, e.g. http://localhost:3000/hooks`, 'INVALID_URL')
     }
