@@ -42,19 +42,20 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
     if (method !== 'GET') await this.confirmProduction(`send ${method} ${this.args.path}`, f.yes)
     const send = (path: string) =>
       this.api.raw(method, path, {body, headers, idempotencyKey: f['idempotency-key']})
+    // Write what the service sent; a failure also ends the command (under --json, stdout holds only
+    // the error document, written by the base command).
+    const print = (res: Parameters<typeof errorFrom>[0], out: string) => {
+      const failed = res.status >= 300
+      if (failed && this.jsonEnabled()) throw errorFrom(res)
+      process.stdout.write(out)
+      if (failed) throw errorFrom(res)
+    }
     if (!f.paginate) {
       const res = await send(this.args.path)
-      if (res.status >= 300 && this.jsonEnabled()) throw errorFrom(res)
-      process.stdout.write(res.text.endsWith('\n') || res.text === '' ? res.text : `${res.text}\n`)
-      if (res.status >= 300) throw errorFrom(res)
-      return
+      return print(res, res.text.endsWith('\n') || res.text === '' ? res.text : `${res.text}\n`)
     }
     if (method !== 'GET') throw usageError('--paginate follows cursors of GET requests only', 'USAGE')
-    for await (const res of followPages(this.args.path, send)) {
-      if (res.status >= 300 && this.jsonEnabled()) throw errorFrom(res)
-      process.stdout.write(`${res.text.trim()}\n`)
-      if (res.status >= 300) throw errorFrom(res)
-    }
+    for await (const res of followPages(this.args.path, send)) print(res, `${res.text.trim()}\n`)
   }
 }
 

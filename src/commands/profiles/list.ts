@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/list-output.js'
+import type {Column} from '../../cli/output.js'
 import {paint} from '../../cli/terminal.js'
 
 interface ProfileRow {
@@ -30,12 +31,12 @@ export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
       auth: p.auth ? (p.auth.variant === 'A' ? 'partner credentials' : 'API key') : 'none',
       loggedIn: p.auth !== undefined,
     }))
-    const columns = [
-      {header: 'CURRENT', get: (r: ProfileRow) => (r.current ? paint('green', '*') : '')},
-      {header: 'NAME', get: (r: ProfileRow) => r.name},
-      {header: 'ENVIRONMENT', get: (r: ProfileRow) => r.environment},
-      {header: 'BASE URL', get: (r: ProfileRow) => r.baseUrl ?? ''},
-      {header: 'AUTH', get: (r: ProfileRow) => r.auth},
+    const columns: Column<ProfileRow>[] = [
+      {header: 'CURRENT', get: (r) => (r.current ? paint('green', '*') : '')},
+      {header: 'NAME', get: (r) => r.name},
+      {header: 'ENVIRONMENT', get: (r) => r.environment},
+      {header: 'BASE URL', get: (r) => r.baseUrl ?? ''},
+      {header: 'AUTH', get: (r) => r.auth},
     ]
     if (await this.printList(rows, 'profiles', rows, columns, this.flags)) return rows
     if (rows.length === 0)

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {basename} from 'node:path'
 import {z} from 'zod'
 import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import {PAYMENT_METHODS} from '../../contract/index.js'
+import {CreateUserSchema, PAYMENT_METHODS} from '../../contract/index.js'
 import {PayctlError} from '../errors.js'
 import {parseAmount} from '../money.js'
 
@@ -277,10 +277,8 @@ function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): 
   })
 }
 
-const Email = z.email()
-/** Whether a value is known before the run (no reference to another record, nothing left to fill). */
-const known = (v: unknown): v is string | number =>
-  (typeof v === 'string' && !v.includes('${')) || typeof v === 'number'
+/** Text known before the run: no reference to another record's field, filled at run time. */
+const literal = (v: unknown): v is string => typeof v === 'string' && !v.includes('${')
 
 /**
  * What the service would refuse, caught before anything is sent: an email that is not one, an
@@ -294,18 +292,18 @@ function checkValues(records: SeedRecord[], where: (r: SeedRecord, field: string
   const wallets = new Map<string, string>()
   for (const r of records) {
     const f = r.fields
-    if (r.kind === 'users' && known(f.email) && !Email.safeParse(f.email).success) {
+    if (r.kind === 'users' && literal(f.email) && !CreateUserSchema.shape.email.safeParse(f.email).success) {
       fail(r, 'email', `"${f.email}" is not an email address`)
     }
     let currency: string | undefined
-    if (known(f.currency)) {
-      currency = String(f.currency).toUpperCase()
+    if (literal(f.currency)) {
+      currency = f.currency.toUpperCase()
       if (!isSupportedCurrency(currency))
         fail(r, 'currency', `unsupported currency "${f.currency}"; one of ${SUPPORTED_CURRENCIES.join(', ')}`)
     }
     for (const field of ['initial_balance', 'amount']) {
       const v = f[field]
-      if (r.kind === 'purchases' || !known(v) || typeof v === 'number') continue
+      if (r.kind === 'purchases' || !literal(v)) continue
       try {
         parseAmount(v, currency)
       } catch (err) {
