@@ -22,7 +22,7 @@ import {
   unwrapEnvelope,
 } from '../contract/index.js'
 import {assertCredentialFitsEnvironment} from './environments.js'
-import {type ErrorKind, PayctlError} from './errors.js'
+import {type ErrorKind, PayctlError, usageError} from './errors.js'
 import {isExactWithoutReviver, parseExact, stringifyExact} from './exact-json.js'
 import type {ProfileStore, ResolvedProfile} from './profiles.js'
 import {notLoggedIn, TokenManager} from './token-manager.js'
@@ -226,6 +226,8 @@ export class PayctlClient {
     const ep = endpoints[id]
     let path: string = ep.path
     for (const [name, value] of Object.entries(input.params ?? {})) {
+      // An empty id would name another route (`/wallets/` is the list of wallets).
+      if (value.trim() === '') throw usageError(`the ${name} must not be empty`, 'MISSING_ARGUMENT', {name})
       path = path.replace(`{${name}}`, encodeURIComponent(value))
     }
     const root =

@@ -125,6 +125,10 @@ for (const shape of ['envelope', 'direct'] as const) {
       const r = await cli(['wallets', 'get', 'wal_nope', '--json'])
       expect(r.exitCode).toBe(1)
       expect(r.json<{error: {status: number}}>().error.status).toBe(404)
+      // An empty id is refused before sending: /wallets/ would be the list of wallets.
+      const empty = await cli(['wallets', 'get', '', '--json'])
+      expect(empty.exitCode).toBe(2)
+      expect(empty.json()).toMatchObject({error: {code: 'MISSING_ARGUMENT', details: {name: 'id'}}})
     })
 
     it('lists a user’s wallets and filters by currency', async () => {
