@@ -14,6 +14,7 @@ import {
   type TransportOptions,
 } from '../core/index.js'
 import {renderError, toPayctlError} from './errors.js'
+import type {Row} from './fields.js'
 import {globalFlags} from './flags.js'
 import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
@@ -148,21 +149,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Print a record as a key/value card (not under --json). */
-  protected card(rows: [string, string | undefined][]): void {
+  protected card(rows: Row[]): void {
     this.log(renderCard(rows))
   }
 
   /**
    * Confirm a mutation: in a terminal a tick line and the record's card; piped, just the id, so
-   * `ID=$(payctl wallets create …)` works (not under --json, where the record is the output).
+   * `ID=$(payctl wallets create …)` works (not under --json, where the record is the output). An
+   * answer with no id (the service need not send one where the interface shows none) is printed
+   * piped as one line of JSON instead: never nothing.
    */
-  protected created(what: string, id: string, rows: [string, string | undefined][]): void {
+  protected created(what: string, id: unknown, rows: Row[], answer?: unknown): void {
     if (this.jsonEnabled()) return
+    const shownId = typeof id === 'string' && id !== '' ? id : undefined
     if (!process.stdout.isTTY) {
-      this.log(id)
+      this.log(shownId ?? stringifyExact(answer ?? {}))
       return
     }
-    this.log(`${paint('green', '✓')} ${what} ${paint('bold', id)}`)
+    this.log(`${paint('green', '✓')} ${what}${shownId ? ` ${paint('bold', shownId)}` : ''}`)
     this.log(renderCard(rows))
   }
 

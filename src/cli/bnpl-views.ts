@@ -1,5 +1,5 @@
-import type {BnplInstallment, BnplPayment, Prequalification} from '../contract/index.js'
-import {formatMoney} from '../core/index.js'
+import type {BnplPayment, Loose, Prequalification} from '../contract/index.js'
+import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint, STATUS_STYLES} from './terminal.js'
 
@@ -12,59 +12,101 @@ const STYLES: Record<string, Parameters<typeof paint>[0]> = {
   approved: 'green',
   declined: 'red',
 }
-export const bnplStatus = (s: string) => paint(STYLES[s] ?? 'white', s)
+export const bnplStatus = (s: unknown) => {
+  const value = text(s)
+  return value === undefined ? ABSENT : paint(STYLES[value] ?? 'white', value)
+}
 
-export function prequalificationCard(p: Prequalification): [string, string | undefined][] {
-  const m = (n: number) => formatMoney(n, p.currency)
+export function prequalificationCard(p: Loose<Prequalification>): Row[] {
+  const m = (n: unknown) => money(n, p.currency)
+  const reasons = Array.isArray(p.reasons)
+    ? p.reasons.map((r) => known(r).replaceAll('_', ' ')).join(', ')
+    : undefined
   return [
     ['decision', paint('bold', bnplStatus(p.decision))],
-    ['reasons', p.reasons.length > 0 ? p.reasons.join(', ').replaceAll('_', ' ') : undefined],
-    ['amount', p.amount === null ? undefined : m(p.amount)],
+    ['reasons', reasons || undefined],
+    ['amount', p.amount === null || p.amount === undefined ? undefined : m(p.amount)],
     ['available', m(p.available)],
     ['limit', m(p.limit)],
-    ['minimum purchase', m(p.minimum)],
-    ['user', p.userId],
+    ['minimum purchase', text(p.minimum) === undefined ? undefined : m(p.minimum)],
+    ['user', known(p.userId)],
+    ...extraRows(p, ['decision', 'reasons', 'amount', 'available', 'limit', 'minimum', 'userId', 'currency']),
   ]
 }
 
-export function bnplCard(p: BnplPayment): [string, string | undefined][] {
-  const m = (n: number) => formatMoney(n, p.currency)
-  const next = p.schedule.find((i) => i.status === 'scheduled')
-  return [
-    ['id', p.id],
-    ['status', bnplStatus(p.status)],
-    ['amount', paint('bold', m(p.amount))],
-    ['merchant', p.merchantName],
-    ['description', p.description ?? undefined],
-    ['paid', `${p.paidInstallments} of ${p.installments} (${m(p.paidAmount)})`],
-    ['outstanding', m(p.outstandingAmount)],
-    ['next instalment', next ? `${m(next.amount)} due ${next.dueAt}` : undefined],
-    ['user', p.userId],
-    ['wallet', p.walletId],
-    ['failure reason', p.failureReason ? paint('red', p.failureReason) : undefined],
-    ['created', p.createdAt],
-    ['completed', p.completedAt ?? undefined],
-    ['cancelled', p.cancelledAt ?? undefined],
-    ['failed', p.failedAt ?? undefined],
-  ]
+/** The instalments of a payment, whatever shape each came in. */
+export function schedule(p: Loose<BnplPayment>): Record<string, unknown>[] {
+  return Array.isArray(p.schedule) ? p.schedule.filter(isRecord) : []
 }
 
-export const installmentColumns = (currency: string): Column<BnplInstallment>[] => [
-  {header: '#', get: (i) => String(i.number)},
-  {header: 'AMOUNT', get: (i) => formatMoney(i.amount, currency)},
-  {header: 'DUE', get: (i) => i.dueAt},
-  {header: 'STATUS', get: (i) => bnplStatus(i.status)},
-  {header: 'PAID', get: (i) => i.paidAt ?? ''},
-  {header: 'TRANSACTION', get: (i) => i.refundTransactionId ?? i.transactionId ?? ''},
+const PAYMENT_FIELDS = [
+  'id',
+  'status',
+  'amount',
+  'currency',
+  'merchantName',
+  'description',
+  'paidInstallments',
+  'installments',
+  'paidAmount',
+  'outstandingAmount',
+  'schedule',
+  'userId',
+  'walletId',
+  'failureReason',
+  'createdAt',
+  'completedAt',
+  'cancelledAt',
+  'failedAt',
 ]
 
-export const bnplColumns: Column<BnplPayment>[] = [
-  {header: 'ID', get: (p) => p.id},
+export function bnplCard(p: Loose<BnplPayment>): Row[] {
+  const m = (n: unknown) => money(n, p.currency)
+  const next = schedule(p).find((i) => i.status === 'scheduled')
+  const paid =
+    p.paidInstallments === undefined
+      ? undefined
+      : `${known(p.paidInstallments)} of ${known(p.installments)}${p.paidAmount === undefined ? '' : ` (${m(p.paidAmount)})`}`
+  return [
+    ['id', known(p.id)],
+    ['status', bnplStatus(p.status)],
+    ['amount', paint('bold', m(p.amount))],
+    ['merchant', known(p.merchantName)],
+    ['description', text(p.description)],
+    ['paid', paid],
+    ['outstanding', p.outstandingAmount === undefined ? undefined : m(p.outstandingAmount)],
+    ['next instalment', next ? `${m(next.amount)} due ${known(next.dueAt)}` : undefined],
+    ['user', known(p.userId)],
+    ['wallet', text(p.walletId)],
+    ['failure reason', str(p.failureReason) ? paint('red', str(p.failureReason)!) : undefined],
+    ['created', known(p.createdAt)],
+    ['completed', text(p.completedAt)],
+    ['cancelled', text(p.cancelledAt)],
+    ['failed', text(p.failedAt)],
+    ...extraRows(p, PAYMENT_FIELDS),
+  ]
+}
+
+export const installmentColumns = (currency: unknown): Column<Record<string, unknown>>[] => [
+  {header: '#', get: (i) => known(i.number)},
+  {header: 'AMOUNT', get: (i) => money(i.amount, currency)},
+  {header: 'DUE', get: (i) => known(i.dueAt)},
+  {header: 'STATUS', get: (i) => bnplStatus(i.status)},
+  {header: 'PAID', get: (i) => text(i.paidAt) ?? ''},
+  {header: 'TRANSACTION', get: (i) => text(i.refundTransactionId ?? i.transactionId) ?? ''},
+]
+
+export const bnplColumns: Column<Loose<BnplPayment>>[] = [
+  {header: 'ID', get: (p) => known(p.id)},
   {header: 'STATUS', get: (p) => bnplStatus(p.status)},
-  {header: 'AMOUNT', get: (p) => formatMoney(p.amount, p.currency)},
-  {header: 'PAID', get: (p) => `${p.paidInstallments}/${p.installments}`},
-  {header: 'OUTSTANDING', get: (p) => formatMoney(p.outstandingAmount, p.currency)},
-  {header: 'MERCHANT', get: (p) => p.merchantName},
-  {header: 'USER', get: (p) => p.userId},
-  {header: 'CREATED', get: (p) => p.createdAt},
+  {header: 'AMOUNT', get: (p) => money(p.amount, p.currency)},
+  {
+    header: 'PAID',
+    get: (p) =>
+      p.paidInstallments === undefined ? ABSENT : `${known(p.paidInstallments)}/${known(p.installments)}`,
+  },
+  {header: 'OUTSTANDING', get: (p) => money(p.outstandingAmount, p.currency)},
+  {header: 'MERCHANT', get: (p) => known(p.merchantName)},
+  {header: 'USER', get: (p) => known(p.userId)},
+  {header: 'CREATED', get: (p) => known(p.createdAt)},
 ]

@@ -20,9 +20,11 @@ export const listFlags = {
   ...outputFlags,
 }
 
+/** A page of a list. Paging is not shown by the interface document: a page without it is the last. */
 export interface Page {
-  hasMore: boolean
-  nextCursor: string | null
+  hasMore?: unknown
+  nextCursor?: unknown
+  [key: string]: unknown
 }
 
 export interface ListSpec<T, P extends Page> {
@@ -128,7 +130,7 @@ export async function streamList<T, P extends Page>(
         if (items.length > 0) write(`${renderTable(items, columns, count > 0)}\n`)
     }
     count += items.length
-    nextCursor = page.hasMore ? page.nextCursor : null
+    nextCursor = page.hasMore === true && typeof page.nextCursor === 'string' ? page.nextCursor : null
     if (!nextCursor || want === undefined || count >= want) break
     cursor = nextCursor
   }

@@ -1,11 +1,11 @@
-import {
-  majorToMinor,
-  type PendingRoundups,
-  type Roundup,
-  type RoundupSettingsRecord,
-  type RoundupTransfer,
+import type {
+  Loose,
+  PendingRoundups,
+  Roundup,
+  RoundupSettingsRecord,
+  RoundupTransfer,
 } from '../contract/index.js'
-import {formatMoney} from '../core/index.js'
+import {ABSENT, extraRows, isRecord, known, majorMoney, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint, STATUS_STYLES} from './terminal.js'
 
@@ -16,73 +16,138 @@ const STYLES: Record<string, Parameters<typeof paint>[0]> = {
   skipped: 'gray',
   transferred: 'cyan',
 }
-export const roundupStatus = (s: string) => paint(STYLES[s] ?? 'white', s)
-
-/** "1.30 USD" from a major-unit number, through the exact smallest unit, never float arithmetic. */
-export function major(value: number, currency: RoundupSettingsRecord['currency']): string {
-  try {
-    return formatMoney(majorToMinor(value, currency), currency)
-  } catch {
-    // Not an amount this currency can hold (another service's answer): shown as it came.
-    return `${value} ${currency}`
-  }
+export const roundupStatus = (s: unknown) => {
+  const value = text(s)
+  return value === undefined ? ABSENT : paint(STYLES[value] ?? 'white', value)
 }
 
-export function roundupSettingsCard(s: RoundupSettingsRecord): [string, string | undefined][] {
+export function roundupSettingsCard(s: Loose<RoundupSettingsRecord>): Row[] {
   return [
-    ['user', s.user_id],
-    ['round-ups', s.enabled ? paint('green', 'on') : paint('gray', 'off')],
-    ['multiplier', `×${s.multiplier}`],
-    ['cap per purchase', major(s.max_roundup_amount, s.currency)],
-    ['currency', s.currency],
-    ['destination', s.destination_account_id ?? paint('yellow', 'none (transfers need one)')],
-    ['updated', s.updated_at ?? 'never (defaults)'],
+    ['user', text(s.user_id)],
+    [
+      'round-ups',
+      s.enabled === true ? paint('green', 'on') : s.enabled === false ? paint('gray', 'off') : ABSENT,
+    ],
+    ['multiplier', s.multiplier === undefined ? ABSENT : `×${known(s.multiplier)}`],
+    ['cap per purchase', majorMoney(s.max_roundup_amount, s.currency)],
+    ['currency', text(s.currency)],
+    [
+      'destination',
+      'destination_account_id' in s
+        ? (text(s.destination_account_id) ?? paint('yellow', 'none (transfers need one)'))
+        : ABSENT,
+    ],
+    ['updated', 'updated_at' in s ? (text(s.updated_at) ?? 'never (defaults)') : undefined],
+    ...extraRows(s, [
+      'user_id',
+      'enabled',
+      'multiplier',
+      'max_roundup_amount',
+      'currency',
+      'destination_account_id',
+      'updated_at',
+      'created_at',
+    ]),
   ]
 }
 
-export function roundupCard(r: Roundup): [string, string | undefined][] {
-  return [
-    ['id', r.id],
-    ['round-up', paint('bold', major(r.roundup_amount, r.currency))],
-    ['status', roundupStatus(r.status)],
-    ['reason', r.reason?.replaceAll('_', ' ') ?? (r.capped ? 'capped at max_roundup_amount' : undefined)],
-    ['purchase', `${major(r.amount, r.currency)} at ${r.merchant_name}`],
-    ['multiplier', `×${r.multiplier}`],
-    ['transaction', r.transaction_id],
-    ['user', r.user_id],
-    ['processed', r.processed_at],
-    ['note', r.duplicate ? paint('yellow', 'already processed: this is the first result') : undefined],
-  ]
-}
-
-export const roundupColumns: Column<Roundup>[] = [
-  {header: 'ID', get: (r) => r.id},
-  {header: 'TRANSACTION', get: (r) => r.transaction_id},
-  {header: 'MERCHANT', get: (r) => r.merchant_name},
-  {header: 'PURCHASE', get: (r) => major(r.amount, r.currency)},
-  {header: 'ROUND-UP', get: (r) => major(r.roundup_amount, r.currency)},
-  {header: 'PROCESSED', get: (r) => r.processed_at},
+const ROUNDUP_FIELDS = [
+  'id',
+  'roundup_amount',
+  'status',
+  'reason',
+  'capped',
+  'amount',
+  'merchant_name',
+  'multiplier',
+  'transaction_id',
+  'user_id',
+  'processed_at',
+  'duplicate',
+  'currency',
+  'transfer_id',
 ]
 
-export function pendingCard(p: PendingRoundups): [string, string | undefined][] {
+export function roundupCard(r: Loose<Roundup>): Row[] {
+  const purchase =
+    r.amount === undefined && r.merchant_name === undefined
+      ? undefined
+      : `${majorMoney(r.amount, r.currency)} at ${known(r.merchant_name)}`
   return [
-    ['user', p.user_id],
-    ['pending', paint('bold', major(p.total, p.currency))],
-    ['round-ups', String(p.count)],
+    ['id', text(r.id)],
+    ['round-up', paint('bold', majorMoney(r.roundup_amount, r.currency))],
+    ['status', r.status === undefined ? undefined : roundupStatus(r.status)],
+    [
+      'reason',
+      text(r.reason)?.replaceAll('_', ' ') ??
+        (r.capped === true ? 'capped at max_roundup_amount' : undefined),
+    ],
+    ['purchase', purchase],
+    ['multiplier', r.multiplier === undefined ? undefined : `×${known(r.multiplier)}`],
+    ['transaction', text(r.transaction_id)],
+    ['user', text(r.user_id)],
+    ['processed', text(r.processed_at)],
+    [
+      'note',
+      r.duplicate === true ? paint('yellow', 'already processed: this is the first result') : undefined,
+    ],
+    ...extraRows(r, ROUNDUP_FIELDS),
   ]
 }
 
-export function roundupTransferCard(t: RoundupTransfer): [string, string | undefined][] {
+export const roundupColumns: Column<Record<string, unknown>>[] = [
+  {header: 'ID', get: (r) => known(r.id)},
+  {header: 'TRANSACTION', get: (r) => known(r.transaction_id)},
+  {header: 'MERCHANT', get: (r) => known(r.merchant_name)},
+  {header: 'PURCHASE', get: (r) => majorMoney(r.amount, r.currency)},
+  {header: 'ROUND-UP', get: (r) => majorMoney(r.roundup_amount, r.currency)},
+  {header: 'PROCESSED', get: (r) => known(r.processed_at)},
+]
+
+/** The pending round-ups listed in an answer, whatever shape each came in. */
+export function pendingRoundups(p: Loose<PendingRoundups>): Record<string, unknown>[] {
+  return Array.isArray(p.roundups) ? p.roundups.filter(isRecord) : []
+}
+
+export function pendingCard(p: Loose<PendingRoundups>): Row[] {
   return [
-    ['id', t.id],
-    ['status', roundupStatus(t.status)],
-    ['amount', paint('bold', major(t.amount, t.currency))],
-    ['round-ups', String(t.roundup_count)],
-    ['from wallet', t.source_wallet_id],
-    ['to', `${t.destination_account_id} (${t.destination_type.replace('_', ' ')})`],
-    ['transaction', t.transaction_id],
-    ['failure reason', t.failure_reason ? paint('red', t.failure_reason) : undefined],
-    ['created', t.created_at],
-    ['completed', t.completed_at ?? undefined],
+    ['user', text(p.user_id)],
+    ['pending', paint('bold', majorMoney(p.total, p.currency))],
+    ['round-ups', known(p.count)],
+    ...extraRows(p, ['user_id', 'total', 'currency', 'count', 'roundups']),
+  ]
+}
+
+export function roundupTransferCard(t: Loose<RoundupTransfer>): Row[] {
+  const to =
+    t.destination_account_id === undefined
+      ? undefined
+      : `${known(t.destination_account_id)}${t.destination_type === undefined ? '' : ` (${known(t.destination_type).replace('_', ' ')})`}`
+  return [
+    ['id', known(t.id)],
+    ['status', t.status === undefined ? ABSENT : roundupStatus(t.status)],
+    ['amount', paint('bold', majorMoney(t.amount, t.currency))],
+    ['round-ups', text(t.roundup_count)],
+    ['from wallet', text(t.source_wallet_id)],
+    ['to', to],
+    ['transaction', text(t.transaction_id)],
+    ['failure reason', str(t.failure_reason) ? paint('red', str(t.failure_reason)!) : undefined],
+    ['created', text(t.created_at)],
+    ['completed', text(t.completed_at)],
+    ...extraRows(t, [
+      'id',
+      'status',
+      'amount',
+      'currency',
+      'roundup_count',
+      'source_wallet_id',
+      'destination_account_id',
+      'destination_type',
+      'transaction_id',
+      'failure_reason',
+      'created_at',
+      'completed_at',
+      'user_id',
+    ]),
   ]
 }

@@ -1,13 +1,15 @@
 import {
+  type Loose,
   MINOR_UNITS,
   majorToMinor,
+  ROUNDUP_CURRENCIES,
   ROUNDUP_MULTIPLIERS,
   type RoundupMultiplier,
   type RoundupSettingsRecord,
   type UpdateRoundupSettingsInput,
 } from '../contract/index.js'
 import {formatMoney} from '../core/index.js'
-import {major} from './roundups-views.js'
+import {majorMoney} from './fields.js'
 
 /** The questions the settings walkthrough asks; injected, so the walk can be tested without a terminal. */
 export interface Prompter {
@@ -81,7 +83,7 @@ export async function askRoundupSettings(
   const cap = Number(capText.trim())
   const destination = destinationText.trim() === '' ? null : destinationText.trim()
   const enabled = await prompter.confirm(
-    `Turn round-ups on for ${current.user_id} (×${multiplier}, at most ${major(cap, currency)} a purchase)?`,
+    `Turn round-ups on for ${current.user_id} (×${multiplier}, at most ${majorMoney(cap, currency)} a purchase)?`,
     true,
   )
   const change: UpdateRoundupSettingsInput = {}
@@ -90,4 +92,32 @@ export async function askRoundupSettings(
   if (destination !== current.destination_account_id) change.destination_account_id = destination
   if (enabled !== current.enabled) change.enabled = enabled
   return change
+}
+
+/**
+ * The settings the walkthrough starts from, out of whatever the service answered (the interface
+ * shows no answer for the round-up product's settings): what is missing or unusable takes the
+ * defaults, so a person is asked about every setting anyway.
+ */
+export function walkthroughStart(
+  userId: string,
+  answer: Loose<RoundupSettingsRecord>,
+): RoundupSettingsRecord {
+  const currency = (ROUNDUP_CURRENCIES as readonly unknown[]).includes(answer.currency)
+    ? (answer.currency as RoundupSettingsRecord['currency'])
+    : 'USD'
+  const cap = answer.max_roundup_amount
+  return {
+    user_id: typeof answer.user_id === 'string' ? answer.user_id : userId,
+    enabled: answer.enabled === true,
+    multiplier: (ROUNDUP_MULTIPLIERS as readonly unknown[]).includes(answer.multiplier)
+      ? (answer.multiplier as RoundupMultiplier)
+      : 1,
+    max_roundup_amount: typeof cap === 'number' && capProblem(String(cap), currency) === true ? cap : 5,
+    destination_account_id:
+      typeof answer.destination_account_id === 'string' ? answer.destination_account_id : null,
+    currency,
+    created_at: null,
+    updated_at: null,
+  }
 }

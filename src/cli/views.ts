@@ -2,35 +2,63 @@ import type {
   Balance,
   BankAccount,
   Eligibility,
+  Loose,
   P2PTransfer,
   PaymentMethod,
-  Transaction,
+  TransactionView,
   User,
   UserBalance,
   VirtualCard,
-  Wallet,
   WalletPayment,
+  WalletView,
 } from '../contract/index.js'
 import {formatMoney} from '../core/index.js'
+import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint, STATUS_STYLES} from './terminal.js'
 
-/** How each resource looks to a person: one card layout and one table layout per resource. */
+/**
+ * How each resource looks to a person: one card layout and one table layout per resource. Records
+ * the interface document shows in full (wallets, transactions) are read as typed; the others may
+ * come from a service that sends other fields, so they are read with the readers of fields.ts:
+ * a known field that is missing shows as —, and fields payctl does not know are listed after.
+ */
 
-export const status = (s: string) => paint(STATUS_STYLES[s] ?? 'white', s)
+export const status = (s: unknown) => {
+  const value = text(s)
+  return value === undefined ? ABSENT : paint(STATUS_STYLES[value] ?? 'white', value)
+}
 
-export function userCard(u: User): [string, string | undefined][] {
+/** The user's fields in either spelling the document mentions (snake_case, or the SDK's camelCase). */
+const USER_FIELDS = [
+  'id',
+  'email',
+  'first_name',
+  'firstName',
+  'last_name',
+  'lastName',
+  'partner_id',
+  'partnerId',
+  'external_id',
+  'externalId',
+  'created_at',
+  'createdAt',
+]
+
+export function userCard(u: Loose<User>): Row[] {
+  const name = [text(u.first_name ?? u.firstName), text(u.last_name ?? u.lastName)].filter(Boolean)
   return [
-    ['id', u.id],
-    ['email', u.email],
-    ['name', `${u.first_name} ${u.last_name}`],
-    ['partner', u.partner_id],
-    ['external id', u.external_id ?? undefined],
-    ['created', u.created_at],
+    ['id', known(u.id)],
+    ['email', known(u.email)],
+    ['name', name.length > 0 ? name.join(' ') : ABSENT],
+    ['partner', known(u.partner_id ?? u.partnerId)],
+    ['external id', text(u.external_id ?? u.externalId)],
+    ['created', known(u.created_at ?? u.createdAt)],
+    ...extraRows(u, USER_FIELDS),
   ]
 }
 
-export function walletCard(w: Wallet): [string, string | undefined][] {
+export function walletCard(w: WalletView): Row[] {
   const m = (n: number) => formatMoney(n, w.currency)
   return [
     ['id', w.id],
@@ -50,7 +78,7 @@ export function walletCard(w: Wallet): [string, string | undefined][] {
   ]
 }
 
-export const walletColumns: Column<Wallet>[] = [
+export const walletColumns: Column<WalletView>[] = [
   {header: 'ID', get: (w) => w.id},
   {header: 'USER', get: (w) => w.userId},
   {header: 'CURRENCY', get: (w) => w.currency},
@@ -60,17 +88,19 @@ export const walletColumns: Column<Wallet>[] = [
   {header: 'LABEL', get: (w) => w.label ?? ''},
 ]
 
-export function balanceCard(b: Balance): [string, string | undefined][] {
-  const m = (n: number) => formatMoney(n, b.currency)
+const BALANCE_FIELDS = ['available', 'pending', 'reserved', 'total', 'currency']
+export function balanceCard(b: Loose<Balance>): Row[] {
+  const m = (n: unknown) => money(n, b.currency)
   return [
     ['available', m(b.available)],
     ['pending', m(b.pending)],
     ['reserved', m(b.reserved)],
     ['total', paint('bold', m(b.total))],
+    ...extraRows(b, BALANCE_FIELDS),
   ]
 }
 
-export function transactionCard(t: Transaction): [string, string | undefined][] {
+export function transactionCard(t: TransactionView): Row[] {
   const m = (n: number) => formatMoney(n, t.currency)
   return [
     ['id', t.id],
@@ -87,7 +117,7 @@ export function transactionCard(t: Transaction): [string, string | undefined][] 
       'metadata',
       t.metadata && Object.keys(t.metadata).length > 0
         ? Object.entries(t.metadata)
-            .map(([k, v]) => `${k}=${v}`)
+            .map(([k, v]) => `${k}=${text(v) ?? ''}`)
             .join(' ')
         : undefined,
     ],
@@ -98,7 +128,7 @@ export function transactionCard(t: Transaction): [string, string | undefined][] 
   ]
 }
 
-export const transactionColumns: Column<Transaction>[] = [
+export const transactionColumns: Column<TransactionView>[] = [
   {header: 'ID', get: (t) => t.id},
   {header: 'TYPE', get: (t) => t.type},
   {header: 'STATUS', get: (t) => status(t.status)},
@@ -109,7 +139,7 @@ export const transactionColumns: Column<Transaction>[] = [
   {header: 'CREATED', get: (t) => t.createdAt},
 ]
 
-export function paymentMethodCard(p: PaymentMethod): [string, string | undefined][] {
+export function paymentMethodCard(p: PaymentMethod): Row[] {
   return [
     ['id', p.id],
     ['type', p.type],
@@ -130,7 +160,7 @@ export const paymentMethodColumns: Column<PaymentMethod>[] = [
   {header: 'STATUS', get: (p) => status(p.status)},
 ]
 
-export function bankAccountCard(a: BankAccount): [string, string | undefined][] {
+export function bankAccountCard(a: BankAccount): Row[] {
   return [
     ['id', a.id],
     ['user', a.userId],
@@ -150,66 +180,114 @@ export const bankAccountColumns: Column<BankAccount>[] = [
   {header: 'STATUS', get: (a) => status(a.status)},
 ]
 
-export const userBalanceColumns: Column<UserBalance['balances'][number]>[] = [
-  {header: 'WALLET', get: (b) => b.walletId},
-  {header: 'CURRENCY', get: (b) => b.currency},
-  {header: 'AVAILABLE', get: (b) => formatMoney(b.available, b.currency)},
-  {header: 'PENDING', get: (b) => formatMoney(b.pending, b.currency)},
-  {header: 'RESERVED', get: (b) => formatMoney(b.reserved, b.currency)},
-  {header: 'TOTAL', get: (b) => formatMoney(b.total, b.currency)},
+/** The per-currency balances of a user (wallet product), whatever shape each entry came in. */
+export function userBalances(b: Loose<UserBalance>): Record<string, unknown>[] {
+  return Array.isArray(b.balances) ? b.balances.filter(isRecord) : []
+}
+
+export const userBalanceColumns: Column<Record<string, unknown>>[] = [
+  {header: 'WALLET', get: (b) => known(b.walletId)},
+  {header: 'CURRENCY', get: (b) => known(b.currency)},
+  {header: 'AVAILABLE', get: (b) => money(b.available, b.currency)},
+  {header: 'PENDING', get: (b) => money(b.pending, b.currency)},
+  {header: 'RESERVED', get: (b) => money(b.reserved, b.currency)},
+  {header: 'TOTAL', get: (b) => money(b.total, b.currency)},
 ]
 
+const CARD_FIELDS = ['id', 'userId', 'walletId', 'brand', 'number', 'last4', 'cvc', 'expMonth', 'expYear']
 /** A card number shown in full only when it was just issued; masked everywhere else. */
-export function virtualCardCard(c: VirtualCard): [string, string | undefined][] {
+export function virtualCardCard(c: Loose<VirtualCard>): Row[] {
+  const number = str(c.number)
+  const expiry =
+    c.expMonth === undefined ? undefined : `${known(c.expMonth).padStart(2, '0')}/${known(c.expYear)}`
   return [
-    ['id', c.id],
-    ['user', c.userId],
-    ['wallet', c.walletId],
-    ['brand', c.brand],
+    ['id', known(c.id)],
+    ['user', known(c.userId)],
+    ['wallet', text(c.walletId)],
+    ['brand', known(c.brand)],
     [
       'number',
-      c.number ? paint('bold', c.number.replace(/(\d{4})(?=\d)/g, '$1 ')) : `•••• •••• •••• ${c.last4}`,
+      number
+        ? paint('bold', number.replace(/(\d{4})(?=\d)/g, '$1 '))
+        : c.last4 === undefined
+          ? ABSENT
+          : `•••• •••• •••• ${known(c.last4)}`,
     ],
-    ['cvc', c.cvc],
-    ['expires', `${String(c.expMonth).padStart(2, '0')}/${c.expYear}`],
+    ['cvc', text(c.cvc)],
+    ['expires', expiry],
     ['status', status(c.status)],
-    ['label', c.label],
-    ['created', c.createdAt],
+    ['label', text(c.label)],
+    ['created', known(c.createdAt)],
+    ...extraRows(c, [...CARD_FIELDS, 'status', 'label', 'createdAt']),
   ]
 }
 
-export function walletPaymentCard(p: WalletPayment): [string, string | undefined][] {
+export function walletPaymentCard(p: Loose<WalletPayment>): Row[] {
   return [
-    ['id', p.id],
+    ['id', known(p.id)],
     ['status', status(p.status)],
-    ['amount', paint('bold', formatMoney(p.amount, p.currency))],
-    ['user', p.userId],
-    ['wallet', p.walletId],
-    ['transaction', p.transactionId],
-    ['merchant', p.merchantName],
-    ['created', p.createdAt],
+    ['amount', paint('bold', money(p.amount, p.currency))],
+    ['user', known(p.userId)],
+    ['wallet', text(p.walletId)],
+    ['transaction', text(p.transactionId)],
+    ['merchant', text(p.merchantName)],
+    ['created', known(p.createdAt)],
+    ...extraRows(p, [
+      'id',
+      'status',
+      'amount',
+      'currency',
+      'userId',
+      'walletId',
+      'transactionId',
+      'merchantName',
+      'createdAt',
+    ]),
   ]
 }
 
-export function eligibilityCard(e: Eligibility): [string, string | undefined][] {
+export function eligibilityCard(e: Loose<Eligibility>): Row[] {
+  const reasons = Array.isArray(e.reasons) ? e.reasons.map((r) => known(r)).join(', ') : text(e.reasons)
   return [
-    ['eligible', e.eligible ? paint('green', 'yes') : paint('red', 'no')],
-    ['amount', formatMoney(e.amount, e.currency)],
-    ['available', formatMoney(e.available, e.currency)],
-    ['wallet', e.walletId ?? 'none'],
-    ['reasons', e.reasons.length > 0 ? e.reasons.join(', ') : undefined],
+    [
+      'eligible',
+      e.eligible === true ? paint('green', 'yes') : e.eligible === false ? paint('red', 'no') : ABSENT,
+    ],
+    ['amount', money(e.amount, e.currency)],
+    ['available', money(e.available, e.currency)],
+    ['wallet', 'walletId' in e ? (text(e.walletId) ?? 'none') : ABSENT],
+    ['reasons', reasons || undefined],
+    ...extraRows(e, ['eligible', 'amount', 'available', 'currency', 'walletId', 'reasons']),
   ]
 }
 
-export function p2pCard(p: P2PTransfer): [string, string | undefined][] {
+export function p2pCard(p: Loose<P2PTransfer>): Row[] {
+  const party = (user: unknown, wallet: unknown) =>
+    wallet === undefined ? known(user) : `${known(user)} (${known(wallet)})`
   return [
-    ['id', p.id],
+    ['id', known(p.id)],
     ['status', status(p.status)],
-    ['amount', paint('bold', formatMoney(p.amount, p.currency))],
-    ['from', `${p.fromUserId} (${p.fromWalletId})`],
-    ['to', `${p.toUserId} (${p.toWalletId})`],
-    ['note', p.note],
-    ['transactions', p.transactionIds.join(', ')],
-    ['created', p.createdAt],
+    ['amount', paint('bold', money(p.amount, p.currency))],
+    ['from', party(p.fromUserId, p.fromWalletId)],
+    ['to', party(p.toUserId, p.toWalletId)],
+    ['note', text(p.note)],
+    [
+      'transactions',
+      Array.isArray(p.transactionIds) ? p.transactionIds.map((t) => known(t)).join(', ') : undefined,
+    ],
+    ['created', known(p.createdAt)],
+    ...extraRows(p, [
+      'id',
+      'status',
+      'amount',
+      'currency',
+      'fromUserId',
+      'fromWalletId',
+      'toUserId',
+      'toWalletId',
+      'note',
+      'transactionIds',
+      'createdAt',
+    ]),
   ]
 }

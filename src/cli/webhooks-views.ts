@@ -3,10 +3,12 @@ import type {
   DeliveryWithAttempts,
   EventDetail,
   EventSummary,
+  Loose,
   Webhook,
   WebhookWithSecret,
 } from '../contract/index.js'
 import type {ListenEvent} from '../core/webhooks/index.js'
+import {extraRows, known, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint} from './terminal.js'
 
@@ -25,6 +27,30 @@ export function webhookCard(w: Webhook | WebhookWithSecret): [string, string | u
     ['old secret signs until', w.previousSecretExpiresAt ?? undefined],
     ['created', w.createdAt],
     ['updated', w.updatedAt],
+  ]
+}
+
+/** A registration as the service answered it: only `url` and `events` are shown by the interface. */
+export function registrationCard(w: Loose<WebhookWithSecret>): Row[] {
+  const secret = str(w.secret)
+  return [
+    ['id', known(w.id)],
+    ['url', known(w.url)],
+    ['events', Array.isArray(w.events) ? w.events.map((e) => known(e)).join(', ') : known(w.events)],
+    ['status', w.status === undefined ? undefined : paint('green', known(w.status))],
+    ['signing secret', secret ? paint('bold', secret) : paint('yellow', 'not in the answer')],
+    ['created', text(w.createdAt)],
+    ...extraRows(w, [
+      'id',
+      'url',
+      'events',
+      'status',
+      'secret',
+      'secretLast4',
+      'previousSecretExpiresAt',
+      'createdAt',
+      'updatedAt',
+    ]),
   ]
 }
 

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {notShown} from './surface.js'
 
 /**
  * Buy now, pay later (`bnplsvc`). The spec shows the five paths and nothing of their bodies; these
@@ -134,6 +135,7 @@ export const bnplEndpoints = {
     scopes: {a: 'users:read', b: 'payments:read'},
     body: PrequalifyRequestSchema,
     response: PrequalificationSchema,
+    surface: notShown<Prequalification>(),
     status: 200,
     errors: ['INVALID_USER_ID', 'INVALID_CURRENCY', 'DUPLICATE_TRANSACTION'],
   },
@@ -146,6 +148,7 @@ export const bnplEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:create'},
     body: CreateBnplPaymentSchema,
     response: BnplPaymentSchema,
+    surface: notShown<BnplPayment>(),
     status: 201,
     errors: [
       'INVALID_USER_ID',
@@ -164,6 +167,7 @@ export const bnplEndpoints = {
     summary: 'get a BNPL payment and its schedule',
     scopes: {a: 'transfers:read', b: 'payments:read'},
     response: BnplPaymentSchema,
+    surface: notShown<BnplPayment>(),
     status: 200,
     errors: ['NOT_FOUND'],
   },
@@ -176,6 +180,7 @@ export const bnplEndpoints = {
     scopes: {a: 'transfers:read', b: 'payments:read'},
     query: ListBnplPaymentsQuerySchema,
     response: BnplPaymentListSchema,
+    surface: notShown<BnplPaymentList>(),
     status: 200,
     errors: [],
   },
@@ -188,6 +193,7 @@ export const bnplEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:refund'},
     body: CancelBnplPaymentSchema,
     response: BnplPaymentSchema,
+    surface: notShown<BnplPayment>(),
     status: 200,
     errors: ['NOT_FOUND', 'INVALID_STATE_TRANSITION', 'WALLET_NOT_ACTIVE', 'DUPLICATE_TRANSACTION'],
   },

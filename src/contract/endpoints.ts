@@ -20,6 +20,14 @@ import {
   WalletSchema,
 } from './resources.js'
 import {roundupEndpoints} from './roundups.js'
+import {
+  AccessTokenSurface,
+  notShown,
+  RefreshedTokenSurface,
+  UserSurface,
+  WalletListSurface,
+  WalletSurface,
+} from './surface.js'
 import {transactionEndpoints} from './transactions.js'
 import {walletProductEndpoints} from './wallet-product.js'
 import {webhookEndpoints} from './webhooks.js'
@@ -47,12 +55,20 @@ export interface Endpoint {
   /** Another body form the operation accepts as well (the SDK's camelCase form of create-user). */
   altBody?: z.ZodType
   query?: z.ZodType
+  /** What the sandbox returns: its full record (the OpenAPI document and the sandbox's tests use it). */
   response: z.ZodType
+  /**
+   * What the client requires of an answer: the service surface (surface.ts), for the operations the
+   * interface document shows. Absent for the sandbox's own operations, where the record is the surface.
+   */
+  surface?: z.ZodType
   status: 200 | 201
   /** Error codes this operation can return, beyond the ones every authenticated call can. */
   errors: ErrorCode[]
   /** Whether the sandbox wraps the result in the envelope (auth records are always bare). */
   enveloped: boolean
+  /** `auth`: served by the separate auth host when the profile has one (see onAuthHost). */
+  host?: 'auth'
   /** False for the sandbox's own control routes, which live outside `/v1`. */
   versioned?: boolean
 }
@@ -83,6 +99,7 @@ export const endpoints = {
     auth: 'credentials',
     body: TokenRequestSchema,
     response: AccessTokenSchema,
+    surface: AccessTokenSurface,
     status: 200,
     errors: ['INVALID_CREDENTIALS', 'RATE_LIMITED'],
     enveloped: false,
@@ -95,6 +112,7 @@ export const endpoints = {
     tag: 'auth',
     auth: 'token',
     response: AccessTokenSchema,
+    surface: RefreshedTokenSurface,
     status: 200,
     errors: [],
     enveloped: false,
@@ -107,6 +125,7 @@ export const endpoints = {
     tag: 'auth',
     auth: 'token',
     response: RevokeResultSchema,
+    surface: notShown(),
     status: 200,
     errors: [],
     enveloped: false,
@@ -135,6 +154,7 @@ export const endpoints = {
     body: CreateUserSchema,
     altBody: CreateUserCamelSchema,
     response: UserSchema,
+    surface: UserSurface,
     status: 201,
     errors: ['INSUFFICIENT_PERMISSIONS', 'DUPLICATE_TRANSACTION'],
     enveloped: true,
@@ -148,6 +168,7 @@ export const endpoints = {
     auth: 'bearer',
     scopes: {a: 'users:read', b: 'payments:read'},
     response: UserSchema,
+    surface: UserSurface,
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
@@ -162,6 +183,7 @@ export const endpoints = {
     scopes: {a: 'accounts:write', b: 'payments:create'},
     body: CreateWalletSchema,
     response: WalletSchema,
+    surface: WalletSurface,
     status: 201,
     errors: [
       'INVALID_CURRENCY',
@@ -182,6 +204,7 @@ export const endpoints = {
     auth: 'bearer',
     scopes: {a: 'accounts:read', b: 'balance:read'},
     response: WalletSchema,
+    surface: WalletSurface,
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
@@ -196,6 +219,7 @@ export const endpoints = {
     scopes: {a: 'accounts:read', b: 'balance:read'},
     query: ListWalletsQuerySchema,
     response: WalletListSchema,
+    surface: WalletListSurface,
     status: 200,
     errors: ['INVALID_CURRENCY'],
     enveloped: true,
@@ -234,7 +258,18 @@ export const endpoints = {
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints
-export type EndpointResult<K extends EndpointId> = z.infer<(typeof endpoints)[K]['response']>
+type SurfaceOf<E> = E extends {surface: infer S extends z.ZodType}
+  ? S
+  : E extends {response: infer R extends z.ZodType}
+    ? R
+    : never
+/** What a call of the client returns: the answer as the service sent it, checked against the surface. */
+export type EndpointResult<K extends EndpointId> = z.infer<SurfaceOf<(typeof endpoints)[K]>>
+
+/** The schema the client checks an answer against. */
+export function surfaceOf(endpoint: Endpoint): z.ZodType {
+  return endpoint.surface ?? endpoint.response
+}
 
 /**
  * Which body shape an endpoint's errors take, apart from refused credentials (those follow the
@@ -248,6 +283,17 @@ export type ErrorStyle = 'auth-a' | 'bare' | 'business'
 export function errorStyleOf(endpoint: Endpoint): ErrorStyle {
   if (endpoint.auth === 'credentials' || endpoint.auth === 'token') return 'auth-a'
   return endpoint.enveloped ? 'business' : 'bare'
+}
+
+/**
+ * Whether a call goes to the profile's separate auth host, when it has one. The interface's earlier
+ * variant documents "auth and round-up calls" under `{auth_url}`: the token calls, and the round-up
+ * calls of the common table that came with that variant (PUT /users/{id}/roundup-settings and
+ * POST /transactions/process). The round-up product (`/roundupsvc/…`) is a product area of the main
+ * host, like `/bnplsvc` and `/walletsvc`, and stays there.
+ */
+export function onAuthHost(endpoint: Endpoint): boolean {
+  return endpoint.auth === 'credentials' || endpoint.auth === 'token' || endpoint.host === 'auth'
 }
 
 /** POSTs honour an `Idempotency-Key` header, except the auth endpoints (a token is never replayed). */

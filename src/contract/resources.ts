@@ -1,5 +1,13 @@
 import {z} from 'zod'
 import {CurrencySchema} from './currencies.js'
+import {
+  AccessTokenSurface,
+  BalanceSurface,
+  TransactionSurface,
+  UserSurface,
+  WalletLimitsSurface,
+  WalletSurface,
+} from './surface.js'
 
 const Timestamp = z.string().describe('ISO 8601 timestamp')
 /**
@@ -31,37 +39,37 @@ export const TRANSACTION_STATUSES = [
 ] as const
 export const PAYMENT_METHODS = ['card', 'ach', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay'] as const
 
-export const BalanceSchema = z
-  .object({
-    available: MinorAmount,
-    pending: MinorAmount,
-    reserved: MinorAmount,
-    total: MinorAmount.describe('available + pending + reserved'),
-    currency: CurrencySchema,
-  })
+export const BalanceSchema = BalanceSurface.extend({
+  available: MinorAmount,
+  pending: MinorAmount,
+  reserved: MinorAmount,
+  total: MinorAmount.describe('available + pending + reserved'),
+  currency: CurrencySchema,
+})
+  .strict()
   .meta({id: 'Balance'})
 export type Balance = z.infer<typeof BalanceSchema>
 
-export const WalletLimitsSchema = z
-  .object({
-    daily: MinorAmount.describe('max daily volume'),
-    monthly: MinorAmount.describe('max monthly volume'),
-    transaction: MinorAmount.describe('max single amount'),
-  })
+export const WalletLimitsSchema = WalletLimitsSurface.extend({
+  daily: MinorAmount.describe('max daily volume'),
+  monthly: MinorAmount.describe('max monthly volume'),
+  transaction: MinorAmount.describe('max single amount'),
+})
+  .strict()
   .meta({id: 'WalletLimits'})
 
-export const WalletSchema = z
-  .object({
-    id: z.string(),
-    userId: z.string(),
-    currency: CurrencySchema,
-    balance: BalanceSchema,
-    status: z.enum(WALLET_STATUSES),
-    label: z.string().optional(),
-    limits: WalletLimitsSchema,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  })
+export const WalletSchema = WalletSurface.extend({
+  id: z.string(),
+  userId: z.string(),
+  currency: CurrencySchema,
+  balance: BalanceSchema,
+  status: z.enum(WALLET_STATUSES),
+  label: z.string().optional(),
+  limits: WalletLimitsSchema,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+  .strict()
   .meta({id: 'Wallet'})
 export type Wallet = z.infer<typeof WalletSchema>
 
@@ -92,34 +100,34 @@ export const WalletListSchema = z
   .meta({id: 'WalletList'})
 export type WalletList = z.infer<typeof WalletListSchema>
 
-export const TransactionSchema = z
-  .object({
-    id: z.string(),
-    type: z.enum(TRANSACTION_TYPES),
-    status: z.enum(TRANSACTION_STATUSES),
-    amount: MinorAmount,
-    currency: z.string(),
-    fee: MinorAmount,
-    netAmount: MinorAmount,
-    sourceWalletId: z.string().optional(),
-    destinationWalletId: z.string().optional(),
-    paymentMethodId: z.string().optional(),
-    description: z.string().optional(),
-    metadata: z.record(z.string(), z.string()).optional(),
-    createdAt: Timestamp,
-    completedAt: Timestamp.nullable(),
-    estimatedCompletion: Timestamp.optional(),
-    failureReason: z.string().optional(),
-    // Sandbox additions (docs/money.md): the spec's record cannot tell a card payment from ACH, nor
-    // link the two halves of a transfer or a refund to what it returns.
-    method: z.enum(PAYMENT_METHODS).optional().describe('how the money moved'),
-    pairedTransactionId: z
-      .string()
-      .optional()
-      .describe('the other record of a wallet-to-wallet transfer (transfer_out / transfer_in) or refund'),
-    originalTransactionId: z.string().optional().describe('on a refund: the transaction it returns'),
-    refundedAmount: MinorAmount.optional().describe('how much of this transaction has been refunded'),
-  })
+export const TransactionSchema = TransactionSurface.extend({
+  id: z.string(),
+  type: z.enum(TRANSACTION_TYPES),
+  status: z.enum(TRANSACTION_STATUSES),
+  amount: MinorAmount,
+  currency: z.string(),
+  fee: MinorAmount,
+  netAmount: MinorAmount,
+  sourceWalletId: z.string().optional(),
+  destinationWalletId: z.string().optional(),
+  paymentMethodId: z.string().optional(),
+  description: z.string().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  createdAt: Timestamp,
+  completedAt: Timestamp.nullable(),
+  estimatedCompletion: Timestamp.optional(),
+  failureReason: z.string().optional(),
+  // Sandbox additions (docs/money.md): the spec's record cannot tell a card payment from ACH, nor
+  // link the two halves of a transfer or a refund to what it returns.
+  method: z.enum(PAYMENT_METHODS).optional().describe('how the money moved'),
+  pairedTransactionId: z
+    .string()
+    .optional()
+    .describe('the other record of a wallet-to-wallet transfer (transfer_out / transfer_in) or refund'),
+  originalTransactionId: z.string().optional().describe('on a refund: the transaction it returns'),
+  refundedAmount: MinorAmount.optional().describe('how much of this transaction has been refunded'),
+})
+  .strict()
   .meta({id: 'Transaction'})
 export type Transaction = z.infer<typeof TransactionSchema>
 
@@ -170,14 +178,14 @@ export const TokenRequestSchema = z
   .meta({id: 'TokenRequest'})
 export type TokenRequest = z.infer<typeof TokenRequestSchema>
 
-export const AccessTokenSchema = z
-  .object({
-    access_token: z.string().describe('JWT'),
-    token_type: z.literal('Bearer'),
-    expires_in: z.number().int().describe('seconds; 604800 (7 days) by default'),
-    partner_id: z.string(),
-    scopes: z.array(z.string()),
-  })
+export const AccessTokenSchema = AccessTokenSurface.extend({
+  access_token: z.string().describe('JWT'),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().describe('seconds; 604800 (7 days) by default'),
+  partner_id: z.string(),
+  scopes: z.array(z.string()),
+})
+  .strict()
   .meta({id: 'AccessToken'})
 export type AccessToken = z.infer<typeof AccessTokenSchema>
 
@@ -229,16 +237,16 @@ export const CreateUserCamelSchema = z
   .meta({id: 'CreateUserRequestCamel'})
 export type CreateUserInput = z.infer<typeof CreateUserSchema>
 
-export const UserSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    partner_id: z.string(),
-    external_id: z.string().nullable(),
-    created_at: Timestamp,
-  })
+export const UserSchema = UserSurface.extend({
+  id: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  partner_id: z.string(),
+  external_id: z.string().nullable(),
+  created_at: Timestamp,
+})
+  .strict()
   .meta({id: 'User'})
 export type User = z.infer<typeof UserSchema>
 
@@ -260,11 +268,6 @@ export const RoundupProcessSchema = z
     transaction_id: z.string().min(1),
   })
   .meta({id: 'RoundupProcessRequest'})
-
-export const RoundupProcessResultSchema = z
-  .object({roundup_amount: z.number()})
-  .loose()
-  .meta({id: 'RoundupProcessResult'})
 
 export const WebhookRegistrationInputSchema = z
   .strictObject({url: z.url(), events: z.array(z.string()).min(1)})

@@ -2,6 +2,7 @@ import {z} from 'zod'
 import {type Currency, FIAT_CURRENCIES, MINOR_UNITS} from './currencies.js'
 import type {Endpoint} from './endpoints.js'
 import {RoundupProcessSchema} from './resources.js'
+import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
 
 /**
  * Round-ups: the spec's two families, the common endpoints (`PUT /users/{id}/roundup-settings`,
@@ -90,20 +91,20 @@ export function minorToMajorText(minor: bigint, currency: Currency): string {
   return negative ? `-${text}` : text
 }
 
-export const RoundupSettingsRecordSchema = z
-  .object({
-    user_id: z.string(),
-    enabled: z.boolean(),
-    multiplier: z.literal(ROUNDUP_MULTIPLIERS),
-    max_roundup_amount: Major.describe('cap per transaction, major units of `currency`'),
-    destination_account_id: z
-      .string()
-      .nullable()
-      .describe('where transfers go: a wallet (wal_…) or a connected bank account (ba_…); null for none'),
-    currency: z.enum(ROUNDUP_CURRENCIES).describe('sandbox addition: the currency round-ups are kept in'),
-    created_at: Timestamp.nullable().describe('null while the user has the default settings'),
-    updated_at: Timestamp.nullable(),
-  })
+export const RoundupSettingsRecordSchema = RoundupSettingsSurface.extend({
+  user_id: z.string(),
+  enabled: z.boolean(),
+  multiplier: z.literal(ROUNDUP_MULTIPLIERS),
+  max_roundup_amount: Major.describe('cap per transaction, major units of `currency`'),
+  destination_account_id: z
+    .string()
+    .nullable()
+    .describe('where transfers go: a wallet (wal_…) or a connected bank account (ba_…); null for none'),
+  currency: z.enum(ROUNDUP_CURRENCIES).describe('sandbox addition: the currency round-ups are kept in'),
+  created_at: Timestamp.nullable().describe('null while the user has the default settings'),
+  updated_at: Timestamp.nullable(),
+})
+  .strict()
   .meta({id: 'RoundupSettingsRecord'})
 export type RoundupSettingsRecord = z.infer<typeof RoundupSettingsRecordSchema>
 
@@ -168,25 +169,25 @@ export const ROUNDUP_STATUSES = ['pending', 'transferred', 'skipped'] as const
 export const ROUNDUP_SKIP_REASONS = ['roundups_disabled', 'no_spare_change'] as const
 
 /** One processed purchase and the round-up it yielded. */
-export const RoundupSchema = z
-  .object({
-    id: z.string().describe('rnd_…'),
-    user_id: z.string(),
-    transaction_id: z.string().describe("the caller's purchase id; one round-up per id"),
-    merchant_name: z.string(),
-    amount: Major.describe('the purchase, major units'),
-    roundup_amount: Major.describe('spare change × multiplier, capped; 0 when skipped'),
-    multiplier: z.literal(ROUNDUP_MULTIPLIERS),
-    capped: z.boolean().describe('whether max_roundup_amount cut the round-up down'),
-    currency: z.enum(ROUNDUP_CURRENCIES),
-    status: z.enum(ROUNDUP_STATUSES),
-    reason: z.enum(ROUNDUP_SKIP_REASONS).nullable().describe('why the round-up is 0 (status skipped)'),
-    transfer_id: z.string().nullable().describe('the transfer that moved it, once transferred'),
-    processed_at: Timestamp,
-    duplicate: z
-      .boolean()
-      .describe('true when this transaction_id had been processed before: the first result, unchanged'),
-  })
+export const RoundupSchema = RoundupResultSurface.extend({
+  id: z.string().describe('rnd_…'),
+  user_id: z.string(),
+  transaction_id: z.string().describe("the caller's purchase id; one round-up per id"),
+  merchant_name: z.string(),
+  amount: Major.describe('the purchase, major units'),
+  roundup_amount: Major.describe('spare change × multiplier, capped; 0 when skipped'),
+  multiplier: z.literal(ROUNDUP_MULTIPLIERS),
+  capped: z.boolean().describe('whether max_roundup_amount cut the round-up down'),
+  currency: z.enum(ROUNDUP_CURRENCIES),
+  status: z.enum(ROUNDUP_STATUSES),
+  reason: z.enum(ROUNDUP_SKIP_REASONS).nullable().describe('why the round-up is 0 (status skipped)'),
+  transfer_id: z.string().nullable().describe('the transfer that moved it, once transferred'),
+  processed_at: Timestamp,
+  duplicate: z
+    .boolean()
+    .describe('true when this transaction_id had been processed before: the first result, unchanged'),
+})
+  .strict()
   .meta({id: 'Roundup'})
 export type Roundup = z.infer<typeof RoundupSchema>
 
@@ -245,6 +246,8 @@ export const roundupEndpoints = {
     scopes: roundupWrite,
     body: PutRoundupSettingsSchema,
     response: RoundupSettingsRecordSchema,
+    surface: RoundupSettingsSurface,
+    host: 'auth',
     status: 200,
     errors: [...settingsErrors],
     enveloped: true,
@@ -259,6 +262,8 @@ export const roundupEndpoints = {
     scopes: roundupWrite,
     body: ProcessRoundupSchema,
     response: RoundupSchema,
+    surface: RoundupResultSurface,
+    host: 'auth',
     status: 200,
     errors: ['INVALID_USER_ID', 'DUPLICATE_TRANSACTION'],
     enveloped: true,
@@ -273,6 +278,7 @@ export const roundupEndpoints = {
     scopes: roundupWrite,
     body: EnableRoundupsSchema,
     response: RoundupSettingsRecordSchema,
+    surface: notShown<RoundupSettingsRecord>(),
     status: 200,
     errors: [...settingsErrors],
     enveloped: true,
@@ -286,6 +292,7 @@ export const roundupEndpoints = {
     auth: 'bearer',
     scopes: roundupRead,
     response: RoundupSettingsRecordSchema,
+    surface: notShown<RoundupSettingsRecord>(),
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
@@ -300,6 +307,7 @@ export const roundupEndpoints = {
     scopes: roundupWrite,
     body: UpdateRoundupSettingsSchema,
     response: RoundupSettingsRecordSchema,
+    surface: notShown<RoundupSettingsRecord>(),
     status: 200,
     errors: [...settingsErrors],
     enveloped: true,
@@ -313,6 +321,7 @@ export const roundupEndpoints = {
     auth: 'bearer',
     scopes: roundupRead,
     response: PendingRoundupsSchema,
+    surface: notShown<PendingRoundups>(),
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
@@ -327,6 +336,7 @@ export const roundupEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:create'},
     body: NoBody,
     response: RoundupTransferSchema,
+    surface: notShown<RoundupTransfer>(),
     status: 201,
     errors: [
       'NOT_FOUND',

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
 import {
+  type Balance,
   BalanceSchema,
   CreateTransactionSchema,
   TRANSACTION_STATUSES,
@@ -9,6 +10,7 @@ import {
   WALLET_STATUSES,
   WalletSchema,
 } from './resources.js'
+import {LinkTokenSurface, notShown, TransactionSurface} from './surface.js'
 
 /**
  * Money movement: the operations the spec names without paths (list, get and refund
@@ -89,7 +91,7 @@ export const PaymentMethodListSchema = z
   .meta({id: 'PaymentMethodList'})
 
 export const LinkTokenSchema = z
-  .object({
+  .strictObject({
     linkToken: z.string(),
     link_token: z.string().describe('the same token, snake_case'),
     expiresAt: Timestamp,
@@ -165,6 +167,7 @@ export const transactionEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:create'},
     body: CreateTransactionSchema,
     response: TransactionSchema,
+    surface: TransactionSurface,
     status: 201,
     errors: [
       'INVALID_CURRENCY',
@@ -190,6 +193,7 @@ export const transactionEndpoints = {
     auth: 'bearer',
     scopes: {a: 'transfers:read', b: 'payments:read'},
     response: TransactionSchema,
+    surface: TransactionSurface,
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
@@ -204,6 +208,7 @@ export const transactionEndpoints = {
     scopes: {a: 'transfers:read', b: 'payments:read'},
     query: ListTransactionsQuerySchema,
     response: TransactionListSchema,
+    surface: z.looseObject({transactions: z.array(TransactionSurface)}),
     status: 200,
     errors: [],
     enveloped: true,
@@ -218,6 +223,7 @@ export const transactionEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:refund'},
     body: RefundRequestSchema,
     response: TransactionSchema,
+    surface: TransactionSurface,
     status: 201,
     errors: [
       'NOT_FOUND',
@@ -238,6 +244,7 @@ export const transactionEndpoints = {
     auth: 'bearer',
     scopes: {a: 'accounts:write', b: 'payments:create'},
     response: LinkTokenSchema,
+    surface: LinkTokenSurface,
     status: 201,
     errors: ['NOT_FOUND', 'DUPLICATE_TRANSACTION'],
     enveloped: true,
@@ -321,6 +328,7 @@ export const transactionEndpoints = {
     auth: 'bearer',
     scopes: {a: 'accounts:read', b: 'balance:read'},
     response: BalanceSchema,
+    surface: notShown<Balance>(),
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,

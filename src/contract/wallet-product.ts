@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
 import {BalanceSchema} from './resources.js'
+import {notShown} from './surface.js'
 
 /** The wallet and payment-method product (`walletsvc`); bodies are the sandbox's (docs/money.md). */
 
@@ -133,6 +134,7 @@ export const walletProductEndpoints = {
     scopes: {a: 'transfers:read', b: 'payments:read'},
     body: EligibilityRequestSchema,
     response: EligibilitySchema,
+    surface: notShown<Eligibility>(),
     status: 200,
     errors: ['INVALID_USER_ID', 'INVALID_CURRENCY'],
   },
@@ -145,6 +147,7 @@ export const walletProductEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:create'},
     body: WalletPaymentRequestSchema,
     response: WalletPaymentSchema,
+    surface: notShown<WalletPayment>(),
     status: 201,
     errors: [
       'INVALID_USER_ID',
@@ -165,6 +168,7 @@ export const walletProductEndpoints = {
     summary: "a user's balance in every currency they hold",
     scopes: {a: 'accounts:read', b: 'balance:read'},
     response: UserBalanceSchema,
+    surface: notShown<UserBalance>(),
     status: 200,
     errors: ['NOT_FOUND'],
   },
@@ -177,6 +181,7 @@ export const walletProductEndpoints = {
     scopes: {a: 'accounts:write', b: 'payments:create'},
     body: CreateCardRequestSchema,
     response: VirtualCardSchema,
+    surface: notShown<VirtualCard>(),
     status: 201,
     errors: ['NOT_FOUND', 'WALLET_NOT_ACTIVE', 'DUPLICATE_TRANSACTION'],
   },
@@ -189,6 +194,7 @@ export const walletProductEndpoints = {
     scopes: {a: 'transfers:write', b: 'payments:create'},
     body: P2PRequestSchema,
     response: P2PTransferSchema,
+    surface: notShown<P2PTransfer>(),
     status: 201,
     errors: [
       'INVALID_USER_ID',

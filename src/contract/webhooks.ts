@@ -7,6 +7,7 @@ import {
   type EventName,
   WebhookRegistrationInputSchema,
 } from './resources.js'
+import {notShown} from './surface.js'
 
 /**
  * Webhooks: registrations, the delivery log, listen sessions (the CLI's tunnel) and the sandbox's
@@ -248,6 +249,7 @@ export const webhookEndpoints = {
     scopes: write,
     body: WebhookRegistrationInputSchema,
     response: WebhookWithSecretSchema,
+    surface: notShown<WebhookWithSecret>(),
     status: 201,
     errors: ['DUPLICATE_TRANSACTION'],
   },

@@ -1,7 +1,6 @@
 import {randomUUID} from 'node:crypto'
 import {z} from 'zod'
 import {
-  type AccessToken,
   type AddPaymentMethodInput,
   type CreateTransactionInput,
   type CreateUserInput,
@@ -14,9 +13,11 @@ import {
   type ListTransactionsQuery,
   type ListWalletsQuery,
   normaliseErrorBody,
+  onAuthHost,
   type ProcessRoundupInput,
   type PutRoundupSettingsInput,
   type RefundInput,
+  surfaceOf,
   type UpdateRoundupSettingsInput,
   type UpdateWalletInput,
   unwrapEnvelope,
@@ -91,7 +92,7 @@ export class PayctlClient {
   readonly auth = {
     /** Exchange the profile's partner credentials for a new access token. */
     token: (body: {api_key: string; api_secret?: string; partner_id: string; scopes?: string[]}) =>
-      this.call('createToken', {body}) as Promise<AccessToken>,
+      this.call('createToken', {body}),
     revoke: (token: string) => this.call('revokeToken', {bearer: token}),
     mintJwt: (body: {scopes: string[]; expires_in?: number}) => this.call('mintJwt', {body}),
   }
@@ -230,10 +231,7 @@ export class PayctlClient {
       if (value.trim() === '') throw usageError(`the ${name} must not be empty`, 'MISSING_ARGUMENT', {name})
       path = path.replace(`{${name}}`, encodeURIComponent(value))
     }
-    const root =
-      ep.auth === 'credentials' || ep.auth === 'token'
-        ? (this.profile.authUrl ?? this.profile.baseUrl)
-        : this.profile.baseUrl
+    const root = onAuthHost(ep) ? (this.profile.authUrl ?? this.profile.baseUrl) : this.profile.baseUrl
     const prefix = 'versioned' in ep && ep.versioned === false ? '' : '/v1'
     const url = new URL(`${root}${prefix}${path}`)
     for (const [k, v] of Object.entries(input.query ?? {}))
@@ -258,7 +256,7 @@ export class PayctlClient {
     })
     if (res.status >= 500) throw withIdempotencyKey(errorFrom(res), headers['idempotency-key'])
     if (res.status < 200 || res.status >= 300) throw errorFrom(res)
-    const data = parseSuccess(res, ep.response, id)
+    const data = parseSuccess(res, surfaceOf(ep), id)
     return {
       data: data as EndpointResult<K>,
       requestId: headerValue(res, 'x-request-id'),
@@ -426,31 +424,39 @@ export function errorFrom(res: HttpResponse): PayctlError {
 }
 
 function parseSuccess(res: HttpResponse, schema: z.ZodType, operation: string): unknown {
+  const requestId = headerValue(res, 'x-request-id')
+  const invalid = (message: string, cause?: unknown) =>
+    new PayctlError({
+      kind: 'invalid_response',
+      code: 'INVALID_RESPONSE',
+      message,
+      status: res.status,
+      requestId,
+      cause,
+    })
+  // An empty 2xx (a 204, say) is an empty record: enough where the interface shows no answer.
+  if (res.text.trim() === '') {
+    if (schema.safeParse({}).success) return {}
+    throw invalid(`the service answered ${operation} with an empty body (HTTP ${res.status})`)
+  }
   let body: unknown
   try {
     body = JSON.parse(res.text)
   } catch (cause) {
-    throw new PayctlError({
-      kind: 'invalid_response',
-      code: 'INVALID_RESPONSE',
-      message: `the service answered ${operation} with a body that is not JSON (HTTP ${res.status}, ${res.text.length} bytes)`,
-      status: res.status,
-      requestId: headerValue(res, 'x-request-id'),
+    throw invalid(
+      `the service answered ${operation} with a body that is not JSON (HTTP ${res.status}, ${res.text.length} bytes)`,
       cause,
-    })
+    )
   }
   // Validate the plain parse (where every number is a number), but hand back the exact one, in
-  // which amounts beyond 2^53 are bigint. Mostly they are the same: then parse once.
+  // which amounts beyond 2^53 are bigint. Mostly they are the same: then parse once. Either way the
+  // answer is returned as the service sent it: fields the surface does not name are kept.
   const plain = unwrapEnvelope(body)
   const parsed = schema.safeParse(plain)
   if (!parsed.success) {
-    throw new PayctlError({
-      kind: 'invalid_response',
-      code: 'INVALID_RESPONSE',
-      message: `the service's answer to ${operation} does not match the contract:\n${z.prettifyError(parsed.error)}`,
-      status: res.status,
-      requestId: headerValue(res, 'x-request-id'),
-    })
+    throw invalid(
+      `the service's answer to ${operation} does not match the interface:\n${z.prettifyError(parsed.error)}`,
+    )
   }
   return isExactWithoutReviver(res.text) ? plain : unwrapEnvelope(parseExact(res.text))
 }

@@ -38,7 +38,7 @@ export async function* followPages(
 }
 
 /** Walk every page of a typed list call, yielding its items as they arrive. */
-export async function* allItems<T, P extends {hasMore: boolean; nextCursor: string | null}>(
+export async function* allItems<T, P extends {hasMore?: unknown; nextCursor?: unknown}>(
   fetchPage: (cursor: string | undefined) => Promise<P>,
   itemsOf: (page: P) => T[],
   first?: string,
@@ -47,7 +47,7 @@ export async function* allItems<T, P extends {hasMore: boolean; nextCursor: stri
   for (;;) {
     const page = await fetchPage(cursor)
     yield* itemsOf(page)
-    if (!page.hasMore || !page.nextCursor) return
+    if (page.hasMore !== true || typeof page.nextCursor !== 'string' || page.nextCursor === '') return
     cursor = page.nextCursor
   }
 }

@@ -51,9 +51,13 @@ function sessionInfo(profile: ResolvedProfile, token: CachedToken | undefined): 
  */
 export async function verifyCredentials(client: PayctlClient): Promise<void> {
   try {
-    await client.wallets.list({limit: 1})
+    // Any wallet id will do: only whether the credential is refused matters. The wallet read is an
+    // operation the interface shows, so this works against any service, not only the sandbox.
+    await client.wallets.get('wal_payctl_credential_check')
   } catch (err) {
-    if (err instanceof PayctlError && err.status === 403) return
+    // Not found, or a key without the permission: the service took the credential.
+    if (err instanceof PayctlError && err.status !== undefined && err.status !== 401 && err.status < 500)
+      return
     throw err
   }
 }

@@ -1,16 +1,22 @@
-import type {AccessToken} from '../contract/index.js'
+import type {AccessTokenView, RefreshedTokenView} from '../contract/index.js'
 import {assertCredentialFitsEnvironment, decodeJwtPayload} from './environments.js'
 import {PayctlError} from './errors.js'
 import {type CachedToken, credentialFingerprint, type ProfileStore, type ResolvedProfile} from './profiles.js'
 
 /** The auth calls the token manager needs, supplied by the client (they carry no Bearer of their own). */
 export interface TokenEndpoints {
-  exchange(body: {api_key: string; api_secret?: string | undefined; partner_id: string}): Promise<AccessToken>
-  refresh(currentToken: string): Promise<AccessToken>
+  exchange(body: {
+    api_key: string
+    api_secret?: string | undefined
+    partner_id: string
+  }): Promise<AccessTokenView>
+  refresh(currentToken: string): Promise<RefreshedTokenView>
 }
 
 // Refresh ahead of expiry once less than this share of the token's life is left.
 const REFRESH_WHEN_LEFT = 0.2
+/** An access token's lifetime, as the interface documents it (`expires_in` 604800). */
+const DOCUMENTED_LIFETIME_MS = 604_800_000
 
 /**
  * Supplies the Bearer credential for a profile: a Variant B key as is, or a Variant A JWT that it
@@ -105,7 +111,7 @@ export class TokenManager {
     if (!force && latest && !needsRenewal(latest) && latest.accessToken !== current?.accessToken)
       return latest
     const base = latest ?? current
-    let record: AccessToken | undefined
+    let record: RefreshedTokenView | undefined
     if (base && msLeft(base) > 5_000) {
       try {
         record = await this.#endpoints.refresh(base.accessToken)
@@ -114,13 +120,13 @@ export class TokenManager {
       }
     }
     record ??= await this.#exchange()
-    const token = this.#toCached(record)
+    const token = this.#toCached(record, base)
     this.#memory = token
     await this.#save(token)
     return token
   }
 
-  async #exchange(): Promise<AccessToken> {
+  async #exchange(): Promise<AccessTokenView> {
     const auth = this.#requireVariantA('token exchange')
     if (!auth.apiKey || !auth.partnerId) {
       throw new PayctlError({
@@ -142,13 +148,23 @@ export class TokenManager {
     })
   }
 
-  #toCached(record: AccessToken): CachedToken {
-    const now = Date.now()
+  /**
+   * A refresh may answer with only `access_token`: its expiry is then the JWT's `exp` claim, else
+   * the documented 7 days; scopes and partner are kept from the token it replaces.
+   */
+  #toCached(record: RefreshedTokenView, previous?: CachedToken): CachedToken {
+    const exp = decodeJwtPayload(record.access_token)?.exp
+    const expiresAt =
+      record.expires_in !== undefined
+        ? Date.now() + record.expires_in * 1000
+        : typeof exp === 'number'
+          ? exp * 1000
+          : Date.now() + DOCUMENTED_LIFETIME_MS
     return {
       accessToken: record.access_token,
-      expiresAt: new Date(now + record.expires_in * 1000).toISOString(),
-      scopes: record.scopes,
-      partnerId: record.partner_id,
+      expiresAt: new Date(expiresAt).toISOString(),
+      scopes: record.scopes ?? previous?.scopes ?? [],
+      partnerId: record.partner_id ?? previous?.partnerId ?? this.#profile.auth?.partnerId ?? '',
       for: this.#fingerprint ?? '',
     }
   }
@@ -182,7 +198,7 @@ function needsRenewal(token: CachedToken): boolean {
   const left = msLeft(token)
   if (left <= 1_000) return true
   // Unknown issue time: judge by the lifetime implied by the JWT's iat/exp, else by 7 days.
-  const lifetime = lifetimeMs(token) ?? 604_800_000
+  const lifetime = lifetimeMs(token) ?? DOCUMENTED_LIFETIME_MS
   return left < lifetime * REFRESH_WHEN_LEFT
 }
 

@@ -1,11 +1,11 @@
-import type {Transaction} from '../contract/index.js'
+import type {TransactionView} from '../contract/index.js'
 import type {PayctlClient} from './client.js'
 import {PayctlError} from './errors.js'
 
 const UNSETTLED = new Set(['pending', 'processing'])
 
 /** Whether a transaction has reached a state it will not leave by itself. */
-export function isFinal(t: Transaction): boolean {
+export function isFinal(t: TransactionView): boolean {
   return !UNSETTLED.has(t.status)
 }
 
@@ -15,9 +15,9 @@ export function isFinal(t: Transaction): boolean {
  */
 export async function waitForFinal(
   client: PayctlClient,
-  first: Transaction,
-  opts: {timeoutMs: number; onPoll?: (t: Transaction) => void},
-): Promise<Transaction> {
+  first: TransactionView,
+  opts: {timeoutMs: number; onPoll?: (t: TransactionView) => void},
+): Promise<TransactionView> {
   const deadline = Date.now() + opts.timeoutMs
   let current = first
   for (let i = 0; !isFinal(current); i++) {

@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {text} from '../../cli/fields.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {bankAccountCard} from '../../cli/views.js'
-import type {BankAccount, LinkToken} from '../../contract/index.js'
+import type {BankAccount, EndpointResult} from '../../contract/index.js'
 
 export default class AccountsConnect extends BaseCommand<typeof AccountsConnect> {
   static override summary = 'start connecting a bank account for a user: prints a link token'
@@ -24,22 +25,24 @@ export default class AccountsConnect extends BaseCommand<typeof AccountsConnect>
     yes: yesFlag,
   }
 
-  async run(): Promise<LinkToken | BankAccount> {
+  async run(): Promise<EndpointResult<'connectAccount'> | BankAccount> {
     const f = this.flags
     await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
     const link = await this.spin('Creating link token', () =>
       this.api.accounts.connect(this.args.user, {idempotencyKey: f['idempotency-key']}),
     )
+    // The interface spells it both ways; the answer's surface guarantees one of them.
+    const linkToken = (link.linkToken ?? link.link_token) as string
     if (!f.complete) {
-      this.created('Link token', link.linkToken, [
-        ['link token', link.linkToken],
-        ['expires', link.expiresAt],
-        ['next', `payctl accounts link ${this.args.user} --link-token ${link.linkToken}`],
+      this.created('Link token', linkToken, [
+        ['link token', linkToken],
+        ['expires', text(link.expiresAt ?? link.expires_at)],
+        ['next', `payctl accounts link ${this.args.user} --link-token ${linkToken}`],
       ])
       return link
     }
     const account = await this.spin('Connecting account', () =>
-      this.api.accounts.link(this.args.user, {link_token: link.linkToken, test_account: f['test-account']}),
+      this.api.accounts.link(this.args.user, {link_token: linkToken, test_account: f['test-account']}),
     )
     this.created('Connected account', account.paymentMethodId, bankAccountCard(account))
     return account

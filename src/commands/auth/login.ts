@@ -29,7 +29,9 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
   static override flags = {
     env: Flags.string({char: 'e', summary: 'environment: local, sandbox, production or a name of your own'}),
     'base-url': Flags.string({summary: 'base address of the service, without /v1'}),
-    'auth-url': Flags.string({summary: 'separate base address for auth calls, if the service has one'}),
+    'auth-url': Flags.string({
+      summary: 'separate base address for auth and earlier-variant round-up calls, if the service has one',
+    }),
     'api-key': Flags.string({summary: 'Variant A: API key (public identifier)'}),
     'api-secret': Flags.string({summary: 'Variant A: API secret ("-" reads it from stdin)'}),
     'partner-id': Flags.string({summary: 'Variant A: partner id'}),

@@ -3,7 +3,7 @@ import {amountFrom, currencyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {prequalificationCard} from '../../cli/bnpl-views.js'
 import {amountFlag, currencyFlag, decimalFlag} from '../../cli/flags.js'
-import type {Prequalification} from '../../contract/index.js'
+import type {Loose, Prequalification} from '../../contract/index.js'
 
 export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
   static override summary = 'pre-qualify a user for buy now, pay later: a decision and a limit'
@@ -22,7 +22,7 @@ export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
     decimal: decimalFlag,
   }
 
-  async run(): Promise<Prequalification> {
+  async run(): Promise<Loose<Prequalification>> {
     const f = this.flags
     const userId = f.user ?? (await this.ask('user', 'User id'))
     const currency = currencyFrom(f.currency, f.amount) ?? 'USD'

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {virtualCardCard} from '../../cli/views.js'
-import type {VirtualCard} from '../../contract/index.js'
+import type {Loose, VirtualCard} from '../../contract/index.js'
 
 export default class CardsCreate extends BaseCommand<typeof CardsCreate> {
   static override summary = "issue a virtual card that draws on one of a user's wallets"
@@ -19,7 +19,7 @@ export default class CardsCreate extends BaseCommand<typeof CardsCreate> {
     yes: yesFlag,
   }
 
-  async run(): Promise<VirtualCard> {
+  async run(): Promise<Loose<VirtualCard>> {
     const f = this.flags
     await this.confirmProduction(`issue a card to ${this.args.user}`, f.yes)
     const card = await this.spin('Issuing card', () =>
@@ -29,8 +29,8 @@ export default class CardsCreate extends BaseCommand<typeof CardsCreate> {
         {idempotencyKey: f['idempotency-key']},
       ),
     )
-    this.created('Issued card', card.id, virtualCardCard(card))
-    if (!this.jsonEnabled()) this.warnLine('The card number and CVC are not shown again.')
+    this.created('Issued card', card.id, virtualCardCard(card), card)
+    if (card.number !== undefined) this.warnLine('The card number and CVC are not shown again.')
     return card
   }
 }

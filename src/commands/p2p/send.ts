@@ -3,7 +3,7 @@ import {amountFrom, currencyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {p2pCard} from '../../cli/views.js'
-import type {P2PTransfer} from '../../contract/index.js'
+import type {Loose, P2PTransfer} from '../../contract/index.js'
 
 export default class P2pSend extends BaseCommand<typeof P2pSend> {
   static override summary = "send money from one user's wallet to another's"
@@ -21,7 +21,7 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
     yes: yesFlag,
   }
 
-  async run(): Promise<P2PTransfer> {
+  async run(): Promise<Loose<P2PTransfer>> {
     const f = this.flags
     const from = f.from ?? (await this.ask('from', 'From user id'))
     const to = f.to ?? (await this.ask('to', 'To user id'))
@@ -36,7 +36,7 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
         {idempotencyKey: f['idempotency-key']},
       ),
     )
-    this.created('Sent', transfer.id, p2pCard(transfer))
+    this.created('Sent', transfer.id, p2pCard(transfer), transfer)
     return transfer
   }
 }

@@ -3,7 +3,7 @@ import {amountFrom, currencyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {walletPaymentCard} from '../../cli/views.js'
-import type {WalletPayment} from '../../contract/index.js'
+import type {Loose, WalletPayment} from '../../contract/index.js'
 
 export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
   static override summary = "pay from a user's wallet (wallet product)"
@@ -22,7 +22,7 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
     yes: yesFlag,
   }
 
-  async run(): Promise<WalletPayment> {
+  async run(): Promise<Loose<WalletPayment>> {
     const f = this.flags
     const user = f.user ?? (await this.ask('user', 'User id'))
     const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
@@ -41,7 +41,7 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
         {idempotencyKey: f['idempotency-key']},
       ),
     )
-    this.created('Payment', payment.id, walletPaymentCard(payment))
+    this.created('Payment', payment.id, walletPaymentCard(payment), payment)
     return payment
   }
 }

@@ -3,7 +3,7 @@ import {amountFrom, currencyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {amountFlag, currencyFlag, decimalFlag} from '../../cli/flags.js'
 import {eligibilityCard} from '../../cli/views.js'
-import type {Eligibility} from '../../contract/index.js'
+import type {Eligibility, Loose} from '../../contract/index.js'
 
 export default class PaymentsEligibility extends BaseCommand<typeof PaymentsEligibility> {
   static override summary = 'check whether a user can pay an amount from their wallet'
@@ -16,7 +16,7 @@ export default class PaymentsEligibility extends BaseCommand<typeof PaymentsElig
     decimal: decimalFlag,
   }
 
-  async run(): Promise<Eligibility> {
+  async run(): Promise<Loose<Eligibility>> {
     const f = this.flags
     const user = f.user ?? (await this.ask('user', 'User id'))
     const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))

@@ -3,7 +3,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {roundupSettingsFlags, settingsChange} from '../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../cli/roundups-views.js'
-import type {RoundupSettingsRecord} from '../../contract/index.js'
+import type {Loose, RoundupSettingsRecord} from '../../contract/index.js'
 
 export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
   static override summary = 'turn round-ups on for a user, optionally changing the settings too'
@@ -14,13 +14,13 @@ export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
   static override args = {user: Args.string({description: 'user id', required: true})}
   static override flags = {...roundupSettingsFlags, 'idempotency-key': idempotencyKeyFlag, yes: yesFlag}
 
-  async run(): Promise<RoundupSettingsRecord> {
+  async run(): Promise<Loose<RoundupSettingsRecord>> {
     const {enabled: _enabled, ...change} = settingsChange(this.flags)
     await this.confirmProduction(`turn round-ups on for ${this.args.user}`, this.flags.yes)
     const settings = await this.spin('Enabling round-ups', () =>
       this.api.roundups.enable(this.args.user, change, {idempotencyKey: this.flags['idempotency-key']}),
     )
-    this.created('Round-ups on for', settings.user_id, roundupSettingsCard(settings))
+    this.created('Round-ups on for', this.args.user, roundupSettingsCard(settings))
     return settings
   }
 }

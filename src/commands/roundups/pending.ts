@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/list-output.js'
-import {pendingCard, roundupColumns} from '../../cli/roundups-views.js'
-import type {PendingRoundups} from '../../contract/index.js'
+import {pendingCard, pendingRoundups, roundupColumns} from '../../cli/roundups-views.js'
+import type {Loose, PendingRoundups} from '../../contract/index.js'
 
 export default class RoundupsPending extends BaseCommand<typeof RoundupsPending> {
   static override summary = "show a user's round-ups not yet transferred, and their total"
@@ -10,16 +10,16 @@ export default class RoundupsPending extends BaseCommand<typeof RoundupsPending>
   static override args = {user: Args.string({description: 'user id', required: true})}
   static override flags = {...outputFlags}
 
-  async run(): Promise<PendingRoundups> {
+  async run(): Promise<Loose<PendingRoundups>> {
     const pending = await this.spin('Fetching pending round-ups', () =>
       this.api.roundups.pending(this.args.user),
     )
-    if (await this.printList(pending, 'roundups', pending.roundups, roundupColumns, this.flags))
-      return pending
+    const roundups = pendingRoundups(pending)
+    if (await this.printList(pending, 'roundups', roundups, roundupColumns, this.flags)) return pending
     this.card(pendingCard(pending))
-    if (pending.count > 0) {
+    if (roundups.length > 0) {
       this.log('')
-      this.table(pending.roundups, roundupColumns)
+      this.table(roundups, roundupColumns)
     }
     return pending
   }

@@ -3,7 +3,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {majorFlag} from '../../cli/roundups-flags.js'
 import {roundupCard} from '../../cli/roundups-views.js'
-import type {Roundup} from '../../contract/index.js'
+import type {Loose, Roundup} from '../../contract/index.js'
 
 export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess> {
   static override summary = "process a user's purchase: its round-up, once per transaction id"
@@ -23,7 +23,7 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
     yes: yesFlag,
   }
 
-  async run(): Promise<Roundup> {
+  async run(): Promise<Loose<Roundup>> {
     const f = this.flags
     const user = f.user ?? (await this.ask('user', 'User id'))
     const amount = majorFlag(f.amount ?? (await this.ask('amount', 'Purchase amount, e.g. 4.35')), 'amount')
@@ -38,9 +38,10 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
       ),
     )
     this.created(
-      roundup.duplicate ? 'Already processed: round-up' : 'Round-up',
+      roundup.duplicate === true ? 'Already processed: round-up' : 'Round-up',
       roundup.id,
       roundupCard(roundup),
+      roundup,
     )
     return roundup
   }

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {roundupTransferCard} from '../../cli/roundups-views.js'
-import type {RoundupTransfer} from '../../contract/index.js'
+import type {Loose, RoundupTransfer} from '../../contract/index.js'
 
 export default class RoundupsTransfer extends BaseCommand<typeof RoundupsTransfer> {
   static override summary = "move all of a user's pending round-ups to their destination, as one transfer"
@@ -12,12 +12,17 @@ export default class RoundupsTransfer extends BaseCommand<typeof RoundupsTransfe
   static override args = {user: Args.string({description: 'user id', required: true})}
   static override flags = {'idempotency-key': idempotencyKeyFlag, yes: yesFlag}
 
-  async run(): Promise<RoundupTransfer> {
+  async run(): Promise<Loose<RoundupTransfer>> {
     await this.confirmProduction(`transfer the pending round-ups of ${this.args.user}`, this.flags.yes)
     const transfer = await this.spin('Transferring round-ups', () =>
       this.api.roundups.transfer(this.args.user, {idempotencyKey: this.flags['idempotency-key']}),
     )
-    this.created(`Round-up transfer ${transfer.status}:`, transfer.id, roundupTransferCard(transfer))
+    this.created(
+      `Round-up transfer${typeof transfer.status === 'string' ? ` ${transfer.status}` : ''}:`,
+      transfer.id,
+      roundupTransferCard(transfer),
+      transfer,
+    )
     return transfer
   }
 }

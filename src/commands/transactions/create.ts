@@ -12,7 +12,7 @@ import {
   yesFlag,
 } from '../../cli/flags.js'
 import {transactionCard} from '../../cli/views.js'
-import {PAYMENT_METHODS, type Transaction} from '../../contract/index.js'
+import {PAYMENT_METHODS, type TransactionView} from '../../contract/index.js'
 import {isFinal, PayctlError, usageError, waitForFinal} from '../../core/index.js'
 
 export default class TransactionsCreate extends BaseCommand<typeof TransactionsCreate> {
@@ -44,7 +44,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
     yes: yesFlag,
   }
 
-  async run(): Promise<Transaction> {
+  async run(): Promise<TransactionView> {
     const f = this.flags
     const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {

@@ -1,14 +1,14 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {transactionCard} from '../../cli/views.js'
-import type {Transaction} from '../../contract/index.js'
+import type {TransactionView} from '../../contract/index.js'
 
 export default class TransactionsGet extends BaseCommand<typeof TransactionsGet> {
   static override summary = 'show a transaction'
   static override examples = ['<%= config.bin %> <%= command.id %> txn_0123456789abcdef01234567 --json']
   static override args = {id: Args.string({description: 'transaction id', required: true})}
 
-  async run(): Promise<Transaction> {
+  async run(): Promise<TransactionView> {
     const tx = await this.spin('Fetching transaction', () => this.api.transactions.get(this.args.id))
     this.card(transactionCard(tx))
     return tx

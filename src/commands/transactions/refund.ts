@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {transactionCard} from '../../cli/views.js'
-import type {Transaction} from '../../contract/index.js'
+import type {TransactionView} from '../../contract/index.js'
 import {parseAmount} from '../../core/index.js'
 
 export default class TransactionsRefund extends BaseCommand<typeof TransactionsRefund> {
@@ -19,7 +19,7 @@ export default class TransactionsRefund extends BaseCommand<typeof TransactionsR
     yes: yesFlag,
   }
 
-  async run(): Promise<Transaction> {
+  async run(): Promise<TransactionView> {
     const f = this.flags
     const amount = f.amount === undefined ? undefined : parseAmount(f.amount).amount
     await this.confirmProduction(`refund ${this.args.id}`, f.yes)

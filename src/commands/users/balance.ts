@@ -1,17 +1,18 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {userBalanceColumns} from '../../cli/views.js'
-import type {UserBalance} from '../../contract/index.js'
+import {userBalanceColumns, userBalances} from '../../cli/views.js'
+import type {Loose, UserBalance} from '../../contract/index.js'
 
 export default class UsersBalance extends BaseCommand<typeof UsersBalance> {
   static override summary = "show a user's balance in every currency they hold"
   static override examples = ['<%= config.bin %> <%= command.id %> usr_… --json']
   static override args = {id: Args.string({description: 'user id', required: true})}
 
-  async run(): Promise<UserBalance> {
+  async run(): Promise<Loose<UserBalance>> {
     const balance = await this.spin('Fetching balance', () => this.api.users.balance(this.args.id))
-    if (balance.balances.length === 0) this.log('No wallets.')
-    else this.table(balance.balances, userBalanceColumns)
+    const balances = userBalances(balance)
+    if (balances.length === 0) this.log('No wallets.')
+    else this.table(balances, userBalanceColumns)
     return balance
   }
 }

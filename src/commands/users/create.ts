@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {userCard} from '../../cli/views.js'
-import type {User} from '../../contract/index.js'
+import type {Loose, User} from '../../contract/index.js'
 
 export default class UsersCreate extends BaseCommand<typeof UsersCreate> {
   static override summary = 'create a user'
@@ -20,7 +20,7 @@ export default class UsersCreate extends BaseCommand<typeof UsersCreate> {
     yes: yesFlag,
   }
 
-  async run(): Promise<User> {
+  async run(): Promise<Loose<User>> {
     const f = this.flags
     const email = f.email ?? (await this.ask('email', 'Email'))
     const first = f['first-name'] ?? (await this.ask('first-name', 'First name'))

@@ -1,14 +1,14 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {balanceCard} from '../../cli/views.js'
-import type {Balance} from '../../contract/index.js'
+import type {Balance, Loose} from '../../contract/index.js'
 
 export default class WalletsBalance extends BaseCommand<typeof WalletsBalance> {
   static override summary = "show a wallet's balance: available, pending, reserved and total"
   static override examples = ['<%= config.bin %> <%= command.id %> wal_… --json']
   static override args = {id: Args.string({description: 'wallet id', required: true})}
 
-  async run(): Promise<Balance> {
+  async run(): Promise<Loose<Balance>> {
     const balance = await this.spin('Fetching balance', () => this.api.wallets.balance(this.args.id))
     this.card(balanceCard(balance))
     return balance

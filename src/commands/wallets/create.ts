@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {currencyFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {walletCard} from '../../cli/views.js'
-import type {Wallet} from '../../contract/index.js'
+import type {WalletView} from '../../contract/index.js'
 import {parseAmount} from '../../core/index.js'
 
 export default class WalletsCreate extends BaseCommand<typeof WalletsCreate> {
@@ -22,7 +22,7 @@ export default class WalletsCreate extends BaseCommand<typeof WalletsCreate> {
     yes: yesFlag,
   }
 
-  async run(): Promise<Wallet> {
+  async run(): Promise<WalletView> {
     const f = this.flags
     const userId = f.user ?? (await this.ask('user', 'User id'))
     const currency = (f.currency ?? (await this.ask('currency', 'Currency', {default: 'USD'}))).toUpperCase()

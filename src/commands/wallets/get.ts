@@ -1,14 +1,14 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {walletCard} from '../../cli/views.js'
-import type {Wallet} from '../../contract/index.js'
+import type {WalletView} from '../../contract/index.js'
 
 export default class WalletsGet extends BaseCommand<typeof WalletsGet> {
   static override summary = 'show a wallet with its balance and limits'
   static override examples = ['<%= config.bin %> <%= command.id %> wal_0123456789abcdef01234567 --json']
   static override args = {id: Args.string({description: 'wallet id', required: true})}
 
-  async run(): Promise<Wallet> {
+  async run(): Promise<WalletView> {
     const wallet = await this.spin('Fetching wallet', () => this.api.wallets.get(this.args.id))
     this.card(walletCard(wallet))
     return wallet

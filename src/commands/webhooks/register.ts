@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {webhookCard} from '../../cli/webhooks-views.js'
-import type {WebhookWithSecret} from '../../contract/index.js'
+import {registrationCard} from '../../cli/webhooks-views.js'
+import type {Loose, WebhookWithSecret} from '../../contract/index.js'
 import {parseEventSelectors} from '../../core/webhooks/index.js'
 
 export default class WebhooksRegister extends BaseCommand<typeof WebhooksRegister> {
@@ -20,19 +20,25 @@ export default class WebhooksRegister extends BaseCommand<typeof WebhooksRegiste
     yes: yesFlag,
   }
 
-  async run(): Promise<WebhookWithSecret> {
+  async run(): Promise<Loose<WebhookWithSecret>> {
     const f = this.flags
     const events = parseEventSelectors(f.events)
     await this.confirmProduction('register a webhook', f.yes)
     const webhook = await this.spin('Registering webhook', () =>
       this.api.call('createWebhook', {body: {url: f.url, events}, idempotencyKey: f['idempotency-key']}),
     )
-    this.created('Registered webhook', webhook.id, webhookCard(webhook))
-    if (!this.jsonEnabled()) {
+    this.created('Registered webhook', webhook.id, registrationCard(webhook), webhook)
+    const secret = typeof webhook.secret === 'string' ? webhook.secret : undefined
+    if (secret === undefined) {
+      // The interface does not say how the signing secret is handed over: not every service answers with it.
+      this.warnLine(
+        'The service answered without a signing secret, so payctl cannot show one: take it from wherever the service shows it, and keep it where your receiver can read it.',
+      )
+    } else if (!this.jsonEnabled()) {
       this.warnLine(
         process.stdout.isTTY
           ? 'The signing secret is shown only this once.'
-          : `signing secret (shown only once; use --json to capture it): ${webhook.secret}`,
+          : `signing secret (shown only once; use --json to capture it): ${secret}`,
       )
     }
     return webhook

@@ -37,6 +37,16 @@ type Create = (
 ) => Promise<{id: string}>
 
 const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v))
+
+/** A record later ones refer to must have an id; the interface does not promise one for every kind. */
+function requireId(id: unknown, what: string): string {
+  if (typeof id === 'string' && id !== '') return id
+  throw new PayctlError({
+    kind: 'invalid_response',
+    code: 'INVALID_RESPONSE',
+    message: `the service created a ${what} but answered without an id, so a fixture cannot refer to it`,
+  })
+}
 const amountOf = (v: unknown, currency?: string) =>
   typeof v === 'number' ? v : parseAmount(String(v), currency).amount
 
@@ -53,19 +63,23 @@ const CREATORS: Record<RecordKind, Create> = {
     // A user has one settings record, so the user's id stands for it.
     return {...settings, id: String(f.user)}
   },
-  purchases: (c, f, key) =>
-    c.roundups.process(
+  purchases: async (c, f, key) => {
+    const transactionId = str(f.transaction_id) ?? key
+    const roundup = await c.roundups.process(
       {
         user_id: String(f.user),
         amount: Number(f.amount),
         merchant_name: String(f.merchant_name),
-        transaction_id: str(f.transaction_id) ?? key,
+        transaction_id: transactionId,
       },
       {idempotencyKey: key},
-    ),
-  bnpl_payments: (c, f, key) => {
+    )
+    // The interface shows only `roundup_amount`: the purchase's own transaction id names it.
+    return {...roundup, id: typeof roundup.id === 'string' ? roundup.id : transactionId}
+  },
+  bnpl_payments: async (c, f, key) => {
     const currency = str(f.currency) ?? /([A-Za-z]{3,5})\s*$/.exec(String(f.amount))?.[1] ?? 'USD'
-    return c.bnpl.create(
+    const payment = await c.bnpl.create(
       {
         userId: String(f.user),
         amount: amountOf(f.amount, currency),
@@ -75,6 +89,7 @@ const CREATORS: Record<RecordKind, Create> = {
       },
       {idempotencyKey: key},
     )
+    return {...payment, id: requireId(payment.id, 'BNPL payment')}
   },
   users: (c, f, key) =>
     c.users.create(

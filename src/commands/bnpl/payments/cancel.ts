@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {bnplCard} from '../../../cli/bnpl-views.js'
 import {idempotencyKeyFlag, yesFlag} from '../../../cli/flags.js'
-import type {BnplPayment} from '../../../contract/index.js'
+import type {BnplPayment, Loose} from '../../../contract/index.js'
 
 export default class BnplPaymentsCancel extends BaseCommand<typeof BnplPaymentsCancel> {
   static override summary = 'cancel a pending or active BNPL payment, refunding what was collected'
@@ -19,7 +19,7 @@ export default class BnplPaymentsCancel extends BaseCommand<typeof BnplPaymentsC
     yes: yesFlag,
   }
 
-  async run(): Promise<BnplPayment> {
+  async run(): Promise<Loose<BnplPayment>> {
     const f = this.flags
     if (f.yes) {
       // Confirmed on the command line.
@@ -35,7 +35,7 @@ export default class BnplPaymentsCancel extends BaseCommand<typeof BnplPaymentsC
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Cancelled BNPL payment', payment.id, bnplCard(payment))
+    this.created('Cancelled BNPL payment', payment.id ?? this.args.id, bnplCard(payment), payment)
     return payment
   }
 }

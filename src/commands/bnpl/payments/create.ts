@@ -3,7 +3,7 @@ import {amountFrom, currencyFrom} from '../../../cli/amounts.js'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {bnplCard} from '../../../cli/bnpl-views.js'
 import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../../cli/flags.js'
-import type {BnplPayment} from '../../../contract/index.js'
+import type {BnplPayment, Loose} from '../../../contract/index.js'
 
 export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsCreate> {
   static override summary = 'create a BNPL payment: four instalments two weeks apart, the first at purchase'
@@ -23,7 +23,7 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
     yes: yesFlag,
   }
 
-  async run(): Promise<BnplPayment> {
+  async run(): Promise<Loose<BnplPayment>> {
     const f = this.flags
     const userId = f.user ?? (await this.ask('user', 'User id'))
     const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 24000 or 240.00USD)'))
@@ -37,7 +37,12 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
         {idempotencyKey: f['idempotency-key']},
       ),
     )
-    this.created(`BNPL payment ${payment.status}:`, payment.id, bnplCard(payment))
+    this.created(
+      `BNPL payment${typeof payment.status === 'string' ? ` ${payment.status}` : ''}:`,
+      payment.id,
+      bnplCard(payment),
+      payment,
+    )
     return payment
   }
 }

@@ -1,18 +1,21 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {bnplCard, installmentColumns} from '../../../cli/bnpl-views.js'
-import type {BnplPayment} from '../../../contract/index.js'
+import {bnplCard, installmentColumns, schedule} from '../../../cli/bnpl-views.js'
+import type {BnplPayment, Loose} from '../../../contract/index.js'
 
 export default class BnplPaymentsGet extends BaseCommand<typeof BnplPaymentsGet> {
   static override summary = 'show a BNPL payment and its instalment schedule'
   static override examples = ['<%= config.bin %> <%= command.id %> bnpl_0123456789abcdef01234567']
   static override args = {id: Args.string({description: 'BNPL payment id', required: true})}
 
-  async run(): Promise<BnplPayment> {
+  async run(): Promise<Loose<BnplPayment>> {
     const payment = await this.spin('Fetching BNPL payment', () => this.api.bnpl.get(this.args.id))
     this.card(bnplCard(payment))
-    this.log('')
-    this.table(payment.schedule, installmentColumns(payment.currency))
+    const instalments = schedule(payment)
+    if (instalments.length > 0) {
+      this.log('')
+      this.table(instalments, installmentColumns(payment.currency))
+    }
     return payment
   }
 }

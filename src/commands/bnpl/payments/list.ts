@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {bnplColumns} from '../../../cli/bnpl-views.js'
+import {isRecord} from '../../../cli/fields.js'
 import {listFlags} from '../../../cli/list-output.js'
 import {BNPL_STATUSES} from '../../../contract/index.js'
 
@@ -22,7 +23,7 @@ export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsLis
       {
         key: 'payments',
         fetch: (cursor, limit) => this.api.bnpl.list({userId: f.user, status: f.status, limit, cursor}),
-        items: (page) => page.payments,
+        items: (page) => (Array.isArray(page.payments) ? page.payments.filter(isRecord) : []),
         columns: bnplColumns,
       },
       f,

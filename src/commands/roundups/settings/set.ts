@@ -3,8 +3,8 @@ import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
 import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../../cli/roundups-views.js'
-import {askRoundupSettings, terminalPrompter} from '../../../cli/roundups-wizard.js'
-import type {RoundupSettingsRecord} from '../../../contract/index.js'
+import {askRoundupSettings, terminalPrompter, walkthroughStart} from '../../../cli/roundups-wizard.js'
+import type {Loose, RoundupSettingsRecord} from '../../../contract/index.js'
 import {usageError} from '../../../core/index.js'
 
 export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSettingsSet> {
@@ -24,7 +24,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
     yes: yesFlag,
   }
 
-  async run(): Promise<RoundupSettingsRecord> {
+  async run(): Promise<Loose<RoundupSettingsRecord>> {
     const user = this.args.user
     let change = settingsChange(this.flags)
     if (Object.keys(change).length === 0) {
@@ -36,7 +36,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
         )
       }
       const current = await this.spin('Fetching round-up settings', () => this.api.roundups.settings(user))
-      change = await askRoundupSettings(current, terminalPrompter())
+      change = await askRoundupSettings(walkthroughStart(user, current), terminalPrompter())
       if (Object.keys(change).length === 0) {
         this.log('Nothing changed.')
         return current
@@ -46,7 +46,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
     const settings = await this.spin('Saving round-up settings', () =>
       this.api.roundups.updateSettings(user, change),
     )
-    this.created('Round-up settings saved for', settings.user_id, roundupSettingsCard(settings))
+    this.created('Round-up settings saved for', user, roundupSettingsCard(settings))
     return settings
   }
 }

@@ -1,0 +1,71 @@
+import {majorToMinor, ROUNDUP_CURRENCIES, type RoundupSettingsRecord} from '../contract/index.js'
+import {formatMoney, stringifyExact} from '../core/index.js'
+
+/**
+ * Reading a record for a person when the service promised little of it. A field the interface
+ * document leaves "not shown" may be missing or of another type on a service other than payctl's
+ * sandbox: these readers turn whatever came into text, and never throw.
+ */
+
+/** Shown for a field payctl knows of but the service did not send. */
+export const ABSENT = '—'
+
+export type Row = [string, string | undefined]
+
+/** A value as text: strings as they are, numbers and booleans spelt out, objects as compact JSON. */
+export function text(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+    return String(value)
+  return stringifyExact(value)
+}
+
+/** A field every record of its kind is expected to have: its text, or — when it is missing. */
+export function known(value: unknown): string {
+  return text(value) ?? ABSENT
+}
+
+/** A string field, or undefined for anything else (for ids used in lookups and joins). */
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** An amount in the smallest unit with its currency ("1,234.50 USD"); as it came when it is not one. */
+export function money(amount: unknown, currency: unknown): string {
+  const unit = typeof currency === 'string' ? currency : undefined
+  if (unit !== undefined && (typeof amount === 'bigint' || Number.isSafeInteger(amount)))
+    return formatMoney(amount as number | bigint, unit)
+  const raw = text(amount)
+  if (raw === undefined) return ABSENT
+  return unit === undefined ? raw : `${raw} ${unit}`
+}
+
+/** An amount in major units ("1.30 USD"), through the exact smallest unit; as it came otherwise. */
+export function majorMoney(amount: unknown, currency: unknown): string {
+  const unit = typeof currency === 'string' ? currency : undefined
+  if (typeof amount === 'number' && unit && (ROUNDUP_CURRENCIES as readonly string[]).includes(unit)) {
+    try {
+      return formatMoney(majorToMinor(amount, unit as RoundupSettingsRecord['currency']), unit)
+    } catch {
+      // not an amount this currency can hold: shown as it came, below
+    }
+  }
+  const raw = text(amount)
+  if (raw === undefined) return ABSENT
+  return unit === undefined ? raw : `${raw} ${unit}`
+}
+
+/**
+ * The fields of `record` that no row of a card shows, as rows of their own: a service may send more
+ * than payctl knows of, and a person should see it.
+ */
+export function extraRows(record: Record<string, unknown>, shown: readonly string[]): Row[] {
+  return Object.entries(record)
+    .filter(([key, value]) => !shown.includes(key) && value !== undefined && value !== null)
+    .map(([key, value]) => [key.replaceAll('_', ' '), text(value)])
+}
