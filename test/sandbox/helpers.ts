@@ -2,6 +2,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
+import {type Endpoint, endpoints, unwrapEnvelope} from '../../src/contract/index.js'
 import {type RunningSandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 
 export interface Reply {
@@ -41,7 +42,14 @@ export class TestSandbox {
     if (body !== undefined) headers['content-type'] ??= 'application/json'
     const res = await fetch(this.sb.url + path, {method, headers, body})
     const text = await res.text()
-    return {status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text), text}
+    const reply = {
+      status: res.status,
+      headers: res.headers,
+      body: text === '' ? undefined : JSON.parse(text),
+      text,
+    }
+    if (reply.status >= 200 && reply.status < 300) assertSandboxRecord(method, path, reply.body)
+    return reply
   }
 
   get(path: string, options?: CallOptions): Promise<Reply> {
@@ -109,3 +117,44 @@ export function query(file: string, sql: string, ...params: (string | number)[])
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const ROUTES = Object.values(endpoints as Record<string, Endpoint>).map((endpoint) => ({
+  endpoint,
+  pattern: new RegExp(
+    `^${endpoint.versioned === false ? '' : '/v1'}${endpoint.path.replace(/\{[^}]+\}/g, '[^/]+')}$`,
+  ),
+}))
+
+/**
+ * Every successful answer of the sandbox is its full record, exactly: each field the record names is
+ * there with its type, and there is no field the record does not name. The client asks much less
+ * of a service (the surface); this keeps the sandbox itself from drifting.
+ */
+export function assertSandboxRecord(method: string, path: string, body: unknown): void {
+  const pathname = path.split('?')[0] ?? path
+  const route = ROUTES.find((r) => r.endpoint.method === method && r.pattern.test(pathname))
+  if (!route || body === undefined) return
+  const data = unwrapEnvelope(body)
+  const parsed = route.endpoint.response.safeParse(data)
+  if (!parsed.success)
+    throw new Error(
+      `${method} ${path}: the sandbox's answer is not its ${route.endpoint.operationId} record: ${parsed.error.message}`,
+    )
+  const extra = extraKeys(data, parsed.data)
+  if (extra.length > 0)
+    throw new Error(
+      `${method} ${path}: the sandbox's answer has fields its record does not name: ${extra.join(', ')}`,
+    )
+}
+
+/** Keys of `raw` (deeply) that a schema's parse dropped: fields the record does not name. */
+function extraKeys(raw: unknown, parsed: unknown, at = ''): string[] {
+  if (Array.isArray(raw) && Array.isArray(parsed))
+    return raw.flatMap((item, i) => extraKeys(item, parsed[i], `${at}[${i}]`))
+  if (raw === null || typeof raw !== 'object' || parsed === null || typeof parsed !== 'object') return []
+  return Object.entries(raw).flatMap(([key, value]) =>
+    key in parsed
+      ? extraKeys(value, (parsed as Record<string, unknown>)[key], `${at}.${key}`)
+      : [`${at}.${key}`],
+  )
+}

@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {normaliseErrorBody, ResourceErrorSchema} from '../../src/contract/errors.js'
 import {WalletSchema} from '../../src/contract/resources.js'
-import {start, type TestSandbox} from './helpers.js'
+import {assertSandboxRecord, start, type TestSandbox} from './helpers.js'
 
 describe('envelope shape (default)', () => {
   let t: TestSandbox
@@ -86,5 +86,26 @@ describe('direct shape', () => {
       error: {code: 'TOKEN_INVALID'},
       request_id: expect.any(String),
     })
+  })
+})
+
+describe("the sandbox's own records", () => {
+  let t: TestSandbox
+  beforeAll(async () => {
+    t = await start({responseShape: 'direct'})
+  })
+  afterAll(() => t.close())
+
+  test('every answer a sandbox test reads is checked whole: a field too many or too few fails it', async () => {
+    const userId = await t.user()
+    const wallet = (await t.post('/v1/wallets', {userId, currency: 'USD'})).body
+    const path = `/v1/wallets/${wallet.id}`
+    expect(() => assertSandboxRecord('GET', path, wallet)).not.toThrow()
+    expect(() => assertSandboxRecord('GET', path, {...wallet, nickname: 'x'})).toThrow(/nickname/)
+    expect(() => assertSandboxRecord('GET', path, {...wallet, balance: {...wallet.balance, x: 1}})).toThrow()
+    const {limits: _limits, ...withoutLimits} = wallet
+    expect(() => assertSandboxRecord('GET', path, withoutLimits)).toThrow(/limits/)
+    const user = (await t.get(`/v1/users/${userId}`)).body
+    expect(() => assertSandboxRecord('GET', `/v1/users/${userId}`, {id: user.id})).toThrow(/email/)
   })
 })
