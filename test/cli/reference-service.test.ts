@@ -222,6 +222,28 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     }
   })
 
+  it('logs in with a secret API key, and refuses one the service does not know with exit 4', async () => {
+    const temp = tempConfigDir()
+    try {
+      const login = (key: string) =>
+        runCli(['auth', 'login', '--env', 'reference', '--base-url', service.url, '--secret-key', '-'], {
+          configDir: temp.dir,
+          input: `${key}\n`,
+        })
+      const ok = await login(service.credentials.secretKey)
+      expect(ok.exitCode, ok.stderr).toBe(0)
+      expect(service.requests.at(-1)).toMatchObject({
+        method: 'GET',
+        path: expect.stringMatching(/^\/v1\/wallets\//),
+      })
+      const refused = await login('test_not_a_key_of_this_service')
+      expect(refused.exitCode).toBe(4)
+      expect(refused.stderr).toMatch(/invalid_api_key/)
+    } finally {
+      temp.cleanup()
+    }
+  })
+
   it('auth refresh takes the expiry from the new token, and auth logout accepts a 204', async () => {
     const refreshed = await session.run('auth', 'refresh', '--json')
     expect(refreshed.exitCode, refreshed.stderr).toBe(0)
