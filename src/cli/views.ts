@@ -12,7 +12,6 @@ import type {
   WalletPayment,
   WalletView,
 } from '../contract/index.js'
-import {formatMoney} from '../core/index.js'
 import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint, STATUS_STYLES} from './terminal.js'
@@ -59,7 +58,7 @@ export function userCard(u: Loose<User>): Row[] {
 }
 
 export function walletCard(w: WalletView): Row[] {
-  const m = (n: number) => formatMoney(n, w.currency)
+  const m = (n: unknown) => money(n, w.currency)
   return [
     ['id', w.id],
     ['user', w.userId],
@@ -83,8 +82,8 @@ export const walletColumns: Column<WalletView>[] = [
   {header: 'USER', get: (w) => w.userId},
   {header: 'CURRENCY', get: (w) => w.currency},
   {header: 'STATUS', get: (w) => status(w.status)},
-  {header: 'AVAILABLE', get: (w) => formatMoney(w.balance.available, w.currency)},
-  {header: 'TOTAL', get: (w) => formatMoney(w.balance.total, w.currency)},
+  {header: 'AVAILABLE', get: (w) => money(w.balance.available, w.currency)},
+  {header: 'TOTAL', get: (w) => money(w.balance.total, w.currency)},
   {header: 'LABEL', get: (w) => w.label ?? ''},
 ]
 
@@ -101,7 +100,7 @@ export function balanceCard(b: Loose<Balance>): Row[] {
 }
 
 export function transactionCard(t: TransactionView): Row[] {
-  const m = (n: number) => formatMoney(n, t.currency)
+  const m = (n: unknown) => money(n, t.currency)
   return [
     ['id', t.id],
     ['type', t.type],
@@ -132,8 +131,8 @@ export const transactionColumns: Column<TransactionView>[] = [
   {header: 'ID', get: (t) => t.id},
   {header: 'TYPE', get: (t) => t.type},
   {header: 'STATUS', get: (t) => status(t.status)},
-  {header: 'AMOUNT', get: (t) => formatMoney(t.amount, t.currency)},
-  {header: 'NET', get: (t) => formatMoney(t.netAmount, t.currency)},
+  {header: 'AMOUNT', get: (t) => money(t.amount, t.currency)},
+  {header: 'NET', get: (t) => money(t.netAmount, t.currency)},
   {header: 'FROM', get: (t) => t.sourceWalletId ?? ''},
   {header: 'TO', get: (t) => t.destinationWalletId ?? ''},
   {header: 'CREATED', get: (t) => t.createdAt},
