@@ -35,7 +35,7 @@ export {
   useProfile,
   type ValueSource,
 } from './profiles.js'
-export {redactText, redactValue} from './redact.js'
+export {isSecretHeader, redactText, redactValue} from './redact.js'
 export {TokenManager} from './token-manager.js'
 export {closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
 export {
