@@ -10,7 +10,7 @@ import {
 } from './profiles.js'
 import {redactText} from './redact.js'
 import {status as sessionStatus} from './session.js'
-import {Transport} from './transport.js'
+import {bypassesProxy, Transport} from './transport.js'
 
 /** One line of `payctl doctor`: what was checked, how it went, and how to mend it. */
 export interface Check {
@@ -165,10 +165,12 @@ function proxyCheck(baseUrl: string, env: NodeJS.ProcessEnv): Check {
   const proxy = baseUrl.startsWith('https:') ? https : http
   if (!https && !http) return {name: 'proxy', status: 'pass', detail: 'none set; connecting directly'}
   const host = new URL(baseUrl).hostname
-  const bypass = (noProxy ?? '')
-    .split(',')
-    .map((h) => h.trim().replace(/^\*?\./, ''))
-    .some((h) => h === '*' || (h !== '' && (host === h || host.endsWith(`.${h}`))))
+  const bypass =
+    bypassesProxy(baseUrl, env) ||
+    (noProxy ?? '')
+      .split(',')
+      .map((h) => h.trim().replace(/^\*?\./, ''))
+      .some((h) => h === '*' || (h !== '' && (host === h || host.endsWith(`.${h}`))))
   const shown = (v: string | undefined) => (v ? redactText(v.replace(/\/\/[^@/]*@/, '//***@')) : 'unset')
   return {
     name: 'proxy',
