@@ -42,6 +42,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Commands that stop gracefully on Ctrl-C themselves set this; the rest exit 130 at once. */
   static handlesInterrupt = false
 
+  /**
+   * What Ctrl-C should leave behind besides "Interrupted.": a line for the user (what already
+   * happened and how to follow it) and a note for the audit log. Set while work that cannot be
+   * taken back is in flight.
+   */
+  protected interruptNote: {text: string; audit: string} | undefined
+
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
   #store: ProfileStore | undefined
@@ -54,7 +61,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.init()
     if (!(this.ctor as typeof BaseCommand).handlesInterrupt) {
       process.once('SIGINT', () => {
-        process.stderr.write('\nInterrupted.\n')
+        const note = this.interruptNote
+        process.stderr.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
+        // What was sent before Ctrl-C happened at the service: the audit log keeps it.
+        this.#audit(
+          new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted'}),
+          note?.audit,
+        )
         process.exit(130)
       })
     }
@@ -305,7 +318,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Record a command that sent mutations to the service in the local audit log. */
-  #audit(err: Error | undefined): void {
+  #audit(err: Error | undefined, note?: string): void {
     const requests = this.#clients.flatMap((c) => c.mutations.first).slice(0, 20)
     const requestCount = this.#clients.reduce((n, c) => n + c.mutations.sent, 0)
     if (requestCount === 0) return
@@ -323,6 +336,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         exitCode: failure?.exitCode ?? 0,
         requests,
         requestCount,
+        ...(note === undefined ? {} : {note}),
       })
     } catch (auditError) {
       this.warnLine(`could not write the audit log: ${(auditError as Error).message}`)

@@ -18,6 +18,8 @@ export interface AuditEntry {
   /** Mutations sent: the first 20 in full, and how many in all. */
   requests: MutationRecord[]
   requestCount: number
+  /** What the command left in progress when it was interrupted, e.g. the transaction it created. */
+  note?: string | undefined
 }
 
 const SECRET_FLAGS = new Set(['--api-secret', '--secret-key', '--secret', '--password', '--token'])
