@@ -60,14 +60,17 @@ export interface SandboxStarted {
 
 /**
  * Run `payctl sandbox start ARGS --json` as a detached background process, its request log going
- * to sandbox.log, and resolve with what it prints once it listens.
+ * to sandbox.log, and resolve with what it prints once it listens. Secrets go in `env`, never ARGS.
  */
-export async function startDetached(args: string[]): Promise<SandboxStarted> {
+export async function startDetached(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SandboxStarted> {
   const log = openSync(logPath(), 'a', 0o600)
   const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...args, '--json'], {
     detached: true,
     stdio: ['ignore', 'pipe', log],
-    env: process.env,
+    env,
   })
   const notReady = (why: string) =>
     new PayctlError({kind: 'api', code: 'SANDBOX_START_FAILED', message: `the sandbox did not start: ${why}`})
