@@ -1,7 +1,7 @@
 import {appendFileSync, mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {MutationRecord} from './client.js'
-import {configDir} from './config-dir.js'
+import {assertConfigDir, configDir} from './config-dir.js'
 import {isSecretHeader, redactText} from './redact.js'
 
 /** One mutating command, as the local audit log keeps it. Never a body, never a secret. */
@@ -66,6 +66,7 @@ export class AuditLog {
 
   append(entry: AuditEntry): void {
     mkdirSync(join(this.path, '..'), {recursive: true, mode: 0o700})
+    assertConfigDir(join(this.path, '..'))
     appendFileSync(this.path, `${JSON.stringify(entry)}\n`, {mode: 0o600})
   }
 

@@ -1,5 +1,6 @@
 import {statSync} from 'node:fs'
 import {PayctlClient} from './client.js'
+import {configDirProblem} from './config-dir.js'
 import {PayctlError} from './errors.js'
 import {
   credentialsFromEnv,
@@ -40,7 +41,13 @@ export async function runDoctor(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Check[]> {
   const checks: Check[] = []
+  // Every command refuses a config dir others can write: nothing else is worth checking then.
+  const dirProblem = configDirProblem(store.dir)
+  if (dirProblem !== undefined) {
+    return [{name: 'config dir', status: 'fail', detail: dirProblem, fix: `Try: chmod 700 ${store.dir}`}]
+  }
   checks.push(profileFileCheck(store))
+  checks.push({name: 'config dir', status: 'pass', detail: `${store.dir}: only you can write it`})
 
   let profile: ResolvedProfile
   try {

@@ -8,7 +8,7 @@ export {
   type MutationRecord,
   PayctlClient,
 } from './client.js'
-export {configDir} from './config-dir.js'
+export {assertConfigDir, configDir, configDirProblem, writePrivateFile} from './config-dir.js'
 export {
   assertCredentialFitsEnvironment,
   DEFAULT_LOCAL_URL,

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import Conf from 'conf'
-import {configDir} from './config-dir.js'
+import {assertConfigDir, configDir} from './config-dir.js'
 import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind, isLoopbackUrl} from './environments.js'
 import {PayctlError} from './errors.js'
 
@@ -80,9 +80,10 @@ export class ProfileStore {
     return this.#conf
   }
 
-  /** Refuse a profile file that other users can read: it holds credentials. */
+  /** Refuse a profile file that other users can read (it holds credentials), in a dir they can write. */
   #checkPermissions(): void {
     if (process.platform === 'win32') return
+    assertConfigDir(this.dir)
     let mode: number
     try {
       mode = statSync(this.path).mode
