@@ -18,7 +18,7 @@ import {globalFlags} from './flags.js'
 import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
 import {addSuggestions} from './suggestions.js'
-import {canPrompt, paint} from './terminal.js'
+import {canPrompt, paint, terminalSafe} from './terminal.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
@@ -134,6 +134,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** A line on stderr, hidden under --json. */
   protected warnLine(text: string): void {
     if (!this.jsonEnabled()) process.stderr.write(`${paint('yellow', text, process.stderr)}\n`)
+  }
+
+  /**
+   * Human output on stdout (silent under --json). Values from the service reach the terminal only
+   * through here, the card and table renderers, and the error renderer: each escapes control
+   * characters, so none of them can drive the terminal.
+   */
+  public override log(message = '', ...args: unknown[]): void {
+    super.log(
+      terminalSafe(message, {lines: true}),
+      ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a)),
+    )
   }
 
   /**
@@ -291,7 +303,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // A listing that failed midway has already put the error in its JSON document on stdout.
     if (this.jsonEnabled()) {
       if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
-    } else process.stderr.write(`${redactText(renderError(error))}\n`)
+    } else process.stderr.write(`${terminalSafe(redactText(renderError(error)), {lines: true})}\n`)
     if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
       process.stderr.write(`${redactText(error.cause.stack)}\n`)
     }
