@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import {closeSync, lstatSync, openSync, readFileSync, rmSync} from 'node:fs'
+import {networkInterfaces} from 'node:os'
 import {join} from 'node:path'
 import {assertConfigDir, configDir, isLoopbackUrl, PayctlError, writePrivateFile} from '../core/index.js'
 
@@ -25,7 +26,7 @@ export const logPath = () => join(configDir(), 'sandbox.log')
 
 /**
  * The state file, if it is one payctl could have written: a regular file (not a symlink) of this
- * user that nobody else can write, naming a pid and a loopback URL. Anything else is taken for
+ * user that nobody else can write, naming a pid and an http URL on this machine. Anything else is taken for
  * absent: `stop` would signal its pid and `auth login --env local` send credentials to its URL.
  */
 export function readState(): SandboxState | undefined {
@@ -35,12 +36,23 @@ export function readState(): SandboxState | undefined {
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return undefined
     const state = JSON.parse(readFileSync(statePath(), 'utf8')) as SandboxState
     if (!Number.isSafeInteger(state.pid) || state.pid <= 1) return undefined
-    if (typeof state.url !== 'string' || !/^http:\/\//.test(state.url) || !isLoopbackUrl(state.url))
+    if (typeof state.url !== 'string' || !/^http:\/\//.test(state.url) || !onThisMachine(state.url))
       return undefined
     return state
   } catch {
     return undefined
   }
+}
+
+/**
+ * Whether a URL names this machine: loopback, the any-address a sandbox binds with --host 0.0.0.0,
+ * or one of the machine's own addresses.
+ */
+function onThisMachine(url: string): boolean {
+  if (isLoopbackUrl(url)) return true
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  if (host === '0.0.0.0' || host === '::') return true
+  return Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === host))
 }
 
 /** Write the state file: 0600, never through a symlink, in a config dir only its owner can write. */

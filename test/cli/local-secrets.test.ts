@@ -201,6 +201,24 @@ describe('local files', () => {
     }
   })
 
+  it('sandbox stop still stops a sandbox listening on every address', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(
+        ['sandbox', 'start', '--detach', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--json'],
+        {configDir: temp.dir, timeoutMs: 30_000},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      const stop = await runCli(['sandbox', 'stop', '--json'], {configDir: temp.dir})
+      expect(stop.json<{stopped: boolean; pid: number}>()).toEqual({
+        stopped: true,
+        pid: r.json<{pid: number}>().pid,
+      })
+    } finally {
+      temp.cleanup()
+    }
+  }, 60_000)
+
   it('sandbox stop does not signal a process named by a tampered state file', async () => {
     const temp = tempConfigDir()
     const victim = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], {stdio: 'ignore'})

@@ -9,7 +9,7 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   async run(): Promise<{stopped: boolean; pid?: number}> {
     const state = readState()
     // Signal the recorded process only if it is a `payctl sandbox start` and the sandbox at its
-    // (loopback) URL confirms that pid: after a crash the pid may belong to something else by now,
+    // URL (on this machine) confirms that pid: after a crash the pid may belong to something else by now,
     // and a state file someone else wrote is not read at all (readState).
     const health = state && isSandboxProcess(state.pid) ? await probeSandbox(state.url) : undefined
     if (!state || !health || health.pid !== state.pid) {
