@@ -70,6 +70,9 @@ export class ProfileStore {
   }
 
   #store(): Conf<ProfileFile> {
+    // Made here 0700 before conf can make it with the umask's mode (0775 under umask 002), which
+    // every later command would refuse as writable by others.
+    if (this.#conf === undefined) mkdirSync(this.dir, {recursive: true, mode: 0o700})
     this.#conf ??= new Conf<ProfileFile>({
       cwd: this.dir,
       configName: FILE_NAME,

@@ -16,7 +16,7 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 const KEY = 'test_my-secret-key-value'
@@ -197,6 +197,23 @@ describe('local files', () => {
       )
     } finally {
       chmodSync(temp.dir, 0o700)
+      temp.cleanup()
+    }
+  })
+
+  it('creates the config dir 0700 whatever the umask, so a first run never locks out the next', async () => {
+    const temp = tempConfigDir()
+    const dir = join(temp.dir, 'fresh')
+    try {
+      const env = cliEnv(dir)
+      const command = `umask 002; exec '${process.execPath}' '${join(ROOT, 'bin', 'run.js')}' profiles list --json`
+      for (let i = 0; i < 2; i++) {
+        const child = spawn('sh', ['-c', command], {env, stdio: 'ignore'})
+        const [code] = await once(child, 'close')
+        expect(code).toBe(0)
+      }
+      expect(modeOf(dir)).toBe('700')
+    } finally {
       temp.cleanup()
     }
   })
