@@ -19,7 +19,7 @@ import {globalFlags} from './flags.js'
 import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
 import {addSuggestions} from './suggestions.js'
-import {canPrompt, paint} from './terminal.js'
+import {canPrompt, paint, terminalSafe} from './terminal.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
@@ -43,6 +43,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Commands that stop gracefully on Ctrl-C themselves set this; the rest exit 130 at once. */
   static handlesInterrupt = false
 
+  /**
+   * What Ctrl-C should leave behind besides "Interrupted.": a line for the user (what already
+   * happened and how to follow it) and a note for the audit log. Set while work that cannot be
+   * taken back is in flight.
+   */
+  protected interruptNote: {text: string; audit: string} | undefined
+
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
   #store: ProfileStore | undefined
@@ -55,7 +62,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.init()
     if (!(this.ctor as typeof BaseCommand).handlesInterrupt) {
       process.once('SIGINT', () => {
-        process.stderr.write('\nInterrupted.\n')
+        const note = this.interruptNote
+        process.stderr.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
+        // What was sent before Ctrl-C happened at the service: the audit log keeps it.
+        this.#audit(
+          new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted'}),
+          note?.audit,
+        )
         process.exit(130)
       })
     }
@@ -122,6 +135,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** A line on stderr, hidden under --json. */
   protected warnLine(text: string): void {
     if (!this.jsonEnabled()) process.stderr.write(`${paint('yellow', text, process.stderr)}\n`)
+  }
+
+  /**
+   * Human output on stdout (silent under --json). Values from the service reach the terminal only
+   * through here, the card and table renderers, and the error renderer: each escapes control
+   * characters, so none of them can drive the terminal.
+   */
+  public override log(message = '', ...args: unknown[]): void {
+    super.log(
+      terminalSafe(message, {lines: true}),
+      ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a)),
+    )
   }
 
   /**
@@ -282,7 +307,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // A listing that failed midway has already put the error in its JSON document on stdout.
     if (this.jsonEnabled()) {
       if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
-    } else process.stderr.write(`${redactText(renderError(error))}\n`)
+    } else process.stderr.write(`${terminalSafe(redactText(renderError(error)), {lines: true})}\n`)
     if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
       process.stderr.write(`${redactText(error.cause.stack)}\n`)
     }
@@ -309,7 +334,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Record a command that sent mutations to the service in the local audit log. */
-  #audit(err: Error | undefined): void {
+  #audit(err: Error | undefined, note?: string): void {
     const requests = this.#clients.flatMap((c) => c.mutations.first).slice(0, 20)
     const requestCount = this.#clients.reduce((n, c) => n + c.mutations.sent, 0)
     if (requestCount === 0) return
@@ -327,6 +352,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         exitCode: failure?.exitCode ?? 0,
         requests,
         requestCount,
+        ...(note === undefined ? {} : {note}),
       })
     } catch (auditError) {
       this.warnLine(`could not write the audit log: ${(auditError as Error).message}`)

@@ -2,6 +2,7 @@ import {stripVTControlCharacters} from 'node:util'
 import {Flags} from '@oclif/core'
 import {stringifyExact, usageError} from '../core/index.js'
 import {type Column, renderTable} from './output.js'
+import {terminalSafe} from './terminal.js'
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'yaml', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
@@ -73,7 +74,8 @@ function pickColumns<T>(columns: Column<T>[], wanted: string | undefined): Colum
 }
 
 function csvCell(text: string): string {
-  const plain = stripVTControlCharacters(text)
+  // Colour from paint dropped; any other control character shown as an escape, as in a table.
+  const plain = stripVTControlCharacters(terminalSafe(text))
   return /[",\n\r]/.test(plain) ? `"${plain.replaceAll('"', '""')}"` : plain
 }
 

@@ -1,6 +1,6 @@
 import {createRequire} from 'node:module'
 import type CliTable3 from 'cli-table3'
-import {paint} from './terminal.js'
+import {paint, terminalSafe} from './terminal.js'
 
 const require = createRequire(import.meta.url)
 // cli-table3 is only loaded by commands that print a table.
@@ -34,7 +34,8 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], continued = fals
       middle: '',
     },
   })
-  for (const row of rows) table.push(columns.map((c) => c.get(row)))
+  // Cells hold service values: one line each, control characters escaped (colour from paint kept).
+  for (const row of rows) table.push(columns.map((c) => terminalSafe(c.get(row))))
   return table.toString()
 }
 
@@ -42,5 +43,5 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], continued = fals
 export function renderCard(rows: [string, string | undefined][]): string {
   const shown = rows.filter((r): r is [string, string] => r[1] !== undefined && r[1] !== '')
   const width = Math.max(...shown.map(([k]) => k.length))
-  return shown.map(([k, v]) => `${paint('dim', k.padEnd(width))}  ${v}`).join('\n')
+  return shown.map(([k, v]) => `${paint('dim', k.padEnd(width))}  ${terminalSafe(v)}`).join('\n')
 }

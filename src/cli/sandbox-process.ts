@@ -1,7 +1,8 @@
 import {spawn} from 'node:child_process'
-import {closeSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, lstatSync, openSync, readFileSync, rmSync} from 'node:fs'
+import {networkInterfaces} from 'node:os'
 import {join} from 'node:path'
-import {configDir, PayctlError} from '../core/index.js'
+import {assertConfigDir, configDir, isLoopbackUrl, PayctlError, writePrivateFile} from '../core/index.js'
 
 /** What a running `payctl sandbox start` leaves in the config dir so `stop` and `status` can find it. */
 export interface SandboxState {
@@ -23,16 +24,58 @@ export const statePath = () => join(configDir(), 'sandbox.json')
 export const defaultDataPath = () => join(configDir(), 'sandbox.db')
 export const logPath = () => join(configDir(), 'sandbox.log')
 
+/**
+ * The state file, if it is one payctl could have written: a regular file (not a symlink) of this
+ * user that nobody else can write, naming a pid and an http URL on this machine. Anything else is taken for
+ * absent: `stop` would signal its pid and `auth login --env local` send credentials to its URL.
+ */
 export function readState(): SandboxState | undefined {
   try {
-    return JSON.parse(readFileSync(statePath(), 'utf8')) as SandboxState
+    const st = lstatSync(statePath())
+    if (!st.isFile() || (st.mode & 0o022) !== 0) return undefined
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return undefined
+    const state = JSON.parse(readFileSync(statePath(), 'utf8')) as SandboxState
+    if (!Number.isSafeInteger(state.pid) || state.pid <= 1) return undefined
+    if (typeof state.url !== 'string' || !/^http:\/\//.test(state.url) || !onThisMachine(state.url))
+      return undefined
+    return state
   } catch {
     return undefined
   }
 }
 
+/**
+ * Whether a URL names this machine: loopback, the any-address a sandbox binds with --host 0.0.0.0,
+ * or one of the machine's own addresses.
+ */
+function onThisMachine(url: string): boolean {
+  if (isLoopbackUrl(url)) return true
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  if (host === '0.0.0.0' || host === '::') return true
+  return Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === host))
+}
+
+/** Write the state file: 0600, never through a symlink, in a config dir only its owner can write. */
 export function writeState(state: SandboxState): void {
-  writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`, {mode: 0o600})
+  assertConfigDir(configDir())
+  writePrivateFile(statePath(), `${JSON.stringify(state, null, 2)}\n`)
+}
+
+/**
+ * Whether `pid` is a running `payctl sandbox start`, as far as this system lets us see another
+ * process's command line (Linux: /proc); elsewhere, whether it is alive.
+ */
+export function isSandboxProcess(pid: number): boolean {
+  if (!isAlive(pid)) return false
+  let cmdline: string
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {
+    return process.platform !== 'linux'
+  }
+  const args = cmdline.split('\0')
+  const at = args.indexOf('sandbox')
+  return at > 0 && args[at + 1] === 'start'
 }
 
 /** Remove the state file if it still describes this process. */
@@ -60,14 +103,17 @@ export interface SandboxStarted {
 
 /**
  * Run `payctl sandbox start ARGS --json` as a detached background process, its request log going
- * to sandbox.log, and resolve with what it prints once it listens.
+ * to sandbox.log, and resolve with what it prints once it listens. Secrets go in `env`, never ARGS.
  */
-export async function startDetached(args: string[]): Promise<SandboxStarted> {
+export async function startDetached(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SandboxStarted> {
   const log = openSync(logPath(), 'a', 0o600)
   const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...args, '--json'], {
     detached: true,
     stdio: ['ignore', 'pipe', log],
-    env: process.env,
+    env,
   })
   const notReady = (why: string) =>
     new PayctlError({kind: 'api', code: 'SANDBOX_START_FAILED', message: `the sandbox did not start: ${why}`})

@@ -2,9 +2,90 @@ import {styleText} from 'node:util'
 
 type Style = Parameters<typeof styleText>[0]
 
-/** Colour for stdout text: none when stdout is not a TTY or NO_COLOR is set (styleText checks both). */
+/**
+ * Colour for stdout text: none when stdout is not a TTY or NO_COLOR is set (styleText checks both).
+ * Control characters in `text` are escaped (it is often a value from the service); what paint
+ * returns is remembered, so that `terminalSafe` keeps its colour codes and escapes every other.
+ */
 export function paint(style: Style, text: string, stream: NodeJS.WriteStream = process.stdout): string {
-  return styleText(style, text, {stream})
+  const painted = styleText(style, terminalSafe(text, {lines: true}), {stream})
+  remember(painted)
+  return painted
+}
+
+// What paint produced, by its first escape sequence, then by length: colour codes payctl wrote
+// itself, as opposed to ones that came in a value. Bounded; past the bound colours get escaped
+// (visible, never harmful).
+const painted = new Map<string, Map<number, Set<string>>>()
+let paintedCount = 0
+const ESC = String.fromCharCode(27)
+const SGR = new RegExp(`${ESC}\\[[0-9;]*m`, 'y')
+
+function remember(text: string): void {
+  SGR.lastIndex = 0
+  const first = SGR.exec(text)?.[0]
+  if (first === undefined || paintedCount >= 100_000) return
+  let byLength = painted.get(first)
+  if (byLength === undefined) {
+    byLength = new Map()
+    painted.set(first, byLength)
+  }
+  let set = byLength.get(text.length)
+  if (set === undefined) {
+    set = new Set()
+    byLength.set(text.length, set)
+  }
+  if (!set.has(text)) {
+    set.add(text)
+    paintedCount++
+  }
+}
+
+/** The painted string that starts at `at` in `text`, if any (the longest). */
+function paintedAt(text: string, at: number): string | undefined {
+  SGR.lastIndex = at
+  const first = SGR.exec(text)?.[0]
+  const byLength = first === undefined ? undefined : painted.get(first)
+  if (byLength === undefined) return undefined
+  let found: string | undefined
+  for (const [length, set] of byLength) {
+    if ((found === undefined || length > found.length) && set.has(text.slice(at, at + length))) {
+      found = text.slice(at, at + length)
+    }
+  }
+  return found
+}
+
+// C0 controls (ESC, BEL, backspace, carriage return…), DEL, C1 controls (CSI, OSC… in their
+// one-character forms) and the bidirectional overrides that make text read other than it is.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
+/**
+ * Text made safe to print to a terminal: every control character shown as an escape (`\x1b`,
+ * `\x07`, `\u202e`), so a value cannot clear the screen, set the window title or write the
+ * clipboard (OSC 52). Colour from `paint` is kept; `lines` keeps newlines and tabs.
+ */
+export function terminalSafe(text: string, opts: {lines?: boolean} = {}): string {
+  if (!CONTROL.test(text)) return text
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (!CONTROL.test(c) || (opts.lines && (c === '\n' || c === '\t'))) {
+      out += c
+      continue
+    }
+    const kept = c === ESC ? paintedAt(text, i) : undefined
+    if (kept !== undefined) {
+      out += kept
+      i += kept.length - 1
+      continue
+    }
+    const code = c.charCodeAt(0)
+    out +=
+      code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+  }
+  return out
 }
 
 /** Whether the process may prompt: stdin is a TTY, CI is unset and the user did not say --no-input. */

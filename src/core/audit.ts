@@ -1,8 +1,8 @@
 import {appendFileSync, mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {MutationRecord} from './client.js'
-import {configDir} from './config-dir.js'
-import {redactText} from './redact.js'
+import {assertConfigDir, configDir} from './config-dir.js'
+import {isSecretHeader, redactText} from './redact.js'
 
 /** One mutating command, as the local audit log keeps it. Never a body, never a secret. */
 export interface AuditEntry {
@@ -18,21 +18,40 @@ export interface AuditEntry {
   /** Mutations sent: the first 20 in full, and how many in all. */
   requests: MutationRecord[]
   requestCount: number
+  /** What the command left in progress when it was interrupted, e.g. the transaction it created. */
+  note?: string | undefined
 }
 
 const SECRET_FLAGS = new Set(['--api-secret', '--secret-key', '--secret', '--password', '--token'])
+const HEADER_FLAGS = new Set(['-H', '--header'])
 
-/** The command line with the values of secret flags replaced, and credential-shaped text redacted. */
+/** A `Name: value` header argument with its value replaced when the name says it is a credential. */
+function redactHeaderArg(header: string): string {
+  const colon = header.indexOf(':')
+  if (colon > 0 && isSecretHeader(header.slice(0, colon))) return `${header.slice(0, colon)}: [REDACTED]`
+  return redactText(header)
+}
+
+/**
+ * The command line with the values of secret flags and of credential headers (`-H 'Authorization:
+ * …'`, in every spelling oclif accepts) replaced, and credential-shaped text redacted.
+ */
 export function redactArgv(argv: string[]): string {
   const out: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ''
     const eq = arg.indexOf('=')
-    if (eq > 0 && SECRET_FLAGS.has(arg.slice(0, eq))) out.push(`${arg.slice(0, eq)}=[REDACTED]`)
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    if (eq > 0 && SECRET_FLAGS.has(name)) out.push(`${name}=[REDACTED]`)
     else if (SECRET_FLAGS.has(arg) && i + 1 < argv.length) {
       out.push(arg, argv[i + 1] === '-' ? '-' : '[REDACTED]')
       i++
-    } else out.push(redactText(arg))
+    } else if (HEADER_FLAGS.has(arg) && i + 1 < argv.length) {
+      out.push(arg, redactHeaderArg(argv[i + 1] ?? ''))
+      i++
+    } else if (eq > 0 && HEADER_FLAGS.has(name)) out.push(`${name}=${redactHeaderArg(arg.slice(eq + 1))}`)
+    else if (/^-H[^=]/.test(arg)) out.push(`-H${redactHeaderArg(arg.slice(2))}`)
+    else out.push(redactText(arg))
   }
   return out.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')
 }
@@ -47,6 +66,7 @@ export class AuditLog {
 
   append(entry: AuditEntry): void {
     mkdirSync(join(this.path, '..'), {recursive: true, mode: 0o700})
+    assertConfigDir(join(this.path, '..'))
     appendFileSync(this.path, `${JSON.stringify(entry)}\n`, {mode: 0o600})
   }
 

@@ -1,5 +1,6 @@
 import {statSync} from 'node:fs'
 import {PayctlClient} from './client.js'
+import {configDirProblem} from './config-dir.js'
 import {PayctlError} from './errors.js'
 import {
   credentialsFromEnv,
@@ -10,7 +11,7 @@ import {
 } from './profiles.js'
 import {redactText} from './redact.js'
 import {status as sessionStatus} from './session.js'
-import {Transport} from './transport.js'
+import {bypassesProxy, Transport} from './transport.js'
 
 /** One line of `payctl doctor`: what was checked, how it went, and how to mend it. */
 export interface Check {
@@ -40,7 +41,13 @@ export async function runDoctor(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Check[]> {
   const checks: Check[] = []
+  // Every command refuses a config dir others can write: nothing else is worth checking then.
+  const dirProblem = configDirProblem(store.dir)
+  if (dirProblem !== undefined) {
+    return [{name: 'config dir', status: 'fail', detail: dirProblem, fix: `Try: chmod 700 ${store.dir}`}]
+  }
   checks.push(profileFileCheck(store))
+  checks.push({name: 'config dir', status: 'pass', detail: `${store.dir}: only you can write it`})
 
   let profile: ResolvedProfile
   try {
@@ -165,10 +172,12 @@ function proxyCheck(baseUrl: string, env: NodeJS.ProcessEnv): Check {
   const proxy = baseUrl.startsWith('https:') ? https : http
   if (!https && !http) return {name: 'proxy', status: 'pass', detail: 'none set; connecting directly'}
   const host = new URL(baseUrl).hostname
-  const bypass = (noProxy ?? '')
-    .split(',')
-    .map((h) => h.trim().replace(/^\*?\./, ''))
-    .some((h) => h === '*' || (h !== '' && (host === h || host.endsWith(`.${h}`))))
+  const bypass =
+    bypassesProxy(baseUrl, env) ||
+    (noProxy ?? '')
+      .split(',')
+      .map((h) => h.trim().replace(/^\*?\./, ''))
+      .some((h) => h === '*' || (h !== '' && (host === h || host.endsWith(`.${h}`))))
   const shown = (v: string | undefined) => (v ? redactText(v.replace(/\/\/[^@/]*@/, '//***@')) : 'unset')
   return {
     name: 'proxy',

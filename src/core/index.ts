@@ -8,7 +8,7 @@ export {
   type MutationRecord,
   PayctlClient,
 } from './client.js'
-export {configDir} from './config-dir.js'
+export {assertConfigDir, configDir, configDirProblem, writePrivateFile} from './config-dir.js'
 export {
   assertCredentialFitsEnvironment,
   DEFAULT_LOCAL_URL,
@@ -35,7 +35,7 @@ export {
   useProfile,
   type ValueSource,
 } from './profiles.js'
-export {redactText, redactValue} from './redact.js'
+export {isSecretHeader, redactText, redactValue} from './redact.js'
 export {TokenManager} from './token-manager.js'
 export {closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
 export {

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import Conf from 'conf'
-import {configDir} from './config-dir.js'
+import {assertConfigDir, configDir} from './config-dir.js'
 import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind, isLoopbackUrl} from './environments.js'
 import {PayctlError} from './errors.js'
 
@@ -70,6 +70,9 @@ export class ProfileStore {
   }
 
   #store(): Conf<ProfileFile> {
+    // Made here 0700 before conf can make it with the umask's mode (0775 under umask 002), which
+    // every later command would refuse as writable by others.
+    if (this.#conf === undefined) mkdirSync(this.dir, {recursive: true, mode: 0o700})
     this.#conf ??= new Conf<ProfileFile>({
       cwd: this.dir,
       configName: FILE_NAME,
@@ -80,9 +83,10 @@ export class ProfileStore {
     return this.#conf
   }
 
-  /** Refuse a profile file that other users can read: it holds credentials. */
+  /** Refuse a profile file that other users can read (it holds credentials), in a dir they can write. */
   #checkPermissions(): void {
     if (process.platform === 'win32') return
+    assertConfigDir(this.dir)
     let mode: number
     try {
       mode = statSync(this.path).mode

@@ -1,12 +1,22 @@
 const SECRET_KEYS =
-  /^(authorization|proxy-authorization|x-service-signature|cookie|set-cookie|api_secret|apiSecret|secret|secretKey|secret_key|access_token|accessToken|token|refresh_token|password|signing_secret|signingSecret)$/i
+  /^(authorization|proxy-authorization|x-service-signature|cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token|x-access-token|api_secret|apiSecret|secret|secretKey|secret_key|access_token|accessToken|token|refresh_token|password|signing_secret|signingSecret)$/i
 
-// Credential-shaped strings, wherever they appear: JWTs, secret keys, webhook secrets, API secrets.
+// Header names whose value is a credential whatever it looks like. Idempotency-Key is not one.
+const SECRET_HEADER = /(auth|cookie|token|secret|password|passwd|session|signature|api-?key)/i
+
+/** Whether a header (by name) carries a credential, so its value is never logged. */
+export function isSecretHeader(name: string): boolean {
+  return SECRET_HEADER.test(name.trim()) && !/^idempotency-key$/i.test(name.trim())
+}
+
+// Credential-shaped strings, wherever they appear, in every format the sandbox accepts: JWTs,
+// secret keys and API secrets (test_/live_/sk_test_ and then letters, digits, _ or -), webhook
+// and listen secrets. A key may be as short as the sandbox lets it be, so no minimum length.
 const SECRET_PATTERNS = [
   /\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
-  /\b(?:test|live)_[A-Za-z0-9]{8,}/g,
-  /\bsk_(?:test|live)_[A-Za-z0-9]{8,}/g,
-  /\bwhsec_[A-Za-z0-9+/=_-]{8,}/g,
+  /(?<![A-Za-z0-9_-])(?:test|live)_[A-Za-z0-9_-]+/g,
+  /(?<![A-Za-z0-9_-])sk_(?:test|live)_[A-Za-z0-9_-]+/g,
+  /(?<![A-Za-z0-9_-])whsec_[A-Za-z0-9+/=_-]+/g,
 ]
 
 /** Replace every credential-looking substring with a placeholder that keeps its kind visible. */
@@ -48,5 +58,9 @@ export function redactValue(value: unknown): unknown {
 export function redactHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Record<string, unknown> {
-  return redactValue(headers) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = value != null && isSecretHeader(name) ? '[REDACTED]' : redactValue(value)
+  }
+  return out
 }

@@ -59,21 +59,52 @@ const PERMANENT_CODES =
   /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/
 
 type Undici = typeof import('undici')
-let dispatcherPromise: Promise<{request: Undici['request']; dispatcher: Dispatcher}> | undefined
+interface Dispatchers {
+  request: Undici['request']
+  /** For every host. */
+  direct: Dispatcher
+  /** Through HTTP(S)_PROXY, for the hosts NO_PROXY does not exempt; absent when no proxy is set. */
+  proxied: Dispatcher | undefined
+}
+let dispatcherPromise: Promise<Dispatchers> | undefined
 
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
 
+/**
+ * Whether a URL names this machine: `localhost` (and names under it), 127.0.0.0/8 or ::1 as
+ * literals. Such requests never go through a proxy unless PAYCTL_PROXY_LOOPBACK=1: the local
+ * sandbox's secret key has no business travelling in clear to a proxy, which NO_PROXY left unset
+ * would otherwise allow.
+ */
+export function bypassesProxy(url: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.PAYCTL_PROXY_LOOPBACK === '1') return false
+  let host: string
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '')
+  } catch {
+    return false
+  }
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    host === '::ffff:7f00:1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  )
+}
+
 // undici costs tens of milliseconds to load: only commands that talk to the service pay for it.
 // EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY; without a
-// proxy variable it sends everything through a plain Agent, so use one directly and spare every
-// request its NO_PROXY check.
-async function dispatcher(): Promise<{request: Undici['request']; dispatcher: Dispatcher}> {
+// proxy variable everything goes through a plain Agent, which spares every request its NO_PROXY
+// check.
+async function dispatcher(): Promise<Dispatchers> {
   dispatcherPromise ??= import('undici').then((u) => {
     const options = {keepAliveTimeout: 10_000, connections: 64}
     const proxied = PROXY_VARIABLES.some((name) => process.env[name])
     return {
       request: u.request,
-      dispatcher: proxied ? new u.EnvHttpProxyAgent(options) : new u.Agent(options),
+      direct: new u.Agent(options),
+      proxied: proxied ? new u.EnvHttpProxyAgent(options) : undefined,
     }
   })
   return dispatcherPromise
@@ -167,7 +198,7 @@ export class Transport {
       method: req.method as Dispatcher.HttpMethod,
       headers,
       body: req.body,
-      dispatcher: undici.dispatcher,
+      dispatcher: undici.proxied && !bypassesProxy(req.url) ? undici.proxied : undici.direct,
       headersTimeout: this.#opts.timeoutMs,
       bodyTimeout: this.#opts.timeoutMs,
     })
@@ -196,5 +227,5 @@ export async function closeTransport(): Promise<void> {
   if (!dispatcherPromise) return
   const d = await dispatcherPromise
   dispatcherPromise = undefined
-  await d.dispatcher.close()
+  await Promise.all([d.direct.close(), d.proxied?.close()])
 }

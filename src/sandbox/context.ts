@@ -21,6 +21,8 @@ export interface SandboxSettings {
   webhookRetries: RetrySchedule
   /** How long "1-3 days" takes locally: ACH, wire and crypto settle after this many seconds. */
   settleAfterSeconds: number
+  /** Listening on an address other than loopback: webhooks then refuse loopback and private receivers. */
+  listensBeyondLoopback?: boolean
 }
 
 /** Everything a route needs, built once per running sandbox. */

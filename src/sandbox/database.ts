@@ -1,4 +1,16 @@
+import {chmodSync, closeSync, constants, openSync} from 'node:fs'
 import {DatabaseSync, type StatementSync} from 'node:sqlite'
+
+/** Make a data file readable by its owner only, if it exists. */
+function chmodPrivate(file: string): void {
+  if (process.platform === 'win32') return
+  try {
+    chmodSync(file, 0o600)
+  } catch (err) {
+    // Absent, or not ours to change (a file someone else owns: SQLite says so when it opens it).
+    if (!['ENOENT', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err
+  }
+}
 
 /** Bumped whenever the tables below change shape; a file from a newer sandbox is refused. */
 const SCHEMA_VERSION = 2
@@ -269,6 +281,11 @@ export class Database {
   readonly #control = new Map<string, StatementSync>()
 
   constructor(path: string) {
+    const onDisk = path !== ':memory:' && path !== ''
+    // The file holds the partner's secrets and the token signing key: only its owner may read it,
+    // wherever --data puts it. SQLite gives the -wal and -shm files the mode of the database file.
+    if (onDisk) closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600))
+    if (onDisk) for (const file of [path, `${path}-wal`, `${path}-shm`]) chmodPrivate(file)
     this.db = new DatabaseSync(path)
     this.db.exec('PRAGMA busy_timeout = 5000')
     // Savepoints (every request has one, see transaction) journal the pages they change; in a
@@ -280,6 +297,7 @@ export class Database {
       // an operating-system crash or power cut can lose the last commits, each whole, never half
       // (docs/sandbox.md#durability).
       this.db.exec('PRAGMA journal_mode = WAL')
+      for (const file of [`${path}-wal`, `${path}-shm`]) chmodPrivate(file)
       this.db.exec('PRAGMA synchronous = NORMAL')
       // The default 2 MB page cache is smaller than a busy sandbox's indexes.
       this.db.exec('PRAGMA cache_size = -65536')

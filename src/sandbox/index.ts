@@ -80,6 +80,12 @@ const OptionsSchema = z.object({
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
 })
 
+/** 127.0.0.0/8, ::1 or localhost: reachable from this machine only. */
+function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '')
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+}
+
 function packageVersion(): string {
   try {
     // Two levels up from src/sandbox and from dist/sandbox alike.
@@ -120,6 +126,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         version: packageVersion(),
         webhookRetries: options.webhookRetries,
         settleAfterSeconds: options.settleAfterSeconds,
+        listensBeyondLoopback: !isLoopbackHost(options.host),
       },
     }
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.

@@ -1,4 +1,4 @@
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, readFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
@@ -13,18 +13,31 @@ import {
   writeState,
 } from '../../cli/sandbox-process.js'
 import {paint} from '../../cli/terminal.js'
-import {configDir, isLoopbackUrl, PayctlError, probeSandbox, saveLocalProfile} from '../../core/index.js'
+import {
+  configDir,
+  isLoopbackUrl,
+  PayctlError,
+  probeSandbox,
+  saveLocalProfile,
+  usageError,
+} from '../../core/index.js'
+
+/** Where `sandbox start` also takes its secrets from, and how it hands them to a --detach copy. */
+const SECRET_ENV = {apiSecret: 'PAYCTL_SANDBOX_API_SECRET', secretKey: 'PAYCTL_SANDBOX_SECRET_KEY'} as const
+const SECRET_FLAGS = ['--api-secret', '--secret-key']
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override summary = 'run the local sandbox, a stateful emulation of the service'
   static override handlesInterrupt = true
   static override description =
     `Serves the whole service under http://HOST:PORT/v1, stores data in an embedded database (a file that survives restarts, or :memory:), and writes a "local" profile with the sandbox's partner credentials so every other command works at once.
-Runs in the foreground until Ctrl-C, logging each request to stderr; --detach runs it in the background (stop it with payctl sandbox stop).`
+Runs in the foreground until Ctrl-C, logging each request to stderr; --detach runs it in the background (stop it with payctl sandbox stop).
+--api-secret and --secret-key also come from PAYCTL_SANDBOX_API_SECRET and PAYCTL_SANDBOX_SECRET_KEY, or from stdin with - (one line each, in that order when both are -), so they need not appear in the process list; the background copy of --detach gets them through its environment, never its arguments.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 4010 --data :memory: --rate-limit off --detach',
     '<%= config.bin %> <%= command.id %> --token-ttl 30s --response-shape direct --settle-after 2s',
+    'printf "%s\\n" "$SECRET_KEY" | <%= config.bin %> <%= command.id %> --secret-key - --detach',
   ]
   static override flags = {
     port: Flags.integer({
@@ -37,9 +50,15 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     data: Flags.string({summary: 'database file, or :memory: (default: sandbox.db in the config dir)'}),
     detach: Flags.boolean({summary: 'run in the background and return once it is ready'}),
     'api-key': Flags.string({summary: 'fix the partner API key (default: reuse or generate)'}),
-    'api-secret': Flags.string({summary: 'fix the partner API secret'}),
+    'api-secret': Flags.string({
+      summary: 'fix the partner API secret; - reads it from stdin',
+      env: SECRET_ENV.apiSecret,
+    }),
     'partner-id': Flags.string({summary: 'fix the partner id'}),
-    'secret-key': Flags.string({summary: 'fix the Variant B secret key (must start with test_)'}),
+    'secret-key': Flags.string({
+      summary: 'fix the Variant B secret key (must start with test_); - reads it from stdin',
+      env: SECRET_ENV.secretKey,
+    }),
     'response-shape': Flags.option({options: ['envelope', 'direct'] as const, default: 'envelope'})({
       summary: 'success bodies wrapped in {success, data, meta} (envelope) or bare (direct)',
     }),
@@ -78,7 +97,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
         `${paint('yellow', `warning: binding to ${f.host} exposes the sandbox and its test credentials beyond this machine`, process.stderr)}\n`,
       )
     }
-    if (f.detach) return this.detach()
+    const secrets = readSecrets(f['api-secret'], f['secret-key'])
+    if (f.detach) return this.detach(secrets)
 
     const data = f.data ?? defaultDataPath()
     const {startSandbox} = await import('../../sandbox/index.js')
@@ -93,9 +113,9 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       rateLimit: f['rate-limit'],
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
-        ...(f['api-secret'] ? {apiSecret: f['api-secret']} : {}),
+        ...(secrets.apiSecret ? {apiSecret: secrets.apiSecret} : {}),
         ...(f['partner-id'] ? {partnerId: f['partner-id']} : {}),
-        ...(f['secret-key'] ? {secretKey: f['secret-key']} : {}),
+        ...(secrets.secretKey ? {secretKey: secrets.secretKey} : {}),
       },
       log: f.quiet ? undefined : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
     }).catch((err: unknown) => {
@@ -161,8 +181,18 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
   }
 
   /** Start a copy of this command in the background and return once it reports ready. */
-  async detach(): Promise<SandboxStarted> {
-    const started = await startDetached(this.argv.filter((a) => a !== '--detach'))
+  async detach(secrets: {
+    apiSecret?: string | undefined
+    secretKey?: string | undefined
+  }): Promise<SandboxStarted> {
+    // Anyone on the machine can read a process's arguments (ps, /proc/PID/cmdline) for its whole
+    // life; its environment only its owner can.
+    const env: NodeJS.ProcessEnv = {...process.env}
+    delete env[SECRET_ENV.apiSecret]
+    delete env[SECRET_ENV.secretKey]
+    if (secrets.apiSecret) env[SECRET_ENV.apiSecret] = secrets.apiSecret
+    if (secrets.secretKey) env[SECRET_ENV.secretKey] = secrets.secretKey
+    const started = await startDetached(withoutSecrets(this.argv.filter((a) => a !== '--detach')), env)
     if (!this.jsonEnabled()) {
       this.printReady(started, this.flags['response-shape'], this.flags['rate-limit'])
       this.log(
@@ -170,5 +200,40 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       )
     }
     return started
+  }
+}
+
+/** The arguments with every secret flag and its value left out, in each spelling oclif accepts. */
+function withoutSecrets(argv: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? ''
+    if (SECRET_FLAGS.includes(arg)) i++
+    else if (!SECRET_FLAGS.some((flag) => arg.startsWith(`${flag}=`))) out.push(arg)
+  }
+  return out
+}
+
+/** The secrets given as flags or variables, with - read from stdin (a line each, api secret first). */
+function readSecrets(
+  apiSecret: string | undefined,
+  secretKey: string | undefined,
+): {apiSecret?: string | undefined; secretKey?: string | undefined} {
+  if (apiSecret !== '-' && secretKey !== '-') return {apiSecret, secretKey}
+  let lines: string[]
+  try {
+    lines = readFileSync(0, 'utf8').split(/\r?\n/)
+  } catch (err) {
+    throw usageError(`cannot read the secret from stdin: ${(err as Error).message}`, 'INVALID_FLAG')
+  }
+  const next = (flag: string): string => {
+    const line = lines.shift()?.trim()
+    if (!line)
+      throw usageError(`--${flag} - found no line on stdin to read`, 'MISSING_FLAG', {flag: `--${flag}`})
+    return line
+  }
+  return {
+    apiSecret: apiSecret === '-' ? next('api-secret') : apiSecret,
+    secretKey: secretKey === '-' ? next('secret-key') : secretKey,
   }
 }

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {clearState, isAlive, readState} from '../../cli/sandbox-process.js'
+import {clearState, isAlive, isSandboxProcess, readState} from '../../cli/sandbox-process.js'
 import {probeSandbox} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
@@ -8,9 +8,10 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
 
   async run(): Promise<{stopped: boolean; pid?: number}> {
     const state = readState()
-    // Signal the recorded process only if the sandbox at its URL confirms that pid: after a crash
-    // the pid may belong to something else by now.
-    const health = state && isAlive(state.pid) ? await probeSandbox(state.url) : undefined
+    // Signal the recorded process only if it is a `payctl sandbox start` and the sandbox at its
+    // URL (on this machine) confirms that pid: after a crash the pid may belong to something else by now,
+    // and a state file someone else wrote is not read at all (readState).
+    const health = state && isSandboxProcess(state.pid) ? await probeSandbox(state.url) : undefined
     if (!state || !health || health.pid !== state.pid) {
       if (state) clearState(state.pid)
       this.warnLine('No sandbox is running.')

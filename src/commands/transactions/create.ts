@@ -74,7 +74,13 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
       ),
     )
     if (f.wait && !isFinal(tx)) {
+      // The money has moved: Ctrl-C while waiting must not lose the id, which is only on the spinner.
+      this.interruptNote = {
+        text: `Transaction ${tx.id} was created (${tx.status}) and goes on without you. Follow it: payctl transactions get ${tx.id}`,
+        audit: `interrupted while waiting for ${tx.id} (${tx.status}) to settle`,
+      }
       tx = await this.spin(`Waiting for ${tx.id} to settle`, () => waitForFinal(this.api, tx, {timeoutMs}))
+      this.interruptNote = undefined
     }
     this.created(`Transaction ${tx.status}:`, tx.id, transactionCard(tx))
     if (f.wait && tx.status === 'failed') {

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {terminalSafe} from '../../cli/terminal.js'
 import {listenLines} from '../../cli/webhooks-views.js'
 import {ALL_EVENTS} from '../../contract/index.js'
 import {PayctlError, stringifyExact, type TransportOptions, usageError} from '../../core/index.js'
@@ -105,8 +106,8 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
   render(e: ListenEvent): Promise<void> | undefined {
     if (this.jsonEnabled()) return writeStdout(`${JSON.stringify(e)}\n`)
     const {stdout, stderr} = listenLines(e, this.flags.debug)
-    const written = stdout === undefined ? undefined : writeStdout(`${stdout}\n`)
-    if (stderr !== undefined) process.stderr.write(`${stderr}\n`)
+    const written = stdout === undefined ? undefined : writeStdout(`${terminalSafe(stdout, {lines: true})}\n`)
+    if (stderr !== undefined) process.stderr.write(`${terminalSafe(stderr, {lines: true})}\n`)
     return written
   }
 }

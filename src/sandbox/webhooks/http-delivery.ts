@@ -1,7 +1,8 @@
 import {Agent, request} from 'undici'
 import {describeRequestFailure, readLimited} from '../../core/webhooks/http.js'
 import {SIGNATURE_HEADER, signatureHeader} from '../../core/webhooks/signature.js'
-import {RESPONSE_BODY_LIMIT} from './store.js'
+import {ERROR_RESPONSE_BODY_LIMIT, RESPONSE_BODY_LIMIT} from './store.js'
+import {checkedLookup, RefusedAddressError, refusedUrl, type UrlPolicy} from './url-policy.js'
 
 /** A delivery attempt gives up when the receiver has not answered in full within this time. */
 export const DELIVERY_TIMEOUT_MS = 10_000
@@ -35,11 +36,22 @@ export interface PostResult {
 
 /**
  * POSTs deliveries with the sandbox's rules: no redirects followed (undici's `request` never
- * follows them), one overall timeout, the answer's first 2 KiB kept. Never throws.
+ * follows them), one overall timeout, no address the URL policy forbids (checked on the URL and
+ * on every address its name resolves to), the first 2 KiB of a 2xx answer kept and the first
+ * 256 bytes of any other. Never throws.
  */
 export class HttpPoster {
-  readonly #agent = new Agent({connect: {timeout: DELIVERY_TIMEOUT_MS}, keepAliveTimeout: 4_000})
+  readonly #agent: Agent
+  readonly #policy: UrlPolicy
   readonly #closing = new AbortController()
+
+  constructor(policy: UrlPolicy) {
+    this.#policy = policy
+    this.#agent = new Agent({
+      connect: {timeout: DELIVERY_TIMEOUT_MS, lookup: checkedLookup(policy)},
+      keepAliveTimeout: 4_000,
+    })
+  }
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const started = performance.now()
@@ -49,11 +61,16 @@ export class HttpPoster {
       ...r,
       durationMs: Math.round(performance.now() - started),
     })
+    // Registered before the policy said otherwise (another data file, another --host): check again.
+    const refused = refusedUrl(new URL(url), this.#policy)
+    if (refused !== undefined) return done({status: null, error: `refused: ${refused}`, responseBody: null})
     try {
       const res = await request(url, {method: 'POST', headers, body, dispatcher: this.#agent, signal})
-      const responseBody = await readLimited(res.body, RESPONSE_BODY_LIMIT)
       const status = res.statusCode
-      if (status >= 200 && status < 300) return done({status, error: null, responseBody})
+      const ok = status >= 200 && status < 300
+      // What an error page says is for debugging, not for reading other services through the event log.
+      const responseBody = await readLimited(res.body, ok ? RESPONSE_BODY_LIMIT : ERROR_RESPONSE_BODY_LIMIT)
+      if (ok) return done({status, error: null, responseBody})
       const location = res.headers.location
       const error =
         status >= 300 && status < 400
@@ -61,6 +78,8 @@ export class HttpPoster {
           : `HTTP ${status}`
       return done({status, error, responseBody})
     } catch (err) {
+      const refusal = refusalIn(err)
+      if (refusal !== undefined) return done({status: null, error: `refused: ${refusal}`, responseBody: null})
       const error = describeRequestFailure(err, {timedOut: timeout.aborted, timeoutMs: DELIVERY_TIMEOUT_MS})
       return done({status: null, error, responseBody: null})
     }
@@ -71,4 +90,13 @@ export class HttpPoster {
     this.#closing.abort()
     await this.#agent.close().catch(() => undefined)
   }
+}
+
+function refusalIn(err: unknown): string | undefined {
+  let e: unknown = err
+  for (let i = 0; i < 5 && e; i++) {
+    if (e instanceof RefusedAddressError) return e.message
+    e = (e as {cause?: unknown}).cause
+  }
+  return undefined
 }

@@ -26,6 +26,7 @@ import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
 import type {AttemptRow, DeliveryRow, EndpointRow, SessionRow, WebhookStore} from './store.js'
 import {LISTEN_REPLAY_WINDOW_MS} from './store.js'
 import {HEARTBEAT_SECONDS} from './tunnel.js'
+import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
 
 const DEFAULT_PAGE_SIZE = 20
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -45,7 +46,8 @@ function toWebhook(row: EndpointRow, now: number): Webhook {
   const overlap = row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > now
   return {
     id: row.id,
-    url: row.url,
+    // Registrations from before URL credentials were refused may hold some: never shown.
+    url: displayUrl(row.url),
     events: JSON.parse(row.events) as string[],
     status: 'enabled',
     secretLast4: row.secret.slice(-4),
@@ -65,7 +67,7 @@ function toDelivery(row: DeliveryRow): Delivery {
     eventId: row.event_id,
     webhookId: row.endpoint_id,
     listenSessionId: row.session_id,
-    url: row.url,
+    url: row.url === null ? null : displayUrl(row.url),
     status: row.state,
     attempts: row.attempts,
     nextAttemptAt: row.state === 'pending' && row.next_attempt_at !== null ? iso(row.next_attempt_at) : null,
@@ -106,15 +108,28 @@ function checkSelectors(selectors: string[], field: string): string[] {
   return [...new Set(selectors)]
 }
 
-function checkUrl(url: string): void {
-  const protocol = new URL(url).protocol
-  if (protocol !== 'http:' && protocol !== 'https:') {
-    const message = `webhook URLs must be http or https, not ${protocol.slice(0, -1)}`
+/** Refuse a URL the sandbox will not deliver to (docs/webhooks.md, "Where deliveries may go"). */
+function checkUrl(url: string, policy: UrlPolicy): void {
+  const parsed = new URL(url)
+  const refuse = (code: string, message: string): never => {
     throw new ApiError('VALIDATION_ERROR', `Invalid request body: url: ${message}`, {
       field: 'url',
-      issues: [{path: 'url', code: 'invalid_url', message}],
+      issues: [{path: 'url', code, message}],
     })
   }
+  const protocol = parsed.protocol
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    refuse('invalid_url', `webhook URLs must be http or https, not ${protocol.slice(0, -1)}`)
+  }
+  // Never stored, so never shown by GET /v1/webhooks nor written to a log; receivers check the signature.
+  if (parsed.username !== '' || parsed.password !== '') {
+    refuse(
+      'url_credentials',
+      'webhook URLs must not carry credentials (user:password@); receivers authenticate deliveries by their x-service-signature',
+    )
+  }
+  const why = refusedUrl(parsed, policy)
+  if (why !== undefined) refuse('url_not_allowed', why)
 }
 
 function endpointOf(store: WebhookStore, input: OperationInput): EndpointRow {
@@ -162,7 +177,7 @@ export function webhookRoutes(
       endpoint: endpoints.createWebhook,
       run(input): WebhookWithSecret {
         const body = parseInput(WebhookRegistrationInputSchema, input.body, 'request body')
-        checkUrl(body.url)
+        checkUrl(body.url, {exposed: ctx.settings.listensBeyondLoopback === true})
         const events = checkSelectors(body.events, 'events')
         const now = Date.now()
         return withSecret(store.createEndpoint(partnerOf(input), body.url, events, now), now)

@@ -55,6 +55,8 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at)
   WHERE endpoint_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint
+  ON webhook_deliveries (endpoint_id, state, next_attempt_at) WHERE endpoint_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_session ON webhook_deliveries (session_id, state, seq)
   WHERE session_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);

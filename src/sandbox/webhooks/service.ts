@@ -7,11 +7,24 @@ import {envelopeBody} from './envelope.js'
 import type {OperationLookup} from './fixtures.js'
 import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
 import {webhookRoutes} from './routes.js'
-import {type DeliveryRow, LISTEN_REPLAY_WINDOW_MS, type SessionRow, WebhookStore} from './store.js'
+import {
+  type DeliveryRow,
+  LISTEN_REPLAY_WINDOW_MS,
+  receiverOf,
+  type SessionRow,
+  WebhookStore,
+} from './store.js'
 import {ListenHub} from './tunnel.js'
+import {displayUrl} from './url-policy.js'
 
 /** HTTP deliveries in flight at once, over all registrations. */
-const HTTP_CONCURRENCY = 32
+const HTTP_CONCURRENCY = 64
+/**
+ * HTTP deliveries in flight at once to one receiver (a URL's origin, however many registrations
+ * name it): a receiver that never answers holds this many slots for the delivery timeout, and
+ * no more.
+ */
+const RECEIVER_CONCURRENCY = 4
 /**
  * Even without a nudge the scheduler looks for work this often, so events written by code that
  * bypasses EventLog.record are still delivered.
@@ -27,10 +40,13 @@ const SOCKET_MAX_PAYLOAD = 1024 * 1024
 export class WebhookService {
   readonly store: WebhookStore
   readonly #hub: ListenHub
-  readonly #poster = new HttpPoster()
+  readonly #poster: HttpPoster
   readonly #version: string
   readonly #log: ((line: string) => void) | undefined
   #httpInFlight = 0
+  /** Deliveries in flight by receiver origin. */
+  readonly #inFlightTo = new Map<string, number>()
+  readonly #roomFor = (origin: string) => RECEIVER_CONCURRENCY - (this.#inFlightTo.get(origin) ?? 0)
   #scheduled = false
   #timer: NodeJS.Timeout | undefined
   #lastSweep = 0
@@ -44,6 +60,7 @@ export class WebhookService {
   ) {
     this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries)
     this.#version = ctx.settings.version
+    this.#poster = new HttpPoster({exposed: ctx.settings.listensBeyondLoopback === true})
     this.#log = log
     this.#hub = new ListenHub(this.store, () => this.nudge(), this.#version)
   }
@@ -121,6 +138,7 @@ export class WebhookService {
         now,
         HTTP_CONCURRENCY - this.#httpInFlight,
         now + DELIVERY_TIMEOUT_MS + 5_000,
+        this.#roomFor,
       )
       for (const row of due) void this.#deliverHttp(row)
       this.#hub.push(now)
@@ -133,7 +151,8 @@ export class WebhookService {
   /** Sleep until the next delivery falls due, or the poll interval, whichever comes first. */
   #arm(now: number): void {
     let next = now + POLL_MS
-    if (this.#httpInFlight < HTTP_CONCURRENCY) next = Math.min(next, this.store.nextHttpDue() ?? next)
+    if (this.#httpInFlight < HTTP_CONCURRENCY)
+      next = Math.min(next, this.store.nextHttpDue(this.#roomFor) ?? next)
     next = Math.min(next, this.#hub.nextDue() ?? next)
     clearTimeout(this.#timer)
     this.#timer = setTimeout(() => this.nudge(), Math.max(0, next - Date.now()))
@@ -141,7 +160,11 @@ export class WebhookService {
   }
 
   async #deliverHttp(row: DeliveryRow): Promise<void> {
+    // Counted against the receiver the row was taken for, even if its registration changes meanwhile.
+    const receiver =
+      row.endpoint_id === null ? '' : receiverOf(this.store.endpointById(row.endpoint_id)?.url ?? '')
     this.#httpInFlight++
+    this.#inFlightTo.set(receiver, (this.#inFlightTo.get(receiver) ?? 0) + 1)
     try {
       const startedAt = Date.now()
       const event = this.store.event(row.event_id)
@@ -185,10 +208,13 @@ export class WebhookService {
         Date.now(),
       )
       this.#log?.(
-        `webhook ${event.type} ${event.id} → ${endpoint.url} attempt ${attempt}: ${result.error ?? result.status} ${result.durationMs}ms${state === 'failed' ? ' (giving up)' : state === 'pending' ? ' (will retry)' : ''}`,
+        `webhook ${event.type} ${event.id} → ${displayUrl(endpoint.url)} attempt ${attempt}: ${result.error ?? result.status} ${result.durationMs}ms${state === 'failed' ? ' (giving up)' : state === 'pending' ? ' (will retry)' : ''}`,
       )
     } finally {
       this.#httpInFlight--
+      const left = (this.#inFlightTo.get(receiver) ?? 1) - 1
+      if (left > 0) this.#inFlightTo.set(receiver, left)
+      else this.#inFlightTo.delete(receiver)
       this.nudge()
     }
   }

@@ -11,6 +11,8 @@ import {applyWebhookSchema} from './schema.js'
 export const LISTEN_REPLAY_WINDOW_MS = 60 * 60 * 1000
 /** How much of a receiver's answer is kept with an attempt. */
 export const RESPONSE_BODY_LIMIT = 2048
+/** How much of an answer that is not a 2xx is kept: enough to see what went wrong, not a page. */
+export const ERROR_RESPONSE_BODY_LIMIT = 256
 
 const FANOUT_CURSOR = 'webhooks_fanout_seq'
 const FANOUT_BATCH = 500
@@ -102,6 +104,15 @@ export interface AttemptOutcome {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** The receiver a URL delivers to, for fair scheduling: its origin (scheme, host and port). */
+export function receiverOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
+
 /** What fan-out reads of an event. */
 type FanOutEvent = Pick<StoredEvent, 'seq' | 'id' | 'type' | 'partner_id'>
 
@@ -172,12 +183,13 @@ export class WebhookStore {
       countsOfEvent: p(
         'SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ? GROUP BY state',
       ),
-      dueHttp: p(
-        `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND endpoint_id IS NOT NULL AND next_attempt_at <= ?
+      endpointTargets: p('SELECT id, url FROM webhook_endpoints ORDER BY seq'),
+      dueOfEndpoint: p(
+        `SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ?
          ORDER BY next_attempt_at, seq LIMIT ?`,
       ),
-      nextHttp: p(
-        `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'pending' AND endpoint_id IS NOT NULL`,
+      nextOfEndpoint: p(
+        `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending'`,
       ),
       dueSession: p(
         `SELECT * FROM webhook_deliveries WHERE session_id = ? AND state = 'pending' AND next_attempt_at <= ?
@@ -480,14 +492,73 @@ export class WebhookStore {
 
   // Scheduling
 
-  /** HTTP deliveries due at `now`, leased until `leaseUntil` so no other pass picks them up. */
-  takeDueHttp(now: number, limit: number, leaseUntil: number): DeliveryRow[] {
+  /**
+   * HTTP deliveries due at `now`, at most `limit`, leased until `leaseUntil` so no other pass picks
+   * them up. Fair between receivers (a receiver is a URL's origin, however many registrations
+   * point at it): at most `capacityOf(origin)` for each, taken in turns, receivers with the fewest
+   * deliveries in flight first, each receiver's oldest first. A receiver that never answers thus
+   * holds only its own share, and the others' deliveries still go out.
+   */
+  takeDueHttp(
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    capacityOf: (origin: string) => number = () => limit,
+  ): DeliveryRow[] {
     if (limit <= 0) return []
     return this.#database.transaction(() => {
-      const rows = this.#s.dueHttp!.all(now, limit) as unknown as DeliveryRow[]
-      for (const row of rows) this.#s.lease!.run(leaseUntil, row.id, 'pending')
-      return rows
+      const queues: {origin: string; rows: DeliveryRow[]; room: number}[] = []
+      for (const [origin, ids] of this.#receivers()) {
+        const room = Math.min(limit, capacityOf(origin))
+        if (room <= 0) continue
+        const rows = ids
+          .flatMap((id) => this.#s.dueOfEndpoint!.all(id, now, room) as unknown as DeliveryRow[])
+          .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || a.seq - b.seq)
+          .slice(0, room)
+        if (rows.length > 0) queues.push({origin, rows, room})
+      }
+      queues.sort(
+        (a, b) => b.room - a.room || (a.rows[0]!.next_attempt_at ?? 0) - (b.rows[0]!.next_attempt_at ?? 0),
+      )
+      const taken: DeliveryRow[] = []
+      for (let turn = 0; taken.length < limit; turn++) {
+        let any = false
+        for (const q of queues) {
+          const row = q.rows[turn]
+          if (row === undefined || taken.length >= limit) continue
+          taken.push(row)
+          any = true
+        }
+        if (!any) break
+      }
+      for (const row of taken) this.#s.lease!.run(leaseUntil, row.id, 'pending')
+      return taken
     })
+  }
+
+  /** When the next HTTP delivery of a receiver with room (`capacityOf` > 0) falls due. */
+  nextHttpDue(capacityOf: (origin: string) => number = () => 1): number | undefined {
+    let next: number | undefined
+    for (const [origin, ids] of this.#receivers()) {
+      if (capacityOf(origin) <= 0) continue
+      for (const id of ids) {
+        const at = (this.#s.nextOfEndpoint!.get(id) as {at: number | null}).at
+        if (at !== null && (next === undefined || at < next)) next = at
+      }
+    }
+    return next
+  }
+
+  /** Registration ids by receiver origin. */
+  #receivers(): Map<string, string[]> {
+    const byOrigin = new Map<string, string[]>()
+    for (const {id, url} of this.#s.endpointTargets!.all() as {id: string; url: string}[]) {
+      const origin = receiverOf(url)
+      const ids = byOrigin.get(origin)
+      if (ids === undefined) byOrigin.set(origin, [id])
+      else ids.push(id)
+    }
+    return byOrigin
   }
 
   /** Deliveries of a listen session due at `now`, leased like takeDueHttp. */
@@ -498,11 +569,6 @@ export class WebhookStore {
       for (const row of rows) this.#s.lease!.run(leaseUntil, row.id, 'pending')
       return rows
     })
-  }
-
-  nextHttpDue(): number | undefined {
-    const at = (this.#s.nextHttp!.get() as {at: number | null}).at
-    return at ?? undefined
   }
 
   nextSessionDue(sessionId: string): number | undefined {

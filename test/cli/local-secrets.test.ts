@@ -1,0 +1,321 @@
+import {spawn} from 'node:child_process'
+import {once} from 'node:events'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+const KEY = 'test_my-secret-key-value'
+const API_SECRET = 'sk_test_my_api-secret-value'
+
+/** An HTTP server on loopback that counts what reaches it and answers `status`. */
+async function countingServer(answer: (url: string) => {status: number; body: string}) {
+  let hits = 0
+  const server = createServer((req, res) => {
+    hits++
+    req.resume()
+    const {status, body} = answer(req.url ?? '')
+    res.writeHead(status, {'content-type': 'application/json'}).end(body)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits: () => hits,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8)
+
+describe('credentials stay out of the audit log and --debug', () => {
+  let sandbox: SandboxProcess
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--secret-key', KEY])
+  })
+  afterAll(() => sandbox.stop())
+
+  it('redacts -H credential headers and keys with - or _ in audit.log and --debug output', async () => {
+    const r = await runCli(
+      [
+        'api',
+        'POST',
+        '/users',
+        '-d',
+        JSON.stringify({email: 'h@example.test', first_name: 'H', last_name: 'Eaders'}),
+        '-H',
+        `Authorization: Bearer ${KEY}`,
+        '-H',
+        'X-Api-Key: opaque-credential-123',
+        '--header=Cookie: sid=cookie-value-456',
+        '--debug',
+      ],
+      {configDir: sandbox.configDir},
+    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    const audit = readFileSync(join(sandbox.configDir, 'audit.log'), 'utf8')
+    expect(audit).toContain('payctl api POST /users')
+    for (const secret of ['my-secret-key-value', 'opaque-credential-123', 'cookie-value-456']) {
+      expect(audit).not.toContain(secret)
+      expect(r.stdout + r.stderr).not.toContain(secret)
+    }
+  })
+})
+
+describe('sandbox start keeps its secrets out of the process list', () => {
+  it('passes --secret-key and --api-secret to the --detach child by environment, not argv', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(
+        [
+          'sandbox',
+          'start',
+          '--detach',
+          '--port',
+          '0',
+          '--data',
+          ':memory:',
+          '--secret-key',
+          KEY,
+          '--api-secret',
+          API_SECRET,
+          '--json',
+        ],
+        {configDir: temp.dir, timeoutMs: 30_000},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      const started = r.json<{pid: number; credentials: {secretKey: string; apiSecret: string}}>()
+      expect(started.credentials).toMatchObject({secretKey: KEY, apiSecret: API_SECRET})
+      const cmdline = readFileSync(`/proc/${started.pid}/cmdline`, 'utf8')
+      expect(cmdline).toContain('sandbox')
+      expect(cmdline).not.toContain('my-secret-key-value')
+      expect(cmdline).not.toContain('my_api-secret-value')
+    } finally {
+      await runCli(['sandbox', 'stop'], {configDir: temp.dir})
+      temp.cleanup()
+    }
+  }, 60_000)
+
+  it('reads them from the environment and from stdin with -', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(
+        ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--api-secret', '-', '--json'],
+        {
+          configDir: temp.dir,
+          timeoutMs: 30_000,
+          input: `${API_SECRET}\n`,
+          env: {PAYCTL_SANDBOX_SECRET_KEY: KEY},
+        },
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.json<{credentials: unknown}>().credentials).toMatchObject({
+        secretKey: KEY,
+        apiSecret: API_SECRET,
+      })
+    } finally {
+      await runCli(['sandbox', 'stop'], {configDir: temp.dir})
+      temp.cleanup()
+    }
+  }, 60_000)
+})
+
+describe('local files', () => {
+  it('replaces a symlink planted at sandbox.json instead of writing through it, at 0600', async () => {
+    const temp = tempConfigDir()
+    const outside = join(mkdtempSync(join(tmpdir(), 'payctl-outside-')), 'victim.txt')
+    writeFileSync(outside, 'keep me\n', {mode: 0o644})
+    symlinkSync(outside, join(temp.dir, 'sandbox.json'))
+    const sandbox = await startSandboxProcess([], {configDir: temp.dir})
+    try {
+      expect(readFileSync(outside, 'utf8')).toBe('keep me\n')
+      const state = join(temp.dir, 'sandbox.json')
+      expect(lstatSync(state).isSymbolicLink()).toBe(false)
+      expect(modeOf(state)).toBe('600')
+      expect(JSON.parse(readFileSync(state, 'utf8')).pid).toBe(sandbox.pid)
+    } finally {
+      await sandbox.stop()
+      temp.cleanup()
+      rmSync(join(outside, '..'), {recursive: true, force: true})
+    }
+  })
+
+  it('makes the data file and its -wal and -shm 0600, wherever --data puts them', async () => {
+    const temp = tempConfigDir()
+    const dataDir = mkdtempSync(join(tmpdir(), 'payctl-data-'))
+    chmodSync(dataDir, 0o755)
+    const data = join(dataDir, 'shared.db')
+    const sandbox = await startSandboxProcess([], {configDir: temp.dir, data})
+    try {
+      const r = await runCli(
+        ['users', 'create', '--email', 'f@example.test', '--first-name', 'F', '--last-name', 'Iles'],
+        {configDir: temp.dir},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      for (const file of [data, `${data}-wal`, `${data}-shm`]) {
+        expect(existsSync(file), file).toBe(true)
+        expect(modeOf(file), file).toBe('600')
+      }
+    } finally {
+      await sandbox.stop()
+      temp.cleanup()
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+
+  it('refuses a config dir others can write, and doctor says so with the fix', async () => {
+    const temp = tempConfigDir()
+    try {
+      const ok = await runCli(['profiles', 'list', '--json'], {configDir: temp.dir})
+      expect(ok.exitCode, ok.stderr).toBe(0)
+      chmodSync(temp.dir, 0o777)
+      const refused = await runCli(['profiles', 'list', '--json'], {configDir: temp.dir})
+      expect(refused.exitCode).not.toBe(0)
+      expect(refused.json<{error: {code: string}}>().error.code).toBe('CONFIG_DIR_PERMISSIONS')
+      const doctor = await runCli(['doctor', '--json'], {configDir: temp.dir})
+      expect(doctor.exitCode).toBe(1)
+      expect(doctor.json<{checks: {name: string; status: string; fix?: string}[]}>().checks[0]).toMatchObject(
+        {
+          name: 'config dir',
+          status: 'fail',
+          fix: `Try: chmod 700 ${temp.dir}`,
+        },
+      )
+    } finally {
+      chmodSync(temp.dir, 0o700)
+      temp.cleanup()
+    }
+  })
+
+  it('creates the config dir 0700 whatever the umask, so a first run never locks out the next', async () => {
+    const temp = tempConfigDir()
+    const dir = join(temp.dir, 'fresh')
+    try {
+      const env = cliEnv(dir)
+      const command = `umask 002; exec '${process.execPath}' '${join(ROOT, 'bin', 'run.js')}' profiles list --json`
+      for (let i = 0; i < 2; i++) {
+        const child = spawn('sh', ['-c', command], {env, stdio: 'ignore'})
+        const [code] = await once(child, 'close')
+        expect(code).toBe(0)
+      }
+      expect(modeOf(dir)).toBe('700')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('sandbox stop still stops a sandbox listening on every address', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await runCli(
+        ['sandbox', 'start', '--detach', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--json'],
+        {configDir: temp.dir, timeoutMs: 30_000},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      const stop = await runCli(['sandbox', 'stop', '--json'], {configDir: temp.dir})
+      expect(stop.json<{stopped: boolean; pid: number}>()).toEqual({
+        stopped: true,
+        pid: r.json<{pid: number}>().pid,
+      })
+    } finally {
+      temp.cleanup()
+    }
+  }, 60_000)
+
+  it('sandbox stop does not signal a process named by a tampered state file', async () => {
+    const temp = tempConfigDir()
+    const victim = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], {stdio: 'ignore'})
+    // Whatever answers at the state file's URL claims the victim's pid.
+    const liar = await countingServer(() => ({
+      status: 200,
+      body: JSON.stringify({
+        status: 'ok',
+        version: '0.1.0',
+        pid: victim.pid,
+        responseShape: 'direct',
+        rateLimit: 'off',
+        tokenTtl: 60,
+        startedAt: new Date().toISOString(),
+      }),
+    }))
+    try {
+      const state = {
+        pid: victim.pid,
+        url: liar.url,
+        host: '127.0.0.1',
+        port: 1,
+        data: ':memory:',
+        startedAt: new Date().toISOString(),
+      }
+      writeFileSync(join(temp.dir, 'sandbox.json'), JSON.stringify(state), {mode: 0o600})
+      const r = await runCli(['sandbox', 'stop', '--json'], {configDir: temp.dir})
+      expect(r.json<{stopped: boolean}>().stopped).toBe(false)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(victim.exitCode).toBeNull()
+      expect(victim.signalCode).toBeNull()
+    } finally {
+      victim.kill('SIGKILL')
+      await liar.close()
+      temp.cleanup()
+    }
+  })
+})
+
+describe('proxies', () => {
+  let sandbox: SandboxProcess
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess()
+  })
+  afterAll(() => sandbox.stop())
+
+  it('sends nothing for the local sandbox through HTTP_PROXY, unless PAYCTL_PROXY_LOOPBACK=1', async () => {
+    const proxy = await countingServer(() => ({status: 502, body: '{}'}))
+    try {
+      const env = {
+        HTTP_PROXY: proxy.url,
+        http_proxy: proxy.url,
+        HTTPS_PROXY: proxy.url,
+        https_proxy: proxy.url,
+        NO_PROXY: '',
+        no_proxy: '',
+      }
+      const args = [
+        'users',
+        'create',
+        '--email',
+        'p@example.test',
+        '--first-name',
+        'P',
+        '--last-name',
+        'Roxy',
+        '--json',
+      ]
+      const direct = await runCli(args, {configDir: sandbox.configDir, env})
+      expect(direct.exitCode, direct.stderr).toBe(0)
+      expect(proxy.hits()).toBe(0)
+      const through = await runCli(['users', 'get', 'usr_nobody', '--json'], {
+        configDir: sandbox.configDir,
+        env: {...env, PAYCTL_PROXY_LOOPBACK: '1'},
+        timeoutMs: 60_000,
+      })
+      expect(through.exitCode).not.toBe(0)
+      expect(proxy.hits()).toBeGreaterThan(0)
+    } finally {
+      await proxy.close()
+    }
+  }, 90_000)
+})
