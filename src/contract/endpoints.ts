@@ -250,6 +250,15 @@ export function errorStyleOf(endpoint: Endpoint): ErrorStyle {
   return endpoint.enveloped ? 'business' : 'bare'
 }
 
+/**
+ * Whether a refused Variant B credential answers with the endpoint's own INVALID_API_KEY and
+ * INSUFFICIENT_PERMISSIONS in the business shape, instead of the Variant B auth shape: only where
+ * the spec's error table of the endpoint names them (POST /wallets).
+ */
+export function hasOwnKeyCodes(endpoint: Endpoint): boolean {
+  return endpoint.errors.includes('INVALID_API_KEY')
+}
+
 /** POSTs honour an `Idempotency-Key` header, except the auth endpoints (a token is never replayed). */
 export function takesIdempotencyKey(endpoint: Endpoint): boolean {
   return endpoint.method === 'POST' && !endpoint.path.startsWith('/auth/')

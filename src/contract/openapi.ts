@@ -5,6 +5,7 @@ import {
   type ErrorStyle,
   endpoints,
   errorStyleOf,
+  hasOwnKeyCodes,
   takesIdempotencyKey,
 } from './endpoints.js'
 import {MetaSchema} from './envelope.js'
@@ -136,6 +137,11 @@ function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
   if (endpoint.method === 'GET') for (const c of BODY_ERRORS) codes.delete(c)
   if (takesIdempotencyKey(endpoint)) codes.add('DUPLICATE_TRANSACTION')
   for (const c of endpoint.errors) codes.add(c)
+  if (hasOwnKeyCodes(endpoint)) {
+    // The sandbox answers these two with the endpoint's own INVALID_API_KEY and INSUFFICIENT_PERMISSIONS.
+    codes.delete('invalid_api_key')
+    codes.delete('insufficient_permissions')
+  }
   return [...codes]
 }
 

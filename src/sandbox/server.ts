@@ -1,5 +1,11 @@
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
-import {type Endpoint, type ErrorStyle, errorStyleOf, takesIdempotencyKey} from '../contract/endpoints.js'
+import {
+  type Endpoint,
+  type ErrorStyle,
+  errorStyleOf,
+  hasOwnKeyCodes,
+  takesIdempotencyKey,
+} from '../contract/endpoints.js'
 import type {Principal} from './authenticate.js'
 import {Authenticator} from './authenticate.js'
 import {bnplRoutes} from './bnpl/routes.js'
@@ -37,12 +43,14 @@ function styleOf(endpoint: Endpoint | undefined): ErrorStyle {
 }
 
 /**
- * The wallet endpoints' own error table names INVALID_API_KEY (401) and INSUFFICIENT_PERMISSIONS
- * (403) for a refused API key: there, a refused Variant B credential answers with those codes,
- * in the endpoint's business shape, instead of the generic Variant B auth shape.
+ * POST /wallets has its own error table in the spec, naming INVALID_API_KEY (401) and
+ * INSUFFICIENT_PERMISSIONS (403): there (and only on endpoints whose contract lists those codes), a
+ * refused Variant B key or minted JWT answers with them in the business shape. Every other route,
+ * the other wallet routes included, answers in the Variant B auth shape (docs/auth.md).
  */
-function walletKeyCodes(endpoint: Endpoint | undefined, err: ApiError): ApiError {
-  if (endpoint?.tag !== 'wallets' || !(err instanceof AuthFailure) || err.variant !== 'B') return err
+function ownKeyCodes(endpoint: Endpoint | undefined, err: ApiError): ApiError {
+  if (endpoint === undefined || !hasOwnKeyCodes(endpoint)) return err
+  if (!(err instanceof AuthFailure) || err.variant !== 'B') return err
   if (err.code === 'invalid_api_key') return new ApiError('INVALID_API_KEY', err.message)
   if (err.code === 'insufficient_permissions') return new ApiError('INSUFFICIENT_PERMISSIONS', err.message)
   return err
@@ -174,7 +182,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       apiError = new ApiError('INTERNAL_ERROR', 'The sandbox failed to handle this request')
     }
     const rendered = renderError(
-      walletKeyCodes(endpoint, apiError),
+      ownKeyCodes(endpoint, apiError),
       styleOf(endpoint),
       settings.responseShape,
       request.id,

@@ -275,23 +275,45 @@ describe('Variant B keys and minted JWTs', () => {
     expect(res.body.error).toMatchObject({code: 'invalid_api_key', type: 'authentication_error'})
   })
 
-  test('the wallet endpoints refuse a bad key with their own INVALID_API_KEY, in the business shape', async () => {
-    for (const path of ['/v1/wallets', '/v1/wallets/wal_any']) {
-      const res = await t.get(path, {auth: 'test_unknown'})
-      expect(res.status).toBe(401)
-      expect(res.body).toMatchObject({
-        success: false,
-        error: {code: 'INVALID_API_KEY'},
-        meta: {requestId: expect.any(String)},
-      })
-    }
+  test('POST /wallets alone refuses a bad key with its own INVALID_API_KEY; the other wallet routes like every route', async () => {
     const post = await t.post(
       '/v1/wallets',
       {userId: 'usr_x', currency: 'USD'},
       {auth: 'live_0123456789abcdef'},
     )
     expect(post.status).toBe(401)
-    expect(post.body.error.code).toBe('INVALID_API_KEY')
+    expect(post.body).toMatchObject({
+      success: false,
+      error: {code: 'INVALID_API_KEY'},
+      meta: expect.any(Object),
+    })
+    for (const [method, path] of [
+      ['GET', '/v1/wallets'],
+      ['GET', '/v1/wallets/wal_any'],
+      ['GET', '/v1/wallets/wal_any/balance'],
+      ['PATCH', '/v1/wallets/wal_any'],
+    ] as const) {
+      const res = await t.call(method, path, {
+        auth: 'test_unknown',
+        body: method === 'PATCH' ? {label: 'x'} : undefined,
+      })
+      expect(res.status, path).toBe(401)
+      expect(res.body, path).toEqual({
+        error: {code: 'invalid_api_key', message: 'Unknown API key', type: 'authentication_error'},
+      })
+    }
+    const minted = await t.post(
+      '/v1/auth/jwt',
+      {scopes: ['payments:refund'], expires_in: 600},
+      {auth: t.creds.secretKey},
+    )
+    const jwt = minted.body.token as string
+    const list = await t.get('/v1/wallets', {auth: jwt})
+    expect(list.status).toBe(403)
+    expect(list.body.error).toMatchObject({code: 'insufficient_permissions', type: 'permission_error'})
+    const create = await t.post('/v1/wallets', {userId: 'usr_x', currency: 'USD'}, {auth: jwt})
+    expect(create.status).toBe(403)
+    expect(create.body.error.code).toBe('INSUFFICIENT_PERMISSIONS')
   })
 
   test('never accepts the bare public api key or the api secret as Bearer', async () => {

@@ -98,4 +98,20 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/_sandbox/health'].get.security).toEqual([])
     expect(doc.paths['/v1/users'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(2)
   })
+
+  test('lists the refusals of a bad key each wallet route really answers with', () => {
+    const codes = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status]['x-error-codes'] as string[]
+    expect(codes('/v1/wallets', 'post', '401')).toContain('INVALID_API_KEY')
+    expect(codes('/v1/wallets', 'post', '401')).not.toContain('invalid_api_key')
+    expect(codes('/v1/wallets', 'post', '403')).not.toContain('insufficient_permissions')
+    for (const [path, method] of [
+      ['/v1/wallets', 'get'],
+      ['/v1/wallets/{id}', 'get'],
+      ['/v1/wallets/{id}', 'patch'],
+    ]) {
+      expect(codes(path!, method!, '401'), `${method} ${path}`).toContain('invalid_api_key')
+      expect(codes(path!, method!, '401'), `${method} ${path}`).not.toContain('INVALID_API_KEY')
+    }
+  })
 })
