@@ -6,6 +6,7 @@ import type {
   Webhook,
   WebhookWithSecret,
 } from '../contract/index.js'
+import {stringifyExact} from '../core/exact-json.js'
 import type {ListenEvent} from '../core/webhooks/index.js'
 import type {Column} from './output.js'
 import {paint} from './terminal.js'
@@ -75,7 +76,8 @@ export function eventCard(e: EventDetail): [string, string | undefined][] {
     ['id', e.id],
     ['event', e.event],
     ['time', e.timestamp],
-    ['data', JSON.stringify(e.data)],
+    // Exact: an event's amounts may be beyond 2^53 (bigint), which JSON.stringify refuses.
+    ['data', stringifyExact(e.data)],
   ]
 }
 

@@ -399,7 +399,8 @@ function kindForStatus(status: number): ErrorKind {
 export function errorFrom(res: HttpResponse): PayctlError {
   let body: unknown
   try {
-    body = JSON.parse(res.text)
+    // Exact: details such as INSUFFICIENT_FUNDS's `available` may be beyond 2^53.
+    body = parseExact(res.text)
   } catch {
     body = undefined
   }
