@@ -31,6 +31,7 @@ export type EndpointAuth =
   | 'token' // the current Variant A JWT as Bearer (refresh, revoke)
   | 'secret-key' // a Variant B secret key as Bearer (minting a JWT)
   | 'bearer' // any valid credential: Variant A JWT, Variant B key or minted JWT
+  | 'sandbox-admin' // the secret key, or a Variant A JWT with the sandbox:admin scope (control routes)
 
 /** One operation of the service: the single source for the sandbox, the client and the OpenAPI document. */
 export interface Endpoint {
@@ -219,7 +220,7 @@ export const endpoints = {
     path: '/_sandbox/reset',
     summary: "sandbox only: delete every record of the caller's partner, keeping its credentials",
     tag: 'sandbox',
-    auth: 'bearer',
+    auth: 'sandbox-admin',
     response: SandboxResetSchema,
     status: 200,
     errors: [],

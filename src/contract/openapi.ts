@@ -17,6 +17,7 @@ import {
   OverviewErrorSchema,
   ResourceErrorSchema,
 } from './errors.js'
+import {SANDBOX_ADMIN_SCOPE} from './resources.js'
 
 type Json = Record<string, unknown>
 
@@ -190,6 +191,8 @@ function securityOf(endpoint: Endpoint): Json[] {
       return [{accessToken: []}]
     case 'secret-key':
       return [{secretKey: []}]
+    case 'sandbox-admin':
+      return [{accessToken: [SANDBOX_ADMIN_SCOPE]}, {secretKey: []}]
     case 'bearer':
       return [
         {accessToken: endpoint.scopes === undefined ? [] : [endpoint.scopes.a]},

@@ -331,7 +331,7 @@ export const transactionEndpoints = {
     path: '/_sandbox/clock/advance',
     summary: 'sandbox only: move the sandbox clock forward, settling what falls due',
     tag: 'sandbox',
-    auth: 'bearer',
+    auth: 'sandbox-admin',
     body: AdvanceClockSchema,
     response: SandboxClockSchema,
     status: 200,

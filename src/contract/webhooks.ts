@@ -352,7 +352,7 @@ export const webhookEndpoints = {
     path: '/_sandbox/trigger',
     summary: 'sandbox only: produce a realistic event of a type, creating what it needs',
     tag: 'sandbox',
-    auth: 'bearer',
+    auth: 'sandbox-admin',
     body: TriggerRequestSchema,
     response: TriggerResultSchema,
     status: 201,

@@ -249,10 +249,11 @@ export class PayctlClient {
     else if (ep.auth === 'token') {
       bearer = this.tokens.cached()?.accessToken
       if (bearer === undefined) throw notLoggedIn(this.profile, 'access token')
-    } else if (ep.auth === 'bearer' || ep.auth === 'secret-key') bearer = await this.tokens.bearer()
+    } else if (ep.auth === 'bearer' || ep.auth === 'secret-key' || ep.auth === 'sandbox-admin')
+      bearer = await this.tokens.bearer()
     const body = input.body === undefined ? undefined : stringifyExact(input.body)
     const res = await this.#send(ep.method, url.toString(), headers, body, bearer, {
-      recover: ep.auth === 'bearer' && input.bearer === undefined,
+      recover: (ep.auth === 'bearer' || ep.auth === 'sandbox-admin') && input.bearer === undefined,
     }).catch((err: unknown) => {
       throw withIdempotencyKey(err, headers['idempotency-key'])
     })

@@ -1,4 +1,5 @@
 import type {Endpoint} from '../contract/endpoints.js'
+import {SANDBOX_ADMIN_SCOPE} from '../contract/resources.js'
 import {AuthFailure} from './errors.js'
 import type {PartnerDirectory, SandboxCredentials} from './partners.js'
 import type {TokenClaims, TokenService, TokenVariant, VerifiedToken} from './tokens.js'
@@ -91,6 +92,24 @@ export class Authenticator {
         const principal = await this.anyCredential(header)
         checkScope(endpoint, principal)
         return principal
+      }
+      case 'sandbox-admin': {
+        // Resetting data, moving the clock and making events are the partner's own acts: not for a
+        // narrowed token or a JWT minted for less trusted code.
+        const principal = await this.anyCredential(header)
+        if (principal.kind === 'secret-key') return principal
+        if (principal.kind === 'access-token') {
+          if (principal.claims.scopes.includes(SANDBOX_ADMIN_SCOPE)) return principal
+          throw new AuthFailure('A', 'INSUFFICIENT_SCOPE', `Access token lacks the ${SANDBOX_ADMIN_SCOPE} scope`, {
+            required_scope: SANDBOX_ADMIN_SCOPE,
+            granted_scopes: principal.claims.scopes,
+          })
+        }
+        throw new AuthFailure(
+          'B',
+          'insufficient_permissions',
+          `Sandbox control routes take your secret key (test_…) or an access token with the ${SANDBOX_ADMIN_SCOPE} scope, not a minted JWT`,
+        )
       }
     }
   }

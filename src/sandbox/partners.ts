@@ -111,7 +111,11 @@ export class PartnerDirectory {
   private readonly byApiKey = new Map<string, SandboxCredentials>()
   private readonly bySecretKey = new Map<string, SandboxCredentials>()
 
-  constructor(database: Database) {
+  /** @param served the partner this run was started for (resolvePartner's answer). */
+  constructor(
+    database: Database,
+    readonly served: string,
+  ) {
     for (const row of database.db.prepare('SELECT * FROM partners').all() as unknown as PartnerRow[]) {
       const creds = toCredentials(row)
       this.byId.set(creds.partnerId, creds)

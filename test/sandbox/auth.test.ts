@@ -44,7 +44,7 @@ describe('Variant A token exchange', () => {
       token_type: 'Bearer',
       expires_in: 604800,
       partner_id: t.creds.partnerId,
-      scopes: [...SCOPES_A],
+      scopes: [...SCOPES_A, 'sandbox:admin'],
     })
     const header = JSON.parse(Buffer.from(res.body.access_token.split('.')[0], 'base64url').toString())
     expect(header.alg).toBe('HS256')

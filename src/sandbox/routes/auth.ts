@@ -4,7 +4,7 @@ import {
   type AccessToken,
   type MintedJwt,
   MintJwtRequestSchema,
-  SCOPES_A,
+  TOKEN_SCOPES,
   TokenRequestSchema,
 } from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
@@ -58,7 +58,7 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
         ) {
           throw refuse('Invalid API key, API secret or partner id')
         }
-        return accessToken(partner.partnerId, [...new Set(body.scopes ?? SCOPES_A)])
+        return accessToken(partner.partnerId, [...new Set(body.scopes ?? TOKEN_SCOPES)])
       },
     },
     {

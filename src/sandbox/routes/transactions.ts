@@ -131,7 +131,16 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
     {
       endpoint: endpoints.sandboxAdvanceClock,
       run(input) {
-        callerOf(input)
+        const caller = callerOf(input).partner.partnerId
+        // One clock dates and settles every partner's records in the data file: only the partner
+        // this sandbox was started for may move it (docs/sandbox.md#the-sandbox-clock).
+        if (caller !== ctx.partners.served) {
+          throw new ApiError(
+            'INSUFFICIENT_PERMISSIONS',
+            `The sandbox clock belongs to partner ${ctx.partners.served}, which this sandbox was started for`,
+            {partnerId: caller},
+          )
+        }
         const {seconds} = parseInput(AdvanceClockSchema, input.body, 'request body')
         clock.advance(seconds)
         const settled = money.settleDue()
