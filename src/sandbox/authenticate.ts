@@ -100,10 +100,15 @@ export class Authenticator {
         if (principal.kind === 'secret-key') return principal
         if (principal.kind === 'access-token') {
           if (principal.claims.scopes.includes(SANDBOX_ADMIN_SCOPE)) return principal
-          throw new AuthFailure('A', 'INSUFFICIENT_SCOPE', `Access token lacks the ${SANDBOX_ADMIN_SCOPE} scope`, {
-            required_scope: SANDBOX_ADMIN_SCOPE,
-            granted_scopes: principal.claims.scopes,
-          })
+          throw new AuthFailure(
+            'A',
+            'INSUFFICIENT_SCOPE',
+            `Access token lacks the ${SANDBOX_ADMIN_SCOPE} scope`,
+            {
+              required_scope: SANDBOX_ADMIN_SCOPE,
+              granted_scopes: principal.claims.scopes,
+            },
+          )
         }
         throw new AuthFailure(
           'B',
