@@ -112,6 +112,19 @@ export const endpoints = {
     errors: [],
     enveloped: false,
   },
+  revokeAllTokens: {
+    operationId: 'revokeAllTokens',
+    method: 'POST',
+    path: '/auth/revoke-all',
+    summary:
+      "sandbox extension: revoke every access token and minted JWT of the caller's partner, refreshed ones included",
+    tag: 'auth',
+    auth: 'sandbox-admin',
+    response: RevokeResultSchema,
+    status: 200,
+    errors: [],
+    enveloped: false,
+  },
   mintJwt: {
     operationId: 'mintJwt',
     method: 'POST',

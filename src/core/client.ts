@@ -93,6 +93,8 @@ export class PayctlClient {
     token: (body: {api_key: string; api_secret?: string; partner_id: string; scopes?: string[]}) =>
       this.call('createToken', {body}) as Promise<AccessToken>,
     revoke: (token: string) => this.call('revokeToken', {bearer: token}),
+    /** Revoke every token of the partner, with the profile's own credential (sandbox extension). */
+    revokeAll: () => this.call('revokeAllTokens', {}),
     mintJwt: (body: {scopes: string[]; expires_in?: number}) => this.call('mintJwt', {body}),
   }
 

@@ -49,10 +49,14 @@ function tokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: Token
     : new AuthFailure('A', 'TOKEN_INVALID', refusalMessage(result.reason))
 }
 
-function refusalMessage(reason: 'invalid' | 'revoked' | 'wrong_env' | 'unknown_partner'): string {
+function refusalMessage(
+  reason: 'invalid' | 'revoked' | 'wrong_env' | 'unknown_partner' | 'superseded',
+): string {
   switch (reason) {
     case 'revoked':
       return 'Token has been revoked'
+    case 'superseded':
+      return "Token was issued before the partner's credentials changed or all its tokens were revoked"
     case 'wrong_env':
       return 'Token was not issued for the sandbox environment'
     case 'unknown_partner':
@@ -113,7 +117,7 @@ export class Authenticator {
         throw new AuthFailure(
           'B',
           'insufficient_permissions',
-          `Sandbox control routes take your secret key (test_…) or an access token with the ${SANDBOX_ADMIN_SCOPE} scope, not a minted JWT`,
+          `This route takes your secret key (test_…) or an access token with the ${SANDBOX_ADMIN_SCOPE} scope, not a minted JWT`,
         )
       }
     }
@@ -150,6 +154,9 @@ export class Authenticator {
     }
     const partner = this.partners.get(result.claims.partner_id)
     if (partner === undefined) throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
+    if (!this.tokens.isCurrentVersion(result.claims, partner)) {
+      throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('superseded'))
+    }
     return {kind: 'access-token', partner, claims: result.claims}
   }
 
@@ -185,6 +192,11 @@ export class Authenticator {
       throw claims.variant === 'A'
         ? new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
         : new AuthFailure('B', 'invalid_api_key', refusalMessage('unknown_partner'))
+    }
+    if (!this.tokens.isCurrentVersion(claims, partner)) {
+      throw claims.variant === 'A'
+        ? new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('superseded'))
+        : new AuthFailure('B', 'invalid_api_key', refusalMessage('superseded'))
     }
     return claims.variant === 'A'
       ? {kind: 'access-token', partner, claims}

@@ -597,3 +597,104 @@ describe('JWT validation against forged and altered tokens', () => {
     expect((await t.get('/v1/wallets', {auth: other})).status).toBe(200)
   })
 })
+
+describe('token families, credential versions and revoking all', () => {
+  const refresh = async (t: TestSandbox, token: string) => {
+    const res = await t.post('/v1/auth/refresh', undefined, {auth: token})
+    expect(res.status, res.text).toBe(200)
+    return res.body.access_token as string
+  }
+  const works = async (t: TestSandbox, token: string) => (await t.get('/v1/wallets', {auth: token})).status
+
+  test('revoking a token revokes the tokens refreshed from it and the one it was refreshed from', async () => {
+    const t = await start({rateLimit: 'off'})
+    try {
+      for (const revoked of ['parent', 'child'] as const) {
+        const parent = (await t.exchange()).body.access_token as string
+        const child = await refresh(t, parent)
+        const grandchild = await refresh(t, child)
+        const unrelated = (await t.exchange()).body.access_token as string
+        const target = revoked === 'parent' ? parent : child
+        expect((await t.post('/v1/auth/revoke', undefined, {auth: target})).status).toBe(200)
+        for (const token of [parent, child, grandchild]) {
+          const res = await t.get('/v1/wallets', {auth: token})
+          expect(res.status, revoked).toBe(401)
+          expect(res.body.error).toMatchObject({code: 'TOKEN_INVALID', message: 'Token has been revoked'})
+          expect((await t.post('/v1/auth/refresh', undefined, {auth: token})).status).toBe(401)
+        }
+        expect(await works(t, unrelated)).toBe(200)
+      }
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a restart with a new API secret or secret key ends every earlier token, refreshable or minted', async () => {
+    const files = tempDir()
+    try {
+      let t = await start({data: files.file, credentials: {partnerId: 'partner_rotating'}})
+      const access = await t.token()
+      const minted = (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey}))
+        .body.token as string
+      await t.close()
+      // The same credentials again: the tokens live on.
+      t = await start({data: files.file, credentials: {partnerId: 'partner_rotating'}})
+      expect(await works(t, access)).toBe(200)
+      expect(await works(t, minted)).toBe(200)
+      await t.close()
+      for (const rotated of [
+        {apiSecret: 'sk_test_rotated_secret_0123456789'},
+        {secretKey: 'test_rotated_key_0123456789abcdef'},
+      ]) {
+        const before = await start({data: files.file, credentials: {partnerId: 'partner_rotating'}})
+        const token = await before.token()
+        await before.close()
+        t = await start({data: files.file, credentials: {partnerId: 'partner_rotating', ...rotated}})
+        try {
+          for (const old of [access, minted, token]) {
+            const res = await t.get('/v1/wallets', {auth: old})
+            expect(res.status, JSON.stringify(rotated)).toBe(401)
+            expect(res.text).toMatch(/credentials changed/)
+          }
+          expect((await t.post('/v1/auth/refresh', undefined, {auth: token})).status).toBe(401)
+          expect(await works(t, await t.token())).toBe(200)
+        } finally {
+          await t.close()
+        }
+      }
+    } finally {
+      files.cleanup()
+    }
+  })
+
+  test('POST /v1/auth/revoke-all ends every token of the partner; new ones work', async () => {
+    const files = tempDir()
+    try {
+      let t = await start({data: files.file, rateLimit: 'off'})
+      const access = await t.token()
+      const refreshed = await refresh(t, access)
+      const minted = (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey}))
+        .body.token as string
+      const narrowed = (await t.exchange({scopes: ['users:read']})).body.access_token as string
+      expect((await t.post('/v1/auth/revoke-all', undefined, {auth: narrowed})).status).toBe(403)
+      expect((await t.post('/v1/auth/revoke-all', undefined, {auth: minted})).status).toBe(403)
+      const res = await t.post('/v1/auth/revoke-all', undefined, {auth: t.creds.secretKey})
+      expect(res.status, res.text).toBe(200)
+      expect(res.body).toEqual({revoked: true})
+      for (const token of [access, refreshed, minted, narrowed]) expect(await works(t, token)).toBe(401)
+      expect(await works(t, t.creds.secretKey)).toBe(200)
+      const fresh = (await t.exchange()).body.access_token as string
+      expect(await works(t, fresh)).toBe(200)
+      // An access token with sandbox:admin may revoke all too, itself included; it lasts a restart.
+      expect((await t.post('/v1/auth/revoke-all', undefined, {auth: fresh})).status).toBe(200)
+      expect(await works(t, fresh)).toBe(401)
+      await t.close()
+      t = await start({data: files.file})
+      expect(await works(t, access)).toBe(401)
+      expect(await works(t, fresh)).toBe(401)
+      await t.close()
+    } finally {
+      files.cleanup()
+    }
+  })
+})
