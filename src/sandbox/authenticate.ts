@@ -38,7 +38,18 @@ const KEY_REFUSALS = {
     'An API secret (sk_…) is not a Bearer credential: exchange it with the API key at POST /v1/auth/token',
 } as const
 
+/** Mark a refusal as a guessed credential (see AuthFailure.guess). */
+function guessed(failure: AuthFailure): AuthFailure {
+  failure.guess = true
+  return failure
+}
+
 function tokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: TokenVariant): AuthFailure {
+  if (result.reason === 'invalid') return guessed(plainTokenRefusal(result, variant))
+  return plainTokenRefusal(result, variant)
+}
+
+function plainTokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: TokenVariant): AuthFailure {
   if (variant === 'B') {
     return result.reason === 'expired'
       ? new AuthFailure('B', 'expired_token', `JWT expired at ${result.expiredAt}; mint a new one`)
@@ -180,7 +191,7 @@ export class Authenticator {
     const kind = kindOf(credential)
     if (kind === 'secret-key') {
       const partner = this.partners.bySecret(credential)
-      if (partner === undefined) throw new AuthFailure('B', 'invalid_api_key', 'Unknown API key')
+      if (partner === undefined) throw guessed(new AuthFailure('B', 'invalid_api_key', 'Unknown API key'))
       return {kind: 'secret-key', partner}
     }
     if (kind !== 'jwt') throw new AuthFailure('B', 'invalid_api_key', KEY_REFUSALS[kind])

@@ -14,6 +14,7 @@ import {ApiError, AuthFailure, renderError} from './errors.js'
 import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
 import {newId} from './ids.js'
 import {canonicalJson, parseRequestJson, sha256Hex} from './json.js'
+import {RATE_LIMITS} from './rate-limiter.js'
 import {roundupRoutes} from './roundups/routes.js'
 import {accountRoutes} from './routes/accounts.js'
 import {authRoutes} from './routes/auth.js'
@@ -230,11 +231,20 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       config: {endpoint} satisfies RouteConfig,
       // Authentication and rate limits run before the body is read: no credential, no parsing.
       onRequest: async (request, reply) => {
-        if (endpoint.auth === 'credentials') {
-          reply.headers(ctx.limiter.admitAuthAttempt(request.ip))
-          return
+        if (endpoint.auth === 'credentials') return
+        let principal: Principal | undefined
+        try {
+          principal = await authenticator.authenticate(endpoint, request.headers.authorization)
+        } catch (err) {
+          // A guessed credential (an unknown key, a token not signed by this sandbox) counts
+          // against the address; past the budget the answer is 429 instead of 401.
+          if (err instanceof AuthFailure && err.guess) {
+            reply.headers(
+              ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute),
+            )
+          }
+          throw err
         }
-        const principal = await authenticator.authenticate(endpoint, request.headers.authorization)
         if (principal === undefined) return
         principals.set(request, principal)
         reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))

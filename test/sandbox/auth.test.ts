@@ -410,15 +410,46 @@ describe('Variant B keys and minted JWTs', () => {
 })
 
 describe('failed login guard', () => {
-  test('ten failed exchanges from one address lock it out with RATE_LIMITED and Retry-After', async () => {
+  test('ten failed exchanges of a key from one address answer 429, but never to the right credentials', async () => {
     const t = await start()
     try {
+      // Failures with another key count apart: they do not touch this key's budget.
+      for (let i = 0; i < 12; i++)
+        await t.exchange({api_key: `pk_test_guess${i}`, api_secret: 'sk_test_wrong'})
       for (let i = 0; i < 10; i++) expect((await t.exchange({api_secret: 'sk_test_wrong'})).status).toBe(401)
-      const locked = await t.exchange()
+      const locked = await t.exchange({api_secret: 'sk_test_wrong'})
       expect(locked.status).toBe(429)
       expect(locked.body).toMatchObject({error: {code: 'RATE_LIMITED'}, request_id: expect.any(String)})
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(locked.headers.get('x-ratelimit-limit')).toBe('10')
+      const right = await t.exchange()
+      expect(right.status, right.text).toBe(200)
+      // Success forgives: the next mistake is a plain 401 again.
+      expect((await t.exchange({api_secret: 'sk_test_wrong'})).status).toBe(401)
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('guessed Bearer credentials are limited per address; valid ones always pass', async () => {
+    const t = await start()
+    try {
+      const token = await t.token()
+      const statuses: number[] = []
+      for (let i = 0; i < 40; i++) {
+        const guess = i % 2 === 0 ? `test_guess_${i}_0123456789abcdef` : `${token.slice(0, -4)}AAAA`
+        statuses.push((await t.get('/v1/wallets', {auth: guess})).status)
+      }
+      expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true)
+      expect(statuses.slice(30).every((s) => s === 429)).toBe(true)
+      const limited = await t.get('/v1/users/usr_any', {auth: 'test_guess_once_more_0123456789'})
+      expect(limited.status).toBe(429)
+      expect(limited.body.error.code).toBe('RATE_LIMITED')
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect((await t.get('/v1/wallets', {auth: t.creds.secretKey})).status).toBe(200)
+      expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+      // A missing header is no guess: still the plain 401.
+      expect((await t.get('/v1/wallets', {auth: null})).status).toBe(401)
     } finally {
       await t.close()
     }
@@ -443,7 +474,8 @@ describe('JWT validation against forged and altered tokens', () => {
   let mintedClaims: Record<string, unknown>
 
   beforeAll(async () => {
-    t = await start({data: files.file})
+    // Hundreds of forged tokens in a row: the Bearer guard (tested above) would answer 429.
+    t = await start({data: files.file, rateLimit: 'off'})
     key = Buffer.from(
       String(query(files.file, "SELECT value FROM meta WHERE key = 'jwt_signing_key'")[0]?.value),
       'base64',
@@ -592,7 +624,7 @@ describe('JWT validation against forged and altered tokens', () => {
     expect(refused.body.error.message).toMatch(/revoked/)
     const other = (await t.exchange()).body.access_token as string
     await t.close()
-    t = await start({data: files.file})
+    t = await start({data: files.file, rateLimit: 'off'})
     expect((await t.get('/v1/wallets', {auth: token})).status).toBe(401)
     expect((await t.get('/v1/wallets', {auth: other})).status).toBe(200)
   })

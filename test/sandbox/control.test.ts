@@ -146,20 +146,20 @@ describe('credentials', () => {
     const files = tempDir()
     const fixed = {
       apiKey: 'pk_test_ci',
-      apiSecret: 'sk_test_ci_secret',
+      apiSecret: 'sk_test_ci_secret_0123456789',
       partnerId: 'partner_ci',
-      secretKey: 'test_ci_key',
+      secretKey: 'test_ci_key_0123456789ab',
     }
     try {
       const t = await start({data: files.file, credentials: fixed})
       expect(t.creds).toEqual(fixed)
       expect((await t.exchange()).status).toBe(200)
-      expect((await t.get('/v1/wallets', {auth: 'test_ci_key'})).status).toBe(200)
+      expect((await t.get('/v1/wallets', {auth: 'test_ci_key_0123456789ab'})).status).toBe(200)
       await t.close()
-      const again = await start({data: files.file, credentials: {secretKey: 'test_rotated'}})
+      const again = await start({data: files.file, credentials: {secretKey: 'test_rotated_0123456789ab'}})
       try {
-        expect(again.creds).toEqual({...fixed, secretKey: 'test_rotated'})
-        expect((await again.get('/v1/wallets', {auth: 'test_ci_key'})).status).toBe(401)
+        expect(again.creds).toEqual({...fixed, secretKey: 'test_rotated_0123456789ab'})
+        expect((await again.get('/v1/wallets', {auth: 'test_ci_key_0123456789ab'})).status).toBe(401)
       } finally {
         await again.close()
       }
@@ -171,6 +171,11 @@ describe('credentials', () => {
   test('refuses malformed credentials and bad options before listening', async () => {
     await expect(startSandbox({port: 0, credentials: {secretKey: 'live_abc'}})).rejects.toThrow(/secretKey/)
     await expect(startSandbox({port: 0, credentials: {apiKey: 'nope'}})).rejects.toThrow(/pk_test_/)
+    // Chosen secrets need 16 characters after their prefix: `test_a` would be guessed in no time.
+    await expect(startSandbox({port: 0, credentials: {secretKey: 'test_a'}})).rejects.toThrow(/16 to 128/)
+    await expect(
+      startSandbox({port: 0, credentials: {apiSecret: 'sk_test_fifteen_chars__'}}),
+    ).rejects.toThrow(/sk_test_ followed by 16/)
     await expect(startSandbox({port: -1})).rejects.toThrow(/port/)
   })
 

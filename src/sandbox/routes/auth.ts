@@ -10,6 +10,7 @@ import {
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {type SandboxCredentials, sameSecret} from '../partners.js'
+import {RATE_LIMITS} from '../rate-limiter.js'
 import {parseInput} from '../validation.js'
 
 /** Refresh and revoke take no body; an empty object is tolerated, anything more is refused. */
@@ -45,8 +46,11 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.createToken,
       async run(input) {
         const body = parseInput(TokenRequestSchema, input.body, 'request body')
+        // Failures count per API key and address: someone else's failures, or a mistyped key,
+        // never lock out the right credentials (docs/sandbox.md#rate-limits).
+        const subject = `exchange ${input.ip} ${body.api_key}`
         const refuse = (message: string, details?: Record<string, unknown>) => {
-          input.setHeaders(limiter.noteFailedAuth(input.ip))
+          input.setHeaders(limiter.noteFailedAuth(subject, RATE_LIMITS.failedAuthPerMinute))
           return new ApiError('INVALID_CREDENTIALS', message, details)
         }
         if (/^(pk_)?live_/.test(body.api_key))
@@ -64,6 +68,7 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
         ) {
           throw refuse('Invalid API key, API secret or partner id')
         }
+        limiter.forgiveAuth(subject)
         return accessToken(partner, [...new Set(body.scopes ?? TOKEN_SCOPES)])
       },
     },
