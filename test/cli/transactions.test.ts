@@ -288,7 +288,7 @@ describe('transactions create', () => {
     )
     expect(errorOf(ach)).toMatchObject({
       code: 'INVALID_PAYMENT_METHOD',
-      details: {supported: ['card', 'sepa', 'wire', 'crypto']},
+      details: {supported: ['card', 'wire', 'wallet', 'crypto']},
     })
   })
 
