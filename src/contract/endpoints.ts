@@ -45,6 +45,8 @@ export interface Endpoint {
   /** Scope required of a Variant A token and of a Variant B minted JWT. Keys carry every scope. */
   scopes?: {a: ScopeA; b: ScopeB}
   body?: z.ZodType
+  /** The operation takes a missing body as `{}` (its body schema need not say so). */
+  bodyOptional?: boolean
   /** Another body form the operation accepts as well (the SDK's camelCase form of create-user). */
   altBody?: z.ZodType
   query?: z.ZodType

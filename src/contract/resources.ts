@@ -133,7 +133,13 @@ export const CreateTransactionSchema = z
     destinationWalletId: z.string().optional(),
     description: z.string().max(500).optional(),
     metadata: z.record(z.string(), z.string()).optional(),
-    idempotencyKey: z.string().max(255).optional(),
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[\x20-\x7e]{1,255}$/)
+      .optional()
+      .describe('1 to 255 printable ASCII characters, like the Idempotency-Key header'),
   })
   .meta({id: 'CreateTransactionRequest'})
 export type CreateTransactionInput = z.infer<typeof CreateTransactionSchema>

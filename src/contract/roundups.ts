@@ -145,7 +145,7 @@ export const UpdateRoundupSettingsSchema = z
     currency: settingsFields.currency.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, {message: 'Give at least one setting to change'})
-  .meta({id: 'UpdateRoundupSettingsRequest'})
+  .meta({id: 'UpdateRoundupSettingsRequest', minProperties: 1})
 export type UpdateRoundupSettingsInput = z.infer<typeof UpdateRoundupSettingsSchema>
 
 /** POST /roundupsvc/users/{id}/roundups/enable: turns round-ups on, optionally changing settings too. */
@@ -272,6 +272,7 @@ export const roundupEndpoints = {
     auth: 'bearer',
     scopes: roundupWrite,
     body: EnableRoundupsSchema,
+    bodyOptional: true,
     response: RoundupSettingsRecordSchema,
     status: 200,
     errors: [...settingsErrors],

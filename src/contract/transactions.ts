@@ -217,6 +217,7 @@ export const transactionEndpoints = {
     auth: 'bearer',
     scopes: {a: 'transfers:write', b: 'payments:refund'},
     body: RefundRequestSchema,
+    bodyOptional: true,
     response: TransactionSchema,
     status: 201,
     errors: [

@@ -176,6 +176,7 @@ export const walletProductEndpoints = {
     summary: 'issue a virtual card drawing on one of the user’s wallets',
     scopes: {a: 'accounts:write', b: 'payments:create'},
     body: CreateCardRequestSchema,
+    bodyOptional: true,
     response: VirtualCardSchema,
     status: 201,
     errors: ['NOT_FOUND', 'WALLET_NOT_ACTIVE', 'DUPLICATE_TRANSACTION'],

@@ -193,7 +193,13 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
   })
 
   app.setNotFoundHandler((request, reply) => {
-    const rendered = renderError(notFound(request), 'business', settings.responseShape, request.id)
+    const rendered = renderError(
+      methodNotAllowed(request) ?? notFound(request),
+      'business',
+      settings.responseShape,
+      request.id,
+    )
+    reply.headers(rendered.headers)
     return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
   })
 
@@ -213,6 +219,31 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
   ]
   for (const spec of routes) register(spec)
   webhooks.attach(app)
+
+  // Each path with the methods it has, for 405 and its Allow header.
+  const paths = new Map<string, {pattern: RegExp; methods: Set<string>}>()
+  for (const {endpoint} of routes) {
+    const url = urlOf(endpoint)
+    let path = paths.get(url)
+    if (path === undefined) {
+      path = {pattern: new RegExp(`^${url.replace(/:\w+/g, '[^/]+')}/?$`), methods: new Set()}
+      paths.set(url, path)
+    }
+    path.methods.add(endpoint.method)
+    if (endpoint.method === 'GET') path.methods.add('HEAD')
+  }
+  function methodNotAllowed(request: FastifyRequest): ApiError | undefined {
+    const path = request.url.split('?', 1)[0] ?? ''
+    const allowed = [...paths.values()].filter((p) => p.pattern.test(path)).flatMap((p) => [...p.methods])
+    if (allowed.length === 0) return undefined
+    const allow = [...new Set(allowed)].sort().join(', ')
+    return new ApiError(
+      'METHOD_NOT_ALLOWED',
+      `${path} does not take ${request.method}; it takes ${allow}`,
+      {allowed: allow.split(', ')},
+      {headers: {allow}},
+    )
+  }
 
   function register(spec: RouteSpec): void {
     const {endpoint} = spec
