@@ -339,7 +339,10 @@ describe('transactions create', () => {
     expect(human.stdout).toContain('1.234567890123456789 ETH')
   })
 
-  it('prints amounts beyond 2^53 exactly on every output path: cards, tables, csv, yaml, ndjson, json and errors', async () => {
+  // About thirty whole payctl processes: generous under a loaded machine.
+  it('prints amounts beyond 2^53 exactly on every output path: cards, tables, csv, yaml, ndjson, json and errors', {
+    timeout: 120_000,
+  }, async () => {
     const user = await newUser('exact')
     const wallet = await newWallet(user, 'ETH', '12.234567890123456789ETH')
     const empty = await newWallet(await newUser('exact-empty'), 'ETH')
