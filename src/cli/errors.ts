@@ -1,4 +1,4 @@
-import {PayctlError} from '../core/index.js'
+import {PayctlError, stringifyExact} from '../core/index.js'
 import {paint} from './terminal.js'
 
 /** Turn anything thrown inside a command into the one error type, with an exit code. */
@@ -30,7 +30,7 @@ export function renderError(err: PayctlError): string {
   const lines = [`${paint(['red', 'bold'], err.code, stream)}: ${err.message}`]
   if (err.details && Object.keys(err.details).length > 0) {
     for (const [k, v] of Object.entries(err.details)) {
-      lines.push(`  ${paint('dim', k, stream)}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      lines.push(`  ${paint('dim', k, stream)}: ${typeof v === 'string' ? v : stringifyExact(v)}`)
     }
   }
   if (err.requestId) lines.push(`  ${paint('dim', 'request id', stream)}: ${err.requestId}`)

@@ -7,6 +7,7 @@ import type {
   Webhook,
   WebhookWithSecret,
 } from '../contract/index.js'
+import {stringifyExact} from '../core/exact-json.js'
 import type {ListenEvent} from '../core/webhooks/index.js'
 import {extraRows, known, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
@@ -101,7 +102,8 @@ export function eventCard(e: EventDetail): [string, string | undefined][] {
     ['id', e.id],
     ['event', e.event],
     ['time', e.timestamp],
-    ['data', JSON.stringify(e.data)],
+    // Exact: an event's amounts may be beyond 2^53 (bigint), which JSON.stringify refuses.
+    ['data', stringifyExact(e.data)],
   ]
 }
 

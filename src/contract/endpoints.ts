@@ -39,6 +39,7 @@ export type EndpointAuth =
   | 'token' // the current Variant A JWT as Bearer (refresh, revoke)
   | 'secret-key' // a Variant B secret key as Bearer (minting a JWT)
   | 'bearer' // any valid credential: Variant A JWT, Variant B key or minted JWT
+  | 'sandbox-admin' // the secret key, or a Variant A JWT with the sandbox:admin scope (control routes)
 
 /** One operation of the service: the single source for the sandbox, the client and the OpenAPI document. */
 export interface Endpoint {
@@ -52,6 +53,8 @@ export interface Endpoint {
   /** Scope required of a Variant A token and of a Variant B minted JWT. Keys carry every scope. */
   scopes?: {a: ScopeA; b: ScopeB}
   body?: z.ZodType
+  /** The operation takes a missing body as `{}` (its body schema need not say so). */
+  bodyOptional?: boolean
   /** Another body form the operation accepts as well (the SDK's camelCase form of create-user). */
   altBody?: z.ZodType
   query?: z.ZodType
@@ -126,6 +129,19 @@ export const endpoints = {
     auth: 'token',
     response: RevokeResultSchema,
     surface: notShown(),
+    status: 200,
+    errors: [],
+    enveloped: false,
+  },
+  revokeAllTokens: {
+    operationId: 'revokeAllTokens',
+    method: 'POST',
+    path: '/auth/revoke-all',
+    summary:
+      "sandbox extension: revoke every access token and minted JWT of the caller's partner, refreshed ones included",
+    tag: 'auth',
+    auth: 'sandbox-admin',
+    response: RevokeResultSchema,
     status: 200,
     errors: [],
     enveloped: false,
@@ -243,7 +259,7 @@ export const endpoints = {
     path: '/_sandbox/reset',
     summary: "sandbox only: delete every record of the caller's partner, keeping its credentials",
     tag: 'sandbox',
-    auth: 'bearer',
+    auth: 'sandbox-admin',
     response: SandboxResetSchema,
     status: 200,
     errors: [],
@@ -294,6 +310,15 @@ export function errorStyleOf(endpoint: Endpoint): ErrorStyle {
  */
 export function onAuthHost(endpoint: Endpoint): boolean {
   return endpoint.auth === 'credentials' || endpoint.auth === 'token' || endpoint.host === 'auth'
+}
+
+/**
+ * Whether a refused Variant B credential answers with the endpoint's own INVALID_API_KEY and
+ * INSUFFICIENT_PERMISSIONS in the business shape, instead of the Variant B auth shape: only where
+ * the spec's error table of the endpoint names them (POST /wallets).
+ */
+export function hasOwnKeyCodes(endpoint: Endpoint): boolean {
+  return endpoint.errors.includes('INVALID_API_KEY')
 }
 
 /** POSTs honour an `Idempotency-Key` header, except the auth endpoints (a token is never replayed). */

@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL_ERROR: 500,
+  METHOD_NOT_ALLOWED: 405,
   // Money movement (docs/money.md).
   WALLET_NOT_ACTIVE: 422,
   TRANSACTION_NOT_REFUNDABLE: 422,
@@ -76,6 +77,7 @@ export function errorCategory(code: string): string {
       const status = (ERROR_STATUS as Record<string, number>)[code] ?? 400
       if (status === 401) return 'unauthorized'
       if (status === 403) return 'forbidden'
+      if (status === 405) return 'method_not_allowed'
       return 'validation_error'
     }
   }

@@ -5,6 +5,7 @@ import {
   type ErrorStyle,
   endpoints,
   errorStyleOf,
+  hasOwnKeyCodes,
   takesIdempotencyKey,
 } from './endpoints.js'
 import {MetaSchema} from './envelope.js'
@@ -16,6 +17,8 @@ import {
   OverviewErrorSchema,
   ResourceErrorSchema,
 } from './errors.js'
+import {EVENT_NAMES, EventEnvelopeSchema, SANDBOX_ADMIN_SCOPE} from './resources.js'
+import {ALL_EVENTS} from './webhooks.js'
 
 type Json = Record<string, unknown>
 
@@ -36,6 +39,22 @@ const BODY_ERRORS: readonly ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MED
 
 const ref = (name: string): Json => ({$ref: `#/components/schemas/${name}`})
 
+/** The mark of an integer that may exceed 2^53 (wei, yoctoNEAR amounts): see the document's description. */
+const BIGINT: Json = {'x-bigint': true}
+
+/** What the sandbox takes as an Idempotency-Key, in the header or the body. */
+const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7e]{1,255}$'
+
+/** Every event selector the sandbox accepts: each event name, each `prefix.*` of one, and `*`. */
+function eventSelectors(): string[] {
+  const prefixes = new Set<string>()
+  for (const name of EVENT_NAMES) {
+    const parts = name.split('.')
+    for (let i = 1; i < parts.length; i++) prefixes.add(`${parts.slice(0, i).join('.')}.*`)
+  }
+  return [...EVENT_NAMES, ...[...prefixes].sort(), ALL_EVENTS]
+}
+
 /** JSON Schemas of the contract, hoisted into `components.schemas` under their zod `id`. */
 class SchemaComponents {
   readonly schemas: Record<string, Json> = {}
@@ -47,10 +66,12 @@ class SchemaComponents {
       target: 'draft-2020-12',
       unrepresentable: 'any',
       override: ({jsonSchema}) => {
-        // MinorAmount is `multipleOf(1)` so that it may exceed 2^53; it is still an integer.
+        // MinorAmount is `multipleOf(1)` so that it may exceed 2^53; it is still an integer, and
+        // marked so that a generated client reads it into an arbitrary-precision type.
         if (jsonSchema.type === 'number' && jsonSchema.multipleOf === 1) {
           jsonSchema.type = 'integer'
           delete jsonSchema.multipleOf
+          Object.assign(jsonSchema, BIGINT)
         }
       },
     }) as Json
@@ -136,6 +157,11 @@ function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
   if (endpoint.method === 'GET') for (const c of BODY_ERRORS) codes.delete(c)
   if (takesIdempotencyKey(endpoint)) codes.add('DUPLICATE_TRANSACTION')
   for (const c of endpoint.errors) codes.add(c)
+  if (hasOwnKeyCodes(endpoint)) {
+    // The sandbox answers these two with the endpoint's own INVALID_API_KEY and INSUFFICIENT_PERMISSIONS.
+    codes.delete('invalid_api_key')
+    codes.delete('insufficient_permissions')
+  }
   return [...codes]
 }
 
@@ -184,6 +210,8 @@ function securityOf(endpoint: Endpoint): Json[] {
       return [{accessToken: []}]
     case 'secret-key':
       return [{secretKey: []}]
+    case 'sandbox-admin':
+      return [{accessToken: [SANDBOX_ADMIN_SCOPE]}, {secretKey: []}]
     case 'bearer':
       return [
         {accessToken: endpoint.scopes === undefined ? [] : [endpoint.scopes.a]},
@@ -203,7 +231,9 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
     const query = components.inline(components.add(endpoint.query, 'input'))
     const required = (query.required ?? []) as string[]
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, Json>)) {
-      parameters.push({name, in: 'query', required: required.includes(name), schema})
+      // Cursors are opaque, but always base64url: anything else is refused as not issued here.
+      const spelled = name === 'cursor' ? {...schema, pattern: '^[A-Za-z0-9_-]+$'} : schema
+      parameters.push({name, in: 'query', required: required.includes(name), schema: spelled})
     }
   }
   if (takesIdempotencyKey(endpoint)) {
@@ -213,7 +243,7 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
       required: false,
       description:
         'makes a retry safe: the same key with the same request replays the first response; with a different request it is refused with DUPLICATE_TRANSACTION',
-      schema: {type: 'string', minLength: 1, maxLength: 255},
+      schema: {type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN},
     })
   }
 
@@ -278,7 +308,8 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
   if (parameters.length > 0) operation.parameters = parameters
   if (endpoint.body !== undefined) {
     operation.requestBody = {
-      required: true,
+      // A bodiless request is accepted where the schema takes "nothing" or the operation reads it as {}.
+      required: !(endpoint.bodyOptional === true || endpoint.body.safeParse(undefined).success),
       content: {
         'application/json': {
           schema:
@@ -290,6 +321,53 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
     }
   }
   return operation
+}
+
+/**
+ * What the sandbox enforces beyond the zod schemas (in code, with its own messages), said in the
+ * document too, so that a client generated from it sends nothing the sandbox refuses.
+ */
+function tighten(schemas: Record<string, Json>): void {
+  const token = schemas.TokenRequest
+  if (token !== undefined) {
+    // Optional in the schema only so that the key-only quickstart form gets its own refusal.
+    token.required = [...new Set([...((token.required ?? []) as string[]), 'api_secret'])]
+  }
+  const selectors = {type: 'string', enum: eventSelectors()}
+  for (const name of ['WebhookRegistrationRequest', 'OpenListenSessionRequest']) {
+    const events = (schemas[name]?.properties as Record<string, Json> | undefined)?.events
+    if (events !== undefined) events.items = selectors
+  }
+}
+
+/** The `webhooks` section: what the sandbox POSTs to a registered URL, one entry per event name. */
+function webhooksOf(components: SchemaComponents): Record<string, Json> {
+  const envelope = components.add(EventEnvelopeSchema, 'output')
+  const out: Record<string, Json> = {}
+  for (const name of EVENT_NAMES) {
+    out[name] = {
+      post: {
+        operationId: `on_${name.replace(/\W/g, '_')}`,
+        summary: `the ${name} event, delivered to each webhook registered for it`,
+        parameters: [
+          {
+            name: 'x-service-signature',
+            in: 'header',
+            required: true,
+            description:
+              '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the webhook secret>`; during a secret rotation a second v1 (docs/webhooks.md). Reject a delivery that does not verify with 401',
+            schema: {type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$'},
+          },
+        ],
+        requestBody: {required: true, content: {'application/json': {schema: envelope}}},
+        responses: {
+          '200': {description: 'received; any 2xx counts as delivered'},
+          '401': {description: 'the signature did not verify'},
+        },
+      },
+    }
+  }
+  return out
 }
 
 /**
@@ -310,6 +388,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     paths[path] ??= {}
     paths[path][endpoint.method.toLowerCase()] = operationOf(endpoint, components)
   }
+  const webhooks = webhooksOf(components)
+  tighten(components.schemas)
 
   return {
     openapi: '3.1.1',
@@ -318,7 +398,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       license: {name: 'MIT', identifier: 'MIT'},
       description:
-        'Generated by payctl from its contract. Enveloped operations answer in one of two shapes, chosen when the sandbox starts (--response-shape envelope|direct); errors use the four documented error shapes.',
+        'Generated by payctl from its contract. Enveloped operations answer in one of two shapes, chosen when the sandbox starts (--response-shape envelope|direct); errors use the four documented error shapes. Integers marked `x-bigint: true` (amounts in the smallest unit) may exceed 2^53 and 2^64 (wei, yoctoNEAR): read them into an arbitrary-precision integer, never a double. A method a path does not have answers 405 METHOD_NOT_ALLOWED with an Allow header (components.responses.MethodNotAllowed).',
     },
     servers: [{url: 'http://127.0.0.1:4010', description: 'local sandbox (payctl sandbox start)'}],
     tags: [
@@ -328,9 +408,21 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       {name: 'sandbox', description: 'sandbox-only control routes, outside /v1'},
     ],
     paths,
+    webhooks,
     components: {
       schemas: components.schemas,
       headers: HEADERS,
+      responses: {
+        MethodNotAllowed: {
+          description:
+            'METHOD_NOT_ALLOWED: the path exists, the method does not; the Allow header lists the methods it has. Any method on an unknown path is 404 NOT_FOUND',
+          headers: {
+            Allow: {description: 'the methods of the path, comma-separated', schema: {type: 'string'}},
+            'X-Request-Id': headerRef('X-Request-Id'),
+          },
+          content: {'application/json': {schema: oneOfRefs(['OverviewError', 'ResourceError'])}},
+        },
+      },
       securitySchemes: {
         accessToken: {
           type: 'http',

@@ -141,7 +141,13 @@ export const CreateTransactionSchema = z
     destinationWalletId: z.string().optional(),
     description: z.string().max(500).optional(),
     metadata: z.record(z.string(), z.string()).optional(),
-    idempotencyKey: z.string().max(255).optional(),
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[\x20-\x7e]{1,255}$/)
+      .optional()
+      .describe('1 to 255 printable ASCII characters, like the Idempotency-Key header'),
   })
   .meta({id: 'CreateTransactionRequest'})
 export type CreateTransactionInput = z.infer<typeof CreateTransactionSchema>
@@ -165,6 +171,13 @@ export const SCOPES_B = [
   'payouts:create',
 ] as const
 export type ScopeA = (typeof SCOPES_A)[number]
+/**
+ * Sandbox extension: the scope of an access token that may use the sandbox's control routes
+ * (reset, clock, trigger). A token exchanged without `scopes` has it; a narrowed one only if asked.
+ */
+export const SANDBOX_ADMIN_SCOPE = 'sandbox:admin'
+/** What a Variant A token exchange can grant: the spec's scopes and the sandbox's own. */
+export const TOKEN_SCOPES = [...SCOPES_A, SANDBOX_ADMIN_SCOPE] as const
 export type ScopeB = (typeof SCOPES_B)[number]
 
 /** Variant A token exchange body. `api_secret` is required by the sandbox (see docs/auth.md). */
@@ -173,7 +186,7 @@ export const TokenRequestSchema = z
     api_key: z.string().min(1),
     api_secret: z.string().min(1).optional(),
     partner_id: z.string().min(1),
-    scopes: z.array(z.enum(SCOPES_A)).optional().describe('sandbox extension: narrow the granted scopes'),
+    scopes: z.array(z.enum(TOKEN_SCOPES)).optional().describe('sandbox extension: narrow the granted scopes'),
   })
   .meta({id: 'TokenRequest'})
 export type TokenRequest = z.infer<typeof TokenRequestSchema>

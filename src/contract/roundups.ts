@@ -146,7 +146,7 @@ export const UpdateRoundupSettingsSchema = z
     currency: settingsFields.currency.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, {message: 'Give at least one setting to change'})
-  .meta({id: 'UpdateRoundupSettingsRequest'})
+  .meta({id: 'UpdateRoundupSettingsRequest', minProperties: 1})
 export type UpdateRoundupSettingsInput = z.infer<typeof UpdateRoundupSettingsSchema>
 
 /** POST /roundupsvc/users/{id}/roundups/enable: turns round-ups on, optionally changing settings too. */
@@ -277,6 +277,7 @@ export const roundupEndpoints = {
     auth: 'bearer',
     scopes: roundupWrite,
     body: EnableRoundupsSchema,
+    bodyOptional: true,
     response: RoundupSettingsRecordSchema,
     surface: notShown<RoundupSettingsRecord>(),
     status: 200,

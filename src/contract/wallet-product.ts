@@ -180,6 +180,7 @@ export const walletProductEndpoints = {
     summary: 'issue a virtual card drawing on one of the user’s wallets',
     scopes: {a: 'accounts:write', b: 'payments:create'},
     body: CreateCardRequestSchema,
+    bodyOptional: true,
     response: VirtualCardSchema,
     surface: notShown<VirtualCard>(),
     status: 201,

@@ -94,6 +94,8 @@ export class PayctlClient {
     token: (body: {api_key: string; api_secret?: string; partner_id: string; scopes?: string[]}) =>
       this.call('createToken', {body}),
     revoke: (token: string) => this.call('revokeToken', {bearer: token}),
+    /** Revoke every token of the partner, with the profile's own credential (sandbox extension). */
+    revokeAll: () => this.call('revokeAllTokens', {}),
     mintJwt: (body: {scopes: string[]; expires_in?: number}) => this.call('mintJwt', {body}),
   }
 
@@ -247,10 +249,11 @@ export class PayctlClient {
     else if (ep.auth === 'token') {
       bearer = this.tokens.cached()?.accessToken
       if (bearer === undefined) throw notLoggedIn(this.profile, 'access token')
-    } else if (ep.auth === 'bearer' || ep.auth === 'secret-key') bearer = await this.tokens.bearer()
+    } else if (ep.auth === 'bearer' || ep.auth === 'secret-key' || ep.auth === 'sandbox-admin')
+      bearer = await this.tokens.bearer()
     const body = input.body === undefined ? undefined : stringifyExact(input.body)
     const res = await this.#send(ep.method, url.toString(), headers, body, bearer, {
-      recover: ep.auth === 'bearer' && input.bearer === undefined,
+      recover: (ep.auth === 'bearer' || ep.auth === 'sandbox-admin') && input.bearer === undefined,
     }).catch((err: unknown) => {
       throw withIdempotencyKey(err, headers['idempotency-key'])
     })
@@ -397,7 +400,8 @@ function kindForStatus(status: number): ErrorKind {
 export function errorFrom(res: HttpResponse): PayctlError {
   let body: unknown
   try {
-    body = JSON.parse(res.text)
+    // Exact: details such as INSUFFICIENT_FUNDS's `available` may be beyond 2^53.
+    body = parseExact(res.text)
   } catch {
     body = undefined
   }

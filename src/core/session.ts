@@ -114,11 +114,20 @@ export function localSession(client: PayctlClient): SessionInfo {
 /**
  * Revoke the profile's access token with the service (Variant A; an API key cannot be revoked
  * from here), then forget its credentials and token locally. Returns whether a token was revoked.
+ * With `everywhere`, every token of the partner is revoked first, wherever it was handed out.
  */
-export async function logout(store: ProfileStore, client: PayctlClient): Promise<{revoked: boolean}> {
+export async function logout(
+  store: ProfileStore,
+  client: PayctlClient,
+  opts: {everywhere?: boolean} = {},
+): Promise<{revoked: boolean}> {
   let revoked = false
+  if (opts.everywhere) {
+    await client.auth.revokeAll()
+    revoked = true
+  }
   const token = client.tokens.cached()
-  if (client.profile.auth?.variant === 'A' && token && Date.parse(token.expiresAt) > Date.now()) {
+  if (!revoked && client.profile.auth?.variant === 'A' && token && Date.parse(token.expiresAt) > Date.now()) {
     try {
       await client.auth.revoke(token.accessToken)
       revoked = true

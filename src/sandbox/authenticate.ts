@@ -1,4 +1,5 @@
 import type {Endpoint} from '../contract/endpoints.js'
+import {SANDBOX_ADMIN_SCOPE} from '../contract/resources.js'
 import {AuthFailure} from './errors.js'
 import type {PartnerDirectory, SandboxCredentials} from './partners.js'
 import type {TokenClaims, TokenService, TokenVariant, VerifiedToken} from './tokens.js'
@@ -37,7 +38,18 @@ const KEY_REFUSALS = {
     'An API secret (sk_…) is not a Bearer credential: exchange it with the API key at POST /v1/auth/token',
 } as const
 
+/** Mark a refusal as a guessed credential (see AuthFailure.guess). */
+function guessed(failure: AuthFailure): AuthFailure {
+  failure.guess = true
+  return failure
+}
+
 function tokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: TokenVariant): AuthFailure {
+  if (result.reason === 'invalid') return guessed(plainTokenRefusal(result, variant))
+  return plainTokenRefusal(result, variant)
+}
+
+function plainTokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: TokenVariant): AuthFailure {
   if (variant === 'B') {
     return result.reason === 'expired'
       ? new AuthFailure('B', 'expired_token', `JWT expired at ${result.expiredAt}; mint a new one`)
@@ -48,10 +60,14 @@ function tokenRefusal(result: Exclude<VerifiedToken, {ok: true}>, variant: Token
     : new AuthFailure('A', 'TOKEN_INVALID', refusalMessage(result.reason))
 }
 
-function refusalMessage(reason: 'invalid' | 'revoked' | 'wrong_env' | 'unknown_partner'): string {
+function refusalMessage(
+  reason: 'invalid' | 'revoked' | 'wrong_env' | 'unknown_partner' | 'superseded',
+): string {
   switch (reason) {
     case 'revoked':
       return 'Token has been revoked'
+    case 'superseded':
+      return "Token was issued before the partner's credentials changed or all its tokens were revoked"
     case 'wrong_env':
       return 'Token was not issued for the sandbox environment'
     case 'unknown_partner':
@@ -92,6 +108,29 @@ export class Authenticator {
         checkScope(endpoint, principal)
         return principal
       }
+      case 'sandbox-admin': {
+        // Resetting data, moving the clock and making events are the partner's own acts: not for a
+        // narrowed token or a JWT minted for less trusted code.
+        const principal = await this.anyCredential(header)
+        if (principal.kind === 'secret-key') return principal
+        if (principal.kind === 'access-token') {
+          if (principal.claims.scopes.includes(SANDBOX_ADMIN_SCOPE)) return principal
+          throw new AuthFailure(
+            'A',
+            'INSUFFICIENT_SCOPE',
+            `Access token lacks the ${SANDBOX_ADMIN_SCOPE} scope`,
+            {
+              required_scope: SANDBOX_ADMIN_SCOPE,
+              granted_scopes: principal.claims.scopes,
+            },
+          )
+        }
+        throw new AuthFailure(
+          'B',
+          'insufficient_permissions',
+          `This route takes your secret key (test_…) or an access token with the ${SANDBOX_ADMIN_SCOPE} scope, not a minted JWT`,
+        )
+      }
     }
   }
 
@@ -126,6 +165,9 @@ export class Authenticator {
     }
     const partner = this.partners.get(result.claims.partner_id)
     if (partner === undefined) throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
+    if (!this.tokens.isCurrentVersion(result.claims, partner)) {
+      throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('superseded'))
+    }
     return {kind: 'access-token', partner, claims: result.claims}
   }
 
@@ -149,7 +191,7 @@ export class Authenticator {
     const kind = kindOf(credential)
     if (kind === 'secret-key') {
       const partner = this.partners.bySecret(credential)
-      if (partner === undefined) throw new AuthFailure('B', 'invalid_api_key', 'Unknown API key')
+      if (partner === undefined) throw guessed(new AuthFailure('B', 'invalid_api_key', 'Unknown API key'))
       return {kind: 'secret-key', partner}
     }
     if (kind !== 'jwt') throw new AuthFailure('B', 'invalid_api_key', KEY_REFUSALS[kind])
@@ -161,6 +203,11 @@ export class Authenticator {
       throw claims.variant === 'A'
         ? new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
         : new AuthFailure('B', 'invalid_api_key', refusalMessage('unknown_partner'))
+    }
+    if (!this.tokens.isCurrentVersion(claims, partner)) {
+      throw claims.variant === 'A'
+        ? new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('superseded'))
+        : new AuthFailure('B', 'invalid_api_key', refusalMessage('superseded'))
     }
     return claims.variant === 'A'
       ? {kind: 'access-token', partner, claims}

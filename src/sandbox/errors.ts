@@ -27,6 +27,9 @@ export class ApiError extends Error {
  * fails in the Variant A auth shape, a Variant B key or minted JWT in the Variant B one.
  */
 export class AuthFailure extends ApiError {
+  /** Whether the credential looks guessed (unknown, or not signed here): counted by the Bearer guard. */
+  guess = false
+
   constructor(
     readonly variant: 'A' | 'B',
     code: ErrorCode,

@@ -111,7 +111,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const money = new MoneyService({database, events, clock, settleAfterSeconds: options.settleAfterSeconds})
     const ctx: SandboxContext = {
       database,
-      partners: new PartnerDirectory(database),
+      partners: new PartnerDirectory(database, credentials.partnerId),
       tokens: await TokenService.open(database),
       limiter: new RateLimiter(options.rateLimit === 'spec'),
       events,

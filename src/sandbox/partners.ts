@@ -13,14 +13,23 @@ export interface SandboxCredentials {
   secretKey: string
 }
 
+/**
+ * Characters a chosen secret needs after its prefix. What stops guessing is the length of the
+ * secrets (the failure limits never refuse the right one): generated ones carry 48 hex digits.
+ */
+export const MIN_SECRET_LENGTH = 16
+
 const FORMATS: Record<keyof SandboxCredentials, {pattern: RegExp; hint: string}> = {
   apiKey: {pattern: /^pk_test_[A-Za-z0-9_-]{1,128}$/, hint: 'pk_test_ followed by letters, digits, _ or -'},
   apiSecret: {
-    pattern: /^sk_test_[A-Za-z0-9_-]{1,128}$/,
-    hint: 'sk_test_ followed by letters, digits, _ or -',
+    pattern: new RegExp(`^sk_test_[A-Za-z0-9_-]{${MIN_SECRET_LENGTH},128}$`),
+    hint: `sk_test_ followed by ${MIN_SECRET_LENGTH} to 128 letters, digits, _ or -`,
   },
   partnerId: {pattern: /^[A-Za-z0-9_-]{1,64}$/, hint: 'up to 64 letters, digits, _ or -'},
-  secretKey: {pattern: /^test_[A-Za-z0-9_-]{1,128}$/, hint: 'test_ followed by letters, digits, _ or -'},
+  secretKey: {
+    pattern: new RegExp(`^test_[A-Za-z0-9_-]{${MIN_SECRET_LENGTH},128}$`),
+    hint: `test_ followed by ${MIN_SECRET_LENGTH} to 128 letters, digits, _ or -`,
+  },
 }
 
 function generated(): SandboxCredentials {
@@ -111,7 +120,11 @@ export class PartnerDirectory {
   private readonly byApiKey = new Map<string, SandboxCredentials>()
   private readonly bySecretKey = new Map<string, SandboxCredentials>()
 
-  constructor(database: Database) {
+  /** @param served the partner this run was started for (resolvePartner's answer). */
+  constructor(
+    database: Database,
+    readonly served: string,
+  ) {
     for (const row of database.db.prepare('SELECT * FROM partners').all() as unknown as PartnerRow[]) {
       const creds = toCredentials(row)
       this.byId.set(creds.partnerId, creds)

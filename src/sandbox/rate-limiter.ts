@@ -7,6 +7,7 @@ export const RATE_LIMITS = {
   walletPerMinute: 100,
   walletCreationsPerDay: 1_000,
   failedAuthPerMinute: 10,
+  failedBearerPerMinute: 30,
 } as const
 
 export interface LimitState {
@@ -220,43 +221,41 @@ export class RateLimiter {
     if (this.enabled) this.limitsOf(partnerId, now).walletCreations.add(now)
   }
 
-  /** Headers for a token exchange from `address`; throws RATE_LIMITED while it is locked out. */
-  admitAuthAttempt(address: string, now = Date.now()): Record<string, string> {
+  /**
+   * Count one failed authentication of `subject` (a token exchange: API key and address; a Bearer
+   * guess: the address) against a budget of `perMinute`. Throws RATE_LIMITED, with Retry-After,
+   * when the budget was already spent; otherwise returns the headers, and the caller answers with
+   * its own refusal. Only failures are counted and refused: a right credential is always accepted,
+   * so nobody's failures lock the right credentials out.
+   */
+  noteFailedAuth(subject: string, perMinute: number, now = Date.now()): Record<string, string> {
     if (!this.enabled) return {}
-    const bucket = this.failedAuth.get(address)
-    if (bucket === undefined) {
-      return headersOf({
-        limit: RATE_LIMITS.failedAuthPerMinute,
-        remaining: RATE_LIMITS.failedAuthPerMinute,
-        reset: Math.ceil(now / 1000),
-      })
-    }
-    if (!bucket.canTake(now)) {
-      throw new ApiError(
-        'RATE_LIMITED',
-        `Too many failed authentication attempts; retry in ${bucket.retryAfterSeconds(now)} s`,
-        {limit: RATE_LIMITS.failedAuthPerMinute, window: 'minute'},
-        {headers: {...headersOf(bucket.state(now)), 'retry-after': String(bucket.retryAfterSeconds(now))}},
-      )
-    }
-    return headersOf(bucket.state(now))
-  }
-
-  /** Count a failed token exchange from `address`; returns the updated headers. */
-  noteFailedAuth(address: string, now = Date.now()): Record<string, string> {
-    if (!this.enabled) return {}
-    let bucket = this.failedAuth.get(address)
+    let bucket = this.failedAuth.get(subject)
     if (bucket === undefined) {
       if (this.failedAuth.size >= 10_000) this.sweep(now)
-      bucket = new TokenBucket(RATE_LIMITS.failedAuthPerMinute, MINUTE, now)
-      this.failedAuth.set(address, bucket)
+      bucket = new TokenBucket(perMinute, MINUTE, now)
+      this.failedAuth.set(subject, bucket)
+    }
+    if (!bucket.canTake(now)) {
+      const retryAfter = bucket.retryAfterSeconds(now)
+      throw new ApiError(
+        'RATE_LIMITED',
+        `Too many failed authentication attempts; retry in ${retryAfter} s`,
+        {limit: perMinute, window: 'minute'},
+        {headers: {...headersOf(bucket.state(now)), 'retry-after': String(retryAfter)}},
+      )
     }
     bucket.take(now)
     return headersOf(bucket.state(now))
   }
 
-  /** Forget addresses whose failures have all been forgiven, so the map cannot grow without bound. */
+  /** A successful token exchange of `subject` forgives its earlier failures. */
+  forgiveAuth(subject: string): void {
+    this.failedAuth.delete(subject)
+  }
+
+  /** Forget subjects whose failures have all been forgiven, so the map cannot grow without bound. */
   private sweep(now: number): void {
-    for (const [address, bucket] of this.failedAuth) if (bucket.isFull(now)) this.failedAuth.delete(address)
+    for (const [subject, bucket] of this.failedAuth) if (bucket.isFull(now)) this.failedAuth.delete(subject)
   }
 }

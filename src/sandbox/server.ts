@@ -1,5 +1,11 @@
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
-import {type Endpoint, type ErrorStyle, errorStyleOf, takesIdempotencyKey} from '../contract/endpoints.js'
+import {
+  type Endpoint,
+  type ErrorStyle,
+  errorStyleOf,
+  hasOwnKeyCodes,
+  takesIdempotencyKey,
+} from '../contract/endpoints.js'
 import type {Principal} from './authenticate.js'
 import {Authenticator} from './authenticate.js'
 import {bnplRoutes} from './bnpl/routes.js'
@@ -8,6 +14,7 @@ import {ApiError, AuthFailure, renderError} from './errors.js'
 import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
 import {newId} from './ids.js'
 import {canonicalJson, parseRequestJson, sha256Hex} from './json.js'
+import {RATE_LIMITS} from './rate-limiter.js'
 import {roundupRoutes} from './roundups/routes.js'
 import {accountRoutes} from './routes/accounts.js'
 import {authRoutes} from './routes/auth.js'
@@ -37,12 +44,14 @@ function styleOf(endpoint: Endpoint | undefined): ErrorStyle {
 }
 
 /**
- * The wallet endpoints' own error table names INVALID_API_KEY (401) and INSUFFICIENT_PERMISSIONS
- * (403) for a refused API key: there, a refused Variant B credential answers with those codes,
- * in the endpoint's business shape, instead of the generic Variant B auth shape.
+ * POST /wallets has its own error table in the spec, naming INVALID_API_KEY (401) and
+ * INSUFFICIENT_PERMISSIONS (403): there (and only on endpoints whose contract lists those codes), a
+ * refused Variant B key or minted JWT answers with them in the business shape. Every other route,
+ * the other wallet routes included, answers in the Variant B auth shape (docs/auth.md).
  */
-function walletKeyCodes(endpoint: Endpoint | undefined, err: ApiError): ApiError {
-  if (endpoint?.tag !== 'wallets' || !(err instanceof AuthFailure) || err.variant !== 'B') return err
+function ownKeyCodes(endpoint: Endpoint | undefined, err: ApiError): ApiError {
+  if (endpoint === undefined || !hasOwnKeyCodes(endpoint)) return err
+  if (!(err instanceof AuthFailure) || err.variant !== 'B') return err
   if (err.code === 'invalid_api_key') return new ApiError('INVALID_API_KEY', err.message)
   if (err.code === 'insufficient_permissions') return new ApiError('INSUFFICIENT_PERMISSIONS', err.message)
   return err
@@ -174,7 +183,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       apiError = new ApiError('INTERNAL_ERROR', 'The sandbox failed to handle this request')
     }
     const rendered = renderError(
-      walletKeyCodes(endpoint, apiError),
+      ownKeyCodes(endpoint, apiError),
       styleOf(endpoint),
       settings.responseShape,
       request.id,
@@ -184,7 +193,13 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
   })
 
   app.setNotFoundHandler((request, reply) => {
-    const rendered = renderError(notFound(request), 'business', settings.responseShape, request.id)
+    const rendered = renderError(
+      methodNotAllowed(request) ?? notFound(request),
+      'business',
+      settings.responseShape,
+      request.id,
+    )
+    reply.headers(rendered.headers)
     return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
   })
 
@@ -205,6 +220,31 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
   for (const spec of routes) register(spec)
   webhooks.attach(app)
 
+  // Each path with the methods it has, for 405 and its Allow header.
+  const paths = new Map<string, {pattern: RegExp; methods: Set<string>}>()
+  for (const {endpoint} of routes) {
+    const url = urlOf(endpoint)
+    let path = paths.get(url)
+    if (path === undefined) {
+      path = {pattern: new RegExp(`^${url.replace(/:\w+/g, '[^/]+')}/?$`), methods: new Set()}
+      paths.set(url, path)
+    }
+    path.methods.add(endpoint.method)
+    if (endpoint.method === 'GET') path.methods.add('HEAD')
+  }
+  function methodNotAllowed(request: FastifyRequest): ApiError | undefined {
+    const path = request.url.split('?', 1)[0] ?? ''
+    const allowed = [...paths.values()].filter((p) => p.pattern.test(path)).flatMap((p) => [...p.methods])
+    if (allowed.length === 0) return undefined
+    const allow = [...new Set(allowed)].sort().join(', ')
+    return new ApiError(
+      'METHOD_NOT_ALLOWED',
+      `${path} does not take ${request.method}; it takes ${allow}`,
+      {allowed: allow.split(', ')},
+      {headers: {allow}},
+    )
+  }
+
   function register(spec: RouteSpec): void {
     const {endpoint} = spec
     const style = styleOf(endpoint)
@@ -222,11 +262,20 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       config: {endpoint} satisfies RouteConfig,
       // Authentication and rate limits run before the body is read: no credential, no parsing.
       onRequest: async (request, reply) => {
-        if (endpoint.auth === 'credentials') {
-          reply.headers(ctx.limiter.admitAuthAttempt(request.ip))
-          return
+        if (endpoint.auth === 'credentials') return
+        let principal: Principal | undefined
+        try {
+          principal = await authenticator.authenticate(endpoint, request.headers.authorization)
+        } catch (err) {
+          // A guessed credential (an unknown key, a token not signed by this sandbox) counts
+          // against the address; past the budget the answer is 429 instead of 401.
+          if (err instanceof AuthFailure && err.guess) {
+            reply.headers(
+              ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute),
+            )
+          }
+          throw err
         }
-        const principal = await authenticator.authenticate(endpoint, request.headers.authorization)
         if (principal === undefined) return
         principals.set(request, principal)
         reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))

@@ -1,8 +1,9 @@
-import {randomBytes} from 'node:crypto'
+import {createHmac, randomBytes} from 'node:crypto'
 import {type CryptoKey, decodeJwt, errors, jwtVerify, SignJWT} from 'jose'
 import {z} from 'zod'
 import type {Database} from './database.js'
 import {newId} from './ids.js'
+import type {SandboxCredentials} from './partners.js'
 
 const ALGORITHM = 'HS256'
 /** Verified tokens remembered at most (see TokenService.verified). */
@@ -15,6 +16,10 @@ const ClaimsSchema = z.object({
   variant: z.enum(['A', 'B']),
   env: z.string(),
   jti: z.string(),
+  /** The family: the jti of the token obtained with credentials, kept by every refresh from it. */
+  fam: z.string(),
+  /** The credential version the token was issued under (see TokenService.versionOf). */
+  cv: z.string(),
   iat: z.number(),
   exp: z.number(),
 })
@@ -44,6 +49,10 @@ function claimedVariant(token: string): TokenVariant | undefined {
 export class TokenService {
   private readonly isRevokedStmt
   private readonly revokeStmt
+  private readonly generationStmt
+  private readonly bumpStmt
+  /** Credential versions by partner, computed once per partner and generation. */
+  private readonly versions = new Map<string, {apiSecret: string; secretKey: string; version: string}>()
   /**
    * Tokens whose signature and claims were verified, by token text. A client sends the same token
    * with every request, and an HMAC check through WebCrypto costs more than the rest of a cheap
@@ -53,12 +62,19 @@ export class TokenService {
 
   private constructor(
     private readonly key: CryptoKey,
+    private readonly secret: string,
     database: Database,
   ) {
     const {db} = database
     db.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(Math.floor(Date.now() / 1000))
-    this.isRevokedStmt = db.prepare('SELECT 1 AS revoked FROM revoked_tokens WHERE jti = ?')
+    // A token is revoked by its own id, or by its family's (stored as `family:<fam>`).
+    this.isRevokedStmt = db.prepare('SELECT 1 AS revoked FROM revoked_tokens WHERE jti IN (?, ?)')
     this.revokeStmt = db.prepare('INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)')
+    this.generationStmt = db.prepare('SELECT value FROM meta WHERE key = ?')
+    this.bumpStmt = db.prepare(
+      `INSERT INTO meta (key, value) VALUES (?, '1')
+       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`,
+    )
   }
 
   static async open(database: Database): Promise<TokenService> {
@@ -70,7 +86,7 @@ export class TokenService {
       false,
       ['sign', 'verify'],
     )
-    return new TokenService(key, database)
+    return new TokenService(key, secret, database)
   }
 
   async issue(input: {
@@ -78,15 +94,22 @@ export class TokenService {
     scopes: readonly string[]
     variant: TokenVariant
     ttlSeconds: number
+    /** The partner's credentials: the token is valid only while they stay the same. */
+    credentials: SandboxCredentials
+    /** The family of the token this one refreshes; a new family otherwise. */
+    family?: string | undefined
   }): Promise<{token: string; claims: TokenClaims}> {
     const iat = Math.floor(Date.now() / 1000)
+    const jti = newId.token()
     const claims: TokenClaims = {
       sub: input.partnerId,
       partner_id: input.partnerId,
       scopes: [...input.scopes],
       variant: input.variant,
       env: 'sandbox',
-      jti: newId.token(),
+      jti,
+      fam: input.family ?? jti,
+      cv: this.versionOf(input.credentials),
       iat,
       exp: iat + input.ttlSeconds,
     }
@@ -133,13 +156,55 @@ export class TokenService {
         variant: claims.variant,
       }
     }
-    if (this.isRevokedStmt.get(claims.jti) !== undefined) {
+    if (this.isRevokedStmt.get(claims.jti, `family:${claims.fam}`) !== undefined) {
       return {ok: false, reason: 'revoked', variant: claims.variant}
     }
     return {ok: true, claims}
   }
 
+  /**
+   * Revoke a token and its whole family: the token it was refreshed from and every token refreshed
+   * from it, before or after. The family is remembered for good, since a refresh may have carried
+   * it past this token's own expiry.
+   */
   revoke(claims: TokenClaims): void {
     this.revokeStmt.run(claims.jti, claims.exp)
+    this.revokeStmt.run(`family:${claims.fam}`, Number.MAX_SAFE_INTEGER)
+  }
+
+  /**
+   * The credential version of a partner: a keyed hash of its API secret and secret key and of how
+   * many times all its tokens were revoked. A token carries the version it was issued under, so
+   * starting the sandbox with a new secret, or revoking all, ends every earlier token. Keyed with
+   * the signing key, so a token reveals nothing of the secrets.
+   */
+  versionOf(partner: SandboxCredentials): string {
+    const known = this.versions.get(partner.partnerId)
+    if (known !== undefined && known.apiSecret === partner.apiSecret && known.secretKey === partner.secretKey)
+      return known.version
+    const row = this.generationStmt.get(`token_generation:${partner.partnerId}`) as
+      | {value: string}
+      | undefined
+    const version = createHmac('sha256', this.secret)
+      .update(`${partner.apiSecret}\n${partner.secretKey}\n${row?.value ?? '0'}`)
+      .digest('base64url')
+      .slice(0, 16)
+    this.versions.set(partner.partnerId, {
+      apiSecret: partner.apiSecret,
+      secretKey: partner.secretKey,
+      version,
+    })
+    return version
+  }
+
+  /** Whether `claims` were issued under `partner`'s current credential version. */
+  isCurrentVersion(claims: TokenClaims, partner: SandboxCredentials): boolean {
+    return claims.cv === this.versionOf(partner)
+  }
+
+  /** End every token of `partner` issued so far, access tokens and minted JWTs alike. */
+  revokeAll(partnerId: string): void {
+    this.bumpStmt.run(`token_generation:${partnerId}`)
+    this.versions.delete(partnerId)
   }
 }

@@ -8,8 +8,26 @@ export interface ReadableIssue {
   message: string
 }
 
-function readable(issue: z.core.$ZodIssue): ReadableIssue[] {
+/** Said of a number field given an integer no double holds exactly (parseRequestJson made it a bigint). */
+export const NUMBER_OUT_OF_RANGE = `Out of range: at most ${Number.MAX_SAFE_INTEGER}, the largest integer a JSON number holds exactly`
+
+function at(value: unknown, path: readonly PropertyKey[]): unknown {
+  let here = value
+  for (const key of path) {
+    if (here === null || typeof here !== 'object') return undefined
+    here = (here as Record<PropertyKey, unknown>)[key]
+  }
+  return here
+}
+
+function readable(issue: z.core.$ZodIssue, input: unknown): ReadableIssue[] {
   const base = issue.path.map(String).join('.')
+  if (issue.code === 'invalid_type' && issue.expected === 'number') {
+    const value = at(input, issue.path)
+    if (typeof value === 'bigint' || value === Infinity || value === -Infinity) {
+      return [{path: base, code: 'too_big', message: NUMBER_OUT_OF_RANGE}]
+    }
+  }
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       path: base === '' ? key : `${base}.${key}`,
@@ -21,8 +39,12 @@ function readable(issue: z.core.$ZodIssue): ReadableIssue[] {
 }
 
 /** A VALIDATION_ERROR from zod issues: `details.field` names the first culprit, `details.issues` lists all. */
-export function validationError(where: string, issues: readonly z.core.$ZodIssue[]): ApiError {
-  const list = issues.flatMap(readable)
+export function validationError(
+  where: string,
+  issues: readonly z.core.$ZodIssue[],
+  input?: unknown,
+): ApiError {
+  const list = issues.flatMap((issue) => readable(issue, input))
   const summary = list.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ')
   const details: Record<string, unknown> = {issues: list}
   const field = list.find((i) => i.path !== '')?.path
@@ -39,5 +61,5 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
       issues: [{path: '', code: 'invalid_type', message: 'Expected a JSON object'}],
     })
   }
-  throw validationError(where, result.error.issues)
+  throw validationError(where, result.error.issues, value)
 }

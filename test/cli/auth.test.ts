@@ -345,3 +345,38 @@ describe('token expiry', () => {
     }
   })
 })
+
+// Last in the file: it revokes every token of the sandbox's partner.
+describe('logout --everywhere', () => {
+  it("revokes every token of the partner, the other profiles' included", async () => {
+    const here = await loggedInVariantA()
+    const elsewhere = await loggedInVariantA()
+    try {
+      const other = profileFile(elsewhere.dir).profiles.local.token.accessToken
+      const minted = await fetch(`${sandbox.url}/v1/auth/jwt`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.credentials.secretKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({scopes: ['balance:read']}),
+      })
+      const jwt = ((await minted.json()) as {token: string}).token
+      const r = await runCli(['auth', 'logout', '--everywhere', '--json'], {configDir: here.dir})
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.json()).toEqual({profile: 'local', revoked: true})
+      for (const token of [other, jwt]) {
+        const res = await fetch(`${sandbox.url}/v1/wallets?limit=1`, {
+          headers: {authorization: `Bearer ${token}`},
+        })
+        expect(res.status).toBe(401)
+      }
+      // The other profile still holds its credentials: it logs in again by itself.
+      const again = await runCli(['wallets', 'list', '--json'], {configDir: elsewhere.dir})
+      expect(again.exitCode, again.stderr).toBe(0)
+    } finally {
+      here.cleanup()
+      elsewhere.cleanup()
+    }
+  })
+})

@@ -288,7 +288,7 @@ describe('transactions create', () => {
     )
     expect(errorOf(ach)).toMatchObject({
       code: 'INVALID_PAYMENT_METHOD',
-      details: {supported: ['card', 'sepa', 'wire', 'crypto']},
+      details: {supported: ['card', 'wire', 'wallet', 'crypto']},
     })
   })
 
@@ -337,6 +337,71 @@ describe('transactions create', () => {
     expect(r.stdout).toContain('"available": 1234567890123456789')
     const human = await cli('wallets', 'get', wallet)
     expect(human.stdout).toContain('1.234567890123456789 ETH')
+  })
+
+  // About thirty whole payctl processes: generous under a loaded machine.
+  it('prints amounts beyond 2^53 exactly on every output path: cards, tables, csv, yaml, ndjson, json and errors', {
+    timeout: 120_000,
+  }, async () => {
+    const user = await newUser('exact')
+    const wallet = await newWallet(user, 'ETH', '12.234567890123456789ETH')
+    const empty = await newWallet(await newUser('exact-empty'), 'ETH')
+    const deposit = (await json<{transactions: {id: string}[]}>('transactions', 'list', '--wallet', wallet))
+      .transactions[0]!.id
+    const events = await json<{events: {id: string; event: string}[]}>('events', 'list')
+    const event = events.events.find(
+      (e) => e.event === 'transaction.completed' && JSON.stringify(e).includes(deposit),
+    )
+    expect(event).toBeDefined()
+    const digits = '12234567890123456789'
+    const decimal = '12.234567890123456789'
+    const lists = [
+      ['wallets', 'list', '--user', user],
+      ['transactions', 'list', '--wallet', wallet],
+      ['events', 'list'],
+    ]
+    const runs: [string[], string][] = [
+      [['wallets', 'get', wallet], decimal],
+      [['wallets', 'get', wallet, '--json'], digits],
+      [['wallets', 'balance', wallet], decimal],
+      [['wallets', 'balance', wallet, '--json'], digits],
+      [['users', 'balance', user], decimal],
+      [['users', 'balance', user, '--json'], digits],
+      [['transactions', 'get', deposit], decimal],
+      [['transactions', 'get', deposit, '--json'], digits],
+      [['events', 'get', event!.id], digits],
+      [['events', 'get', event!.id, '--json'], digits],
+    ]
+    for (const list of lists) {
+      // Events show no amount in a table or csv: only that they print at all is checked there.
+      const shown = list[0] === 'events' ? '' : decimal
+      runs.push([list, shown], [[...list, '--output', 'csv'], shown], [[...list, '--json'], digits])
+      for (const format of ['yaml', 'ndjson', 'json']) runs.push([[...list, '--output', format], digits])
+    }
+    for (const [args, expected] of runs) {
+      const r = await cli(...args)
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      expect(r.stdout, args.join(' ')).toContain(expected)
+    }
+    // An error whose details hold such an amount: INSUFFICIENT_FUNDS names what was required.
+    for (const extra of [[], ['--json']]) {
+      const r = await cli(
+        'transactions',
+        'create',
+        '--method',
+        'wallet',
+        '--amount',
+        '1.000000000000000001ETH',
+        '--from',
+        empty,
+        '--to',
+        wallet,
+        ...extra,
+      )
+      expect(r.exitCode, r.stderr).toBe(1)
+      expect(r.stdout + r.stderr).toContain('1000000000000000001')
+      expect(r.stdout + r.stderr).not.toMatch(/serialize a BigInt|UNEXPECTED/)
+    }
   })
 })
 

@@ -44,7 +44,7 @@ describe('Variant A token exchange', () => {
       token_type: 'Bearer',
       expires_in: 604800,
       partner_id: t.creds.partnerId,
-      scopes: [...SCOPES_A],
+      scopes: [...SCOPES_A, 'sandbox:admin'],
     })
     const header = JSON.parse(Buffer.from(res.body.access_token.split('.')[0], 'base64url').toString())
     expect(header.alg).toBe('HS256')
@@ -275,23 +275,45 @@ describe('Variant B keys and minted JWTs', () => {
     expect(res.body.error).toMatchObject({code: 'invalid_api_key', type: 'authentication_error'})
   })
 
-  test('the wallet endpoints refuse a bad key with their own INVALID_API_KEY, in the business shape', async () => {
-    for (const path of ['/v1/wallets', '/v1/wallets/wal_any']) {
-      const res = await t.get(path, {auth: 'test_unknown'})
-      expect(res.status).toBe(401)
-      expect(res.body).toMatchObject({
-        success: false,
-        error: {code: 'INVALID_API_KEY'},
-        meta: {requestId: expect.any(String)},
-      })
-    }
+  test('POST /wallets alone refuses a bad key with its own INVALID_API_KEY; the other wallet routes like every route', async () => {
     const post = await t.post(
       '/v1/wallets',
       {userId: 'usr_x', currency: 'USD'},
       {auth: 'live_0123456789abcdef'},
     )
     expect(post.status).toBe(401)
-    expect(post.body.error.code).toBe('INVALID_API_KEY')
+    expect(post.body).toMatchObject({
+      success: false,
+      error: {code: 'INVALID_API_KEY'},
+      meta: expect.any(Object),
+    })
+    for (const [method, path] of [
+      ['GET', '/v1/wallets'],
+      ['GET', '/v1/wallets/wal_any'],
+      ['GET', '/v1/wallets/wal_any/balance'],
+      ['PATCH', '/v1/wallets/wal_any'],
+    ] as const) {
+      const res = await t.call(method, path, {
+        auth: 'test_unknown',
+        body: method === 'PATCH' ? {label: 'x'} : undefined,
+      })
+      expect(res.status, path).toBe(401)
+      expect(res.body, path).toEqual({
+        error: {code: 'invalid_api_key', message: 'Unknown API key', type: 'authentication_error'},
+      })
+    }
+    const minted = await t.post(
+      '/v1/auth/jwt',
+      {scopes: ['payments:refund'], expires_in: 600},
+      {auth: t.creds.secretKey},
+    )
+    const jwt = minted.body.token as string
+    const list = await t.get('/v1/wallets', {auth: jwt})
+    expect(list.status).toBe(403)
+    expect(list.body.error).toMatchObject({code: 'insufficient_permissions', type: 'permission_error'})
+    const create = await t.post('/v1/wallets', {userId: 'usr_x', currency: 'USD'}, {auth: jwt})
+    expect(create.status).toBe(403)
+    expect(create.body.error.code).toBe('INSUFFICIENT_PERMISSIONS')
   })
 
   test('never accepts the bare public api key or the api secret as Bearer', async () => {
@@ -388,15 +410,46 @@ describe('Variant B keys and minted JWTs', () => {
 })
 
 describe('failed login guard', () => {
-  test('ten failed exchanges from one address lock it out with RATE_LIMITED and Retry-After', async () => {
+  test('ten failed exchanges of a key from one address answer 429, but never to the right credentials', async () => {
     const t = await start()
     try {
+      // Failures with another key count apart: they do not touch this key's budget.
+      for (let i = 0; i < 12; i++)
+        await t.exchange({api_key: `pk_test_guess${i}`, api_secret: 'sk_test_wrong'})
       for (let i = 0; i < 10; i++) expect((await t.exchange({api_secret: 'sk_test_wrong'})).status).toBe(401)
-      const locked = await t.exchange()
+      const locked = await t.exchange({api_secret: 'sk_test_wrong'})
       expect(locked.status).toBe(429)
       expect(locked.body).toMatchObject({error: {code: 'RATE_LIMITED'}, request_id: expect.any(String)})
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(locked.headers.get('x-ratelimit-limit')).toBe('10')
+      const right = await t.exchange()
+      expect(right.status, right.text).toBe(200)
+      // Success forgives: the next mistake is a plain 401 again.
+      expect((await t.exchange({api_secret: 'sk_test_wrong'})).status).toBe(401)
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('guessed Bearer credentials are limited per address; valid ones always pass', async () => {
+    const t = await start()
+    try {
+      const token = await t.token()
+      const statuses: number[] = []
+      for (let i = 0; i < 40; i++) {
+        const guess = i % 2 === 0 ? `test_guess_${i}_0123456789abcdef` : `${token.slice(0, -4)}AAAA`
+        statuses.push((await t.get('/v1/wallets', {auth: guess})).status)
+      }
+      expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true)
+      expect(statuses.slice(30).every((s) => s === 429)).toBe(true)
+      const limited = await t.get('/v1/users/usr_any', {auth: 'test_guess_once_more_0123456789'})
+      expect(limited.status).toBe(429)
+      expect(limited.body.error.code).toBe('RATE_LIMITED')
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect((await t.get('/v1/wallets', {auth: t.creds.secretKey})).status).toBe(200)
+      expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
+      // A missing header is no guess: still the plain 401.
+      expect((await t.get('/v1/wallets', {auth: null})).status).toBe(401)
     } finally {
       await t.close()
     }
@@ -421,7 +474,8 @@ describe('JWT validation against forged and altered tokens', () => {
   let mintedClaims: Record<string, unknown>
 
   beforeAll(async () => {
-    t = await start({data: files.file})
+    // Hundreds of forged tokens in a row: the Bearer guard (tested above) would answer 429.
+    t = await start({data: files.file, rateLimit: 'off'})
     key = Buffer.from(
       String(query(files.file, "SELECT value FROM meta WHERE key = 'jwt_signing_key'")[0]?.value),
       'base64',
@@ -570,8 +624,109 @@ describe('JWT validation against forged and altered tokens', () => {
     expect(refused.body.error.message).toMatch(/revoked/)
     const other = (await t.exchange()).body.access_token as string
     await t.close()
-    t = await start({data: files.file})
+    t = await start({data: files.file, rateLimit: 'off'})
     expect((await t.get('/v1/wallets', {auth: token})).status).toBe(401)
     expect((await t.get('/v1/wallets', {auth: other})).status).toBe(200)
+  })
+})
+
+describe('token families, credential versions and revoking all', () => {
+  const refresh = async (t: TestSandbox, token: string) => {
+    const res = await t.post('/v1/auth/refresh', undefined, {auth: token})
+    expect(res.status, res.text).toBe(200)
+    return res.body.access_token as string
+  }
+  const works = async (t: TestSandbox, token: string) => (await t.get('/v1/wallets', {auth: token})).status
+
+  test('revoking a token revokes the tokens refreshed from it and the one it was refreshed from', async () => {
+    const t = await start({rateLimit: 'off'})
+    try {
+      for (const revoked of ['parent', 'child'] as const) {
+        const parent = (await t.exchange()).body.access_token as string
+        const child = await refresh(t, parent)
+        const grandchild = await refresh(t, child)
+        const unrelated = (await t.exchange()).body.access_token as string
+        const target = revoked === 'parent' ? parent : child
+        expect((await t.post('/v1/auth/revoke', undefined, {auth: target})).status).toBe(200)
+        for (const token of [parent, child, grandchild]) {
+          const res = await t.get('/v1/wallets', {auth: token})
+          expect(res.status, revoked).toBe(401)
+          expect(res.body.error).toMatchObject({code: 'TOKEN_INVALID', message: 'Token has been revoked'})
+          expect((await t.post('/v1/auth/refresh', undefined, {auth: token})).status).toBe(401)
+        }
+        expect(await works(t, unrelated)).toBe(200)
+      }
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a restart with a new API secret or secret key ends every earlier token, refreshable or minted', async () => {
+    const files = tempDir()
+    try {
+      let t = await start({data: files.file, credentials: {partnerId: 'partner_rotating'}})
+      const access = await t.token()
+      const minted = (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey}))
+        .body.token as string
+      await t.close()
+      // The same credentials again: the tokens live on.
+      t = await start({data: files.file, credentials: {partnerId: 'partner_rotating'}})
+      expect(await works(t, access)).toBe(200)
+      expect(await works(t, minted)).toBe(200)
+      await t.close()
+      for (const rotated of [
+        {apiSecret: 'sk_test_rotated_secret_0123456789'},
+        {secretKey: 'test_rotated_key_0123456789abcdef'},
+      ]) {
+        const before = await start({data: files.file, credentials: {partnerId: 'partner_rotating'}})
+        const token = await before.token()
+        await before.close()
+        t = await start({data: files.file, credentials: {partnerId: 'partner_rotating', ...rotated}})
+        try {
+          for (const old of [access, minted, token]) {
+            const res = await t.get('/v1/wallets', {auth: old})
+            expect(res.status, JSON.stringify(rotated)).toBe(401)
+            expect(res.text).toMatch(/credentials changed/)
+          }
+          expect((await t.post('/v1/auth/refresh', undefined, {auth: token})).status).toBe(401)
+          expect(await works(t, await t.token())).toBe(200)
+        } finally {
+          await t.close()
+        }
+      }
+    } finally {
+      files.cleanup()
+    }
+  })
+
+  test('POST /v1/auth/revoke-all ends every token of the partner; new ones work', async () => {
+    const files = tempDir()
+    try {
+      let t = await start({data: files.file, rateLimit: 'off'})
+      const access = await t.token()
+      const refreshed = await refresh(t, access)
+      const minted = (await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey}))
+        .body.token as string
+      const narrowed = (await t.exchange({scopes: ['users:read']})).body.access_token as string
+      expect((await t.post('/v1/auth/revoke-all', undefined, {auth: narrowed})).status).toBe(403)
+      expect((await t.post('/v1/auth/revoke-all', undefined, {auth: minted})).status).toBe(403)
+      const res = await t.post('/v1/auth/revoke-all', undefined, {auth: t.creds.secretKey})
+      expect(res.status, res.text).toBe(200)
+      expect(res.body).toEqual({revoked: true})
+      for (const token of [access, refreshed, minted, narrowed]) expect(await works(t, token)).toBe(401)
+      expect(await works(t, t.creds.secretKey)).toBe(200)
+      const fresh = (await t.exchange()).body.access_token as string
+      expect(await works(t, fresh)).toBe(200)
+      // An access token with sandbox:admin may revoke all too, itself included; it lasts a restart.
+      expect((await t.post('/v1/auth/revoke-all', undefined, {auth: fresh})).status).toBe(200)
+      expect(await works(t, fresh)).toBe(401)
+      await t.close()
+      t = await start({data: files.file})
+      expect(await works(t, access)).toBe(401)
+      expect(await works(t, fresh)).toBe(401)
+      await t.close()
+    } finally {
+      files.cleanup()
+    }
   })
 })

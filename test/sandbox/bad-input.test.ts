@@ -79,10 +79,9 @@ describe('bad input never gives a 500', () => {
     expect(res.status).toBe(201)
   })
 
-  test('an unknown route is 404 NOT_FOUND in the business shape', async () => {
+  test('an unknown route is 404 NOT_FOUND in the business shape (a known path with another method is 405)', async () => {
     for (const [method, path] of [
       ['GET', '/v1/nothing'],
-      ['DELETE', '/v1/wallets'],
       ['GET', '/v2/wallets'],
       ['POST', '/v1/unknown'],
     ] as const) {
@@ -110,5 +109,66 @@ describe('bad input never gives a 500', () => {
     const res = await t.call('POST', '/v1/auth/token', {raw: '{bad', auth: null})
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({error: {code: 'VALIDATION_ERROR'}, request_id: expect.any(String)})
+  })
+
+  test('a body packed with huge number literals costs about what any body of its size costs', async () => {
+    // Each number of these bodies once became an exact 400-digit (or million-digit) integer, and a
+    // megabyte of them held the sandbox for over a second. Compared with a body of small numbers of
+    // the same size, so that the bound does not depend on the machine's speed.
+    const ofSize = (literal: string) =>
+      `[${Array(Math.floor(1_000_000 / (literal.length + 1)))
+        .fill(literal)
+        .join(',')}]`
+    const median = async (raw: string) => {
+      const times: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now()
+        const res = await t.call('POST', '/v1/users', {raw})
+        times.push(performance.now() - t0)
+        expect(res.status).toBe(400)
+      }
+      return times.sort((a, b) => a - b)[1]!
+    }
+    const plain = await median(ofSize('1'))
+    for (const raw of [ofSize('1e400'), ofSize('1e80'), `{"amount":${'7'.repeat(900_000)}}`]) {
+      expect(await median(raw)).toBeLessThan(4 * plain + 100)
+    }
+  })
+
+  test('an amount literal too long to read exactly is refused as out of range', async () => {
+    const wallet = await t.post('/v1/wallets', {userId, currency: 'EUR'})
+    for (const raw of ['1e400', `1${'0'.repeat(100)}`]) {
+      const res = await t.call('POST', '/v1/transactions', {
+        raw: `{"amount":${raw},"currency":"EUR","method":"card","destinationWalletId":"${wallet.body.data.id}"}`,
+      })
+      expect(res.status).toBe(400)
+      expect(res.body.error.details.issues[0]).toMatchObject({
+        path: 'amount',
+        message: expect.stringMatching(/^Out of range/),
+      })
+    }
+  })
+
+  test('an integer of 1e16 or more in a major-unit field is refused as out of range, not as a bigint', async () => {
+    const user = await t.user({email: 'major@example.com'})
+    for (const value of ['10000000000000000', '1e16', '123456789012345678901234567890', '1e400']) {
+      const res = await t.call('PUT', `/v1/users/${user}/roundup-settings`, {
+        raw: `{"enabled":true,"multiplier":1,"max_roundup_amount":${value}}`,
+      })
+      expect(res.status).toBe(400)
+      expect(res.body.error.message).not.toMatch(/bigint/)
+      expect(res.body.error.details.issues).toEqual([
+        {
+          path: 'max_roundup_amount',
+          code: 'too_big',
+          message: expect.stringMatching(/^Out of range: at most 9007199254740991/),
+        },
+      ])
+      const processed = await t.call('POST', '/v1/transactions/process', {
+        raw: `{"user_id":"${user}","amount":${value},"merchant_name":"Shop","transaction_id":"t1"}`,
+      })
+      expect(processed.status).toBe(400)
+      expect(processed.body.error.details.issues[0].message).toMatch(/^Out of range/)
+    }
   })
 })

@@ -192,6 +192,27 @@ describe('buy now, pay later (sandbox)', () => {
     expectLedgerBalanced(files.file)
   })
 
+  test('a paid instalment cannot be refunded behind the payment: 422, and cancel still refunds it', async () => {
+    const {userId, walletId} = await customer(20_000)
+    const p = await created(userId, 8_000)
+    await advance(SETTLE)
+    const first = (await get(p.id)).schedule[0]!
+    const refund = await t.post(`/v1/transactions/${first.transactionId}/refund`, {})
+    expect(refund.status).toBe(422)
+    expect(refund.body.error).toMatchObject({
+      code: 'TRANSACTION_NOT_REFUNDABLE',
+      details: {owner: {product: 'bnplsvc', paymentId: p.id, installment: 1}},
+    })
+    expect(refund.body.error.message).toMatch(/cancel the payment/)
+    expect(await get(p.id)).toMatchObject({status: 'active', paidInstallments: 1})
+    expect((await balanceOf(t, walletId)).available).toBe(18_000)
+    const cancelled = await cancel(p.id)
+    expect(cancelled.status, cancelled.text).toBe(200)
+    expect(data(cancelled).schedule[0]).toMatchObject({status: 'refunded'})
+    expect((await balanceOf(t, walletId)).available).toBe(20_000)
+    expectLedgerBalanced(files.file)
+  })
+
   test('cancel is refused from completed, cancelled and failed, in the error shape', async () => {
     const {userId} = await customer(100_000)
     const done = await created(userId, 4_000)

@@ -20,6 +20,64 @@ describe('sandbox control routes', () => {
     }
   })
 
+  test('reset, clock and trigger take the secret key or a sandbox:admin token, never a narrowed token or minted JWT', async () => {
+    const t = await start({rateLimit: 'off'})
+    try {
+      const minted = await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey})
+      const narrowed = (await t.exchange({scopes: ['users:read']})).body.access_token as string
+      const admin = (await t.exchange({scopes: ['sandbox:admin']})).body.access_token as string
+      const calls = [
+        ['/_sandbox/reset', undefined],
+        ['/_sandbox/clock/advance', {seconds: 1}],
+        ['/_sandbox/trigger', {event: 'wallet.created'}],
+      ] as const
+      for (const [path, body] of calls) {
+        const byJwt = await t.post(path, body, {auth: minted.body.token})
+        expect(byJwt.status, path).toBe(403)
+        expect(byJwt.body.error).toMatchObject({code: 'insufficient_permissions', type: 'permission_error'})
+        const byNarrowed = await t.post(path, body, {auth: narrowed})
+        expect(byNarrowed.status, path).toBe(403)
+        expect(byNarrowed.body.error).toMatchObject({
+          code: 'INSUFFICIENT_SCOPE',
+          details: {required_scope: 'sandbox:admin'},
+        })
+        for (const auth of [admin, t.creds.secretKey, await t.token()]) {
+          const ok = await t.post(path, body, {auth})
+          expect(ok.status, `${path}: ${ok.text}`).toBeLessThan(300)
+        }
+      }
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('only the partner the sandbox was started for moves the clock it shares with the others', async () => {
+    const files = tempDir()
+    try {
+      const other = await start({data: files.file, credentials: {partnerId: 'partner_other'}})
+      const otherKey = other.creds.secretKey
+      await other.close()
+      const t = await start({data: files.file, credentials: {partnerId: 'partner_main'}})
+      try {
+        const refused = await t.post('/_sandbox/clock/advance', {seconds: 86_400}, {auth: otherKey})
+        expect(refused.status).toBe(403)
+        expect(refused.body).toMatchObject({code: 'INSUFFICIENT_PERMISSIONS'})
+        expect(refused.body.message).toContain('partner_main')
+        const health = await t.get('/_sandbox/health', {auth: null})
+        expect(health.body.clock.offsetSeconds).toBe(0)
+        // Its own records are still its to reset.
+        expect((await t.post('/_sandbox/reset', undefined, {auth: otherKey})).status).toBe(200)
+        expect(
+          (await t.post('/_sandbox/clock/advance', {seconds: 60}, {auth: t.creds.secretKey})).status,
+        ).toBe(200)
+      } finally {
+        await t.close()
+      }
+    } finally {
+      files.cleanup()
+    }
+  })
+
   test("reset deletes the caller's records but keeps its credentials and tokens", async () => {
     const files = tempDir()
     try {
@@ -88,20 +146,20 @@ describe('credentials', () => {
     const files = tempDir()
     const fixed = {
       apiKey: 'pk_test_ci',
-      apiSecret: 'sk_test_ci_secret',
+      apiSecret: 'sk_test_ci_secret_0123456789',
       partnerId: 'partner_ci',
-      secretKey: 'test_ci_key',
+      secretKey: 'test_ci_key_0123456789ab',
     }
     try {
       const t = await start({data: files.file, credentials: fixed})
       expect(t.creds).toEqual(fixed)
       expect((await t.exchange()).status).toBe(200)
-      expect((await t.get('/v1/wallets', {auth: 'test_ci_key'})).status).toBe(200)
+      expect((await t.get('/v1/wallets', {auth: 'test_ci_key_0123456789ab'})).status).toBe(200)
       await t.close()
-      const again = await start({data: files.file, credentials: {secretKey: 'test_rotated'}})
+      const again = await start({data: files.file, credentials: {secretKey: 'test_rotated_0123456789ab'}})
       try {
-        expect(again.creds).toEqual({...fixed, secretKey: 'test_rotated'})
-        expect((await again.get('/v1/wallets', {auth: 'test_ci_key'})).status).toBe(401)
+        expect(again.creds).toEqual({...fixed, secretKey: 'test_rotated_0123456789ab'})
+        expect((await again.get('/v1/wallets', {auth: 'test_ci_key_0123456789ab'})).status).toBe(401)
       } finally {
         await again.close()
       }
@@ -113,6 +171,11 @@ describe('credentials', () => {
   test('refuses malformed credentials and bad options before listening', async () => {
     await expect(startSandbox({port: 0, credentials: {secretKey: 'live_abc'}})).rejects.toThrow(/secretKey/)
     await expect(startSandbox({port: 0, credentials: {apiKey: 'nope'}})).rejects.toThrow(/pk_test_/)
+    // Chosen secrets need 16 characters after their prefix: `test_a` would be guessed in no time.
+    await expect(startSandbox({port: 0, credentials: {secretKey: 'test_a'}})).rejects.toThrow(/16 to 128/)
+    await expect(
+      startSandbox({port: 0, credentials: {apiSecret: 'sk_test_fifteen_chars__'}}),
+    ).rejects.toThrow(/sk_test_ followed by 16/)
     await expect(startSandbox({port: -1})).rejects.toThrow(/port/)
   })
 

@@ -1,7 +1,10 @@
 import {Validator} from '@seriousme/openapi-schema-validator'
-import {describe, expect, test} from 'vitest'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {type Endpoint, endpoints} from '../../src/contract/endpoints.js'
 import {buildOpenApiDocument} from '../../src/contract/openapi.js'
+import {EVENT_NAMES} from '../../src/contract/resources.js'
+import {isEventSelector} from '../../src/contract/webhooks.js'
+import {start, type TestSandbox} from './helpers.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked by path and checked by expect()
 type Json = Record<string, any>
@@ -88,7 +91,7 @@ describe('OpenAPI document', () => {
   })
 
   test('documents amounts as integers, security as bearer schemes with scopes', () => {
-    expect(doc.components.schemas.Balance.properties.available).toEqual({type: 'integer'})
+    expect(doc.components.schemas.Balance.properties.available).toEqual({type: 'integer', 'x-bigint': true})
     expect(
       Object.values(doc.components.securitySchemes as Record<string, Json>).every(
         (s) => s.scheme === 'bearer',
@@ -97,5 +100,138 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/v1/users'].post.security).toContainEqual({accessToken: ['users:write']})
     expect(doc.paths['/_sandbox/health'].get.security).toEqual([])
     expect(doc.paths['/v1/users'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(2)
+  })
+
+  test('lists the refusals of a bad key each wallet route really answers with', () => {
+    const codes = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status]['x-error-codes'] as string[]
+    expect(codes('/v1/wallets', 'post', '401')).toContain('INVALID_API_KEY')
+    expect(codes('/v1/wallets', 'post', '401')).not.toContain('invalid_api_key')
+    expect(codes('/v1/wallets', 'post', '403')).not.toContain('insufficient_permissions')
+    for (const [path, method] of [
+      ['/v1/wallets', 'get'],
+      ['/v1/wallets/{id}', 'get'],
+      ['/v1/wallets/{id}', 'patch'],
+    ]) {
+      expect(codes(path!, method!, '401'), `${method} ${path}`).toContain('invalid_api_key')
+      expect(codes(path!, method!, '401'), `${method} ${path}`).not.toContain('INVALID_API_KEY')
+    }
+  })
+})
+
+describe('the OpenAPI document says what the sandbox enforces', () => {
+  const doc = buildOpenApiDocument() as Json
+  const schemas = doc.components.schemas as Json
+  let t: TestSandbox
+  beforeAll(async () => {
+    t = await start({rateLimit: 'off'})
+  })
+  afterAll(() => t.close())
+
+  test('Idempotency-Key: the header pattern and the body key accept exactly what the sandbox accepts', async () => {
+    const header = doc.paths['/v1/transactions'].post.parameters.find(
+      (p: Json) => p.name === 'Idempotency-Key',
+    )
+    const pattern = new RegExp(header.schema.pattern)
+    const body = schemas.CreateTransactionRequest.properties.idempotencyKey
+    expect(body).toMatchObject({minLength: 1, maxLength: 255, pattern: header.schema.pattern})
+    for (const key of ['order-1', 'a b ~!', 'x'.repeat(255), 'x'.repeat(256), 'tab\there']) {
+      const res = await t.post(
+        '/v1/users',
+        {email: 'k@example.com', first_name: 'K', last_name: 'K'},
+        {headers: {'idempotency-key': key}},
+      )
+      expect(res.status < 300, key).toBe(pattern.test(key))
+    }
+    expect(pattern.test('ключ')).toBe(false)
+    const empty = await t.post('/v1/transactions', {
+      amount: 100,
+      currency: 'USD',
+      method: 'card',
+      idempotencyKey: '',
+    })
+    expect(empty.status).toBe(400)
+  })
+
+  test('the settings update needs at least one property, as the sandbox says', async () => {
+    expect(schemas.UpdateRoundupSettingsRequest.minProperties).toBe(1)
+    const user = await t.user()
+    const res = await t.call('PUT', `/v1/roundupsvc/users/${user}/roundups/settings`, {body: {}})
+    expect(res.status).toBe(400)
+  })
+
+  test('event selectors are listed, and are exactly the ones the sandbox takes', () => {
+    const selectors = schemas.WebhookRegistrationRequest.properties.events.items.enum as string[]
+    expect(selectors).toEqual(expect.arrayContaining([...EVENT_NAMES, 'bnplsvc.*', 'bnplsvc.payment.*', '*']))
+    for (const s of selectors) expect(isEventSelector(s), s).toBe(true)
+    for (const s of ['nope', 'wallet.*.*', 'bnpl.*']) expect(isEventSelector(s)).toBe(false)
+    expect(schemas.OpenListenSessionRequest.properties.events.items.enum).toEqual(selectors)
+  })
+
+  test('cursors are base64url; a cursor that is not is refused', async () => {
+    const cursor = doc.paths['/v1/wallets'].get.parameters.find((p: Json) => p.name === 'cursor')
+    expect(cursor.schema.pattern).toBe('^[A-Za-z0-9_-]+$')
+    expect((await t.get('/v1/wallets?cursor=%2B%2F%3D')).status).toBe(400)
+  })
+
+  test('api_secret is required at token exchange', async () => {
+    expect(schemas.TokenRequest.required).toContain('api_secret')
+    const res = await t.post(
+      '/v1/auth/token',
+      {api_key: t.creds.apiKey, partner_id: t.creds.partnerId},
+      {auth: null},
+    )
+    expect(res.status).toBe(401)
+  })
+
+  test('a body is optional exactly where a bodiless request is accepted', async () => {
+    const required = (path: string, method = 'post') => doc.paths[path][method].requestBody.required
+    for (const path of [
+      '/v1/roundupsvc/users/{id}/roundups/transfer',
+      '/v1/roundupsvc/users/{id}/roundups/enable',
+      '/v1/transactions/{id}/refund',
+      '/v1/walletsvc/users/{id}/cards',
+    ]) {
+      expect(required(path), path).toBe(false)
+    }
+    expect(required('/v1/users')).toBe(true)
+    const user = await t.user()
+    const transfer = await t.call('POST', `/v1/roundupsvc/users/${user}/roundups/transfer`)
+    expect(transfer.body.error.code).toBe('NO_PENDING_ROUNDUPS')
+    const users = await t.call('POST', '/v1/users')
+    expect(users.body.error.message).toMatch(/body is required/)
+  })
+
+  test('a webhooks section describes every event, signed in x-service-signature', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_NAMES].sort())
+    for (const name of EVENT_NAMES) {
+      const op = doc.webhooks[name].post
+      expect(op.parameters).toContainEqual(
+        expect.objectContaining({name: 'x-service-signature', in: 'header', required: true}),
+      )
+      expect(op.requestBody.content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/EventEnvelope',
+      })
+    }
+  })
+
+  test('amounts that may exceed 2^53 are marked for arbitrary-precision integers', () => {
+    expect(schemas.Transaction.properties.amount).toEqual({type: 'integer', 'x-bigint': true})
+    expect(schemas.Balance.properties.available['x-bigint']).toBe(true)
+    expect(doc.info.description).toContain('x-bigint')
+  })
+
+  test('a method a path does not have is 405 with Allow; an unknown path is 404', async () => {
+    const res = await t.call('DELETE', '/v1/wallets')
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST')
+    expect(res.body.error).toMatchObject({
+      code: 'METHOD_NOT_ALLOWED',
+      details: {allowed: ['GET', 'HEAD', 'POST']},
+    })
+    const one = await t.call('PUT', '/v1/wallets/wal_x')
+    expect(one.headers.get('allow')).toBe('GET, HEAD, PATCH')
+    expect((await t.call('GET', '/v1/nothing-here')).status).toBe(404)
+    expect(doc.components.responses.MethodNotAllowed.headers.Allow).toBeDefined()
   })
 })

@@ -112,6 +112,6 @@ describe('RateLimiter', () => {
   test('is silent when off', () => {
     const limiter = new RateLimiter(false)
     expect(limiter.admit('p', true, 0)).toEqual({})
-    expect(limiter.admitAuthAttempt('127.0.0.1')).toEqual({})
+    expect(limiter.noteFailedAuth('127.0.0.1', 10)).toEqual({})
   })
 })

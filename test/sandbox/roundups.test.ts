@@ -363,6 +363,25 @@ describe('round-ups (sandbox)', () => {
     expectLedgerBalanced(files.file)
   })
 
+  test('a round-up transfer cannot be refunded through the generic refund: it stays transferred', async () => {
+    const userId = await t.user()
+    const source = await wallet(t, 'USD', 10_000, userId)
+    const savings = await wallet(t, 'USD', 0)
+    await t.post(`/v1/roundupsvc/users/${userId}/roundups/enable`, {destination_account_id: savings})
+    await roundupOf(userId, '4.35')
+    const transfer = RoundupTransferSchema.parse(
+      data(await t.post(`/v1/roundupsvc/users/${userId}/roundups/transfer`)),
+    )
+    const refund = await t.post(`/v1/transactions/${transfer.transaction_id}/refund`, {})
+    expect(refund.status).toBe(422)
+    expect(refund.body.error).toMatchObject({
+      code: 'TRANSACTION_NOT_REFUNDABLE',
+      details: {owner: {product: 'roundupsvc', transferId: transfer.id}},
+    })
+    expect((await balanceOf(t, source)).available).toBe(10_000 - 65)
+    expect((await balanceOf(t, savings)).available).toBe(65)
+  })
+
   test('a transfer is refused without a destination or funds, and leaves the round-ups pending', async () => {
     const userId = await t.user()
     const source = await wallet(t, 'USD', 100, userId)

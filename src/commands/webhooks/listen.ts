@@ -104,7 +104,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
 
   /** Print an event; the promise settles once its stdout line is written (or could not be). */
   render(e: ListenEvent): Promise<void> | undefined {
-    if (this.jsonEnabled()) return writeStdout(`${JSON.stringify(e)}\n`)
+    if (this.jsonEnabled()) return writeStdout(`${stringifyExact(e)}\n`)
     const {stdout, stderr} = listenLines(e, this.flags.debug)
     const written = stdout === undefined ? undefined : writeStdout(`${terminalSafe(stdout, {lines: true})}\n`)
     if (stderr !== undefined) process.stderr.write(`${terminalSafe(stderr, {lines: true})}\n`)

@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS bnpl_installments (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS bnpl_installments_due ON bnpl_installments (collect_at)
   WHERE status = 'scheduled';
+-- A refund asks whether a transaction is an instalment (its product alone may give it back).
+CREATE INDEX IF NOT EXISTS bnpl_installments_by_transaction ON bnpl_installments (transaction_id)
+  WHERE transaction_id IS NOT NULL;
 
 -- BNPL records belong to their user, so /_sandbox/reset (which deletes users) needs no knowledge
 -- of them.

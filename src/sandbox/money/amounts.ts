@@ -6,11 +6,18 @@ import {
   P2PRequestSchema,
   WalletPaymentRequestSchema,
 } from '../../contract/wallet-product.js'
+import {MAX_EXACT_DIGITS} from '../json.js'
+
+/** A number the request parser left inexact because its literal was too long (see MAX_EXACT_DIGITS). */
+function isOutOfRange(value: unknown): boolean {
+  return typeof value === 'number' && (!Number.isFinite(value) || Number.isInteger(value))
+}
 
 /**
  * An amount in the smallest currency unit, as the sandbox reads it: a safe integer or a bigint
  * (request bodies are parsed with parseRequestJson, which turns integers beyond 2^53 into bigint),
- * always handed on as bigint. A number that is not a safe integer here was a fractional literal.
+ * always handed on as bigint. A number that is not a safe integer here was a fractional literal, or
+ * one too long to read exactly.
  */
 function minorAmount(minimum: 0n | 1n) {
   return z.unknown().transform((value, ctx): bigint => {
@@ -23,7 +30,9 @@ function minorAmount(minimum: 0n | 1n) {
         message:
           value === undefined
             ? 'Required'
-            : 'Expected an integer amount in the smallest currency unit (cents, wei…)',
+            : isOutOfRange(value)
+              ? `Out of range: an amount has at most ${MAX_EXACT_DIGITS} digits`
+              : 'Expected an integer amount in the smallest currency unit (cents, wei…)',
         input: value,
       })
       return z.NEVER

@@ -17,8 +17,10 @@ export type InstrumentType = (typeof PAYMENT_METHOD_TYPES)[number]
 
 // Crypto is "global" in the interface's method table, so every currency takes it.
 const USD_METHODS = ['card', 'ach', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay'] as const
-// The interface's own list for EUR; `sepa` is not a method of POST /transactions.
-const EUR_METHODS = ['card', 'sepa', 'wire', 'crypto'] as const
+// The interface's example for EUR lists card, sepa, wire and crypto; `sepa` is not a method of
+// POST /transactions (its enum refuses it), and `wallet` works in every currency. What is listed is
+// what is accepted (docs/money.md#methods-per-currency).
+const EUR_METHODS = ['card', 'wire', 'wallet', 'crypto'] as const
 const OTHER_FIAT_METHODS = ['card', 'wire', 'wallet', 'crypto', 'apple_pay', 'google_pay'] as const
 const CRYPTO_METHODS = ['crypto', 'wallet'] as const
 
@@ -31,13 +33,9 @@ export function supportedMethods(currency: Currency): readonly string[] {
   return CRYPTO.has(currency) ? CRYPTO_METHODS : OTHER_FIAT_METHODS
 }
 
-/**
- * Whether a payment in `currency` may use `method`: the methods it lists, and in every currency a
- * transfer between two wallets of the platform, which no outside network carries (EUR's list is
- * the interface's, which names only outside methods).
- */
+/** Whether a payment in `currency` may use `method`: exactly the methods it lists. */
 export function acceptsMethod(currency: Currency, method: string): boolean {
-  return method === 'wallet' || supportedMethods(currency).includes(method)
+  return supportedMethods(currency).includes(method)
 }
 
 /** Methods that settle later on the sandbox clock ("1-3 days", "5-60 minutes"); the others are instant. */

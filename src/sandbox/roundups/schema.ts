@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS roundup_transfers (
 CREATE INDEX IF NOT EXISTS roundup_transfers_processing ON roundup_transfers (status)
   WHERE status = 'processing';
 CREATE INDEX IF NOT EXISTS roundup_transfers_by_user ON roundup_transfers (user_id, seq);
+CREATE INDEX IF NOT EXISTS roundup_transfers_by_transaction ON roundup_transfers (transaction_id);
 
 -- Round-up records belong to their user, so /_sandbox/reset (which deletes users) needs no
 -- knowledge of round-ups.

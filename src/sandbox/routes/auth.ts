@@ -4,12 +4,13 @@ import {
   type AccessToken,
   type MintedJwt,
   MintJwtRequestSchema,
-  SCOPES_A,
+  TOKEN_SCOPES,
   TokenRequestSchema,
 } from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {sameSecret} from '../partners.js'
+import {type SandboxCredentials, sameSecret} from '../partners.js'
+import {RATE_LIMITS} from '../rate-limiter.js'
 import {parseInput} from '../validation.js'
 
 /** Refresh and revoke take no body; an empty object is tolerated, anything more is refused. */
@@ -18,18 +19,24 @@ export const NoBodySchema = z.strictObject({}).optional()
 export function authRoutes(ctx: SandboxContext): RouteSpec[] {
   const {partners, tokens, limiter, settings} = ctx
 
-  async function accessToken(partnerId: string, scopes: readonly string[]): Promise<AccessToken> {
+  async function accessToken(
+    partner: SandboxCredentials,
+    scopes: readonly string[],
+    family?: string,
+  ): Promise<AccessToken> {
     const {token} = await tokens.issue({
-      partnerId,
+      partnerId: partner.partnerId,
       scopes,
       variant: 'A',
       ttlSeconds: settings.tokenTtlSeconds,
+      credentials: partner,
+      family,
     })
     return {
       access_token: token,
       token_type: 'Bearer',
       expires_in: settings.tokenTtlSeconds,
-      partner_id: partnerId,
+      partner_id: partner.partnerId,
       scopes: [...scopes],
     }
   }
@@ -39,8 +46,11 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.createToken,
       async run(input) {
         const body = parseInput(TokenRequestSchema, input.body, 'request body')
+        // Failures count per API key and address: someone else's failures, or a mistyped key,
+        // never lock out the right credentials (docs/sandbox.md#rate-limits).
+        const subject = `exchange ${input.ip} ${body.api_key}`
         const refuse = (message: string, details?: Record<string, unknown>) => {
-          input.setHeaders(limiter.noteFailedAuth(input.ip))
+          input.setHeaders(limiter.noteFailedAuth(subject, RATE_LIMITS.failedAuthPerMinute))
           return new ApiError('INVALID_CREDENTIALS', message, details)
         }
         if (/^(pk_)?live_/.test(body.api_key))
@@ -58,7 +68,8 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
         ) {
           throw refuse('Invalid API key, API secret or partner id')
         }
-        return accessToken(partner.partnerId, [...new Set(body.scopes ?? SCOPES_A)])
+        limiter.forgiveAuth(subject)
+        return accessToken(partner, [...new Set(body.scopes ?? TOKEN_SCOPES)])
       },
     },
     {
@@ -67,7 +78,8 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
         parseInput(NoBodySchema, input.body, 'request body')
         const caller = callerOf(input)
         if (caller.kind !== 'access-token') throw new Error('refresh requires an access token')
-        return accessToken(caller.partner.partnerId, caller.claims.scopes)
+        // The new token joins its parent's family: revoking either revokes both.
+        return accessToken(caller.partner, caller.claims.scopes, caller.claims.fam)
       },
     },
     {
@@ -77,6 +89,14 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
         const caller = callerOf(input)
         if (caller.kind !== 'access-token') throw new Error('revoke requires an access token')
         tokens.revoke(caller.claims)
+        return {revoked: true}
+      },
+    },
+    {
+      endpoint: endpoints.revokeAllTokens,
+      run(input) {
+        parseInput(NoBodySchema, input.body, 'request body')
+        tokens.revokeAll(callerOf(input).partner.partnerId)
         return {revoked: true}
       },
     },
@@ -91,6 +111,7 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
           scopes,
           variant: 'B',
           ttlSeconds: body.expires_in,
+          credentials: caller.partner,
         })
         return {
           token,
