@@ -55,9 +55,10 @@ export async function verifyCredentials(client: PayctlClient): Promise<void> {
     // operation the interface shows, so this works against any service, not only the sandbox.
     await client.wallets.get('wal_payctl_credential_check')
   } catch (err) {
-    // Not found, or a key without the permission: the service took the credential.
-    if (err instanceof PayctlError && err.status !== undefined && err.status !== 401 && err.status < 500)
-      return
+    // Not found, or a key without the permission: the service took the credential. A refusal
+    // (401), a rate limit (429) or a server error proves nothing, and is reported.
+    const status = err instanceof PayctlError ? err.status : undefined
+    if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 429) return
     throw err
   }
 }
