@@ -213,6 +213,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.log(renderTable(rows, columns))
   }
 
+  /**
+   * Where nobody can answer prompts, fail once naming every flag of `values` left out, rather than
+   * one per run. (A single missing one is left to `ask`, which says the same.)
+   */
+  protected requireFlags(values: Record<string, unknown>): void {
+    if (this.interactive) return
+    const missing = Object.entries(values)
+      .filter(([, v]) => v === undefined)
+      .map(([k]) => `--${k}`)
+    if (missing.length < 2) return
+    throw new PayctlError({
+      kind: 'usage',
+      code: 'MISSING_FLAG',
+      message: `missing required flags ${missing.join(', ')}`,
+      details: {flags: missing},
+      suggestions: [`Pass ${missing.join(', ')}, or run in a terminal to be prompted.`],
+    })
+  }
+
   /** Ask for a value, or fail naming the flag when nobody can answer. */
   protected async ask(
     flag: string,
@@ -294,7 +313,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     } catch {
       profile = undefined
     }
-    addSuggestions(error, profile)
+    const ctor = this.ctor as typeof BaseCommand
+    addSuggestions(error, profile, new Set(Object.keys({...ctor.baseFlags, ...ctor.flags})))
     return error
   }
 
