@@ -1,27 +1,34 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {clearState, isAlive, readState} from '../../cli/sandbox-process.js'
-import {probeSandbox} from '../../core/index.js'
+import {clearState, findSandbox, isAlive, readState} from '../../cli/sandbox-process.js'
+import {isLoopbackUrl} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override summary = 'stop the sandbox started with payctl sandbox start'
+  static override description =
+    'Stops the sandbox that `payctl sandbox status` reports: the one started with this config dir, or else the one answering at the profile’s local URL.'
   static override examples = ['<%= config.bin %> <%= command.id %>']
 
   async run(): Promise<{stopped: boolean; pid?: number}> {
-    const state = readState()
-    // Signal the recorded process only if the sandbox at its URL confirms that pid: after a crash
-    // the pid may belong to something else by now.
-    const health = state && isAlive(state.pid) ? await probeSandbox(state.url) : undefined
-    if (!state || !health || health.pid !== state.pid) {
-      if (state) clearState(state.pid)
-      this.warnLine('No sandbox is running.')
+    const recorded = readState()
+    // Signal a process only if the sandbox answering on this machine confirms it is that pid:
+    // after a crash the recorded pid may belong to something else by now.
+    const {url, health} = await findSandbox(this.store, this.flags.profile)
+    const pid = health?.pid
+    if (pid === undefined || !isLoopbackUrl(url) || !isAlive(pid)) {
+      if (recorded && !isAlive(recorded.pid)) clearState(recorded.pid)
+      this.warnLine(
+        health
+          ? `The sandbox at ${url} does not say which process it is; stop it where it runs.`
+          : 'No sandbox is running.',
+      )
       return {stopped: false}
     }
-    process.kill(state.pid, 'SIGTERM')
+    process.kill(pid, 'SIGTERM')
     const deadline = Date.now() + 10_000
-    while (isAlive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-    if (isAlive(state.pid)) process.kill(state.pid, 'SIGKILL')
-    clearState(state.pid)
-    this.log(`✓ Stopped the sandbox at ${state.url} (pid ${state.pid})`)
-    return {stopped: true, pid: state.pid}
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    clearState(pid)
+    this.log(`✓ Stopped the sandbox at ${url} (pid ${pid})`)
+    return {stopped: true, pid}
   }
 }
