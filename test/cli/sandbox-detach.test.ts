@@ -96,7 +96,7 @@ describe('sandbox start --detach, status and stop', () => {
     const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', ...Array(fd - 3).fill('ignore'), 'pipe']
     const args = [BIN, 'sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:']
     const child = spawn(process.execPath, args, {env: cliEnv(first.dir), stdio})
-    const extra = child.stdio[fd] as NodeJS.ReadableStream
+    const extra = (child.stdio as unknown as NodeJS.ReadableStream[])[fd]!
     extra.resume()
     const ended = once(extra, 'end').then(() => true)
     const [code] = await once(child, 'exit')
