@@ -58,7 +58,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         process.exit(130)
       })
     }
-    const {flags, args} = await this.parse({
+    const {flags, args, argv} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
       args: this.ctor.args,
@@ -67,7 +67,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    this.positional = argv.map(String)
   }
+
+  /** Every argument given, in order (more than `args` declares for a command that is not strict). */
+  protected positional: string[] = []
 
   protected get store(): ProfileStore {
     this.#store ??= new ProfileStore()

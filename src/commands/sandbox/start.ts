@@ -12,7 +12,7 @@ import {
   startDetached,
   writeState,
 } from '../../cli/sandbox-process.js'
-import {paint} from '../../cli/terminal.js'
+import {isCI, paint} from '../../cli/terminal.js'
 import {configDir, isLoopbackUrl, PayctlError, probeSandbox, saveLocalProfile} from '../../core/index.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
@@ -64,7 +64,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
     // A CI job's sandbox serves one job: emulating the service's 100 requests a minute would only
     // slow its seeding and tests down. `--rate-limit spec` still asks for it.
-    const rateLimit = f['rate-limit'] ?? (process.env.CI ? 'off' : 'spec')
+    const rateLimit = f['rate-limit'] ?? (isCI() ? 'off' : 'spec')
     const running = readState()
     if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000))) {
       throw new PayctlError({
@@ -182,7 +182,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
   async detach(): Promise<SandboxStarted> {
     const started = await startDetached(this.argv.filter((a) => a !== '--detach'))
     if (!this.jsonEnabled()) {
-      const rateLimit = this.flags['rate-limit'] ?? (process.env.CI ? 'off' : 'spec')
+      const rateLimit = this.flags['rate-limit'] ?? (isCI() ? 'off' : 'spec')
       this.printReady(started, this.flags['response-shape'], rateLimit, true)
     }
     return started
