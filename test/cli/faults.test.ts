@@ -168,14 +168,17 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
       expect([1, 4, 5], context).toContain(r.exitCode)
       expect(r.stderr, context).not.toMatch(STACK_LINE)
       if (json) {
-        const error = r.json<{error: {code: string; message: string; exitCode: number}}>().error
+        const error = r.json<{
+          error: {code: string; message: string; exitCode: number; suggestions: string[]}
+        }>().error
         expect(error.code, context).toMatch(/^[A-Z][A-Z0-9_]+$/)
-        expect(error.message, context).toContain('run the same command again to finish')
+        expect(error.suggestions.join(' '), context).toContain('Run the same command again to finish')
         expect(error.exitCode).toBe(r.exitCode)
         codes.push(error.code)
       } else {
-        const line = /^([A-Z][A-Z0-9_]+): (.*run the same command again to finish.*)$/m.exec(r.stderr)
+        const line = /^([A-Z][A-Z0-9_]+): (.*)$/m.exec(r.stderr)
         expect(line, context).not.toBeNull()
+        expect(r.stderr, context).toMatch(/^Run the same command again to finish/m)
         codes.push(line![1]!)
       }
     }
