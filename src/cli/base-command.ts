@@ -14,6 +14,7 @@ import {
   type TransportOptions,
 } from '../core/index.js'
 import {renderError, toPayctlError} from './errors.js'
+import {fitColumns} from './fit.js'
 import {globalFlags} from './flags.js'
 import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
@@ -29,6 +30,7 @@ export interface ListFlagValues {
   cursor?: string | undefined
   output?: OutputFormat | undefined
   columns?: string | undefined
+  wide?: boolean | undefined
 }
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
@@ -177,8 +179,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async list<T, P extends Page>(spec: ListSpec<T, P>, flags: ListFlagValues): Promise<void> {
     const format = this.jsonEnabled() ? 'json' : (flags.output ?? 'table')
     const describeError = (err: unknown) => redactValue(this.#decorate(err).toJSON().error)
-    const {count, nextCursor} = await streamList(spec, {...flags, format, describeError}, (text) =>
-      process.stdout.write(text),
+    const {count, nextCursor} = await streamList(
+      spec,
+      {...flags, format, describeError, width: this.tableWidth(flags.wide), onHidden: this.#hiddenNote},
+      (text) => process.stdout.write(text),
     )
     if (format !== 'table') return
     if (count === 0) this.log(`No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
@@ -212,10 +216,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return true
   }
 
-  /** Print rows as a table (not under --json). */
+  /** Print rows as a table (not under --json), fitted to a terminal's width unless --wide. */
   protected table<R>(rows: R[], columns: Column<R>[]): void {
-    this.log(renderTable(rows, columns))
+    const width = this.tableWidth((this.flags as {wide?: boolean}).wide)
+    if (width === undefined || rows.length === 0) {
+      this.log(renderTable(rows, columns))
+      return
+    }
+    const fit = fitColumns(columns, rows, width)
+    this.log(renderTable(rows, fit.columns))
+    if (fit.hidden.length > 0) this.#hiddenNote(fit.hidden)
   }
+
+  /** The width to fit tables to: a terminal's, unless --wide; none when stdout is not a terminal. */
+  protected tableWidth(wide: boolean | undefined): number | undefined {
+    if (wide || !process.stdout.isTTY || !process.stdout.columns) return undefined
+    return process.stdout.columns
+  }
+
+  readonly #hiddenNote = (headers: string[]) =>
+    this.warnLine(`Hidden to fit the terminal: ${headers.join(', ')} (--wide shows all)`)
 
   /**
    * Where nobody can answer prompts, fail once naming every flag of `values` left out, rather than
