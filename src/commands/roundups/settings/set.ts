@@ -3,9 +3,9 @@ import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
 import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../../cli/roundups-views.js'
-import {askRoundupSettings, terminalPrompter} from '../../../cli/roundups-wizard.js'
+import {askRoundupSettings, destinationChecker, terminalPrompter} from '../../../cli/roundups-wizard.js'
 import type {RoundupSettingsRecord} from '../../../contract/index.js'
-import {usageError} from '../../../core/index.js'
+import {PayctlError, usageError} from '../../../core/index.js'
 
 export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSettingsSet> {
   static override summary =
@@ -36,7 +36,15 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
         )
       }
       const current = await this.spin('Fetching round-up settings', () => this.api.roundups.settings(user))
-      change = await askRoundupSettings(current, terminalPrompter())
+      const check = destinationChecker(current, {
+        wallet: (id) =>
+          this.api.wallets.get(id).catch((err: unknown) => {
+            if (err instanceof PayctlError && err.status === 404) return undefined
+            throw err
+          }),
+        bankAccounts: async (id) => (await this.api.accounts.list(id)).accounts,
+      })
+      change = await askRoundupSettings(current, terminalPrompter(), check)
       if (Object.keys(change).length === 0) {
         this.log('Nothing changed.')
         return current
