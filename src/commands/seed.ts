@@ -106,6 +106,13 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       },
     })
 
+    // A local sandbox started afresh (a new :memory: one on the same port, say) holds none of the
+    // records an earlier sandbox's journal lists: each start of it has journals of its own. A
+    // restarted file-backed sandbox answers the records again for their idempotency keys.
+    const instance =
+      this.profile.kind === 'local'
+        ? ((await this.api.sandbox.health().catch(() => undefined))?.startedAt ?? '')
+        : ''
     collectGarbage()
     const started = performance.now()
     const result: SeedResult = {}
@@ -118,7 +125,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         join(
           configDir(),
           'seed',
-          `${createHash('sha256').update(`${path}|${this.profile.name}|${this.profile.baseUrl}`).digest('hex').slice(0, 24)}.ndjson`,
+          `${createHash('sha256').update(`${path}|${this.profile.name}|${this.profile.baseUrl}|${instance}`).digest('hex').slice(0, 24)}.ndjson`,
         )
       const journal = new Journal(journalPath)
       if (f.fresh) journal.clear()

@@ -3,8 +3,9 @@ import {once} from 'node:events'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli} from '../helpers/cli.js'
+import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
 let sandbox: SandboxProcess
 const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
@@ -171,5 +172,32 @@ describe('payctl seed after a failure', () => {
     expect(fixed.exitCode, fixed.stdout + fixed.stderr).toBe(0)
     const src = await cli('wallets', 'get', fixed.json<Ids>().wallets!.src!.id, '--json')
     expect(src.json()).toMatchObject({balance: {available: 5000}})
+  })
+})
+
+describe('payctl seed against a sandbox started afresh', () => {
+  it('does not take the journal of an earlier sandbox on the same port for records of the new one', async () => {
+    const config = tempConfigDir()
+    const port = await freePort()
+    const fixture = join(ROOT, 'examples/fixtures/shop.yaml')
+    const run = () => runCli(['seed', fixture, '--json'], {configDir: config.dir, timeoutMs: 60_000})
+    try {
+      const first = await startSandboxProcess([], {configDir: config.dir, port})
+      const before = await run()
+      await first.stop()
+      const second = await startSandboxProcess([], {configDir: config.dir, port})
+      try {
+        const after = await run()
+        expect(after.exitCode, after.stderr).toBe(0)
+        const id = after.json<Ids>().wallets!.alice_usd!.id
+        expect(id).not.toBe(before.json<Ids>().wallets!.alice_usd!.id)
+        const got = await runCli(['wallets', 'get', id, '--json'], {configDir: config.dir})
+        expect(got.exitCode, got.stderr).toBe(0)
+      } finally {
+        await second.stop()
+      }
+    } finally {
+      config.cleanup()
+    }
   })
 })
