@@ -146,7 +146,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
           throw err
         })
         .finally(() => progress.stop())
-      for (const [kind, names] of Object.entries(one)) Object.assign((result[kind] ??= {}), names)
+      for (const [kind, names] of Object.entries(one)) result[kind] = {...result[kind], ...names}
       made += (last?.done ?? 0) - (last?.skipped ?? 0)
       skipped += last?.skipped ?? 0
     }
