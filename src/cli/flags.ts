@@ -36,7 +36,7 @@ export const currencyFlag = (opts: {required?: boolean} = {}) =>
         throw usageError(
           `--currency must be one of ${SUPPORTED_CURRENCIES.join(', ')}; got "${value}"`,
           'INVALID_CURRENCY',
-          {flag: '--currency'},
+          {flag: '--currency', value, supported: SUPPORTED_CURRENCIES},
         )
       return code
     },

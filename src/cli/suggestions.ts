@@ -39,7 +39,8 @@ export function addSuggestions(
   const profileFlag = profile && profile.name !== env ? ` --profile ${profile.name}` : ''
   // `auth login --env local` reuses the credentials a sandbox wrote; where none did, it could only
   // fail for want of them: starting the sandbox writes the profile.
-  const local = profile === undefined || profile.kind === 'local'
+  // (A profile in the file was logged in to before: `auth login` takes its credentials again.)
+  const local = profile === undefined || (profile.kind === 'local' && !profile.stored)
   if (AUTH_CODES.has(err.code) && local && !profile?.auth && !readState()?.credentials) {
     const chosen = profile && profile.sources.profile !== 'default' && profile.name !== 'local'
     err.suggestions = [`Try: payctl sandbox start${chosen ? ` --profile ${profile.name}` : ''}`]
