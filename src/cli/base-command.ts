@@ -15,6 +15,7 @@ import {
 } from '../core/index.js'
 import {renderError, toPayctlError} from './errors.js'
 import type {Row} from './fields.js'
+import {fitColumns} from './fit.js'
 import {globalFlags} from './flags.js'
 import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
 import {type Column, renderCard, renderTable} from './output.js'
@@ -30,6 +31,7 @@ export interface ListFlagValues {
   cursor?: string | undefined
   output?: OutputFormat | undefined
   columns?: string | undefined
+  wide?: boolean | undefined
 }
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
@@ -72,7 +74,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         process.exit(130)
       })
     }
-    const {flags, args} = await this.parse({
+    const {flags, args, argv} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
       args: this.ctor.args,
@@ -81,7 +83,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    this.positional = argv.map(String)
   }
+
+  /** Every argument given, in order (more than `args` declares for a command that is not strict). */
+  protected positional: string[] = []
 
   protected get store(): ProfileStore {
     this.#store ??= new ProfileStore()
@@ -202,8 +208,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async list<T, P extends Page>(spec: ListSpec<T, P>, flags: ListFlagValues): Promise<void> {
     const format = this.jsonEnabled() ? 'json' : (flags.output ?? 'table')
     const describeError = (err: unknown) => redactValue(this.#decorate(err).toJSON().error)
-    const {count, nextCursor} = await streamList(spec, {...flags, format, describeError}, (text) =>
-      process.stdout.write(text),
+    const {count, nextCursor} = await streamList(
+      spec,
+      {...flags, format, describeError, width: this.tableWidth(flags.wide), onHidden: this.#hiddenNote},
+      (text) => process.stdout.write(text),
     )
     if (format !== 'table') return
     if (count === 0) this.log(`No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
@@ -237,9 +245,44 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return true
   }
 
-  /** Print rows as a table (not under --json). */
+  /** Print rows as a table (not under --json), fitted to a terminal's width unless --wide. */
   protected table<R>(rows: R[], columns: Column<R>[]): void {
-    this.log(renderTable(rows, columns))
+    const width = this.tableWidth((this.flags as {wide?: boolean}).wide)
+    if (width === undefined || rows.length === 0) {
+      this.log(renderTable(rows, columns))
+      return
+    }
+    const fit = fitColumns(columns, rows, width)
+    this.log(renderTable(rows, fit.columns))
+    if (fit.hidden.length > 0) this.#hiddenNote(fit.hidden)
+  }
+
+  /** The width to fit tables to: a terminal's, unless --wide; none when stdout is not a terminal. */
+  protected tableWidth(wide: boolean | undefined): number | undefined {
+    if (wide || !process.stdout.isTTY || !process.stdout.columns) return undefined
+    return process.stdout.columns
+  }
+
+  readonly #hiddenNote = (headers: string[]) =>
+    this.warnLine(`Hidden to fit the terminal: ${headers.join(', ')} (--wide shows all)`)
+
+  /**
+   * Where nobody can answer prompts, fail once naming every flag of `values` left out, rather than
+   * one per run. (A single missing one is left to `ask`, which says the same.)
+   */
+  protected requireFlags(values: Record<string, unknown>): void {
+    if (this.interactive) return
+    const missing = Object.entries(values)
+      .filter(([, v]) => v === undefined)
+      .map(([k]) => `--${k}`)
+    if (missing.length < 2) return
+    throw new PayctlError({
+      kind: 'usage',
+      code: 'MISSING_FLAG',
+      message: `missing required flags ${missing.join(', ')}`,
+      details: {flags: missing},
+      suggestions: [`Pass ${missing.join(', ')}, or run in a terminal to be prompted.`],
+    })
   }
 
   /** Ask for a value, or fail naming the flag when nobody can answer. */
@@ -323,7 +366,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     } catch {
       profile = undefined
     }
-    addSuggestions(error, profile)
+    const ctor = this.ctor as typeof BaseCommand
+    addSuggestions(error, profile, new Set(Object.keys({...ctor.baseFlags, ...ctor.flags})))
     return error
   }
 

@@ -3,7 +3,11 @@ import {paint} from './terminal.js'
 
 /** Turn anything thrown inside a command into the one error type, with an exit code. */
 export function toPayctlError(err: unknown): PayctlError {
-  if (err instanceof PayctlError) return err
+  if (err instanceof PayctlError) {
+    // oclif puts "Parsing --flag" before the message of an error a flag's parser threw.
+    err.message = err.message.replace(/^Parsing --[\w-]+ *\n\t/, '')
+    return err
+  }
   const e = err as {name?: string; message?: string; oclif?: {exit?: number}; code?: string}
   if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') {
     return new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted', cause: err})

@@ -29,7 +29,17 @@ export const currencyFlag = (opts: {required?: boolean} = {}) =>
   Flags.string({
     summary: 'currency code, e.g. USD, EUR, BTC',
     required: opts.required ?? false,
-    parse: async (value) => value.toUpperCase(),
+    // A PayctlError, so that an unknown code is a usage error (exit 2), like a malformed amount.
+    parse: async (value) => {
+      const code = value.trim().toUpperCase()
+      if (!(SUPPORTED_CURRENCIES as readonly string[]).includes(code))
+        throw usageError(
+          `--currency must be one of ${SUPPORTED_CURRENCIES.join(', ')}; got "${value}"`,
+          'INVALID_CURRENCY',
+          {flag: '--currency', value, supported: SUPPORTED_CURRENCIES},
+        )
+      return code
+    },
     helpValue: SUPPORTED_CURRENCIES.slice(0, 3).join('|') + '|…',
   })
 

@@ -1,6 +1,7 @@
 import {stripVTControlCharacters} from 'node:util'
 import {Flags} from '@oclif/core'
 import {stringifyExact, usageError} from '../core/index.js'
+import {fitColumns} from './fit.js'
 import {type Column, renderTable} from './output.js'
 import {terminalSafe} from './terminal.js'
 
@@ -11,6 +12,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 export const outputFlags = {
   output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
   columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
+  wide: Flags.boolean({summary: 'show every column of a table, however wide the terminal'}),
 }
 
 /** Flags of every list command that pages through the service. */
@@ -42,6 +44,10 @@ export interface ListOptions {
   cursor?: string | undefined
   format: OutputFormat
   columns?: string | undefined
+  /** A terminal's width to fit a table to (no --columns or --wide); undefined leaves it whole. */
+  width?: number | undefined
+  /** Told the headers of columns left out to fit `width`. */
+  onHidden?: ((headers: string[]) => void) | undefined
   /** The JSON form of an error that stops a json listing after its first page. */
   describeError?: ((err: unknown) => unknown) | undefined
 }
@@ -88,7 +94,8 @@ export async function streamList<T, P extends Page>(
   opts: ListOptions,
   write: (text: string) => void,
 ): Promise<{count: number; nextCursor: string | null}> {
-  const columns = pickColumns(spec.columns, opts.columns)
+  let columns = pickColumns(spec.columns, opts.columns)
+  let fitted = opts.width === undefined || opts.columns !== undefined
   const want = opts.all ? Number.POSITIVE_INFINITY : (opts.limit ?? undefined)
   let cursor = opts.cursor
   let count = 0
@@ -129,6 +136,13 @@ export async function streamList<T, P extends Page>(
         for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)
         break
       default:
+        // Fitted to the first page, and the same columns for the pages after it.
+        if (!fitted && items.length > 0) {
+          const fit = fitColumns(columns, items, opts.width!)
+          columns = fit.columns
+          fitted = true
+          if (fit.hidden.length > 0) opts.onHidden?.(fit.hidden)
+        }
         if (items.length > 0) write(`${renderTable(items, columns, count > 0)}\n`)
     }
     count += items.length

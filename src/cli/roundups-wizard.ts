@@ -14,7 +14,11 @@ import {majorMoney} from './fields.js'
 /** The questions the settings walkthrough asks; injected, so the walk can be tested without a terminal. */
 export interface Prompter {
   select<T>(message: string, choices: {name: string; value: T}[], initial: T): Promise<T>
-  input(message: string, initial: string, validate: (value: string) => true | string): Promise<string>
+  input(
+    message: string,
+    initial: string,
+    validate: (value: string) => true | string | Promise<true | string>,
+  ): Promise<string>
   confirm(message: string, initial: boolean): Promise<boolean>
 }
 
@@ -55,6 +59,8 @@ export function capProblem(text: string, currency: RoundupSettingsRecord['curren
 export async function askRoundupSettings(
   current: RoundupSettingsRecord,
   prompter: Prompter,
+  /** Checks a destination as it is answered (the service's own rules); a string says what is wrong. */
+  checkDestination: (id: string) => Promise<true | string> = async () => true,
 ): Promise<UpdateRoundupSettingsInput> {
   const {currency} = current
   const cap0 = majorToMinor(current.max_roundup_amount, currency)
@@ -78,7 +84,7 @@ export async function askRoundupSettings(
   const destinationText = await prompter.input(
     'Destination account: a wallet id or a connected bank account id (blank for none)',
     current.destination_account_id ?? '',
-    () => true,
+    (value) => (value.trim() === '' ? true : checkDestination(value.trim())),
   )
   const cap = Number(capText.trim())
   const destination = destinationText.trim() === '' ? null : destinationText.trim()
@@ -120,4 +126,40 @@ export function walkthroughStart(
     created_at: null,
     updated_at: null,
   }
+}
+
+/** Where round-ups may go: the service's rules, told to a person before the confirmation. */
+export interface DestinationLookup {
+  wallet: (id: string) => Promise<{currency: string; userId: string} | undefined>
+  bankAccounts: (userId: string) => Promise<{id: string}[]>
+}
+
+export function destinationChecker(
+  current: RoundupSettingsRecord,
+  lookup: DestinationLookup,
+): (id: string) => Promise<true | string> {
+  const {currency, user_id: user} = current
+  const check = async (id: string): Promise<true | string> => {
+    if (id.startsWith('wal_')) {
+      const wallet = await lookup.wallet(id)
+      if (!wallet) return `no wallet ${id}`
+      if (wallet.currency !== currency)
+        return `wallet ${id} holds ${wallet.currency}; these round-ups are in ${currency}`
+      if (wallet.userId === user)
+        return `wallet ${id} is ${user}'s own ${currency} wallet, where the round-ups come from: give another ${currency} wallet (a savings wallet kept for the user) or a connected bank account (ba_…)`
+      return true
+    }
+    if (id.startsWith('ba_')) {
+      const accounts = await lookup.bankAccounts(user)
+      if (!accounts.some((a) => a.id === id))
+        return `${id} is not a bank account ${user} connected (payctl accounts list ${user})`
+      if (currency !== 'USD')
+        return `a bank account is paid by ACH, which takes USD only; these round-ups are in ${currency}`
+      return true
+    }
+    // An id of another form is the service's to judge (its ids need not look like the sandbox's),
+    // and so is one that could not be looked up: the settings call refuses a wrong one.
+    return true
+  }
+  return (id) => check(id).catch(() => true)
 }

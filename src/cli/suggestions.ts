@@ -1,4 +1,5 @@
 import type {PayctlError, ResolvedProfile} from '../core/index.js'
+import {readState} from './sandbox-process.js'
 
 const AUTH_CODES = new Set([
   'INVALID_CREDENTIALS',
@@ -12,13 +13,42 @@ const AUTH_CODES = new Set([
   'CREDENTIALS_INCOMPLETE',
 ])
 
-/** Add commands a user can paste to fix the error, where the core did not already. */
-export function addSuggestions(err: PayctlError, profile: ResolvedProfile | undefined): void {
-  if (err.suggestions.length > 0) return
+const CREDENTIAL_VARIABLES = 'PAYCTL_SECRET_KEY, PAYCTL_API_KEY, PAYCTL_API_SECRET, PAYCTL_PARTNER_ID'
+
+/**
+ * Add commands a user can paste to fix the error, where the core did not already, and drop any
+ * that name a flag this command does not have (`flags`: its flag names, without dashes).
+ */
+export function addSuggestions(
+  err: PayctlError,
+  profile: ResolvedProfile | undefined,
+  flags?: ReadonlySet<string>,
+): void {
+  if (flags) keepOwnFlags(err, flags)
+  if (
+    (err.code === 'TEST_CREDENTIAL_IN_PRODUCTION' || err.code === 'LIVE_KEY_OUTSIDE_PRODUCTION') &&
+    profile?.sources.credentials === 'env'
+  ) {
+    // Logging in would change nothing: the variables win over the profile file.
+    err.suggestions = [
+      `The credentials come from the environment (${CREDENTIAL_VARIABLES}): set ones that belong to ${profile.environment}, or unset them to use the profile's.`,
+    ]
+    return
+  }
   const env = profile?.environment ?? 'local'
-  const login = `Try: payctl auth login --env ${env}${profile && profile.name !== env ? ` --profile ${profile.name}` : ''}`
+  const profileFlag = profile && profile.name !== env ? ` --profile ${profile.name}` : ''
+  // `auth login --env local` reuses the credentials a sandbox wrote; where none did, it could only
+  // fail for want of them: starting the sandbox writes the profile.
+  // (A profile in the file was logged in to before: `auth login` takes its credentials again.)
+  const local = profile === undefined || (profile.kind === 'local' && !profile.stored)
+  if (AUTH_CODES.has(err.code) && local && !profile?.auth && !readState()?.credentials) {
+    const chosen = profile && profile.sources.profile !== 'default' && profile.name !== 'local'
+    err.suggestions = [`Try: payctl sandbox start${chosen ? ` --profile ${profile.name}` : ''}`]
+    return
+  }
+  if (err.suggestions.length > 0) return
   const s: string[] = []
-  if (AUTH_CODES.has(err.code)) s.push(login)
+  if (AUTH_CODES.has(err.code)) s.push(`Try: payctl auth login --env ${env}${profileFlag}`)
   else if (err.code === 'INSUFFICIENT_SCOPE' || err.code === 'insufficient_permissions')
     s.push('Try: payctl auth status (to see the scopes in effect)')
   else if (err.code === 'NETWORK_ERROR' && profile?.kind === 'local') s.push('Try: payctl sandbox start')
@@ -29,4 +59,18 @@ export function addSuggestions(err: PayctlError, profile: ResolvedProfile | unde
   else if (err.code === 'RATE_LIMIT_EXCEEDED' || err.code === 'RATE_LIMITED')
     s.push('Wait a minute and retry, or lower the request rate.')
   err.suggestions.push(...s)
+}
+
+/**
+ * A suggestion to repeat "the same command" with a flag it does not take (the idempotency key of a
+ * token exchange behind a GET, say) cannot be followed: it becomes a plain "run it again", which is
+ * safe for such a command, since without the flag it creates nothing.
+ */
+function keepOwnFlags(err: PayctlError, flags: ReadonlySet<string>): void {
+  err.suggestions = err.suggestions.map((s) => {
+    if (!/the same command/i.test(s)) return s
+    const named = [...s.matchAll(/--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!)
+    if (named.every((f) => flags.has(f))) return s
+    return 'Run the same command again.'
+  })
 }

@@ -106,7 +106,8 @@ export function transactionCard(t: TransactionView): Row[] {
     ['type', t.type],
     ['status', status(t.status)],
     ['amount', paint('bold', m(t.amount))],
-    ['fee', m(t.fee)],
+    // A failed payment moved no money and charged nothing: no fee line to puzzle over.
+    ['fee', t.status === 'failed' ? undefined : m(t.fee)],
     ['net', m(t.netAmount)],
     ['from wallet', t.sourceWalletId],
     ['to wallet', t.destinationWalletId],

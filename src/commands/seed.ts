@@ -1,13 +1,21 @@
 import {createHash} from 'node:crypto'
-import {writeFileSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+import {existsSync, globSync, writeFileSync} from 'node:fs'
+import {basename, join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
 import {configDir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
-import {Journal, loadFixture, plan, type SeedProgress, type SeedResult, seed} from '../core/seed/index.js'
+import {
+  type Fixture,
+  Journal,
+  loadFixture,
+  plan,
+  type SeedProgress,
+  type SeedResult,
+  seed,
+} from '../core/seed/index.js'
 
 // The spec's Limits table, requests a minute.
 const RATE_BY_KIND = {local: 100, sandbox: 100, production: 1000}
@@ -16,16 +24,22 @@ export default class Seed extends BaseCommand<typeof Seed> {
   static override summary = 'create the users, wallets, transactions and more that a fixture file declares'
   static override description =
     `A fixture is YAML or JSON. Records refer to each other by the fixture's names (\${wallets.alice_usd.id}), "count: N" makes N records with {{i}} (0…N-1) and {{n}} (1…N) in their fields, and \${env.NAME} or \${env.NAME:-default} reads the environment. See docs/seed.md.
-Independent records are created concurrently, paced to the environment's rate limit. Safe to rerun: each record has an idempotency key derived from the fixture and its name, and a journal remembers what exists, so a run that was killed finishes the job with no duplicates.`
+Independent records are created concurrently, paced to the environment's rate limit. Safe to rerun: each record has an idempotency key derived from the fixture and its name, and a journal remembers what exists, so a run that was killed finishes the job with no duplicates; a run that failed says what to change, and the fixed fixture's run creates the rest.
+Several files (or a quoted glob) are checked first, then seeded one after another; their ids are printed as one document, so their record names must differ. Progress goes to stderr, under --json too: a bar in a terminal, a line every few seconds elsewhere.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/fixtures/shop.yaml',
     '<%= config.bin %> <%= command.id %> fixture.yaml --json | jq -r .wallets.alice_usd.id',
+    '<%= config.bin %> <%= command.id %> examples/fixtures/*.yaml --json > ids.json',
     '<%= config.bin %> <%= command.id %> bulk.yaml --concurrency 32 --rate off --output ids.json',
     '<%= config.bin %> <%= command.id %> fixture.yaml --dry-run',
   ]
   static override args = {
-    file: Args.string({description: 'fixture file (.yaml, .yml or .json)', required: true}),
+    file: Args.string({
+      description: 'fixture file (.yaml, .yml or .json); several, or a quoted glob, are seeded in turn',
+      required: true,
+    }),
   }
+  static override strict = false
   static override flags = {
     concurrency: Flags.integer({
       char: 'c',
@@ -40,18 +54,31 @@ Independent records are created concurrently, paced to the environment's rate li
     }),
     'dry-run': Flags.boolean({summary: 'print the plan and create nothing'}),
     output: Flags.string({summary: 'also write the created ids, by fixture name, to this JSON file'}),
-    journal: Flags.string({summary: 'journal file (default: one per fixture and profile in the config dir)'}),
+    journal: Flags.string({
+      summary: 'journal file (default: one per fixture and profile in the config dir; one fixture only)',
+    }),
     fresh: Flags.boolean({summary: 'ignore the journal of earlier runs (for a sandbox that was reset)'}),
     yes: yesFlag,
   }
 
   async run(): Promise<SeedResult | ReturnType<typeof plan>> {
     const f = this.flags
-    const path = resolve(this.args.file)
+    const paths = fixturePaths(this.positional.length > 0 ? this.positional : [this.args.file])
+    if (f.journal && paths.length > 1)
+      throw usageError(
+        '--journal names the journal of one fixture; give one file, or leave --journal out',
+        'INVALID_FLAG',
+        {
+          flag: '--journal',
+        },
+      )
     favourSmallHeap()
-    const fixture = await loadFixture(path)
+    // Every file is read and checked before anything is sent.
+    const fixtures = await Promise.all(paths.map((p) => loadFixture(p)))
+    if (fixtures.length > 1) refuseSharedNames(paths, fixtures)
+    const total = fixtures.reduce((n, x) => n + x.records.length, 0)
     if (f['dry-run']) {
-      const steps = plan(fixture)
+      const steps = fixtures.flatMap((fixture) => plan(fixture))
       this.table(steps, [
         {header: 'WAVE', get: (s) => String(s.wave + 1)},
         {header: 'KIND', get: (s) => s.kind},
@@ -64,12 +91,11 @@ Independent records are created concurrently, paced to the environment's rate li
               : s.names.join(', '),
         },
       ])
-      this.log(
-        `${fixture.records.length} records in ${new Set(steps.map((s) => s.wave)).size} waves; nothing sent.`,
-      )
+      const waves = fixtures.reduce((n, x) => n + new Set(plan(x).map((s) => s.wave)).size, 0)
+      this.log(`${total} records in ${waves} waves; nothing sent.`)
       return steps
     }
-    await this.confirmProduction(`create ${fixture.records.length} records`, f.yes)
+    await this.confirmProduction(`create ${total} records`, f.yes)
     const perMinute = await this.ratePerMinute(f.rate)
     const limiter = perMinute === undefined ? undefined : new TokenBucket(perMinute)
     const client = this.newClient({
@@ -79,35 +105,57 @@ Independent records are created concurrently, paced to the environment's rate li
         this.transportOptions.onRetry?.(info)
       },
     })
-    const journalPath =
-      f.journal ??
-      join(
-        configDir(),
-        'seed',
-        `${createHash('sha256').update(`${path}|${this.profile.name}|${this.profile.baseUrl}`).digest('hex').slice(0, 24)}.ndjson`,
-      )
-    const journal = new Journal(journalPath)
-    if (f.fresh) journal.clear()
 
+    // A local sandbox started afresh (a new :memory: one on the same port, say) holds none of the
+    // records an earlier sandbox's journal lists: each start of it has journals of its own. A
+    // restarted file-backed sandbox answers the records again for their idempotency keys.
+    const instance =
+      this.profile.kind === 'local'
+        ? ((await this.api.sandbox.health().catch(() => undefined))?.startedAt ?? '')
+        : ''
     collectGarbage()
     const started = performance.now()
-    const progress = this.progressReporter()
-    let last: SeedProgress | undefined
-    const result = await seed(client, fixture, {
-      concurrency: f.concurrency,
-      limiter,
-      journal,
-      onProgress: (p) => {
-        last = p
-        progress.update(p)
-      },
-    }).finally(() => progress.stop())
+    const result: SeedResult = {}
+    let made = 0
+    let skipped = 0
+    for (const [i, fixture] of fixtures.entries()) {
+      const path = paths[i]!
+      const journalPath =
+        f.journal ??
+        join(
+          configDir(),
+          'seed',
+          `${createHash('sha256').update(`${path}|${this.profile.name}|${this.profile.baseUrl}|${instance}`).digest('hex').slice(0, 24)}.ndjson`,
+        )
+      const journal = new Journal(journalPath)
+      if (f.fresh) journal.clear()
+      const progress = this.progressReporter(paths.length > 1 ? basename(path) : undefined)
+      let last: SeedProgress | undefined
+      const one = await seed(client, fixture, {
+        concurrency: f.concurrency,
+        limiter,
+        journal,
+        onProgress: (p) => {
+          last = p
+          progress.update(p)
+        },
+      })
+        .catch((err: unknown) => {
+          // Which file, when there are several.
+          if (paths.length > 1 && err instanceof Error) err.message = `${basename(path)}: ${err.message}`
+          throw err
+        })
+        .finally(() => progress.stop())
+      for (const [kind, names] of Object.entries(one)) result[kind] = {...result[kind], ...names}
+      made += (last?.done ?? 0) - (last?.skipped ?? 0)
+      skipped += last?.skipped ?? 0
+    }
     if (f.output) writeFileSync(f.output, `${stringifyExact(result, 2)}\n`)
     const seconds = (performance.now() - started) / 1000
-    const made = (last?.done ?? 0) - (last?.skipped ?? 0)
-    const skippedNote = last?.skipped ? ` (${last.skipped} already existed)` : ''
+    const skippedNote = skipped ? ` (${skipped} already existed)` : ''
+    const files = paths.length > 1 ? ` from ${paths.length} files` : ''
     this.log(
-      `✓ ${made} records created in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
+      `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
     )
     return result
   }
@@ -128,25 +176,69 @@ Independent records are created concurrently, paced to the environment's rate li
     return RATE_BY_KIND[this.profile.kind]
   }
 
-  /** A live line in a terminal; a plain line every few seconds elsewhere (CI logs). */
-  progressReporter(): {update: (p: SeedProgress) => void; stop: () => void} {
-    if (this.jsonEnabled()) return {update: () => {}, stop: () => {}}
-    const live = process.stderr.isTTY && !isCI()
-    const line = (p: SeedProgress) =>
-      `Seeding ${p.done}/${p.total}  ${p.ratePerSecond.toFixed(0)}/s  ETA ${p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`}`
+  /**
+   * Progress on stderr, under --json too (stdout carries only the result): a bar redrawn in place
+   * in a terminal; elsewhere (CI logs) a plain line every few seconds, and the last one.
+   */
+  progressReporter(label: string | undefined): {update: (p: SeedProgress) => void; stop: () => void} {
+    const stream = process.stderr
+    const live = stream.isTTY && Boolean(stream.columns) && !isCI()
+    const what = label ? `Seeding ${label}` : 'Seeding'
+    const figures = (p: SeedProgress) =>
+      `${p.done}/${p.total}  ${p.ratePerSecond.toFixed(0)}/s  ETA ${p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`}`
+    const bar = (p: SeedProgress) => {
+      const text = figures(p)
+      const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - what.length - text.length - 6))
+      const filled = Math.round((p.done / Math.max(p.total, 1)) * width)
+      return `${what} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`
+    }
     let lastPrinted = 0
     return {
       update: (p) => {
         const now = performance.now()
         if (live) {
-          if (now - lastPrinted > 100 || p.done === p.total) process.stderr.write(`\r\x1b[2K${line(p)}`)
-        } else if (now - lastPrinted > 2_000 || p.done === p.total) process.stderr.write(`${line(p)}\n`)
+          if (now - lastPrinted > 100 || p.done === p.total) stream.write(`\r\x1b[2K${bar(p)}`)
+          else return
+        } else if (lastPrinted === 0 || now - lastPrinted > 3_000 || p.done === p.total)
+          stream.write(`${what} ${figures(p)}\n`)
         else return
         lastPrinted = now
       },
       stop: () => {
-        if (live && lastPrinted > 0) process.stderr.write('\n')
+        if (live && lastPrinted > 0) stream.write('\n')
       },
+    }
+  }
+}
+
+/** The fixture files named: each argument, or the files a quoted glob matches, in order. */
+function fixturePaths(args: string[]): string[] {
+  const paths: string[] = []
+  for (const arg of args) {
+    if (/[*?[]/.test(arg) && !existsSync(arg)) {
+      const matches = globSync(arg).sort()
+      if (matches.length === 0)
+        throw usageError(`no fixture file matches ${arg}`, 'MISSING_FILE', {file: arg})
+      paths.push(...matches.map((m) => resolve(m)))
+    } else paths.push(resolve(arg))
+  }
+  return [...new Set(paths)]
+}
+
+/** Several fixtures print their ids in one document: a name may be used by one of them only. */
+function refuseSharedNames(paths: string[], fixtures: Fixture[]): void {
+  const owner = new Map<string, string>()
+  for (const [i, fixture] of fixtures.entries()) {
+    for (const r of fixture.records) {
+      const name = `${r.kind}.${r.name.replace(/\[\d+\]$/, '')}`
+      const other = owner.get(name)
+      if (other !== undefined && other !== paths[i]) {
+        throw usageError(
+          `${name} is named in both ${basename(other)} and ${basename(paths[i]!)}; names must differ between fixtures seeded together, since their ids are printed in one document`,
+          'INVALID_FIXTURE',
+        )
+      }
+      owner.set(name, paths[i]!)
     }
   }
 }

@@ -252,12 +252,16 @@ export class PayctlClient {
     } else if (ep.auth === 'bearer' || ep.auth === 'secret-key' || ep.auth === 'sandbox-admin')
       bearer = await this.tokens.bearer()
     const body = input.body === undefined ? undefined : stringifyExact(input.body)
+    // A token exchange or refresh creates no resource: repeating it needs no key (and the command
+    // behind it, often a GET, has no --idempotency-key to repeat it with).
+    const resourceKey =
+      ep.auth === 'credentials' || ep.auth === 'token' ? undefined : headers['idempotency-key']
     const res = await this.#send(ep.method, url.toString(), headers, body, bearer, {
       recover: (ep.auth === 'bearer' || ep.auth === 'sandbox-admin') && input.bearer === undefined,
     }).catch((err: unknown) => {
-      throw withIdempotencyKey(err, headers['idempotency-key'])
+      throw withIdempotencyKey(err, resourceKey)
     })
-    if (res.status >= 500) throw withIdempotencyKey(errorFrom(res), headers['idempotency-key'])
+    if (res.status >= 500) throw withIdempotencyKey(errorFrom(res), resourceKey)
     if (res.status < 200 || res.status >= 300) throw errorFrom(res)
     const data = parseSuccess(res, surfaceOf(ep), id)
     return {
@@ -373,6 +377,8 @@ export class PayctlClient {
 function withIdempotencyKey(err: unknown, key: string | undefined): unknown {
   if (key === undefined || !(err instanceof PayctlError)) return err
   if (err.kind !== 'network' && (err.status ?? 0) < 500) return err
+  // Every attempt was refused before connecting: nothing was applied, nothing to repeat safely.
+  if (err.kind === 'network' && err.details?.sent === false) return err
   return new PayctlError({
     kind: err.kind,
     code: err.code,

@@ -67,7 +67,9 @@ export function assertCredentialFitsEnvironment(
       kind: 'safety',
       code: 'TEST_CREDENTIAL_IN_PRODUCTION',
       message: `refusing to send a ${isTestKey ? 'test credential' : 'sandbox token'} to the production environment "${environment}" (${baseUrl}); it would be rejected there`,
-      suggestions: [`Try: payctl auth login --env ${environment}`],
+      suggestions: [
+        `Log in to ${environment} with live credentials: payctl auth login --env ${environment} --secret-key live_… (or --api-key, --api-secret, --partner-id)`,
+      ],
     })
   }
   if (kind !== 'production' && isLiveKey) {

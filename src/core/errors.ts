@@ -56,6 +56,7 @@ export class PayctlError extends Error {
       case 'usage':
         return EXIT.usage
       case 'auth':
+      case 'safety': // a credential that does not belong to the environment: fix the credentials
         return EXIT.auth
       case 'rate_limited':
         return EXIT.rateLimited

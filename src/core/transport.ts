@@ -54,6 +54,9 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ])
 
+// Failures before a connection existed: the request cannot have reached the service.
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
+
 // Failures a retry will not mend: no such host, no route, a certificate refused.
 const PERMANENT_CODES =
   /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/
@@ -151,6 +154,8 @@ export class Transport {
 
   async send(req: HttpRequest, {retry}: {retry: boolean}): Promise<HttpResponse> {
     const maxAttempts = retry ? this.#opts.retries + 1 : 1
+    // Whether any attempt may have reached the service: not if every one failed to connect.
+    let mayHaveArrived = false
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse
       try {
@@ -159,12 +164,13 @@ export class Transport {
         const failure = networkCode(err)
         if (!failure) throw err
         const {code} = failure
+        if (!NOT_CONNECTED_CODES.has(code)) mayHaveArrived = true
         if (!failure.transient || attempt + 1 >= maxAttempts) {
           throw new PayctlError({
             kind: 'network',
             code: 'NETWORK_ERROR',
             message: `could not reach ${new URL(req.url).origin} (${code}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''})`,
-            details: {errno: code, url: redactText(req.url)},
+            details: {errno: code, url: redactText(req.url), ...(mayHaveArrived ? {} : {sent: false})},
             cause: err,
           })
         }

@@ -172,7 +172,7 @@ describe('safety between environments', () => {
           PAYCTL_SECRET_KEY: sandbox.credentials.secretKey,
         },
       })
-      expect(r.exitCode).toBe(1)
+      expect(r.exitCode).toBe(4)
       expect(r.stderr).toContain('TEST_CREDENTIAL_IN_PRODUCTION')
       expect(r.stderr).toContain('PRODUCTION')
       expect(r.stderr).not.toContain('-->')
@@ -188,7 +188,7 @@ describe('safety between environments', () => {
         configDir: temp.dir,
         env: {PAYCTL_BASE_URL: sandbox.url, PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop'},
       })
-      expect(r.exitCode).toBe(1)
+      expect(r.exitCode).toBe(4)
       expect(r.stderr).toContain('LIVE_KEY_OUTSIDE_PRODUCTION')
       expect(r.stderr).not.toContain('live_abcdefghijklmnop')
     } finally {
@@ -206,7 +206,7 @@ describe('safety between environments', () => {
         PAYCTL_PARTNER_ID: 'p',
       }
       const r = await runCli(['wallets', 'list', '--json'], {configDir: temp.dir, env})
-      expect(r.exitCode).toBe(1)
+      expect(r.exitCode).toBe(4)
       expect(r.json<{error: {code: string}}>().error.code).toBe('LIVE_KEY_OUTSIDE_PRODUCTION')
       expect(r.stdout).not.toContain('sk_live_abcdefghijkl')
     } finally {
@@ -362,7 +362,7 @@ describe('credentials never cross between test and live environments', () => {
       ]
       for (const [what, env, code] of cases) {
         const r = await runCli(['wallets', 'list', '--json', '--debug'], {configDir: temp.dir, env})
-        expect(r.exitCode, `${what}: ${r.stdout}${r.stderr}`).toBe(1)
+        expect(r.exitCode, `${what}: ${r.stdout}${r.stderr}`).toBe(4)
         expect(r.json<{error: {code: string}}>().error.code, what).toBe(code)
         expect(r.stderr, what).not.toContain('-->')
       }
@@ -371,7 +371,7 @@ describe('credentials never cross between test and live environments', () => {
         ['auth', 'login', '--env', 'production', '--base-url', rec.url, '--secret-key', '-'],
         {configDir: temp.dir, input: c.secretKey},
       )
-      expect(login.exitCode).toBe(1)
+      expect(login.exitCode).toBe(4)
       expect(login.stderr).toContain('TEST_CREDENTIAL_IN_PRODUCTION')
       const saved = existsSync(join(temp.dir, 'profiles.json'))
         ? JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8'))

@@ -108,7 +108,10 @@ describe('roundups', () => {
     expect(r.exitCode).toBe(2)
     expect(errorOf(r)).toMatchObject({code: 'MISSING_FLAG', details: {flag: '--multiplier'}})
     expect(missing.exitCode).toBe(2)
-    expect(errorOf(missing)).toMatchObject({code: 'MISSING_FLAG', details: {flag: '--merchant'}})
+    expect(errorOf(missing)).toMatchObject({
+      code: 'MISSING_FLAG',
+      details: {flags: ['--merchant', '--transaction-id']},
+    })
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr).toContain('--amount must be a decimal amount')
   })

@@ -90,12 +90,12 @@ for (const shape of ['envelope', 'direct'] as const) {
 
     it('rejects an unsupported currency with INVALID_CURRENCY listing the supported ones', async () => {
       const r = await cli(['wallets', 'create', '--user', userId, '--currency', 'XYZ', '--json'])
-      expect(r.exitCode).toBe(1)
+      expect(r.exitCode).toBe(2) // a usage error, refused before sending
       const err = r.json<{
-        error: {code: string; details: {field: string; value: string; supported: string[]}}
+        error: {code: string; details: {flag: string; value: string; supported: string[]}}
       }>().error
       expect(err.code).toBe('INVALID_CURRENCY')
-      expect(err.details.field).toBe('currency')
+      expect(err.details.flag).toBe('--currency')
       expect(err.details.value).toBe('XYZ')
       expect(err.details.supported).toContain('NEAR')
     })

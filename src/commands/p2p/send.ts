@@ -23,6 +23,7 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
 
   async run(): Promise<Loose<P2PTransfer>> {
     const f = this.flags
+    this.requireFlags({from: f.from, to: f.to, amount: f.amount})
     const from = f.from ?? (await this.ask('from', 'From user id'))
     const to = f.to ?? (await this.ask('to', 'To user id'))
     const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1000 or 10.00USD)'))

@@ -19,6 +19,7 @@ export default class PaymentMethodsAdd extends BaseCommand<typeof PaymentMethods
 
   async run(): Promise<PaymentMethod> {
     const f = this.flags
+    this.requireFlags({user: f.user, type: f.type, token: f.token})
     const user = f.user ?? (await this.ask('user', 'User id'))
     const type = f.type ?? ((await this.ask('type', 'Type', {default: 'card'})) as PaymentMethod['type'])
     const token = f.token ?? (await this.ask('token', 'Token', {default: 'tok_visa'}))

@@ -18,6 +18,7 @@ export default class PaymentsEligibility extends BaseCommand<typeof PaymentsElig
 
   async run(): Promise<Loose<Eligibility>> {
     const f = this.flags
+    this.requireFlags({user: f.user, amount: f.amount})
     const user = f.user ?? (await this.ask('user', 'User id'))
     const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
     const currency = currencyFrom(f.currency, amountText) ?? 'USD'

@@ -25,6 +25,12 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
 
   async run(): Promise<Loose<Roundup>> {
     const f = this.flags
+    this.requireFlags({
+      user: f.user,
+      amount: f.amount,
+      merchant: f.merchant,
+      'transaction-id': f['transaction-id'],
+    })
     const user = f.user ?? (await this.ask('user', 'User id'))
     const amount = majorFlag(f.amount ?? (await this.ask('amount', 'Purchase amount, e.g. 4.35')), 'amount')
     const merchant = f.merchant ?? (await this.ask('merchant', 'Merchant name'))

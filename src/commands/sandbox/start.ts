@@ -64,7 +64,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     }),
     'token-ttl': Flags.string({summary: 'lifetime of access tokens, e.g. 30s, 15m, 7d', default: '7d'}),
     'rate-limit': Flags.option({options: ['spec', 'off'] as const, default: 'spec'})({
-      summary: "enforce the spec's rate limits (100/min, 10,000/day) or none",
+      summary:
+        "enforce the spec's rate limits (100/min, 10,000/day) or none (off: for a CI job's own sandbox)",
     }),
     'settle-after': Flags.string({
       summary: 'how long "1-3 days" takes locally: when ACH, wire and crypto payments settle',
@@ -80,6 +81,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const f = this.flags
     const tokenTtlSeconds = parseDuration(f['token-ttl'], 'token-ttl')
     const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
+    const rateLimit = f['rate-limit']
     const running = readState()
     if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000))) {
       throw new PayctlError({
@@ -110,7 +112,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       tokenTtlSeconds,
       webhookRetries: f['webhook-retries'],
       settleAfterSeconds,
-      rateLimit: f['rate-limit'],
+      rateLimit,
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
         ...(secrets.apiSecret ? {apiSecret: secrets.apiSecret} : {}),
@@ -121,6 +123,16 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     }).catch((err: unknown) => {
       // The sandbox refuses bad settings (a malformed key, a port in use) with a plain Error.
       if (err instanceof PayctlError) throw err
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new PayctlError({
+          kind: 'usage',
+          code: 'PORT_IN_USE',
+          message: `port ${f.port} on ${f.host} is in use`,
+          details: {flag: '--port'},
+          suggestions: [`Try: payctl sandbox start --port 0 (any free port), or --port ${f.port + 1}`],
+          cause: err,
+        })
+      }
       throw new PayctlError({
         kind: 'usage',
         code: 'SANDBOX_START_FAILED',
@@ -148,7 +160,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     })
     const started: SandboxStarted = {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
     if (this.jsonEnabled()) this.logJson(started)
-    else this.printReady(started, f['response-shape'], f['rate-limit'])
+    else this.printReady(started, f['response-shape'], rateLimit, false)
 
     // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
     // signal it caught to the process again, and with no listener left, Node would take that one
@@ -163,7 +175,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     return undefined
   }
 
-  printReady(s: SandboxStarted, shape: string, rateLimit: string): void {
+  printReady(s: SandboxStarted, shape: string, rateLimit: string, detached: boolean): void {
     const c = s.credentials
     this.log(`${paint('green', '●')} payctl sandbox listening on ${paint('bold', s.url)}`)
     this.log(`  ${shape} responses · rate limit ${rateLimit} · data ${s.data}`)
@@ -177,7 +189,11 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     this.log(`  Profile "${s.profile}" is ready. In another terminal:`)
     this.log('    payctl users create --email ada@example.test --first-name Ada --last-name Lovelace')
     this.log('')
-    this.log('  Press Ctrl-C to stop.')
+    if (detached)
+      this.log(
+        `  Running in the background (pid ${s.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`,
+      )
+    else this.log('  Press Ctrl-C to stop.')
   }
 
   /** Start a copy of this command in the background and return once it reports ready. */
@@ -194,10 +210,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     if (secrets.secretKey) env[SECRET_ENV.secretKey] = secrets.secretKey
     const started = await startDetached(withoutSecrets(this.argv.filter((a) => a !== '--detach')), env)
     if (!this.jsonEnabled()) {
-      this.printReady(started, this.flags['response-shape'], this.flags['rate-limit'])
-      this.log(
-        `  Running in the background (pid ${started.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`,
-      )
+      this.printReady(started, this.flags['response-shape'], this.flags['rate-limit'], true)
     }
     return started
   }

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {isAlive, readState} from '../../cli/sandbox-process.js'
+import {findSandbox} from '../../cli/sandbox-process.js'
 import type {SandboxHealth} from '../../contract/index.js'
-import {DEFAULT_LOCAL_URL, PayctlError, probeSandbox} from '../../core/index.js'
+import {PayctlError} from '../../core/index.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   static override summary = 'say whether the local sandbox is up, and how it is set'
@@ -12,10 +12,9 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   ]
 
   async run(): Promise<SandboxHealth & {url: string}> {
-    const state = readState()
-    const stored = this.store.read().profiles[this.flags.profile ?? 'local']
-    const url = state && isAlive(state.pid) ? state.url : (stored?.baseUrl ?? DEFAULT_LOCAL_URL)
-    const health = await this.spin('Asking the sandbox', () => probeSandbox(url))
+    const {url, health, state} = await this.spin('Asking the sandbox', () =>
+      findSandbox(this.store, this.flags.profile),
+    )
     if (!health) {
       throw new PayctlError({
         kind: 'api',

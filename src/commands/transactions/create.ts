@@ -46,6 +46,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
 
   async run(): Promise<TransactionView> {
     const f = this.flags
+    this.requireFlags({method: f.method, amount: f.amount})
     const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
       throw usageError(`--method must be one of ${PAYMENT_METHODS.join(', ')}`, 'INVALID_FLAG')

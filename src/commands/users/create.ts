@@ -22,6 +22,7 @@ export default class UsersCreate extends BaseCommand<typeof UsersCreate> {
 
   async run(): Promise<Loose<User>> {
     const f = this.flags
+    this.requireFlags({email: f.email, 'first-name': f['first-name'], 'last-name': f['last-name']})
     const email = f.email ?? (await this.ask('email', 'Email'))
     const first = f['first-name'] ?? (await this.ask('first-name', 'First name'))
     const last = f['last-name'] ?? (await this.ask('last-name', 'Last name'))

@@ -24,6 +24,7 @@ export default class WalletsCreate extends BaseCommand<typeof WalletsCreate> {
 
   async run(): Promise<WalletView> {
     const f = this.flags
+    this.requireFlags({user: f.user, currency: f.currency})
     const userId = f.user ?? (await this.ask('user', 'User id'))
     const currency = (f.currency ?? (await this.ask('currency', 'Currency', {default: 'USD'}))).toUpperCase()
     const initialBalance = f['initial-balance']

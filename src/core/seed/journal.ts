@@ -2,10 +2,11 @@ import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync} from 'n
 import {dirname} from 'node:path'
 
 /**
- * What the journal keeps of a created record: its id, never the record itself, which may hold a
- * secret (a webhook's signing secret).
+ * What the journal keeps of a created record: its id, and the fields other records of the fixture
+ * refer to (`${wallets.a.currency}`), never the rest of the record, which may hold a secret (a
+ * webhook's signing secret, which is never kept).
  */
-export type JournalEntry = {key: string; id: string}
+export type JournalEntry = {key: string; id: string; fields?: Record<string, unknown>}
 
 /**
  * An append-only log of the records a seed run created, one JSON line each, written as soon as
@@ -21,8 +22,8 @@ export class Journal {
     this.path = path
   }
 
-  read(): Map<string, string> {
-    const done = new Map<string, string>()
+  read(): Map<string, JournalEntry> {
+    const done = new Map<string, JournalEntry>()
     let text = ''
     try {
       text = readFileSync(this.path, 'utf8')
@@ -33,7 +34,7 @@ export class Journal {
       if (!line.trim()) continue
       try {
         const entry = JSON.parse(line) as JournalEntry
-        if (typeof entry.id === 'string') done.set(entry.key, entry.id)
+        if (typeof entry.id === 'string') done.set(entry.key, entry)
       } catch {
         // A line cut short by a kill: that record is simply created (replayed) again.
       }

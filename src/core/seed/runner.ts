@@ -153,9 +153,36 @@ const CREATORS: Record<RecordKind, Create> = {
   },
 }
 
-/** The idempotency key of a record: the same for every run of the same fixture. */
-export function seedKey(fixture: string, key: string): string {
-  return `seed_${createHash('sha256').update(`${fixture}\u0000${key}`).digest('hex').slice(0, 40)}`
+/**
+ * The idempotency key of a record: the same for every run of the same fixture, and another once
+ * the record's content changes, so that a record fixed after the service refused it is a new
+ * request (not a reuse of the key with another body, which the service refuses in turn).
+ */
+export function seedKey(fixture: string, key: string, fields: unknown = undefined): string {
+  const hash = createHash('sha256').update(`${fixture}\u0000${key}`)
+  if (fields !== undefined) hash.update(`\u0000${canonical(fields)}`)
+  return `seed_${hash.digest('hex').slice(0, 40)}`
+}
+
+/** JSON with object keys sorted, so that the same content gives the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+  }
+  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value)
+}
+
+/** The fields of a created record that the fixture refers to, for the journal; never a secret. */
+function journalled(fixture: Fixture, key: string, result: Record<string, unknown>) {
+  const names = [...(fixture.referencedFields?.get(key) ?? [])].filter(
+    (f) => f !== 'id' && !/secret|token|password|cvc|number/i.test(f) && f in result,
+  )
+  if (names.length === 0) return {}
+  return {fields: Object.fromEntries(names.map((f) => [f, result[f]]))}
 }
 
 /**
@@ -169,7 +196,8 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
   // records refer to, until they are all created. Ten thousand whole answers held to the end were
   // most of a seed run's memory.
   const created = new Map<string, Record<string, unknown>>()
-  for (const [key, id] of opts.journal?.read() ?? []) if (records.has(key)) created.set(key, {id})
+  for (const [key, entry] of opts.journal?.read() ?? [])
+    if (records.has(key)) created.set(key, {...entry.fields, id: entry.id})
   const skipped = created.size
   const dependents = new Map<string, SeedRecord[]>()
   for (const r of fixture.records) {
@@ -211,7 +239,10 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       throw new PayctlError({
         kind: 'usage',
         code: 'INVALID_FIXTURE',
-        message: `${key} has no field "${field}"${created.get(key) && Object.keys(created.get(key)!).length === 1 ? ' known to this run (an earlier run created it, and only ids are journalled)' : ''}`,
+        message: `${key} has no field "${field}"${created.get(key) && Object.keys(created.get(key)!).length === 1 ? ' known to this run (an earlier run created it, and its journal does not hold that field)' : ''}`,
+        suggestions: [
+          'Run the same command with --fresh: the records made before are answered again by the service, with every field, and not made twice.',
+        ],
       })
     }
     return value
@@ -221,13 +252,14 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
     const key = recordKey(record)
     const fields = resolveRefs(record.fields, lookup) as Record<string, unknown>
     await opts.limiter?.take()
-    const result = (await CREATORS[record.kind](client, fields, seedKey(fixture.name, key))) as Record<
-      string,
-      unknown
-    >
+    const result = (await CREATORS[record.kind](
+      client,
+      fields,
+      seedKey(fixture.name, key, fields),
+    )) as Record<string, unknown>
     created.set(key, kept(key, result))
     for (const d of record.dependsOn) settle(d)
-    opts.journal?.append({key, id: String(result.id)})
+    opts.journal?.append({key, id: String(result.id), ...journalled(fixture, key, result)})
     done++
     const elapsed = (performance.now() - started) / 1000
     const rate = (done - skipped) / Math.max(elapsed, 0.001)
@@ -289,10 +321,49 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       error instanceof PayctlError
         ? error
         : new PayctlError({kind: 'api', code: 'SEED_FAILED', message: String(error), cause: error})
-    e.message = `${recordKey(record)}: ${e.message} (${done} of ${records.size} records exist; run the same command again to finish)`
+    e.message = `${recordKey(record)}: ${e.message} (${done} of ${records.size} records exist)`
+    e.suggestions = recovery(record, e)
     throw e
   }
   return resultOf(fixture, created)
+}
+
+/**
+ * What to do after a record failed. Where nothing was wrong with the record (no answer, a 5xx, the
+ * rate limit), running again finishes the job. Where the service refused the record as the fixture
+ * has it, running again would fail the same way: say what to change. A changed record is sent
+ * with a new idempotency key, so the fixed fixture's run creates it; the records made so far stay.
+ */
+function recovery(record: SeedRecord, e: PayctlError): string[] {
+  const name = recordKey(record)
+  const transient =
+    e.kind === 'network' ||
+    e.kind === 'rate_limited' ||
+    e.kind === 'invalid_response' ||
+    (e.status ?? 0) >= 500
+  if (transient) return ['Run the same command again to finish: records already made are not made twice.']
+  if (e.kind === 'auth' || e.kind === 'safety' || e.kind === 'config') return []
+  const reset =
+    'To start over instead: payctl sandbox reset, then the same command with --fresh (against a local sandbox).'
+  switch (e.code) {
+    case 'WALLET_EXISTS': {
+      const d = e.details ?? {}
+      const existing = typeof d.existingWalletId === 'string' ? ` (${d.existingWalletId})` : ''
+      return [
+        `A user has one wallet per currency, and this user already has a ${String(d.currency ?? '')} wallet${existing}: give ${name} another currency or another user in the fixture, then run the same command.`,
+        `If ${name} itself was changed after an earlier run created it, the change cannot be applied to the wallet that exists. ${reset}`,
+      ]
+    }
+    case 'INSUFFICIENT_FUNDS':
+      return [
+        `The source wallet holds less than ${name} moves: lower its amount, or fund the wallet first (a transaction to it, named in ${name}'s after: list), then run the same command.`,
+        `A wallet's initial_balance counts only when the wallet is created: raising it for a wallet an earlier run made changes nothing. ${reset}`,
+      ]
+    default:
+      return [
+        `The service refused ${name} as the fixture has it: change it as the message says, then run the same command (the records made so far are kept, and the changed record is sent anew).`,
+      ]
+  }
 }
 
 function resultOf(fixture: Fixture, created: Map<string, Record<string, unknown>>): SeedResult {

@@ -80,7 +80,7 @@ export function userRoutes(ctx: SandboxContext): RouteSpec[] {
           last_name: body.last_name,
           partner_id: partnerId,
           external_id: body.external_id ?? null,
-          created_at: new Date().toISOString(),
+          created_at: ctx.clock.now().toISOString(),
         }
         insert.run(
           user.id,

@@ -25,6 +25,7 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
 
   async run(): Promise<Loose<BnplPayment>> {
     const f = this.flags
+    this.requireFlags({user: f.user, amount: f.amount, merchant: f.merchant})
     const userId = f.user ?? (await this.ask('user', 'User id'))
     const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 24000 or 240.00USD)'))
     const currency = currencyFrom(f.currency, amountText) ?? 'USD'

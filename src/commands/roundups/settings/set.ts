@@ -3,9 +3,14 @@ import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
 import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../../cli/roundups-views.js'
-import {askRoundupSettings, terminalPrompter, walkthroughStart} from '../../../cli/roundups-wizard.js'
+import {
+  askRoundupSettings,
+  destinationChecker,
+  terminalPrompter,
+  walkthroughStart,
+} from '../../../cli/roundups-wizard.js'
 import type {Loose, RoundupSettingsRecord} from '../../../contract/index.js'
-import {usageError} from '../../../core/index.js'
+import {PayctlError, usageError} from '../../../core/index.js'
 
 export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSettingsSet> {
   static override summary =
@@ -36,7 +41,16 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
         )
       }
       const current = await this.spin('Fetching round-up settings', () => this.api.roundups.settings(user))
-      change = await askRoundupSettings(walkthroughStart(user, current), terminalPrompter())
+      const start = walkthroughStart(user, current)
+      const check = destinationChecker(start, {
+        wallet: (id) =>
+          this.api.wallets.get(id).catch((err: unknown) => {
+            if (err instanceof PayctlError && err.status === 404) return undefined
+            throw err
+          }),
+        bankAccounts: async (id) => (await this.api.accounts.list(id)).accounts,
+      })
+      change = await askRoundupSettings(start, terminalPrompter(), check)
       if (Object.keys(change).length === 0) {
         this.log('Nothing changed.')
         return current

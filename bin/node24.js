@@ -1,0 +1,43 @@
+// Run this payctl command again on Node 24, for a `payctl` started by an older `node` (a global
+// install or `npm link` on a machine whose own Node is 20, say). The Node 24 is the binary of the
+// `node` package that payctl depends on, wherever npm put it (nested or hoisted). Plain Node 18
+// JavaScript: it runs on the old Node.
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** The path of the pinned Node 24 binary, or undefined when it is not installed. */
+export function pinnedNode() {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('node/package.json')
+    const bin = join(dirname(pkg), 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+    return existsSync(bin) ? bin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export async function runOnNode24() {
+  const node = pinnedNode()
+  if (!node) {
+    process.stderr.write(
+      `NODE_TOO_OLD: payctl needs Node.js 24 or later, and this is ${process.version}; the Node 24 it installs with it (the "node" package) is missing.\n` +
+        'Try: reinstall payctl with its dependencies (npm install -g ./payctl-<version>.tgz), or install Node.js 24 and put it first on the PATH.\n',
+    )
+    process.exit(1)
+  }
+  const run = fileURLToPath(new URL('./run.js', import.meta.url))
+  const child = spawn(node, [run, ...process.argv.slice(2)], {stdio: 'inherit'})
+  // Ctrl-C reaches both processes (one process group): this one waits for payctl to stop on its
+  // own. A signal sent to this process alone (a supervisor's SIGTERM) is passed on.
+  process.on('SIGINT', () => {})
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+  const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+  if (signal) {
+    process.removeAllListeners(signal)
+    process.kill(process.pid, signal)
+  }
+  process.exit(code ?? 1)
+}

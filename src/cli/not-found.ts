@@ -1,0 +1,45 @@
+import type {Hook} from '@oclif/core'
+import {distance} from 'fastest-levenshtein'
+
+/**
+ * The command closest to what was typed (oclif's id, words joined by `:`): by the whole id, or by
+ * any one word of it, so that `logn` finds `auth:login` rather than the short `api`.
+ */
+export function closestCommand(typed: string, ids: string[]): string | undefined {
+  let best: {id: string; score: number} | undefined
+  for (const id of ids) {
+    const words = id.split(':')
+    const byWord = Math.min(...words.map((w) => distance(typed, w))) + 0.1 * (words.length - 1)
+    const score = Math.min(distance(typed, id), byWord)
+    if (!best || score < best.score || (score === best.score && id.length < best.id.length))
+      best = {id, score}
+  }
+  return best?.id
+}
+
+/**
+ * An unknown command: a usage error (exit 2), with the closest command, asked about in a terminal
+ * (yes runs it) and printed otherwise.
+ */
+const hook: Hook.CommandNotFound = async function (opts) {
+  const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
+  const suggestion = closestCommand(opts.id, ids)
+  const spoken = (id: string) => id.replaceAll(':', ' ')
+  process.stderr.write(`${spoken(opts.id)} is not a payctl command.\n`)
+  if (suggestion) {
+    if (process.stdin.isTTY && process.stderr.isTTY && !process.env.CI) {
+      const {confirm} = await import('@inquirer/prompts')
+      const yes = await confirm(
+        {message: `Did you mean payctl ${spoken(suggestion)}?`, default: false},
+        {output: process.stderr},
+      ).catch(() => false)
+      if (yes) {
+        const argv = opts.argv?.length ? opts.argv : opts.id.split(':').slice(suggestion.split(':').length)
+        return this.config.runCommand(suggestion, argv)
+      }
+    } else process.stderr.write(`Did you mean payctl ${spoken(suggestion)}?\n`)
+  }
+  this.error('Run payctl help for a list of available commands.', {exit: 2})
+}
+
+export default hook

@@ -1,0 +1,135 @@
+import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {delimiter, join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+
+/** A `node` on the PATH older than 24 (the machine's own, outside npm's PATH), if there is one. */
+function olderNode(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'node')
+    if (!existsSync(candidate)) continue
+    const version = spawnSync(candidate, ['--version'], {encoding: 'utf8'}).stdout.trim()
+    if (/^v\d+/.test(version) && Number(version.slice(1).split('.')[0]) < 24) return candidate
+  }
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(candidate)) continue
+    const version = spawnSync(candidate, ['--version'], {encoding: 'utf8'}).stdout.trim()
+    if (Number(version.slice(1).split('.')[0]) < 24) return candidate
+  }
+  return undefined
+}
+
+const OLD_NODE = olderNode()
+const temps: string[] = []
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  temps.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, {recursive: true, force: true})
+})
+
+/** The environment of a clean shell: our own HOME, no PAYCTL_* or npm_* variables. */
+function cleanEnv(home: string, path: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('PAYCTL_') && !k.toLowerCase().startsWith('npm_') && k !== 'INIT_CWD') env[k] = v
+  }
+  return {...env, HOME: home, PATH: path, NO_COLOR: '1'}
+}
+
+describe('installing payctl', () => {
+  it('npm builds only for npm ci or npm install in the checkout, not for other commands that run prepare', () => {
+    const before = statSync(join(ROOT, 'dist/bundle/main.js')).mtimeMs
+    for (const env of [
+      {npm_command: 'exec', INIT_CWD: ROOT}, // npx payctl inside the checkout
+      {npm_command: 'link', INIT_CWD: ROOT},
+      {npm_command: 'install', npm_config_global: 'true', INIT_CWD: ROOT}, // npm install -g .
+      {npm_command: 'install', INIT_CWD: tmpdir()}, // npm install <this folder> from another project
+    ]) {
+      const out = execFileSync('npm', ['run', '--silent', 'prepare'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {...process.env, ...env},
+      })
+      expect(out).toContain('no build')
+    }
+    expect(statSync(join(ROOT, 'dist/bundle/main.js')).mtimeMs).toBe(before)
+  })
+
+  it('ships the built CLI and the Node 24 it runs on in the package', () => {
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: ROOT, encoding: 'utf8'}),
+    ) as [{files: {path: string}[]}]
+    const files = packed.files.map((f) => f.path)
+    expect(files).toEqual(
+      expect.arrayContaining(['bin/run.js', 'bin/node24.js', 'dist/bundle/main.js', 'dist/sandbox/index.js']),
+    )
+  })
+
+  it.skipIf(!OLD_NODE)(
+    'bin/run.js started by an older node runs the command on the pinned Node 24 (node:sqlite works)',
+    () => {
+      const home = temp('payctl-home-')
+      const env = {...cleanEnv(home, process.env.PATH ?? ''), PAYCTL_CONFIG_DIR: join(home, 'cfg')}
+      const version = execFileSync(OLD_NODE!, [join(ROOT, 'bin/run.js'), '--version'], {
+        encoding: 'utf8',
+        env,
+      })
+      expect(version).toMatch(/node-v2[4-9]\./)
+      const r = spawnSync(OLD_NODE!, [join(ROOT, 'bin/run.js'), 'sandbox', 'openapi'], {
+        encoding: 'utf8',
+        env,
+      })
+      expect(r.stderr).not.toContain('node:sqlite')
+      expect(r.status).toBe(0)
+    },
+  )
+
+  it('a global install of the packed tarball gives a payctl that starts the sandbox, with the machine’s own node', () => {
+    const work = temp('payctl-pack-')
+    const home = join(work, 'home')
+    const prefix = join(work, 'prefix')
+    // The build is already there (npm test builds first): pack it as it is.
+    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    })
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!
+    // Outside the checkout, so that nothing of it is on the way.
+    const machinePath = [join(prefix, 'bin'), ...(OLD_NODE ? [join(OLD_NODE, '..')] : []), '/usr/bin', '/bin']
+      .concat((process.env.PATH ?? '').split(delimiter))
+      .join(delimiter)
+    const env = cleanEnv(home, machinePath)
+    execFileSync('npm', ['install', '-g', '--prefer-offline', '--prefix', prefix, join(work, tarball)], {
+      cwd: work,
+      env: {...env, npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, '.npm')},
+      stdio: 'ignore',
+    })
+    const payctl = join(prefix, 'bin', 'payctl')
+    const run = (...args: string[]) =>
+      spawnSync(payctl, args, {cwd: work, encoding: 'utf8', env, timeout: 30_000})
+    const started = run('sandbox', 'start', '--detach', '--data', ':memory:', '--port', '0', '--json')
+    expect(started.stderr).not.toContain('node:sqlite')
+    expect(started.status).toBe(0)
+    try {
+      const user = run(
+        'users',
+        'create',
+        '--email',
+        'ada@example.test',
+        '--first-name',
+        'Ada',
+        '--last-name',
+        'L',
+      )
+      expect(user.status).toBe(0)
+      expect(user.stdout.trim()).toMatch(/^usr_/)
+    } finally {
+      expect(run('sandbox', 'stop').status).toBe(0)
+    }
+  }, 180_000)
+})

@@ -1,0 +1,139 @@
+import {createServer} from 'node:net'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {freePort} from '../helpers/webhooks-tcp-proxy.js'
+
+interface JsonError {
+  error: {
+    code: string
+    message: string
+    exitCode: number
+    suggestions?: string[]
+    details?: Record<string, unknown>
+  }
+}
+
+let sandbox: SandboxProcess
+const config = tempConfigDir()
+beforeAll(async () => {
+  sandbox = await startSandboxProcess()
+})
+afterAll(async () => {
+  await sandbox.stop()
+  config.cleanup()
+})
+
+describe('errors a newcomer meets', () => {
+  it('a refused connection to a local URL was never applied: no idempotency advice, but sandbox start', async () => {
+    const port = await freePort()
+    const r = await runCli(
+      ['users', 'create', '--email', 'a@example.test', '--first-name', 'A', '--last-name', 'B', '--json'],
+      {
+        configDir: config.dir,
+        env: {PAYCTL_BASE_URL: `http://127.0.0.1:${port}`, PAYCTL_SECRET_KEY: sandbox.credentials.secretKey},
+      },
+    )
+    const {error} = r.json<JsonError>()
+    expect(error.code).toBe('NETWORK_ERROR')
+    expect(error.message).not.toContain('may or may not')
+    expect(error.details?.sent).toBe(false)
+    expect(error.suggestions).toEqual(['Try: payctl sandbox start'])
+    expect(r.exitCode).toBe(1)
+  })
+
+  it('a GET whose token exchange broke off suggests no flag the command lacks', async () => {
+    // Accepts, then drops every connection: the exchange may have arrived, and never answers.
+    const server = createServer((socket) => socket.destroy())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as {port: number}).port
+    try {
+      const c = sandbox.credentials
+      const r = await runCli(['wallets', 'get', 'wal_0123456789abcdef01234567'], {
+        configDir: config.dir,
+        env: {
+          PAYCTL_BASE_URL: `http://127.0.0.1:${port}`,
+          PAYCTL_API_KEY: c.apiKey,
+          PAYCTL_API_SECRET: c.apiSecret,
+          PAYCTL_PARTNER_ID: c.partnerId,
+        },
+      })
+      expect(r.stderr).toContain('NETWORK_ERROR')
+      expect(r.stderr).not.toContain('--idempotency-key')
+      expect(r.exitCode).toBe(1)
+    } finally {
+      server.close()
+    }
+  })
+
+  it('NOT_LOGGED_IN with no sandbox profile suggests the command that writes one', async () => {
+    const fresh = tempConfigDir()
+    try {
+      const r = await runCli(['wallets', 'get', 'wal_0123456789abcdef01234567', '--json'], {
+        configDir: fresh.dir,
+      })
+      const {error} = r.json<JsonError>()
+      expect(error.code).toBe('NOT_LOGGED_IN')
+      expect(error.suggestions).toEqual(['Try: payctl sandbox start'])
+      expect(r.exitCode).toBe(4)
+      // The old advice, `auth login --env local`, has nothing to log in with here.
+      const login = await runCli(['auth', 'login', '--env', 'local'], {configDir: fresh.dir})
+      expect(login.exitCode).not.toBe(0)
+    } finally {
+      fresh.cleanup()
+    }
+  })
+
+  it('reports every missing required flag at once', async () => {
+    const r = await runCli(['users', 'create', '--email', 'a@example.test', '--json'], {
+      configDir: config.dir,
+    })
+    const {error} = r.json<JsonError>()
+    expect(error.code).toBe('MISSING_FLAG')
+    expect(error.message).toContain('--first-name')
+    expect(error.message).toContain('--last-name')
+    expect(r.exitCode).toBe(2)
+    const w = await runCli(['wallets', 'create'], {configDir: config.dir})
+    expect(w.stderr).toMatch(/--user.*--currency/)
+  })
+
+  it('an unknown --currency is a usage error (exit 2), like a malformed amount', async () => {
+    const r = await runCli(['wallets', 'create', '--user', 'usr_x', '--currency', 'XYZ'], {
+      configDir: config.dir,
+    })
+    expect(r.stderr).toContain('INVALID_CURRENCY')
+    expect(r.stderr).not.toContain('Parsing --currency')
+    expect(r.exitCode).toBe(2)
+    const amount = await runCli(
+      ['wallets', 'create', '--user', 'usr_x', '--currency', 'USD', '--initial-balance', 'x'],
+      {
+        configDir: config.dir,
+      },
+    )
+    expect(amount.exitCode).toBe(2)
+  })
+
+  it('a test credential bound for production is an auth error (exit 4) with a fix that changes something', async () => {
+    const fromEnv = await runCli(['wallets', 'list', '--json'], {
+      configDir: config.dir,
+      env: {
+        PAYCTL_ENV: 'production',
+        PAYCTL_BASE_URL: sandbox.url,
+        PAYCTL_SECRET_KEY: sandbox.credentials.secretKey,
+      },
+    })
+    const {error} = fromEnv.json<JsonError>()
+    expect(error.code).toBe('TEST_CREDENTIAL_IN_PRODUCTION')
+    expect(fromEnv.exitCode).toBe(4)
+    // `auth login` would change nothing while the variables win: the fix names them.
+    expect(error.suggestions?.join(' ')).toContain('PAYCTL_SECRET_KEY')
+  })
+
+  it('a mistyped command suggests the command whose word it resembles, with exit 2', async () => {
+    const r = await runCli(['logn'], {configDir: config.dir})
+    expect(r.stderr).toContain('Did you mean payctl auth login?')
+    expect(r.exitCode).toBe(2)
+    const v = await runCli(['wallets', 'gte'], {configDir: config.dir})
+    expect(v.stderr).toContain('Did you mean payctl wallets get?')
+  })
+})

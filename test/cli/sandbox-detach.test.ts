@@ -1,0 +1,109 @@
+import {spawn} from 'node:child_process'
+import {once} from 'node:events'
+import {join} from 'node:path'
+import {afterAll, afterEach, describe, expect, it} from 'vitest'
+import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {freePort} from '../helpers/webhooks-tcp-proxy.js'
+
+const BIN = join(ROOT, 'bin', 'run.js')
+const first = tempConfigDir()
+const second = tempConfigDir()
+afterAll(() => {
+  first.cleanup()
+  second.cleanup()
+})
+afterEach(async () => {
+  await runCli(['sandbox', 'stop'], {configDir: first.dir})
+  await runCli(['sandbox', 'stop'], {configDir: second.dir})
+})
+
+describe('sandbox start --detach, status and stop', () => {
+  it('says it runs in the background, not to press Ctrl-C', async () => {
+    const r = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:'], {
+      configDir: first.dir,
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Running in the background')
+    expect(r.stdout).not.toContain('Ctrl-C')
+  })
+
+  it('emulates the 100-a-minute limit by default, in CI too, and drops it when asked', async () => {
+    for (const [env, args, expected] of [
+      [{CI: undefined}, [], 'spec'],
+      [{CI: 'true'}, [], 'spec'],
+      [{CI: 'true'}, ['--rate-limit', 'off'], 'off'],
+    ] as const) {
+      const up = await runCli(
+        ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', ...args],
+        {
+          configDir: first.dir,
+          env,
+        },
+      )
+      expect(up.exitCode, up.stderr).toBe(0)
+      expect(up.stdout).toContain(`rate limit ${expected}`)
+      const status = await runCli(['sandbox', 'status', '--json'], {configDir: first.dir})
+      expect(status.json(), JSON.stringify(env)).toMatchObject({rateLimit: expected})
+      await runCli(['sandbox', 'stop'], {configDir: first.dir})
+    }
+  })
+
+  it('a busy port is the same usage error, with a --port hint, with and without --detach', async () => {
+    const port = await freePort()
+    const up = await runCli(['sandbox', 'start', '--detach', '--port', String(port), '--data', ':memory:'], {
+      configDir: first.dir,
+    })
+    expect(up.exitCode, up.stderr).toBe(0)
+    for (const detach of [[], ['--detach']]) {
+      const r = await runCli(
+        ['sandbox', 'start', ...detach, '--port', String(port), '--data', ':memory:', '--json'],
+        {
+          configDir: second.dir,
+        },
+      )
+      const {error} = r.json<{error: {code: string; suggestions: string[]}}>()
+      expect(error.code, detach.join('')).toBe('PORT_IN_USE')
+      expect(error.suggestions.join(' ')).toContain('--port')
+      expect(r.exitCode, detach.join('')).toBe(2)
+    }
+  })
+
+  it('status and stop agree on a sandbox started with another config dir', async () => {
+    const up = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json'], {
+      configDir: first.dir,
+    })
+    const {url, pid} = up.json<{url: string; pid: number}>()
+    // Another config dir whose local profile points at that sandbox (a copied profile file, or the
+    // default port), with no record of having started it.
+    const login = await runCli(['auth', 'login', '--env', 'local', '--base-url', url, '--secret-key', '-'], {
+      configDir: second.dir,
+      input: up.json<{credentials: {secretKey: string}}>().credentials.secretKey,
+    })
+    expect(login.exitCode, login.stderr).toBe(0)
+    const status = await runCli(['sandbox', 'status', '--json'], {configDir: second.dir})
+    expect(status.exitCode, status.stderr).toBe(0)
+    expect(status.json()).toMatchObject({url, pid})
+    const stop = await runCli(['sandbox', 'stop', '--json'], {configDir: second.dir})
+    expect(stop.json()).toEqual({stopped: true, pid})
+    const after = await runCli(['sandbox', 'status'], {configDir: first.dir})
+    expect(after.exitCode).toBe(1)
+  })
+
+  it('the background sandbox does not hold the caller’s other descriptors open', async () => {
+    // A pipe the caller reads to its end, on a high descriptor, as bash hands one down for
+    // `2> >(grep …)` (fd 63 or so).
+    const fd = 63
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', ...Array(fd - 3).fill('ignore'), 'pipe']
+    const args = [BIN, 'sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:']
+    const child = spawn(process.execPath, args, {env: cliEnv(first.dir), stdio})
+    const extra = (child.stdio as unknown as NodeJS.ReadableStream[])[fd]!
+    extra.resume()
+    const ended = once(extra, 'end').then(() => true)
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(0)
+    const status = await runCli(['sandbox', 'status'], {configDir: first.dir})
+    expect(status.exitCode).toBe(0) // still running
+    const result = await Promise.race([ended, new Promise((r) => setTimeout(() => r(false), 5_000))])
+    expect(result).toBe(true)
+  })
+})
