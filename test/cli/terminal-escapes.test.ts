@@ -110,7 +110,8 @@ describe('values from the service cannot drive the terminal', () => {
   })
 
   it.runIf(hasScript)('keeps payctl’s own colours in a terminal while escaping the label', async () => {
-    const env = cliEnv(sandbox.configDir, {NO_COLOR: undefined, FORCE_COLOR: undefined})
+    // A person's terminal: CI set (as in a CI run) would make Node report no colours.
+    const env = cliEnv(sandbox.configDir, {NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined})
     const r = await inTerminal(['wallets', 'get', wallet], env)
     expect(r.code, r.out.slice(-1500)).toBe(0)
     expect(r.out).toContain(`${ESC}[32mactive${ESC}[39m`)
