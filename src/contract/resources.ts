@@ -59,12 +59,9 @@ export const WalletLimitsSchema = WalletLimitsSurface.extend({
   .meta({id: 'WalletLimits'})
 
 export const WalletSchema = WalletSurface.extend({
-  id: z.string(),
-  userId: z.string(),
   currency: CurrencySchema,
   balance: BalanceSchema,
   status: z.enum(WALLET_STATUSES),
-  label: z.string().optional(),
   limits: WalletLimitsSchema,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -101,22 +98,15 @@ export const WalletListSchema = z
 export type WalletList = z.infer<typeof WalletListSchema>
 
 export const TransactionSchema = TransactionSurface.extend({
-  id: z.string(),
   type: z.enum(TRANSACTION_TYPES),
   status: z.enum(TRANSACTION_STATUSES),
   amount: MinorAmount,
-  currency: z.string(),
   fee: MinorAmount,
   netAmount: MinorAmount,
-  sourceWalletId: z.string().optional(),
-  destinationWalletId: z.string().optional(),
-  paymentMethodId: z.string().optional(),
-  description: z.string().optional(),
   metadata: z.record(z.string(), z.string()).optional(),
   createdAt: Timestamp,
   completedAt: Timestamp.nullable(),
   estimatedCompletion: Timestamp.optional(),
-  failureReason: z.string().optional(),
   // Sandbox additions (docs/money.md): the spec's record cannot tell a card payment from ACH, nor
   // link the two halves of a transfer or a refund to what it returns.
   method: z.enum(PAYMENT_METHODS).optional().describe('how the money moved'),
@@ -251,7 +241,6 @@ export const CreateUserCamelSchema = z
 export type CreateUserInput = z.infer<typeof CreateUserSchema>
 
 export const UserSchema = UserSurface.extend({
-  id: z.string(),
   email: z.string(),
   first_name: z.string(),
   last_name: z.string(),
