@@ -7,14 +7,9 @@ import {join, resolve} from 'node:path'
 export const ROOT = resolve(import.meta.dirname, '..')
 export const BIN = join(ROOT, 'bin', 'run.js')
 
-export interface BenchSandbox {
-  url: string
+export interface BenchSandbox extends BenchServer {
   configDir: string
   env: NodeJS.ProcessEnv
-  pid: number
-  /** CPU seconds (user + system) the sandbox process has used so far; NaN where /proc is missing. */
-  cpuSeconds: () => number
-  stop: () => Promise<void>
 }
 
 /** CPU seconds used by process `pid`, from /proc (Linux); NaN elsewhere. */
@@ -29,14 +24,46 @@ export function processCpuSeconds(pid: number): number {
 }
 
 /** `payctl sandbox start` as its own process (its own core), rate limit off, on a free port. */
-export async function startSandbox(extra: string[] = []): Promise<BenchSandbox> {
+export async function startSandbox(
+  extra: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<BenchSandbox> {
   const configDir = mkdtempSync(join(tmpdir(), 'payctl-bench-'))
-  const env = {...process.env, PAYCTL_CONFIG_DIR: configDir, NO_COLOR: '1'}
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [BIN, 'sandbox', 'start', '--port', '0', '--rate-limit', 'off', '--quiet', '--json', ...extra],
-    {env, stdio: ['ignore', 'pipe', 'inherit']},
+  const env = {...process.env, PAYCTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...extraEnv}
+  const server = await startServer(
+    BIN,
+    ['sandbox', 'start', '--port', '0', '--rate-limit', 'off', '--quiet', '--json', ...extra],
+    env,
   )
+  return {
+    ...server,
+    configDir,
+    env,
+    stop: async () => {
+      await server.stop()
+      rmSync(configDir, {recursive: true, force: true})
+    },
+  }
+}
+
+export interface BenchServer {
+  url: string
+  pid: number
+  /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */
+  cpuSeconds: () => number
+  stop: () => Promise<void>
+}
+
+/** Node running `script` as a server process that prints `{"url": …}` on stdout once it listens. */
+export async function startServer(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BenchServer> {
+  const child: ChildProcess = spawn(process.execPath, [script, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const url = await new Promise<string>((resolvePromise, reject) => {
     let text = ''
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -47,19 +74,16 @@ export async function startSandbox(extra: string[] = []): Promise<BenchSandbox> 
         // not a whole document yet
       }
     })
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)))
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
   return {
     url,
-    configDir,
-    env,
     pid: child.pid!,
     cpuSeconds: () => processCpuSeconds(child.pid!),
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
       await exited
-      rmSync(configDir, {recursive: true, force: true})
     },
   }
 }
@@ -134,4 +158,9 @@ export function median(values: number[]): number {
   if (sorted.length === 0) return Number.NaN
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** A line of the verdicts every benchmark ends with: a figure beside its target, met or missed. */
+export function verdict(what: string, figure: string, target: string, met: boolean): string {
+  return `  ${met ? 'met   ' : 'MISSED'}  ${what}: ${figure} (target ${target})`
 }

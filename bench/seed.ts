@@ -13,7 +13,7 @@ import {spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
-import {BIN, median, ROOT, startSandbox} from './lib.ts'
+import {BIN, median, ROOT, startSandbox, verdict} from './lib.ts'
 
 const {values} = parseArgs({
   options: {
@@ -127,4 +127,8 @@ console.log(
 console.log(
   `  shell loop: ${loopPerSecond.toFixed(1).padStart(6)} records/s   (${values.loop} single \`payctl users create\` invocations)`,
 )
+const perSecond = total / seconds
+const peakMb = median(runs.map((r) => r.peakMb))
+console.log(verdict(`seed of ${total} records`, `${perSecond.toFixed(0)}/s`, '≥ 2,000/s', perSecond >= 2000))
+console.log(verdict('seed peak memory', `${peakMb.toFixed(0)} MB`, '≤ 150 MB', peakMb <= 150))
 process.exit(0)

@@ -1,20 +1,25 @@
 /**
- * Wallet-to-wallet POST /transactions per second that the sandbox sustains through payctl's own
- * client, with N requests under way at once; and GET /wallets/{id} per second for comparison.
+ * Wallet-to-wallet POST /v1/transactions per second that the sandbox sustains, against the minimal
+ * server (bench/minimal-server.ts: the same stack doing only the SQL of a transfer) driven by the
+ * same load generator with the same connections and duration in the same run; and GET
+ * /v1/wallets/{id} per second on the sandbox for comparison.
  *
  *   npm run bench:transactions
  *   node bench/transactions.ts --concurrency 50 --seconds 10 --wallets 16 --data file --runs 3
  *
- * The sandbox runs as its own process (`payctl sandbox start`), the client in this one, so on a
- * 2-core machine each gets a core. Each figure is the median of `--runs` rounds; next to it, the
- * CPU time per request of each side (the sandbox's read from /proc), which a busy machine blurs
- * less than requests per second do. Not a test: it prints figures.
+ * Each server runs as its own process and the load generator (undici, one connection per request
+ * under way, a fresh Idempotency-Key on each POST as payctl's client sends) in this one, so on a
+ * 2-core machine each side gets a core. Rounds alternate between the two servers, so that a burst
+ * of load from elsewhere hits both alike; each figure is the median of `--runs` rounds. Next to
+ * it, the CPU time per request of each side, which a busy machine blurs less than requests per
+ * second do. Not a test: it prints figures.
  */
+import {randomUUID} from 'node:crypto'
 import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
-import {connect} from '../dist/index.js'
-import {type LoadResult, load, median, startSandbox} from './lib.ts'
+import {Pool} from 'undici'
+import {type LoadResult, load, median, ROOT, startSandbox, startServer, verdict} from './lib.ts'
 
 const {values} = parseArgs({
   options: {
@@ -28,79 +33,130 @@ const {values} = parseArgs({
 const concurrency = Number(values.concurrency)
 const seconds = Number(values.seconds)
 const runs = Number(values.runs)
+const walletCount = Number(values.wallets)
+const dataFile = (name: string) =>
+  values.data === 'file'
+    ? join(process.env.TMPDIR ?? '/tmp', `payctl-bench-${name}-${process.pid}.db`)
+    : ':memory:'
 
-const dataFile = join(process.env.TMPDIR ?? '/tmp', `payctl-bench-${process.pid}.db`)
-const sandbox = await startSandbox(['--data', values.data === 'file' ? dataFile : ':memory:'])
-process.env.PAYCTL_CONFIG_DIR = sandbox.configDir
+const secretKey = `test_bench_${randomUUID().replaceAll('-', '')}`
+const sandbox = await startSandbox(['--data', dataFile('sandbox')], {PAYCTL_SANDBOX_SECRET_KEY: secretKey})
+const minimal = await startServer(join(ROOT, 'bench', 'minimal-server.ts'), [
+  dataFile('minimal'),
+  String(walletCount),
+])
+
+/** A target: its pool, and its POST /v1/transactions and GET of a wallet as load operations. */
+function target(url: string, wallets: string[]) {
+  const pool = new Pool(url, {connections: concurrency})
+  const headers = {authorization: `Bearer ${secretKey}`, 'content-type': 'application/json'}
+  const send = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await pool.request({
+      method,
+      path,
+      headers: method === 'POST' ? {...headers, 'idempotency-key': randomUUID()} : headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await res.body.text()
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`)
+    return text
+  }
+  return {
+    pool,
+    send,
+    transfer: (w: number, i: number) => {
+      const from = (w + i) % wallets.length
+      const to = (from + 1 + (i % (wallets.length - 1))) % wallets.length
+      return send('POST', '/v1/transactions', {
+        amount: 100,
+        currency: 'USD',
+        method: 'wallet',
+        sourceWalletId: wallets[from],
+        destinationWalletId: wallets[to],
+      })
+    },
+    read: (w: number, i: number) => send('GET', `/v1/wallets/${wallets[(w + i) % wallets.length]}`),
+  }
+}
+
 try {
-  const client = connect({profile: 'local'})
-  const wallets: string[] = []
-  for (let i = 0; i < Number(values.wallets); i++) {
-    const user = await client.users.create({
-      email: `bench${i}@example.test`,
-      first_name: 'Bench',
-      last_name: `N${i}`,
-    })
-    wallets.push(
-      (await client.wallets.create({userId: user.id, currency: 'USD', initialBalance: 1_000_000_000})).id,
+  const setup = target(sandbox.url, [])
+  const sandboxWallets: string[] = []
+  for (let i = 0; i < walletCount; i++) {
+    const user = JSON.parse(
+      await setup.send('POST', '/v1/users', {
+        email: `bench${i}@example.test`,
+        first_name: 'B',
+        last_name: `N${i}`,
+      }),
     )
+    const wallet = JSON.parse(
+      await setup.send('POST', '/v1/wallets', {
+        userId: (user.data ?? user).id,
+        currency: 'USD',
+        initialBalance: 10_000_000,
+      }),
+    )
+    sandboxWallets.push((wallet.data ?? wallet).id)
   }
-  const pair = (w: number, i: number) => {
-    const from = (w + i) % wallets.length
-    return [wallets[from]!, wallets[(from + 1 + (i % (wallets.length - 1))) % wallets.length]!] as const
-  }
+  await setup.pool.close()
+  const onSandbox = target(sandbox.url, sandboxWallets)
+  const onMinimal = target(
+    minimal.url,
+    Array.from({length: walletCount}, (_, i) => `wal_${i}`),
+  )
 
-  const transfer = (w: number, i: number) => {
-    const [source, destination] = pair(w, i)
-    return client.transactions.create({
-      amount: 100,
-      currency: 'USD',
-      method: 'wallet',
-      sourceWalletId: source,
-      destinationWalletId: destination,
-    })
-  }
-  const read = (w: number, i: number) => client.wallets.get(wallets[(w + i) % wallets.length]!)
-  // Rounds alternate, so that a burst of load from elsewhere on the machine hits both alike.
-  const transfers: LoadResult[] = []
+  const sandboxTransfers: LoadResult[] = []
+  const minimalTransfers: LoadResult[] = []
   const reads: LoadResult[] = []
   for (let r = 0; r < runs; r++) {
-    transfers.push(await load(concurrency, seconds, transfer, sandbox.cpuSeconds))
-    reads.push(await load(concurrency, seconds, read, sandbox.cpuSeconds))
+    sandboxTransfers.push(await load(concurrency, seconds, onSandbox.transfer, sandbox.cpuSeconds))
+    minimalTransfers.push(await load(concurrency, seconds, onMinimal.transfer, minimal.cpuSeconds))
+    reads.push(await load(concurrency, seconds, onSandbox.read, sandbox.cpuSeconds))
   }
 
   const fixed = (v: number, width: number, digits = 0) => v.toFixed(digits).padStart(width)
-  const row = (name: string, rs: LoadResult[]) => {
-    const m = (f: (r: LoadResult) => number) => median(rs.map(f))
-    return `${name.padEnd(31)} ${fixed(
-      m((r) => r.perSecond),
+  const m = (rs: LoadResult[], f: (r: LoadResult) => number) => median(rs.map(f))
+  const row = (name: string, rs: LoadResult[]) =>
+    `  ${name.padEnd(40)} ${fixed(
+      m(rs, (r) => r.perSecond),
       6,
     )}/s   p50 ${fixed(
-      m((r) => r.p50),
+      m(rs, (r) => r.p50),
       5,
       1,
     )} ms   p99 ${fixed(
-      m((r) => r.p99),
+      m(rs, (r) => r.p99),
       6,
       1,
-    )} ms   CPU/request: sandbox ${fixed(
-      m((r) => r.serverCpuUs),
+    )} ms   CPU/request: server ${fixed(
+      m(rs, (r) => r.serverCpuUs),
       4,
-    )} µs, client ${fixed(
-      m((r) => r.clientCpuUs),
+    )} µs, load ${fixed(
+      m(rs, (r) => r.clientCpuUs),
       4,
     )} µs   failed ${rs.reduce((n, r) => n + r.failed, 0)}`
-  }
   console.log(
-    `payctl sandbox, ${concurrency} concurrent requests, ${wallets.length} wallets, data ${values.data}; median of ${runs} rounds of ${seconds} s`,
+    `transfers: ${concurrency} connections, ${walletCount} wallets, data ${values.data}; median of ${runs} rounds of ${seconds} s (Node ${process.version})`,
   )
-  console.log(row('POST /v1/transactions (wallet)', transfers))
-  console.log(row('GET /v1/wallets/{id}', reads))
-  console.log(`  per round (POST/s): ${transfers.map((r) => r.perSecond.toFixed(0)).join(', ')}`)
-  const firstError = [...transfers, ...reads].find((r) => r.firstError !== undefined)?.firstError
+  console.log(row('sandbox POST /v1/transactions (wallet)', sandboxTransfers))
+  console.log(row('minimal server POST /v1/transactions', minimalTransfers))
+  console.log(row('sandbox GET /v1/wallets/{id}', reads))
+  console.log(
+    `  per round, POST/s: sandbox ${sandboxTransfers.map((r) => r.perSecond.toFixed(0)).join(', ')}; minimal ${minimalTransfers.map((r) => r.perSecond.toFixed(0)).join(', ')}`,
+  )
+  const ratio = m(sandboxTransfers, (r) => r.perSecond) / m(minimalTransfers, (r) => r.perSecond)
+  const p99 = m(sandboxTransfers, (r) => r.p99)
+  console.log(verdict('sandbox transfers / minimal server', `${ratio.toFixed(2)}×`, '≥ 0.8×', ratio >= 0.8))
+  console.log(verdict('sandbox transfer p99', `${p99.toFixed(1)} ms`, '≤ 25 ms', p99 <= 25))
+  const firstError = [...sandboxTransfers, ...minimalTransfers, ...reads].find(
+    (r) => r.firstError !== undefined,
+  )?.firstError
   if (firstError !== undefined) console.log('first error:', firstError)
+  await Promise.all([onSandbox.pool.close(), onMinimal.pool.close()])
 } finally {
-  await sandbox.stop()
-  for (const suffix of ['', '-wal', '-shm']) rmSync(dataFile + suffix, {force: true})
+  await Promise.all([sandbox.stop(), minimal.stop()])
+  for (const name of ['sandbox', 'minimal'])
+    for (const suffix of ['', '-wal', '-shm']) rmSync(dataFile(name) + suffix, {force: true})
 }
 process.exit(0)
