@@ -284,6 +284,26 @@ function compileModuleBodiesEagerly(code: string): {code: string; count: number}
   return {code: out, count}
 }
 
+/**
+ * The transport loads undici's Agent, EnvHttpProxyAgent and request API by their paths instead of
+ * its index (src/core/transport.ts). They must be the very objects the index exports: an undici
+ * that moves or replaces one fails the build here, not a user's command.
+ */
+function checkUndiciParts(): void {
+  const undici = requireFromRoot('undici') as Record<string, unknown> & {Dispatcher: {prototype: object}}
+  const parts: [string, unknown][] = [
+    ['undici/lib/dispatcher/agent.js', undici.Agent],
+    ['undici/lib/dispatcher/env-http-proxy-agent.js', undici.EnvHttpProxyAgent],
+    ['undici/lib/api/api-request.js', (undici.Dispatcher.prototype as {request?: unknown}).request],
+  ]
+  for (const [path, exported] of parts) {
+    if (requireFromRoot(path) !== exported || typeof exported !== 'function') {
+      throw new Error(`${path} is no longer what undici's index exports: update src/core/transport.ts`)
+    }
+  }
+}
+checkUndiciParts()
+
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
   absWorkingDir: ROOT,

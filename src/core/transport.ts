@@ -61,9 +61,9 @@ const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH'
 const PERMANENT_CODES =
   /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/
 
-type Undici = typeof import('undici')
 interface Dispatchers {
-  request: Undici['request']
+  /** undici's `Dispatcher.prototype.request`, called with the dispatcher as `this`. */
+  request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
   /** For every host. */
   direct: Dispatcher
   /** Through HTTP(S)_PROXY, for the hosts NO_PROXY does not exempt; absent when no proxy is set. */
@@ -96,20 +96,28 @@ export function bypassesProxy(url: string, env: NodeJS.ProcessEnv = process.env)
   )
 }
 
-// undici costs tens of milliseconds to load: only commands that talk to the service pay for it.
+// undici costs tens of milliseconds to load: only commands that talk to the service pay for it,
+// and they load only its Agent and request API. Its index would also load fetch, WebSocket, the
+// caches and the mocks, which payctl's client never uses: twice the code to read and compile. The
+// build checks that these modules are the very ones undici's index exports (scripts/bundle.ts).
 // EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY; without a
 // proxy variable everything goes through a plain Agent, which spares every request its NO_PROXY
-// check.
+// check (and the process the proxy agent's code).
 async function dispatcher(): Promise<Dispatchers> {
-  dispatcherPromise ??= import('undici').then((u) => {
+  dispatcherPromise ??= (async () => {
     const options = {keepAliveTimeout: 10_000, connections: 64}
     const proxied = PROXY_VARIABLES.some((name) => process.env[name])
+    const [{default: Agent}, {default: request}, proxy] = await Promise.all([
+      import('undici/lib/dispatcher/agent.js'),
+      import('undici/lib/api/api-request.js'),
+      proxied ? import('undici/lib/dispatcher/env-http-proxy-agent.js') : undefined,
+    ])
     return {
-      request: u.request,
-      direct: new u.Agent(options),
-      proxied: proxied ? new u.EnvHttpProxyAgent(options) : undefined,
+      request,
+      direct: new Agent(options),
+      proxied: proxy === undefined ? undefined : new proxy.default(options),
     }
-  })
+  })()
   return dispatcherPromise
 }
 
@@ -200,14 +208,19 @@ export class Transport {
     }
     const started = performance.now()
     const undici = await dispatcher()
-    const res = await undici.request(req.url, {
-      method: req.method as Dispatcher.HttpMethod,
-      headers,
-      body: req.body,
-      dispatcher: undici.proxied && !bypassesProxy(req.url) ? undici.proxied : undici.direct,
-      headersTimeout: this.#opts.timeoutMs,
-      bodyTimeout: this.#opts.timeoutMs,
-    })
+    const url = new URL(req.url)
+    const res = await undici.request.call(
+      undici.proxied && !bypassesProxy(req.url) ? undici.proxied : undici.direct,
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body: req.body,
+        headersTimeout: this.#opts.timeoutMs,
+        bodyTimeout: this.#opts.timeoutMs,
+      },
+    )
     const text = await res.body.text()
     const durationMs = Math.round(performance.now() - started)
     const out: HttpResponse = {status: res.statusCode, headers: res.headers, text, durationMs}
