@@ -133,8 +133,10 @@ export class WebhookStore {
       maxSeq: p('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
       // Only what fan-out needs: not the data, which is most of a row.
       eventsAfter: p('SELECT seq, id, type, partner_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
-      anyTarget: p(
-        'SELECT EXISTS (SELECT 1 FROM webhook_endpoints) OR EXISTS (SELECT 1 FROM webhook_listen_sessions) AS yes',
+      // Where the oldest registration or session starts (NULL with none): no event before it goes anywhere.
+      firstTargetSeq: p(
+        `SELECT MIN(seq) AS seq FROM (SELECT MIN(from_event_seq) AS seq FROM webhook_endpoints
+           UNION ALL SELECT MIN(from_event_seq) FROM webhook_listen_sessions)`,
       ),
       eventById: p('SELECT * FROM events WHERE id = ?'),
       latestOfType: p(
@@ -387,16 +389,18 @@ export class WebhookStore {
    * so every event is fanned out exactly once, even across a crash.
    */
   fanOut(sessionCollects: (session: SessionRow) => boolean, now: number): number {
+    // Nobody registered and nobody listening: no event has anywhere to go, and nothing is written
+    // or even begun (this runs after every request that records an event). A target starts at the
+    // events recorded after it came, so the cursor may skip to the oldest target's start.
+    const first = (this.#s.firstTargetSeq!.get() as {seq: number | null}).seq
+    if (first === null) return 0
     let created = 0
     for (;;) {
       const batch = this.#database.transaction(() => {
-        const cursor = Number((this.#s.readCursor!.get(FANOUT_CURSOR) as {value: string}).value)
-        // Nobody registered and nobody listening: no event has anywhere to go; only the cursor moves.
-        if (!(this.#s.anyTarget!.get() as {yes: number}).yes) {
-          const last = this.maxEventSeq()
-          if (last > cursor) this.#s.saveCursor!.run(FANOUT_CURSOR, String(last))
-          return 0
-        }
+        const cursor = Math.max(
+          first,
+          Number((this.#s.readCursor!.get(FANOUT_CURSOR) as {value: string}).value),
+        )
         const events = this.#s.eventsAfter!.all(cursor, FANOUT_BATCH) as unknown as FanOutEvent[]
         type Target<R> = {row: R; events: readonly string[]}
         const targets = new Map<string, {endpoints: Target<EndpointRow>[]; sessions: Target<SessionRow>[]}>()
@@ -506,9 +510,12 @@ export class WebhookStore {
     capacityOf: (origin: string) => number = () => limit,
   ): DeliveryRow[] {
     if (limit <= 0) return []
+    // With no registration there is nothing to lease: no transaction to begin after every request.
+    const receivers = this.#receivers()
+    if (receivers.size === 0) return []
     return this.#database.transaction(() => {
       const queues: {origin: string; rows: DeliveryRow[]; room: number}[] = []
-      for (const [origin, ids] of this.#receivers()) {
+      for (const [origin, ids] of receivers) {
         const room = Math.min(limit, capacityOf(origin))
         if (room <= 0) continue
         const rows = ids
