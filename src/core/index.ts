@@ -1,4 +1,14 @@
 export {
+  computeSignature,
+  DEFAULT_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  type SignatureFailure,
+  signatureHeader,
+  type VerifyOptions,
+  type VerifyResult,
+  verifySignature,
+} from '../contract/webhook-signature.js'
+export {
   type CallInput,
   type CallResult,
   type ClientOptions,
@@ -38,16 +48,6 @@ export {
 export {isSecretHeader, redactText, redactValue} from './redact.js'
 export {TokenManager} from './token-manager.js'
 export {closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
-export {
-  computeSignature,
-  DEFAULT_TOLERANCE_SECONDS,
-  SIGNATURE_HEADER,
-  type SignatureFailure,
-  signatureHeader,
-  type VerifyOptions,
-  type VerifyResult,
-  verifySignature,
-} from './webhooks/signature.js'
 
 import {PayctlClient} from './client.js'
 import {type ProfileOverrides, ProfileStore, resolveProfile} from './profiles.js'

@@ -5,10 +5,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type WebSocket, WebSocketServer} from 'ws'
+import {signatureHeader, unixSeconds} from '../../src/contract/webhook-signature.js'
 import type {PayctlClient} from '../../src/core/client.js'
 import {PayctlError} from '../../src/core/errors.js'
 import {type ListenEvent, Listener, ListenState} from '../../src/core/webhooks/index.js'
-import {signatureHeader, unixSeconds} from '../../src/core/webhooks/signature.js'
 
 const SECRET = 'whsec_test_listener_secret_0123456789ab'
 

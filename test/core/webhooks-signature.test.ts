@@ -1,9 +1,9 @@
 import {createHmac} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
+import {computeSignature, signatureHeader, verifySignature} from '../../src/contract/webhook-signature.js'
 import {closestEventName, isEventSelector, selectsEvent} from '../../src/contract/webhooks.js'
 import type {PayctlError} from '../../src/core/errors.js'
 import {parseEventName, parseEventSelectors, verifyOrThrow} from '../../src/core/webhooks/index.js'
-import {computeSignature, signatureHeader, verifySignature} from '../../src/core/webhooks/signature.js'
 import {maxAttempts, nextAttemptAt, RETRY_DELAYS_MS} from '../../src/sandbox/webhooks/schedule.js'
 import {independentlyVerify} from '../helpers/webhooks-receiver.js'
 

@@ -1,6 +1,6 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_NAMES} from '../../src/contract/resources.js'
-import {verifySignature} from '../../src/core/webhooks/signature.js'
+import {verifySignature} from '../../src/contract/webhook-signature.js'
 import {Database} from '../../src/sandbox/database.js'
 import {recordEvent} from '../../src/sandbox/events.js'
 import {WebhookStore} from '../../src/sandbox/webhooks/store.js'

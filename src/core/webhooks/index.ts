@@ -1,13 +1,13 @@
 import {readFile} from 'node:fs/promises'
 import {EVENT_NAMES, type EventName} from '../../contract/resources.js'
+import {type SignatureFailure, type VerifyOptions, verifySignature} from '../../contract/webhook-signature.js'
 import {closestEventName, unknownEventSelector} from '../../contract/webhooks.js'
 import {PayctlError, usageError} from '../errors.js'
-import {type SignatureFailure, type VerifyOptions, verifySignature} from './signature.js'
 
+export * from '../../contract/webhook-signature.js'
 export {closeForwarding, FORWARD_TIMEOUT_MS, forwardDelivery} from './forward.js'
 export {type ListenEvent, Listener, type ListenOptions, type ListenSummary, socketUrl} from './listen.js'
 export {type DeliveryOutcome, ListenState, settles} from './listen-state.js'
-export * from './signature.js'
 
 function unknownEvent(flag: string, value: string, suggestion: EventName | undefined): PayctlError {
   return new PayctlError({

@@ -1,3 +1,4 @@
+import {SIGNATURE_HEADER, verifySignature} from '../../contract/webhook-signature.js'
 import {
   LISTEN_CLOSE,
   type ListenAckFrame,
@@ -12,7 +13,6 @@ import {PayctlError} from '../errors.js'
 import {backoffDelay} from '../transport.js'
 import {closeForwarding, forwardDelivery} from './forward.js'
 import {type DeliveryOutcome, type ListenState, settles} from './listen-state.js'
-import {SIGNATURE_HEADER, verifySignature} from './signature.js'
 
 /** What a listen session reports, in order, to whoever renders it; it knows nothing of sockets. */
 export type ListenEvent =

@@ -1,6 +1,6 @@
 import {Agent, request} from 'undici'
-import {describeRequestFailure, readLimited} from '../../core/webhooks/http.js'
-import {SIGNATURE_HEADER, signatureHeader} from '../../core/webhooks/signature.js'
+import {describeRequestFailure, readLimited} from '../../contract/webhook-http.js'
+import {SIGNATURE_HEADER, signatureHeader} from '../../contract/webhook-signature.js'
 import {ERROR_RESPONSE_BODY_LIMIT, RESPONSE_BODY_LIMIT} from './store.js'
 import {checkedLookup, RefusedAddressError, refusedUrl, type UrlPolicy} from './url-policy.js'
 

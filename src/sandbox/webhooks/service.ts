@@ -1,6 +1,6 @@
 import websocket from '@fastify/websocket'
 import type {FastifyInstance} from 'fastify'
-import {unixSeconds} from '../../core/webhooks/signature.js'
+import {unixSeconds} from '../../contract/webhook-signature.js'
 import type {RouteSpec, SandboxContext} from '../context.js'
 import {onEventRecorded} from '../events.js'
 import {envelopeBody} from './envelope.js'

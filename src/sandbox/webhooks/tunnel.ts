@@ -1,6 +1,6 @@
 import type {WebSocket} from 'ws'
+import {unixSeconds} from '../../contract/webhook-signature.js'
 import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../contract/webhooks.js'
-import {unixSeconds} from '../../core/webhooks/signature.js'
 import {randomHex} from '../ids.js'
 import {envelopeBody} from './envelope.js'
 import {deliveryHeaders} from './http-delivery.js'

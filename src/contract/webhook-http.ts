@@ -1,6 +1,7 @@
 /**
  * What the sandbox's HTTP deliveries and the CLI's forwards share: reading the start of an answer
- * and saying in a few words why a request got none.
+ * and saying in a few words why a request got none. Both report these in the contract's delivery
+ * attempts and listen acks, so they live with the contract; this module imports nothing.
  */
 
 /** Failure descriptions are cut to this length (they travel in acks and attempt logs). */

@@ -7,7 +7,8 @@ import {createHmac, timingSafeEqual} from 'node:crypto'
  *   x-service-signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]
  *   v1 = lowercase hex of HMAC-SHA256(key = the whole `whsec_…` secret as UTF-8, `<t>.<raw body bytes>`)
  *
- * This module imports nothing but node:crypto, so the sandbox can use it without loading the client.
+ * The scheme is part of the contract between the service and its receivers, so it lives here, where
+ * both the sandbox and the client can use it; it imports nothing but node:crypto.
  */
 
 /** The header that carries a delivery's signature. */

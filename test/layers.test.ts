@@ -1,0 +1,245 @@
+import {readdirSync, readFileSync} from 'node:fs'
+import {join, posix} from 'node:path'
+import {
+  isCallExpression,
+  isIdentifier,
+  isStringLiteralLikeNode,
+  type Node,
+  SyntaxKind,
+} from 'typescript/unstable/ast'
+import {API} from 'typescript/unstable/async'
+import {createVirtualFileSystem} from 'typescript/unstable/fs'
+import {describe, expect, it} from 'vitest'
+
+/**
+ * The layers of src/ and what each may depend on:
+ *
+ *   contract  the zod schemas and the endpoint table; nothing of ours
+ *   core      the HTTP client library (and src/index.ts, the package entry that re-exports it)
+ *   sandbox   the local server
+ *   cli       terminal helpers
+ *   commands  the oclif command files
+ *
+ * Each may import only itself and the layers MAY_IMPORT lists; the one exception, LAZY, lets
+ * `sandbox start` load the sandbox through an `import()` expression (never a static import).
+ *
+ * Every import counts, type-only ones too: `import type`, `export type … from` and `typeof import('…')`
+ * are erased at run time, but they still make one folder depend on another, so a type the sandbox
+ * needs from core is as much a break of the layers as a function would be.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  contract: ['contract'],
+  core: ['core', 'contract'],
+  sandbox: ['sandbox', 'contract'],
+  cli: ['cli', 'core', 'contract'],
+  commands: ['commands', 'cli', 'core', 'contract'],
+}
+
+/** The files that may load a layer they otherwise may not, and then only through an `import()` expression. */
+const LAZY: readonly {file: string; layer: string; why: string}[] = [
+  {
+    file: 'src/commands/sandbox/start.ts',
+    layer: 'sandbox',
+    why: 'starts the server in its process; loaded lazily, it stays out of the CLI bundle and other commands',
+  },
+]
+
+type How = 'static' | 'dynamic' | 'type' | 'computed'
+interface Import {
+  file: string
+  specifier: string
+  how: How
+}
+
+/** The layer of a path relative to the repository root, or undefined when it lies in none. */
+function layerOf(path: string): string | undefined {
+  if (path === 'src/index.ts') return 'core'
+  const [top, layer, ...rest] = path.split('/')
+  return top === 'src' && layer && rest.length > 0 && layer in MAY_IMPORT ? layer : undefined
+}
+
+/** How an import() or require() call with a name that is not a literal string reads in a report. */
+const COMPUTED = 'a module whose name is computed'
+
+const ROOT = join(import.meta.dirname, '..')
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string
+  exports: Record<string, string>
+}
+
+/**
+ * The source file behind an import of the package by its own name (`payctl/sandbox`), through its exports;
+ * undefined for any other package.
+ */
+function selfReference(specifier: string): string | undefined {
+  const {name, exports} = PACKAGE
+  if (specifier !== name && !specifier.startsWith(`${name}/`)) return undefined
+  const built = exports[`.${specifier.slice(name.length)}`]
+  return built?.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')
+}
+
+/**
+ * Every module reference in the files, read by TypeScript's parser (so comments and strings that look like
+ * imports are not imports): `import`/`export … from` including type-only ones, `import()` expressions,
+ * `typeof import('…')` types, and `require('…')` calls. An `import()` or `require()` whose name is not a
+ * literal string cannot be checked, so it is reported as such.
+ *
+ * @param files source text by path relative to the repository root
+ */
+async function importsOf(files: Record<string, string>): Promise<Import[]> {
+  // The parser works on an in-memory copy, so the real tree and the self-test below go the same way.
+  const root = '/payctl'
+  const config = `${root}/tsconfig.json`
+  const tsconfig = {compilerOptions: {noLib: true, noResolve: true, types: []}, files: Object.keys(files)}
+  const fs = createVirtualFileSystem({
+    [config]: JSON.stringify(tsconfig),
+    ...Object.fromEntries(Object.entries(files).map(([path, text]) => [`${root}/${path}`, text])),
+  })
+  const api = new API({cwd: root, fs})
+  try {
+    const program = (await api.updateSnapshot({openProjects: [config]})).getProject(config)?.program
+    if (!program) throw new Error('TypeScript did not open the project of the files to check')
+    const found: Import[] = []
+    for (const file of Object.keys(files)) {
+      const source = await program.getSourceFile(`${root}/${file}`)
+      if (!source) throw new Error(`TypeScript did not parse ${file}`)
+      // The parser's own list of the file's module references: the names of imports and exports,
+      // of import() calls and of import types.
+      for (const name of source.imports) {
+        const how: How =
+          name.parent.kind === SyntaxKind.CallExpression
+            ? 'dynamic'
+            : name.parent.kind === SyntaxKind.LiteralType
+              ? 'type'
+              : 'static'
+        if (isStringLiteralLikeNode(name)) found.push({file, specifier: name.text, how})
+      }
+      const visit = (node: Node): void => {
+        if (isCallExpression(node)) {
+          const isImport = node.expression.kind === SyntaxKind.ImportKeyword
+          const isRequire = isIdentifier(node.expression) && node.expression.text === 'require'
+          const [name] = node.arguments
+          if (isRequire && name && isStringLiteralLikeNode(name)) {
+            found.push({file, specifier: name.text, how: 'static'})
+          } else if ((isImport || isRequire) && !(name && isStringLiteralLikeNode(name))) {
+            found.push({file, specifier: COMPUTED, how: 'computed'})
+          }
+        }
+        node.forEachChild(visit)
+      }
+      visit(source)
+    }
+    return found
+  } finally {
+    await api.close()
+  }
+}
+
+/** The broken layer rules among the imports of the files, one line each. */
+async function violations(files: Record<string, string>): Promise<string[]> {
+  const broken: string[] = []
+  for (const {file, specifier, how} of await importsOf(files)) {
+    const from = layerOf(file)
+    if (how === 'computed') {
+      broken.push(`${file} imports ${specifier} (the layer rules cannot check it)`)
+      continue
+    }
+    const target = specifier.startsWith('.')
+      ? posix.join(posix.dirname(file), specifier).replace(/\.js$/, '.ts')
+      : selfReference(specifier)
+    // Another package, or a node builtin.
+    if (target === undefined) continue
+    const to = layerOf(target)
+    if (!from) {
+      broken.push(`${file} imports ${target} (${file} is in no layer)`)
+    } else if (!to) {
+      broken.push(`${file} imports ${target} (layer ${from} may not import what is in no layer)`)
+    } else if (!MAY_IMPORT[from]!.includes(to)) {
+      const lazy = LAZY.some((l) => l.file === file && l.layer === to)
+      if (lazy && how === 'dynamic') continue
+      broken.push(
+        lazy
+          ? `${file} imports ${target} (layer ${from} may import layer ${to} only through import())`
+          : `${file} imports ${target} (layer ${from} may not import layer ${to})`,
+      )
+    }
+  }
+  return broken
+}
+
+/** Every .ts file under src/, by path relative to the repository root. */
+function sourceTree(): Record<string, string> {
+  const paths = readdirSync(join(ROOT, 'src'), {recursive: true, encoding: 'utf8'})
+    .filter((p) => p.endsWith('.ts'))
+    .map((p) => posix.join('src', p.split('\\').join('/')))
+    .sort()
+  return Object.fromEntries(paths.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')]))
+}
+
+describe('layers', () => {
+  it('hold in src/: each folder imports only the layers below it', async () => {
+    const files = sourceTree()
+    // An empty or mistaken walk must not pass for a tree without violations.
+    expect(Object.keys(files).length).toBeGreaterThan(100)
+    for (const layer of Object.keys(MAY_IMPORT)) {
+      expect(Object.keys(files).some((f) => layerOf(f) === layer)).toBe(true)
+    }
+    expect(await violations(files)).toEqual([])
+  })
+
+  it('are enforced: the check reports each kind of break, and lets the allowed imports through', async () => {
+    const files = {
+      'src/contract/a.ts': "import {z} from 'zod'\nimport {b} from './b.js'\nexport const a = z.string()\n",
+      'src/contract/b.ts': "import type {Client} from '../core/client.js'\nexport const b = 1\n",
+      'src/core/x.ts': [
+        "import {y} from '../sandbox/y.js'",
+        "// import {nothing} from '../cli/in-a-comment.js'",
+        'export const text = "import \'../cli/in-a-string.js\'"',
+        "export * from '../contract/a.js'",
+        'export {y}',
+      ].join('\n'),
+      'src/core/client.ts': "export type Client = typeof import('../cli/views.js')\n",
+      'src/core/worker.ts': "const {y} = require('../sandbox/y.js')\nconst {join} = require('node:path')\n",
+      'src/sandbox/y.ts': "export {Thing} from '../core/x.js'\nexport const y = 1\n",
+      'src/cli/views.ts': "const name = 'x'\nexport const load = () => import(`../sandbox/${name}.js`)\n",
+      'src/commands/sandbox/start.ts':
+        "export const start = async () => (await import('../../sandbox/y.js')).y\nimport '../../cli/views.js'\n",
+      'src/commands/sandbox/status.ts': "export const status = () => import('../../sandbox/y.js')\n",
+      'src/commands/sandbox/reset.ts': "import {y} from '../../sandbox/y.js'\nexport {y}\n",
+      'src/index.ts': "export * from './core/x.js'\n",
+      'src/cli/self.ts': "import {startSandbox} from 'payctl/sandbox'\nimport {connect} from 'payctl'\n",
+      'src/tools/z.ts': "import {a} from '../contract/a.js'\nexport {a}\n",
+    }
+    expect((await violations(files)).sort()).toEqual(
+      [
+        'src/contract/b.ts imports src/core/client.ts (layer contract may not import layer core)',
+        'src/core/x.ts imports src/sandbox/y.ts (layer core may not import layer sandbox)',
+        'src/core/client.ts imports src/cli/views.ts (layer core may not import layer cli)',
+        'src/core/worker.ts imports src/sandbox/y.ts (layer core may not import layer sandbox)',
+        'src/sandbox/y.ts imports src/core/x.ts (layer sandbox may not import layer core)',
+        `src/cli/views.ts imports ${COMPUTED} (the layer rules cannot check it)`,
+        'src/commands/sandbox/status.ts imports src/sandbox/y.ts (layer commands may not import layer sandbox)',
+        'src/commands/sandbox/reset.ts imports src/sandbox/y.ts (layer commands may not import layer sandbox)',
+        'src/tools/z.ts imports src/contract/a.ts (src/tools/z.ts is in no layer)',
+        'src/cli/self.ts imports src/sandbox/index.ts (layer cli may not import layer sandbox)',
+      ].sort(),
+    )
+  })
+
+  it('let the sandbox be loaded lazily only where allowed, and never by a static import there', async () => {
+    const start = 'src/commands/sandbox/start.ts'
+    const eager = "import {startSandbox} from '../../sandbox/index.js'\nstartSandbox()\n"
+    expect(await violations({[start]: eager})).toEqual([
+      `${start} imports src/sandbox/index.ts (layer commands may import layer sandbox only through import())`,
+    ])
+    const typeOnly = "export type {Sandbox} from '../../sandbox/index.js'\n"
+    expect(await violations({[start]: typeOnly})).toHaveLength(1)
+    expect(await violations({[start]: "await import('../../sandbox/index.js')\n"})).toEqual([])
+    // The real file does load the sandbox, so the exception is not a dead letter.
+    expect(await importsOf({[start]: readFileSync(join(ROOT, start), 'utf8')})).toContainEqual({
+      file: start,
+      specifier: '../../sandbox/index.js',
+      how: 'dynamic',
+    })
+  })
+})
