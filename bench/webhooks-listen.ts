@@ -196,3 +196,5 @@ try {
   await new Promise((r) => setTimeout(r, 500))
   rmSync(configDir, {recursive: true, force: true})
 }
+// The receiver's kept-alive connections and the children's pipes would keep the process waiting.
+process.exit(0)
