@@ -321,7 +321,33 @@ export function hasOwnKeyCodes(endpoint: Endpoint): boolean {
   return endpoint.errors.includes('INVALID_API_KEY')
 }
 
-/** POSTs honour an `Idempotency-Key` header, except the auth endpoints (a token is never replayed). */
+/** The auth endpoints (`/auth/…`): they issue and end credentials, and a token is never replayed. */
+export function isAuthEndpoint(endpoint: Endpoint): boolean {
+  return endpoint.path.startsWith('/auth/')
+}
+
+/** POSTs honour an `Idempotency-Key` header, except the auth endpoints. */
 export function takesIdempotencyKey(endpoint: Endpoint): boolean {
-  return endpoint.method === 'POST' && !endpoint.path.startsWith('/auth/')
+  return endpoint.method === 'POST' && !isAuthEndpoint(endpoint)
+}
+
+/** Whether a call only hands out a token (an exchange or a refresh): it changes nothing worth auditing. */
+export function issuesToken(endpoint: Endpoint): boolean {
+  return endpoint.operationId === 'createToken' || endpoint.operationId === 'refreshToken'
+}
+
+const pathPatterns = new Map<Endpoint, RegExp>()
+
+/** The operation that `method` and `path` (below `/v1`, without a query) name, if the table has one. */
+export function endpointAt(method: string, path: string): Endpoint | undefined {
+  for (const endpoint of Object.values(endpoints) as Endpoint[]) {
+    if (endpoint.method !== method) continue
+    let pattern = pathPatterns.get(endpoint)
+    if (pattern === undefined) {
+      pattern = new RegExp(`^${endpoint.path.replace(/\{\w+\}/g, '[^/]+')}/?$`)
+      pathPatterns.set(endpoint, pattern)
+    }
+    if (pattern.test(path)) return endpoint
+  }
+  return undefined
 }

@@ -8,7 +8,10 @@ import {
   type EnableRoundupsInput,
   type EndpointId,
   type EndpointResult,
+  endpointAt,
   endpoints,
+  isAuthEndpoint,
+  issuesToken,
   type ListBnplPaymentsQuery,
   type ListTransactionsQuery,
   type ListWalletsQuery,
@@ -241,8 +244,10 @@ export class PayctlClient {
 
     const headers: Record<string, string> = {}
     if (input.body !== undefined) headers['content-type'] = 'application/json'
-    // Every mutation carries a key, so that retrying it (below, in the transport) is safe.
-    if (ep.method !== 'GET') headers['idempotency-key'] = input.idempotencyKey ?? randomUUID()
+    // Every mutation carries a key, so that retrying it (below, in the transport) is safe; the auth
+    // endpoints take none: a token is never replayed.
+    if (ep.method !== 'GET' && !isAuthEndpoint(ep))
+      headers['idempotency-key'] = input.idempotencyKey ?? randomUUID()
 
     let bearer: string | undefined
     if (input.bearer !== undefined) bearer = input.bearer
@@ -252,12 +257,10 @@ export class PayctlClient {
     } else if (ep.auth === 'bearer' || ep.auth === 'secret-key' || ep.auth === 'sandbox-admin')
       bearer = await this.tokens.bearer()
     const body = input.body === undefined ? undefined : stringifyExact(input.body)
-    // A token exchange or refresh creates no resource: repeating it needs no key (and the command
-    // behind it, often a GET, has no --idempotency-key to repeat it with).
-    const resourceKey =
-      ep.auth === 'credentials' || ep.auth === 'token' ? undefined : headers['idempotency-key']
+    const resourceKey = headers['idempotency-key']
     const res = await this.#send(ep.method, url.toString(), headers, body, bearer, {
       recover: (ep.auth === 'bearer' || ep.auth === 'sandbox-admin') && input.bearer === undefined,
+      audited: !issuesToken(ep),
     }).catch((err: unknown) => {
       throw withIdempotencyKey(err, resourceKey)
     })
@@ -298,13 +301,15 @@ export class PayctlClient {
       Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
     )
     if (opts.body !== undefined) headers['content-type'] ??= 'application/json'
-    if (upper !== 'GET' && upper !== 'HEAD')
-      headers['idempotency-key'] ??= opts.idempotencyKey ?? randomUUID()
     const versioned =
       path.startsWith('/v1/') || path === '/v1' || path.startsWith('/_sandbox') ? path : `/v1${path}`
+    const ep = endpointAt(upper, versioned.replace(/^\/v1(?=\/)/, '').split('?', 1)[0]!)
+    if (upper !== 'GET' && upper !== 'HEAD' && !(ep && isAuthEndpoint(ep)))
+      headers['idempotency-key'] ??= opts.idempotencyKey ?? randomUUID()
     const bearer = await this.tokens.bearer()
     return this.#send(upper, `${this.profile.baseUrl}${versioned}`, headers, opts.body, bearer, {
       recover: true,
+      audited: !(ep && issuesToken(ep)),
     })
   }
 
@@ -319,8 +324,7 @@ export class PayctlClient {
     headers: Record<string, string>,
     res: HttpResponse | undefined,
   ) {
-    // Token exchange and refresh mint credentials, not resources: nothing to audit.
-    if (method === 'GET' || method === 'HEAD' || /\/auth\/(token|refresh)$/.test(url)) return
+    if (method === 'GET' || method === 'HEAD') return
     this.mutations.sent++
     if (this.mutations.first.length >= 20) return
     this.mutations.first.push({
@@ -338,7 +342,7 @@ export class PayctlClient {
     headers: Record<string, string>,
     body: string | undefined,
     bearer: string | undefined,
-    {recover}: {recover: boolean},
+    {recover, audited}: {recover: boolean; audited: boolean},
   ): Promise<HttpResponse> {
     const attempt = (credential: string | undefined) => {
       if (credential !== undefined) {
@@ -353,10 +357,10 @@ export class PayctlClient {
       return this.#transport.send({method, url, headers, body}, {retry: true})
     }
     const res = await attempt(bearer).catch((err: unknown) => {
-      this.#recordMutation(method, url, headers, undefined)
+      if (audited) this.#recordMutation(method, url, headers, undefined)
       throw err
     })
-    this.#recordMutation(method, url, headers, res)
+    if (audited) this.#recordMutation(method, url, headers, res)
     if (
       recover &&
       res.status === 401 &&

@@ -211,6 +211,43 @@ describe('tokens', () => {
   })
 })
 
+describe('idempotency keys', () => {
+  /** The headers payctl --debug logged for its request to `path`. */
+  const headersOf = (stderr: string, path: string): Record<string, string> => {
+    const lines = stderr.split('\n')
+    const at = lines.findIndex((l) => l.startsWith('--> POST ') && l.endsWith(path))
+    expect(at, stderr).toBeGreaterThanOrEqual(0)
+    return JSON.parse(lines[at + 1]!.replace(/^\s*headers /, ''))
+  }
+
+  it('go with every mutation but the token calls, which are never replayed', async () => {
+    const temp = await loggedInVariantA()
+    try {
+      const refresh = await runCli(['auth', 'refresh', '--debug'], {configDir: temp.dir})
+      expect(refresh.exitCode, refresh.stderr).toBe(0)
+      expect(headersOf(refresh.stderr, '/v1/auth/refresh')).not.toHaveProperty('idempotency-key')
+      const user = await runCli(
+        [
+          'users',
+          'create',
+          '--email',
+          'keys@example.test',
+          '--first-name',
+          'K',
+          '--last-name',
+          'Y',
+          '--debug',
+        ],
+        {configDir: temp.dir},
+      )
+      expect(user.exitCode, user.stderr).toBe(0)
+      expect(headersOf(user.stderr, '/v1/users')['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/)
+    } finally {
+      temp.cleanup()
+    }
+  })
+})
+
 describe('logging in again', () => {
   it('works with the suggested command after a logout, while the sandbox runs', async () => {
     const own = await startSandboxProcess()
