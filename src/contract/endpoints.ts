@@ -281,6 +281,18 @@ type SurfaceOf<E> = E extends {surface: infer S extends z.ZodType}
     : never
 /** What a call of the client returns: the answer as the service sent it, checked against the surface. */
 export type EndpointResult<K extends EndpointId> = z.infer<SurfaceOf<(typeof endpoints)[K]>>
+/** The body an operation takes (`never` for one that takes none). */
+export type EndpointBody<K extends EndpointId> = (typeof endpoints)[K] extends {
+  body: infer S extends z.ZodType
+}
+  ? z.input<S>
+  : never
+/** The query an operation takes (`never` for one that takes none). */
+export type EndpointQuery<K extends EndpointId> = (typeof endpoints)[K] extends {
+  query: infer S extends z.ZodType
+}
+  ? z.input<S>
+  : never
 
 /** The schema the client checks an answer against. */
 export function surfaceOf(endpoint: Endpoint): z.ZodType {

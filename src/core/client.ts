@@ -6,7 +6,9 @@ import {
   type CreateUserInput,
   type CreateWalletInput,
   type EnableRoundupsInput,
+  type EndpointBody,
   type EndpointId,
+  type EndpointQuery,
   type EndpointResult,
   endpointAt,
   endpoints,
@@ -38,10 +40,11 @@ export interface ClientOptions extends TransportOptions {
   store?: ProfileStore | undefined
 }
 
-export interface CallInput {
+/** A call of operation `K`: its body and query as the contract types them, amounts possibly exact. */
+export interface CallInput<K extends EndpointId = EndpointId> {
   params?: Record<string, string>
-  query?: Record<string, string | number | undefined>
-  body?: unknown
+  query?: EndpointQuery<K>
+  body?: Exact<EndpointBody<K>>
   /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
   idempotencyKey?: string | undefined
   /** Override the Bearer credential (used for refresh and revoke of a specific token). */
@@ -94,12 +97,11 @@ export class PayctlClient {
 
   readonly auth = {
     /** Exchange the profile's partner credentials for a new access token. */
-    token: (body: {api_key: string; api_secret?: string; partner_id: string; scopes?: string[]}) =>
-      this.call('createToken', {body}),
+    token: (body: EndpointBody<'createToken'>) => this.call('createToken', {body}),
     revoke: (token: string) => this.call('revokeToken', {bearer: token}),
     /** Revoke every token of the partner, with the profile's own credential (sandbox extension). */
     revokeAll: () => this.call('revokeAllTokens', {}),
-    mintJwt: (body: {scopes: string[]; expires_in?: number}) => this.call('mintJwt', {body}),
+    mintJwt: (body: EndpointBody<'mintJwt'>) => this.call('mintJwt', {body}),
   }
 
   readonly users = {
@@ -131,7 +133,7 @@ export class PayctlClient {
   readonly paymentMethods = {
     add: (userId: string, input: AddPaymentMethodInput, opts: Keyed = {}) =>
       this.call('addPaymentMethod', {params: {id: userId}, body: input, ...opts}),
-    list: (userId: string, query: {limit?: number; cursor?: string} = {}) =>
+    list: (userId: string, query: EndpointQuery<'listPaymentMethods'> = {}) =>
       this.call('listPaymentMethods', {params: {id: userId}, query}),
   }
 
@@ -140,34 +142,21 @@ export class PayctlClient {
     connect: (userId: string, opts: Keyed = {}) =>
       this.call('connectAccount', {params: {id: userId}, ...opts}),
     /** Finish the link with its token; the account becomes an ACH payment method. */
-    link: (
-      userId: string,
-      input: {link_token: string; test_account?: 'ach_success' | 'ach_returned'},
-      opts: Keyed = {},
-    ) => this.call('exchangeLinkToken', {params: {id: userId}, body: input, ...opts}),
+    link: (userId: string, input: EndpointBody<'exchangeLinkToken'>, opts: Keyed = {}) =>
+      this.call('exchangeLinkToken', {params: {id: userId}, body: input, ...opts}),
     list: (userId: string) => this.call('listAccounts', {params: {id: userId}}),
   }
 
   /** The wallet and payment-method product (`/walletsvc`). */
   readonly walletProduct = {
-    checkEligibility: (input: Exact<{userId: string; amount: number; currency: string}>) =>
+    checkEligibility: (input: Exact<EndpointBody<'checkEligibility'>>) =>
       this.call('checkEligibility', {body: input}),
-    pay: (
-      input: Exact<{
-        userId: string
-        amount: number
-        currency?: string
-        merchantName?: string
-        description?: string
-      }>,
-      opts: Keyed = {},
-    ) => this.call('processPayment', {body: input, ...opts}),
-    createCard: (userId: string, input: {walletId?: string; label?: string} = {}, opts: Keyed = {}) =>
+    pay: (input: Exact<EndpointBody<'processPayment'>>, opts: Keyed = {}) =>
+      this.call('processPayment', {body: input, ...opts}),
+    createCard: (userId: string, input: EndpointBody<'createCard'> = {}, opts: Keyed = {}) =>
       this.call('createCard', {params: {id: userId}, body: input, ...opts}),
-    sendP2P: (
-      input: Exact<{fromUserId: string; toUserId: string; amount: number; currency: string; note?: string}>,
-      opts: Keyed = {},
-    ) => this.call('sendP2P', {body: input, ...opts}),
+    sendP2P: (input: Exact<EndpointBody<'sendP2P'>>, opts: Keyed = {}) =>
+      this.call('sendP2P', {body: input, ...opts}),
   }
 
   /**
@@ -195,22 +184,13 @@ export class PayctlClient {
 
   /** Buy now, pay later (`/bnplsvc`). */
   readonly bnpl = {
-    prequalify: (input: Exact<{userId: string; amount?: number; currency?: string}>) =>
-      this.call('prequalifyBnpl', {body: input}),
-    create: (
-      input: Exact<{
-        userId: string
-        amount: number
-        currency?: string
-        merchantName: string
-        description?: string
-      }>,
-      opts: Keyed = {},
-    ) => this.call('createBnplPayment', {body: input, ...opts}),
+    prequalify: (input: Exact<EndpointBody<'prequalifyBnpl'>>) => this.call('prequalifyBnpl', {body: input}),
+    create: (input: Exact<EndpointBody<'createBnplPayment'>>, opts: Keyed = {}) =>
+      this.call('createBnplPayment', {body: input, ...opts}),
     get: (id: string) => this.call('getBnplPayment', {params: {id}}),
     list: (query: ListBnplPaymentsQuery = {}) => this.call('listBnplPayments', {query}),
     /** Cancel a pending or active payment; what was collected is refunded. */
-    cancel: (id: string, input: {reason?: string} = {}, opts: Keyed = {}) =>
+    cancel: (id: string, input: EndpointBody<'cancelBnplPayment'> = {}, opts: Keyed = {}) =>
       this.call('cancelBnplPayment', {params: {id}, body: input, ...opts}),
   }
 
@@ -221,13 +201,13 @@ export class PayctlClient {
   }
 
   /** Call one operation of the contract and return its validated result. */
-  async call<K extends EndpointId>(id: K, input: CallInput = {}): Promise<EndpointResult<K>> {
+  async call<K extends EndpointId>(id: K, input: CallInput<K> = {}): Promise<EndpointResult<K>> {
     return (await this.callWithMeta(id, input)).data
   }
 
   async callWithMeta<K extends EndpointId>(
     id: K,
-    input: CallInput = {},
+    input: CallInput<K> = {},
   ): Promise<CallResult<EndpointResult<K>>> {
     const ep = endpoints[id]
     let path: string = ep.path

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
-import {SCOPES_B} from '../../contract/index.js'
+import {SCOPES_B, type ScopeB} from '../../contract/index.js'
 import {usageError} from '../../core/index.js'
 
 export default class AuthToken extends BaseCommand<typeof AuthToken> {
@@ -35,7 +35,8 @@ API-key profiles mint a short-lived JWT: --scopes narrows it (default: every sco
           .map((s) => s.trim())
           .filter(Boolean)
       : [...SCOPES_B]
-    const unknown = scopes.filter((s) => !(SCOPES_B as readonly string[]).includes(s))
+    const known = (s: string): s is ScopeB => (SCOPES_B as readonly string[]).includes(s)
+    const unknown = scopes.filter((s) => !known(s))
     if (unknown.length > 0) {
       throw usageError(
         `unknown scope ${unknown.join(', ')}; choose from ${SCOPES_B.join(', ')}`,
@@ -45,7 +46,7 @@ API-key profiles mint a short-lived JWT: --scopes narrows it (default: every sco
     const expiresIn = f.ttl ? parseDuration(f.ttl, 'ttl') : 3600
     if (expiresIn < 60 || expiresIn > 86400)
       throw usageError('--ttl must be between 1m and 24h', 'INVALID_DURATION')
-    const minted = await this.api.auth.mintJwt({scopes, expires_in: expiresIn})
+    const minted = await this.api.auth.mintJwt({scopes: scopes.filter(known), expires_in: expiresIn})
     this.log(minted.token)
     return {token: minted.token, expiresAt: minted.expires_at, scopes: minted.scopes}
   }
