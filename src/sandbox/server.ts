@@ -2,6 +2,7 @@ import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} f
 import {
   type Endpoint,
   type ErrorStyle,
+  endpoints,
   errorStyleOf,
   hasOwnKeyCodes,
   takesIdempotencyKey,
@@ -217,6 +218,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     // The trigger runs other operations as fixture steps: it finds them in this same list.
     ...webhooks.routes((id) => routes.find((r) => r.endpoint.operationId === id)),
   ]
+  checkEveryEndpointServed(routes)
   for (const spec of routes) register(spec)
   webhooks.attach(app)
 
@@ -362,4 +364,22 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
 function notFound(request: FastifyRequest): ApiError {
   const path = request.url.split('?', 1)[0] ?? ''
   return new ApiError('NOT_FOUND', `No route ${request.method} ${path}`, {resource: 'route', id: path})
+}
+
+/** Refuse to start unless each endpoint of the contract has exactly one operation serving it. */
+export function checkEveryEndpointServed(routes: readonly RouteSpec[]): void {
+  const served = new Map<string, number>()
+  for (const {endpoint} of routes)
+    served.set(endpoint.operationId, (served.get(endpoint.operationId) ?? 0) + 1)
+  const problems = Object.values(endpoints as Record<string, Endpoint>).flatMap((e) => {
+    const count = served.get(e.operationId) ?? 0
+    return count === 1
+      ? []
+      : [`${e.operationId} (${e.method} ${e.path}) has ${count === 0 ? 'no route' : `${count} routes`}`]
+  })
+  const known = new Set(Object.values(endpoints as Record<string, Endpoint>).map((e) => e.operationId))
+  for (const id of served.keys())
+    if (!known.has(id)) problems.push(`${id} is served but not in the endpoint table`)
+  if (problems.length > 0)
+    throw new Error(`the sandbox's routes do not match the contract: ${problems.join('; ')}`)
 }

@@ -1,0 +1,16 @@
+import {describe, expect, it} from 'vitest'
+import {endpoints} from '../../src/contract/index.js'
+import type {RouteSpec} from '../../src/sandbox/context.js'
+import {checkEveryEndpointServed} from '../../src/sandbox/server.js'
+
+const every: RouteSpec[] = Object.values(endpoints).map((endpoint) => ({endpoint, run: () => ({})}))
+
+describe('the sandbox routes against the endpoint table', () => {
+  it('refuses to start with an endpoint that has no route, or two', () => {
+    expect(() => checkEveryEndpointServed(every)).not.toThrow()
+    expect(() => checkEveryEndpointServed(every.filter((r) => r.endpoint !== endpoints.getWallet))).toThrow(
+      'getWallet (GET /wallets/{id}) has no route',
+    )
+    expect(() => checkEveryEndpointServed([...every, every[0]!])).toThrow('has 2 routes')
+  })
+})
