@@ -24,7 +24,7 @@ import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import {type WalletRow, walletFromRow} from '../money/ledger.js'
 import {refundTransaction} from '../money/refunds.js'
-import {DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor} from '../routes/transactions.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {applyBnplSchema} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */
@@ -35,6 +35,7 @@ export const BNPL_MINIMUM_USD_CENTS = 1_000n
 export const DECLINE_TAG = '+decline'
 
 const DAY_MS = 86_400_000
+const pages = new Pagination('bnpl', 'newest first')
 const COLLECT_BATCH = 200
 
 interface PaymentRow {
@@ -299,10 +300,7 @@ export class BnplService {
   list(partnerId: string, query: ListBnplPaymentsQuery): BnplPaymentList {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE
     const where = ['partner_id = ?', 'seq < ?']
-    const params: (string | number)[] = [
-      partnerId,
-      query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor('bnpl', query.cursor),
-    ]
+    const params: (string | number)[] = [partnerId, pages.start(query.cursor)]
     if (query.userId !== undefined) {
       where.push('user_id = ?')
       params.push(query.userId)
@@ -314,14 +312,8 @@ export class BnplService {
     const rows = this.db
       .prepare(`SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
       .all(...params, limit + 1) as unknown as PaymentRow[]
-    const hasMore = rows.length > limit
-    const shown = hasMore ? rows.slice(0, limit) : rows
-    const last = shown.at(-1)
-    return {
-      payments: shown.map((row) => this.toPayment(row)),
-      hasMore,
-      nextCursor: hasMore && last !== undefined ? encodeCursor('bnpl', last.seq) : null,
-    }
+    const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+    return {payments: shown.map((row) => this.toPayment(row)), hasMore, nextCursor}
   }
 
   /**

@@ -11,13 +11,14 @@ import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {type Instrument, type InstrumentTemplate, TEST_BANK_ACCOUNTS, TEST_TOKENS} from '../money/catalog.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {parseInput} from '../validation.js'
 import {NoBodySchema} from './auth.js'
-import {DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor} from './transactions.js'
 
 /** How long a link token stays usable. */
 export const LINK_TOKEN_TTL_MS = 30 * 60 * 1000
 
+const pages = new Pagination('payment_methods', 'oldest first')
 const PageQuerySchema = endpoints.listPaymentMethods.query
 
 interface MethodRow {
@@ -217,17 +218,11 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
       run(input) {
         const {partnerId, userId} = userOf(input)
         const query = parseInput(PageQuerySchema, input.query, 'query')
-        const after = query.cursor === undefined ? 0 : decodeCursor('payment_methods', query.cursor)
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const rows = methodsPage.all(userId, partnerId, after, limit + 1) as unknown as MethodRow[]
-        const hasMore = rows.length > limit
-        const shown = hasMore ? rows.slice(0, limit) : rows
-        const last = shown.at(-1)
-        return {
-          paymentMethods: shown.map(fromMethodRow),
-          hasMore,
-          nextCursor: hasMore && last !== undefined ? encodeCursor('payment_methods', last.seq) : null,
-        }
+        const start = pages.start(query.cursor)
+        const rows = methodsPage.all(userId, partnerId, start, limit + 1) as unknown as MethodRow[]
+        const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+        return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
       },
     },
   ]

@@ -11,27 +11,11 @@ import {ApiError} from '../errors.js'
 import {CreateTransactionInput, RefundInput} from '../money/amounts.js'
 import {toTransaction} from '../money/records.js'
 import {refundTransaction} from '../money/refunds.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {applyRoundupSchema} from '../roundups/schema.js'
 import {parseInput} from '../validation.js'
 
-/** Page size of the money lists when `limit` is not given (they accept 1 to 100). */
-export const DEFAULT_PAGE_SIZE = 20
-
-// Cursors are opaque to clients: the position after which the next page starts.
-export function encodeCursor(kind: string, seq: number): string {
-  return Buffer.from(`${kind}:${seq}`).toString('base64url')
-}
-
-export function decodeCursor(kind: string, cursor: string): number {
-  const match = new RegExp(`^${kind}:(\\d{1,15})$`).exec(Buffer.from(cursor, 'base64url').toString())
-  if (match?.[1] === undefined) {
-    throw new ApiError('VALIDATION_ERROR', 'Invalid query: cursor is not one this sandbox issued', {
-      field: 'cursor',
-      issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
-    })
-  }
-  return Number(match[1])
-}
+const pages = new Pagination('transactions', 'newest first')
 
 /** POST /transactions and the transaction operations, and the sandbox clock. */
 export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -103,18 +87,11 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
           userId: query.userId,
           status: query.status,
           type: query.type,
-          before:
-            query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor('transactions', query.cursor),
+          before: pages.start(query.cursor),
           limit: limit + 1,
         })
-        const hasMore = rows.length > limit
-        const shown = hasMore ? rows.slice(0, limit) : rows
-        const last = shown.at(-1)
-        return {
-          transactions: shown.map(toTransaction),
-          hasMore,
-          nextCursor: hasMore && last?.seq !== undefined ? encodeCursor('transactions', last.seq) : null,
-        }
+        const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+        return {transactions: shown.map(toTransaction), hasMore, nextCursor}
       },
     },
     {

@@ -8,10 +8,12 @@ import {newId} from '../ids.js'
 import {CreateWalletInput, UpdateWalletInput} from '../money/amounts.js'
 import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
 import {invalidCurrency} from '../money/service.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {parseInput} from '../validation.js'
 
+const walletPages = new Pagination('wallets', 'oldest first')
+
 /** Page size of GET /wallets when `limit` is not given (the query accepts 1 to 100). */
-export const DEFAULT_PAGE_SIZE = 20
 
 /**
  * Status changes PATCH /wallets/{id} allows (docs/money.md). `closed` is final, and
@@ -23,22 +25,6 @@ const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
   suspended: ['active', 'frozen', 'closed'],
   frozen: ['active', 'suspended', 'closed'],
   closed: [],
-}
-
-// Cursors are opaque to clients: the position after which the next page starts.
-function encodeCursor(seq: number): string {
-  return Buffer.from(`wallets:${seq}`).toString('base64url')
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^wallets:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())
-  if (match?.[1] === undefined) {
-    throw new ApiError('VALIDATION_ERROR', 'Invalid query: cursor is not one this sandbox issued', {
-      field: 'cursor',
-      issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
-    })
-  }
-  return Number(match[1])
 }
 
 export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -229,21 +215,14 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
         if (query.currency !== undefined && !isSupportedCurrency(query.currency)) {
           throw invalidCurrency(query.currency)
         }
-        const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor)
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const params: (string | number)[] = [partnerId, after]
+        const params: (string | number)[] = [partnerId, walletPages.start(query.cursor)]
         if (query.userId !== undefined) params.push(query.userId)
         if (query.currency !== undefined) params.push(query.currency)
         const page = pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
         const rows = page.all(...params, limit + 1) as unknown as WalletRow[]
-        const hasMore = rows.length > limit
-        const shown = hasMore ? rows.slice(0, limit) : rows
-        const last = shown.at(-1)
-        return {
-          wallets: shown.map((row) => toWallet(walletFromRow(row))),
-          hasMore,
-          nextCursor: hasMore && last !== undefined ? encodeCursor(last.seq) : null,
-        }
+        const {shown, hasMore, nextCursor} = walletPages.page(rows, limit)
+        return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
       },
     },
   ]

@@ -20,6 +20,7 @@ import {
 } from '../../contract/webhooks.js'
 import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {parseInput} from '../validation.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
@@ -28,8 +29,8 @@ import {LISTEN_REPLAY_WINDOW_MS} from './store.js'
 import {HEARTBEAT_SECONDS} from './tunnel.js'
 import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
 
-const DEFAULT_PAGE_SIZE = 20
 const iso = (ms: number) => new Date(ms).toISOString()
+const pages = new Pagination('events', 'newest first')
 
 /** What the routes need of the running webhook machinery. */
 export interface WebhookRuntime {
@@ -148,22 +149,6 @@ function eventOf(store: WebhookStore, input: OperationInput): StoredEvent {
   return event
 }
 
-// Cursors are opaque to clients: the position before which the next (older) page starts.
-function encodeCursor(seq: number): string {
-  return Buffer.from(`events:${seq}`).toString('base64url')
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^events:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())
-  if (match?.[1] === undefined) {
-    throw new ApiError('VALIDATION_ERROR', 'Invalid query: cursor is not one this sandbox issued', {
-      field: 'cursor',
-      issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
-    })
-  }
-  return Number(match[1])
-}
-
 /** Registrations, the delivery log, listen sessions and the trigger. */
 export function webhookRoutes(
   ctx: SandboxContext,
@@ -246,18 +231,15 @@ export function webhookRoutes(
       endpoint: endpoints.listEvents,
       run(input): EventList {
         const query = parseInput(ListEventsQuerySchema, input.query, 'query')
-        const before = query.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(query.cursor)
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const rows = store.eventsPage(partnerOf(input), query, before, limit + 1)
-        const hasMore = rows.length > limit
-        const shown = hasMore ? rows.slice(0, limit) : rows
-        const last = shown.at(-1)
+        const rows = store.eventsPage(partnerOf(input), query, pages.start(query.cursor), limit + 1)
+        const {shown, hasMore, nextCursor} = pages.page(rows, limit)
         return {
           events: shown.map(
             (row): EventSummary => ({...envelopeOf(row), deliveries: store.deliveryCounts(row.id)}),
           ),
           hasMore,
-          nextCursor: hasMore && last !== undefined ? encodeCursor(last.seq) : null,
+          nextCursor,
         }
       },
     },
