@@ -18,6 +18,15 @@ import {globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, isBuiltin} from 'node:module'
 import {dirname, join, relative, resolve} from 'node:path'
 import {analyzeMetafile, build, type Plugin, transform} from 'esbuild'
+import {
+  checkIdOrder,
+  checkLazyModulesUsed,
+  checkOwnCalls,
+  checkStandIn,
+  type LazyModule,
+  type OwnCall,
+  standInSource,
+} from './bundle-checks.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const OUT = join(ROOT, 'dist', 'bundle')
@@ -150,42 +159,149 @@ function isCommonJs(file: string): boolean {
 
 /**
  * Modules that dependencies load up front but use only on paths payctl rarely or never takes. Each
- * becomes a stand-in that loads the real module on first use; its property names, known at build
- * time, keep `import {x} from` and `import *` working, and a function module stays callable.
+ * becomes a stand-in that loads the real module on first use (standInSource). The build checks each
+ * against the real module (checkStandIn), each `own` fast path against the real function on the
+ * calls listed (checkOwnCalls), and that each entry still stands in for an import of the bundle
+ * (checkLazyModulesUsed): an upgrade that breaks one fails here.
  */
-const LAZY_MODULES: {specifier: string; from?: RegExp; own?: string}[] = [
+const LAZY_MODULES: LazyModule[] = [
   // oclif's check of the Node version, and conf's migrations.
   {specifier: 'semver'},
   // conf's schema validation: payctl's profile store has no schema.
   {specifier: 'ajv/dist/2020.js'},
   {specifier: 'ajv-formats'},
   // oclif matching its plugin list against the dependencies: a package name has no glob syntax, so
-  // it matches only itself.
+  // it matches only itself (a path like `foo/` or `@a//b` is left to minimatch, which takes it for one).
   {
     specifier: 'minimatch',
     own: `{
       minimatch: (path, pattern, options) =>
-        options === undefined && typeof pattern === 'string' && /^(@[\\w.-]+\\/)?[\\w.-]+$/.test(pattern)
+        options === undefined && typeof path === 'string' && typeof pattern === 'string' &&
+        /^(@[\\w.-]+\\/)?[\\w.-]+$/.test(path) && /^(@[\\w.-]+\\/)?[\\w.-]+$/.test(pattern)
           ? path === pattern
           : load().minimatch(path, pattern, options),
     }`,
+    calls: minimatchCalls,
   },
   // oclif renders every help text through ejs, compiling a template each time (~15 ms for the root
-  // help): text without a tag renders as itself.
+  // help): text without a tag renders as itself, unless options ask for something else.
   {
     specifier: 'ejs',
     own: `{
-      render(template) {
-        if (typeof template === 'string' && !template.includes('<%') && !template.includes('%>')) return template
+      render(template, data) {
+        if (
+          typeof template === 'string' && !template.includes('<%') && !template.includes('%>') &&
+          arguments.length < 3 && !(data && (data.delimiter || data.async || data.rmWhitespace || data.debug))
+        ) return template
         return load().render.apply(this, arguments)
       },
     }`,
+    calls: ejsCalls,
   },
   // HTTP/2 in undici, which loads node:http2 and node:tls with it: used only once a TLS server
   // offers h2, by which time TLS is loaded anyway.
   {specifier: './client-h2.js', from: /undici\/lib\/dispatcher\/client\.js$/},
 ]
 
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies?: Record<string, string>
+  devDependencies?: Record<string, string>
+  oclif: {plugins?: string[]; devPlugins?: string[]}
+}
+
+/**
+ * oclif calls `minimatch(name, pattern)` with each dependency's name and each pattern of
+ * `oclif.plugins` and `oclif.devPlugins`: those the fast path must answer; then names and patterns
+ * it must leave to minimatch, or answer as minimatch does.
+ */
+function minimatchCalls(): OwnCall[] {
+  const names = Object.keys({...PACKAGE.dependencies, ...PACKAGE.devDependencies})
+  const patterns = [...(PACKAGE.oclif.plugins ?? []), ...(PACKAGE.oclif.devPlugins ?? [])]
+  const oclif = names.flatMap((name) =>
+    patterns.map((p) => ({method: 'minimatch', args: [name, p], fast: true})),
+  )
+  const paths = [
+    'foo',
+    'foo/',
+    './foo',
+    '/foo',
+    'Foo',
+    '.foo',
+    '.',
+    '..',
+    '',
+    '@a/b',
+    '@a//b',
+    '@a/b/',
+    'a.b',
+  ]
+  const globs = [
+    'foo',
+    'Foo',
+    '.foo',
+    '.',
+    '..',
+    '@a/b',
+    '@a/*',
+    '*',
+    '**',
+    'f?o',
+    '[f]oo',
+    '{foo,bar}',
+    '!foo',
+  ]
+  const edges = [...globs, '#foo', 'foo/', '+(foo)', 'a.b', '@a/b/', '@a//b', '']
+  return [
+    ...oclif,
+    ...paths.flatMap((path) => edges.map((p) => ({method: 'minimatch', args: [path, p]}))),
+    {method: 'minimatch', args: ['@oclif/plugin-help', '@oclif/plugin-help', {}]},
+    {method: 'minimatch', args: ['FOO', 'foo', {nocase: true}]},
+  ]
+}
+
+/**
+ * oclif renders help text with `render(text, helpFormatter)`, autocomplete summaries with
+ * `render(text, {config})`: text without a tag (every string literal in src/commands, coloured text)
+ * the fast path must answer; tags, and options that change the output, it must leave to ejs.
+ */
+function ejsCalls(): OwnCall[] {
+  const literals = commandFiles.flatMap((f) =>
+    [...readFileSync(join(ROOT, 'src', 'commands', f), 'utf8').matchAll(/'((?:[^'\\\n])*)'/g)].map(
+      (m) => m[1]!,
+    ),
+  )
+  const texts = [
+    '',
+    'plain',
+    'a\nb\r\n',
+    '  x  \n y ',
+    '%',
+    '100%',
+    '<',
+    '>',
+    '%%',
+    '\u001b[1mbold\u001b[22m',
+    '`$x`',
+  ]
+  const data = {config: {bin: 'payctl'}, opts: {maxWidth: 80}, indentSpacing: 2}
+  const tagged = ['<%= config.bin %>', '<%% x %%>', 'a %> b', '<%# c %>x', '$ <%= config.bin %> wallets get']
+  return [
+    ...[...literals, ...texts].flatMap((t) => [
+      {method: 'render', args: [t, data], fast: !t.includes('<%') && !t.includes('%>')},
+      {method: 'render', args: [t, {config: data.config}], fast: !t.includes('<%') && !t.includes('%>')},
+    ]),
+    ...tagged.map((t) => ({method: 'render', args: [t, data]})),
+    ...texts.flatMap((t) => [
+      {method: 'render', args: [t]},
+      {method: 'render', args: [t, {}, {}]},
+      {method: 'render', args: [t, {rmWhitespace: true}]},
+      {method: 'render', args: [t, {async: true}]},
+      {method: 'render', args: [`<?= 1 ?>${t}`, {delimiter: '?'}]},
+    ]),
+  ]
+}
+
+const lazyUsed = new Set<LazyModule>()
 const lazyModules: Plugin = {
   name: 'lazy-modules',
   setup(b) {
@@ -193,40 +309,27 @@ const lazyModules: Plugin = {
     const filter = new RegExp(`^(${LAZY_MODULES.map((m) => escapeRegExp(m.specifier)).join('|')})$`)
     b.onResolve({filter}, async (args) => {
       if (args.pluginData === 'real') return undefined
-      const entry = LAZY_MODULES.find(
+      const index = LAZY_MODULES.findIndex(
         (m) => m.specifier === args.path && (m.from?.test(args.importer) ?? true),
       )
-      if (!entry) return undefined
+      if (index === -1) return undefined
       const resolved = await b.resolve(args.path, {
         kind: 'require-call',
         resolveDir: args.resolveDir,
         pluginData: 'real',
       })
       if (resolved.errors.length > 0) return undefined
-      return {path: resolved.path, namespace: 'payctl-lazy', pluginData: entry.own ?? '{}'}
+      lazyUsed.add(LAZY_MODULES[index]!)
+      return {path: resolved.path, namespace: 'payctl-lazy', pluginData: index}
     })
     b.onLoad({filter: /.*/, namespace: 'payctl-lazy'}, (args) => {
+      const entry = LAZY_MODULES[args.pluginData as number]!
       const real = requireFromRoot(args.path) as object
-      const names = Object.getOwnPropertyNames(real)
-      const esModule = (real as {__esModule?: unknown}).__esModule === true
-      return {
-        resolveDir: dirname(args.path),
-        contents: `
-let real
-const load = () => (real ??= require(${JSON.stringify(args.path)}))
-const own = ${args.pluginData}
-const names = ${JSON.stringify(names)}
-module.exports = new Proxy(${typeof real === 'function' ? 'function () {}' : '{}'}, {
-  get: (_, key) => (key === '__esModule' ? ${esModule} : Object.hasOwn(own, key) ? own[key] : Reflect.get(load(), key)),
-  has: (_, key) => names.includes(key) || Reflect.has(load(), key),
-  ownKeys: (target) => [...new Set([...names, ...Reflect.ownKeys(target)])],
-  getOwnPropertyDescriptor: (target, key) =>
-    Reflect.getOwnPropertyDescriptor(target, key) ??
-    (names.includes(key) ? {configurable: true, enumerable: true, writable: true, value: undefined} : undefined),
-  apply: (_, self, args) => Reflect.apply(load(), self, args),
-  construct: (_, args, newTarget) => Reflect.construct(load(), args),
-})`,
-      }
+      const source = standInSource(args.path, real, entry.own)
+      const label = `"${entry.specifier}" (${relative(ROOT, args.path)})`
+      checkStandIn(label, source, real, entry.own)
+      if (entry.calls) checkOwnCalls(label, source, real, entry.calls())
+      return {resolveDir: dirname(args.path), contents: source}
     })
   },
 }
@@ -235,18 +338,12 @@ module.exports = new Proxy(${typeof real === 'function' ? 'function () {}' : '{}
  * oclif sorts the commands with `localeCompare` on every run, and the first call builds an ICU
  * collator: ~7 ms. For command ids (lowercase letters, digits, `:` and `-`) the default collation of
  * English and of ICU's root orders characters as `-` `:` `0`–`9` `a`–`z`, one by one, which a lookup
- * gives at once; other ids, and other locales, still go through `localeCompare`.
+ * gives at once; other ids, and other locales, still go through `localeCompare`. The build fails if
+ * oclif no longer sorts this way, or if the lookup orders payctl's and oclif's command ids (and a
+ * few made up) otherwise than `localeCompare` (checkIdOrder).
  */
 const OCLIF_SORT = '.sort((a, b) => a.id.localeCompare(b.id));'
-const oclifSortWithoutCollator: Plugin = {
-  name: 'oclif-sort-without-collator',
-  setup(b) {
-    b.onLoad({filter: /@oclif\/core\/lib\/config\/plugin\.js$/}, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      if (!source.includes(OCLIF_SORT)) {
-        throw new Error(`${args.path} no longer sorts with "${OCLIF_SORT}": review oclifSortWithoutCollator`)
-      }
-      const compare = `function payctlCompareIds(a, b) {
+const COMPARE_IDS = `function payctlCompareIds(a, b) {
   const order = '-:0123456789abcdefghijklmnopqrstuvwxyz'
   payctlRootOrder ??= /^(en|und)(-|$)/.test(new Intl.PluralRules().resolvedOptions().locale)
   if (!payctlRootOrder || !/^[a-z0-9:-]*$/.test(a) || !/^[a-z0-9:-]*$/.test(b)) return a.localeCompare(b)
@@ -257,8 +354,42 @@ const oclifSortWithoutCollator: Plugin = {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0
 }
 let payctlRootOrder`
+checkIdOrder(COMPARE_IDS, [
+  ...commandFiles.map(commandId),
+  ...['help', 'autocomplete', 'autocomplete:create', 'autocomplete:script'],
+  ...[
+    '',
+    'a',
+    'a-',
+    'a:',
+    'a-b',
+    'a:b',
+    'a0',
+    'a9',
+    'ab',
+    'a-b:c',
+    'a:b-c',
+    'ab:c',
+    'z',
+    '0',
+    '-',
+    ':',
+    '--',
+    '::',
+  ],
+])
+let oclifSorted = false
+const oclifSortWithoutCollator: Plugin = {
+  name: 'oclif-sort-without-collator',
+  setup(b) {
+    b.onLoad({filter: /@oclif\/core\/lib\/config\/plugin\.js$/}, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (!source.includes(OCLIF_SORT)) {
+        throw new Error(`${args.path} no longer sorts with "${OCLIF_SORT}": review oclifSortWithoutCollator`)
+      }
+      oclifSorted = true
       return {
-        contents: `${source.replace(OCLIF_SORT, '.sort((a, b) => payctlCompareIds(a.id, b.id));')}\n${compare}\n`,
+        contents: `${source.replace(OCLIF_SORT, '.sort((a, b) => payctlCompareIds(a.id, b.id));')}\n${COMPARE_IDS}\n`,
         loader: 'js',
       }
     })
@@ -348,6 +479,10 @@ for (const file of result.outputFiles) {
   wrapped += count
   await transform(code, {format: 'esm', loader: 'js', logLevel: 'error'})
   writeFileSync(file.path, code)
+}
+checkLazyModulesUsed(LAZY_MODULES, lazyUsed)
+if (!oclifSorted) {
+  throw new Error('the bundle has no @oclif/core/lib/config/plugin.js: review oclifSortWithoutCollator')
 }
 if (wrapped !== factories) {
   throw new Error(`wrapped ${wrapped} of ${factories} module bodies: has esbuild's output changed shape?`)
