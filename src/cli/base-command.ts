@@ -86,6 +86,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.positional = argv.map(String)
   }
 
+  /**
+   * Whether --json was given, as the parser read it once it has: a flag whose value is `--`
+   * (`--first-name --`) must not hide a --json after it, as oclif's own scan of the arguments would.
+   */
+  override jsonEnabled(): boolean {
+    const parsed = (this.flags as {json?: unknown} | undefined)?.json
+    return parsed === undefined ? super.jsonEnabled() : parsed === true
+  }
+
   /** Every argument given, in order (more than `args` declares for a command that is not strict). */
   protected positional: string[] = []
 

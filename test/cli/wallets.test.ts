@@ -30,6 +30,22 @@ for (const shape of ['envelope', 'direct'] as const) {
       await sandbox.stop()
     })
 
+    it('answers in JSON with --json even after a flag whose value is --', async () => {
+      const r = await cli([
+        'users',
+        'create',
+        '--email',
+        'dash@example.test',
+        '--first-name',
+        '--',
+        '--last-name',
+        'D',
+        '--json',
+      ])
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.json()).toMatchObject({first_name: '--', last_name: 'D'})
+    })
+
     it('creates a user and reads it back', async () => {
       expect(userId).toMatch(/^usr_/)
       const r = await cli(['users', 'get', userId, '--json'])
