@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Two files at a time even on 2 cores (the default would be one): most of a CLI test is waiting
+    // for the processes it starts, and the suites are written to pass on a busy machine.
+    maxWorkers: 2,
   },
 })
