@@ -1,3 +1,4 @@
+import {splitAmount} from '../contract/index.js'
 import {parseAmount, usageError} from '../core/index.js'
 
 /**
@@ -18,7 +19,8 @@ function parsedAmount(text: string, currency: string | undefined, decimal: boole
     if (/[A-Za-z]/.test(text)) return parseAmount(text, currency).amount
     return parseAmount(`${text}${currency}`, currency).amount
   }
-  if (/^\s*-?\d[\d_]*\.\d+\s*$/.test(text)) {
+  const parts = splitAmount(text)
+  if (parts?.fraction !== undefined && parts.suffix === undefined) {
     throw usageError(
       `--amount "${text}" has decimals: give the smallest unit (1234), append the currency (${text}${currency ?? 'USD'}), or pass --decimal`,
       'INVALID_AMOUNT',
