@@ -1,4 +1,4 @@
-import {splitAmount} from '../contract/index.js'
+import {currencySuffix, splitAmount} from '../contract/index.js'
 import {parseAmount, usageError} from '../core/index.js'
 
 /**
@@ -32,6 +32,6 @@ function parsedAmount(text: string, currency: string | undefined, decimal: boole
 /** The currency given by the flag or implied by a suffixed amount ("12.34USD"). */
 export function currencyFrom(flag: string | undefined, amountText: string | undefined): string | undefined {
   if (flag) return flag.toUpperCase()
-  const suffix = amountText ? /([A-Za-z]{3,5})\s*$/.exec(amountText)?.[1] : undefined
+  const suffix = amountText ? currencySuffix(amountText) : undefined
   return suffix?.toUpperCase()
 }

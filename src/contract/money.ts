@@ -1,3 +1,4 @@
+import {z} from 'zod'
 import type {Currency} from './currencies.js'
 
 /**
@@ -32,6 +33,14 @@ export const MINOR_UNITS: Record<Currency, number> = {
   AVAX: 18,
   NEAR: 24,
 }
+
+/**
+ * An integer amount in the currency's smallest unit, as the contract's schemas declare it. Not limited
+ * to 2^53: amounts of 18- and 24-decimal tokens (ETH in wei, NEAR in yoctoNEAR) exceed it. The sandbox
+ * keeps them exact (BigInt) and writes them as exact JSON integers; a JavaScript `JSON.parse` reads
+ * such a value as the nearest double.
+ */
+export const MinorAmount = z.number().multipleOf(1)
 
 /** The decimal places of a currency code, or undefined for a code payctl does not know. */
 export function minorUnitsOf(code: string): number | undefined {
@@ -142,6 +151,11 @@ export function splitAmount(text: string): AmountParts | undefined {
   if (!m) return undefined
   const [, sign = '', whole = '', fraction, suffix] = m
   return {sign: sign as AmountParts['sign'], whole, fraction, suffix}
+}
+
+/** The 3-5 letter currency code at the end of amount text ("12.34USD" → "USD"), as typed. */
+export function currencySuffix(text: string): string | undefined {
+  return /([A-Za-z]{3,5})\s*$/.exec(text)?.[1]
 }
 
 /**
