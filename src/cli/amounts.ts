@@ -1,3 +1,4 @@
+import {currencySuffix, splitAmount} from '../contract/index.js'
 import {parseAmount, usageError} from '../core/index.js'
 
 /**
@@ -18,7 +19,8 @@ function parsedAmount(text: string, currency: string | undefined, decimal: boole
     if (/[A-Za-z]/.test(text)) return parseAmount(text, currency).amount
     return parseAmount(`${text}${currency}`, currency).amount
   }
-  if (/^\s*-?\d[\d_]*\.\d+\s*$/.test(text)) {
+  const parts = splitAmount(text)
+  if (parts?.fraction !== undefined && parts.suffix === undefined) {
     throw usageError(
       `--amount "${text}" has decimals: give the smallest unit (1234), append the currency (${text}${currency ?? 'USD'}), or pass --decimal`,
       'INVALID_AMOUNT',
@@ -30,6 +32,6 @@ function parsedAmount(text: string, currency: string | undefined, decimal: boole
 /** The currency given by the flag or implied by a suffixed amount ("12.34USD"). */
 export function currencyFrom(flag: string | undefined, amountText: string | undefined): string | undefined {
   if (flag) return flag.toUpperCase()
-  const suffix = amountText ? /([A-Za-z]{3,5})\s*$/.exec(amountText)?.[1] : undefined
+  const suffix = amountText ? currencySuffix(amountText) : undefined
   return suffix?.toUpperCase()
 }

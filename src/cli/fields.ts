@@ -1,5 +1,11 @@
-import {majorToMinor, ROUNDUP_CURRENCIES, type RoundupSettingsRecord} from '../contract/index.js'
-import {formatMoney, stringifyExact} from '../core/index.js'
+import {
+  formatMoney,
+  majorToMinor,
+  minorFrom,
+  ROUNDUP_CURRENCIES,
+  type RoundupSettingsRecord,
+} from '../contract/index.js'
+import {stringifyExact} from '../core/index.js'
 
 /**
  * Reading a record for a person when the service promised little of it. A field the interface
@@ -38,8 +44,8 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** An amount in the smallest unit with its currency ("1,234.50 USD"); as it came when it is not one. */
 export function money(amount: unknown, currency: unknown): string {
   const unit = typeof currency === 'string' ? currency : undefined
-  if (unit !== undefined && (typeof amount === 'bigint' || Number.isSafeInteger(amount)))
-    return formatMoney(amount as number | bigint, unit)
+  const minor = minorFrom(amount)
+  if (unit !== undefined && minor !== undefined) return formatMoney(minor, unit)
   const raw = text(amount)
   if (raw === undefined) return ABSENT
   return unit === undefined ? raw : `${raw} ${unit}`

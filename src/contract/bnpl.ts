@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {MinorAmount} from './money.js'
 import {notShown} from './surface.js'
 
 /**
@@ -9,7 +10,6 @@ import {notShown} from './surface.js'
  */
 
 const Timestamp = z.string().describe('ISO 8601 timestamp')
-const Amount = z.number().multipleOf(1)
 const page = {
   limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
   cursor: z.string().optional().describe('the nextCursor of the previous page'),
@@ -35,7 +35,7 @@ export const BNPL_DECLINE_REASONS = [
 export const PrequalifyRequestSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: Amount.positive().optional().describe('the purchase to check; without it, only the limit'),
+    amount: MinorAmount.positive().optional().describe('the purchase to check; without it, only the limit'),
     currency: z.string().min(1).default('USD'),
   })
   .meta({id: 'BnplPrequalifyRequest'})
@@ -45,10 +45,10 @@ export const PrequalificationSchema = z
     userId: z.string(),
     decision: z.enum(['approved', 'declined']),
     currency: z.string(),
-    amount: Amount.nullable().describe('the amount checked, if any'),
-    limit: Amount.describe("the user's BNPL limit"),
-    available: Amount.describe('limit minus what the user still owes on pending and active payments'),
-    minimum: Amount.describe('smallest purchase BNPL takes'),
+    amount: MinorAmount.nullable().describe('the amount checked, if any'),
+    limit: MinorAmount.describe("the user's BNPL limit"),
+    available: MinorAmount.describe('limit minus what the user still owes on pending and active payments'),
+    minimum: MinorAmount.describe('smallest purchase BNPL takes'),
     reasons: z.array(z.enum(BNPL_DECLINE_REASONS)).describe('empty when approved'),
   })
   .meta({id: 'BnplPrequalification'})
@@ -57,7 +57,7 @@ export type Prequalification = z.infer<typeof PrequalificationSchema>
 export const CreateBnplPaymentSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: Amount.positive().describe('smallest currency unit'),
+    amount: MinorAmount.positive().describe('smallest currency unit'),
     currency: z.string().min(1).default('USD'),
     merchantName: z.string().min(1).max(200),
     description: z.string().max(500).optional(),
@@ -67,7 +67,7 @@ export const CreateBnplPaymentSchema = z
 export const BnplInstallmentSchema = z
   .object({
     number: z.number().int().describe('1 to 4'),
-    amount: Amount,
+    amount: MinorAmount,
     dueAt: Timestamp.describe('when it falls due; collected settleAfterSeconds later'),
     status: z.enum(BNPL_INSTALLMENT_STATUSES),
     paidAt: Timestamp.nullable(),
@@ -85,14 +85,14 @@ export const BnplPaymentSchema = z
     walletId: z.string().describe('the wallet instalments are collected from'),
     merchantName: z.string(),
     description: z.string().nullable(),
-    amount: Amount,
+    amount: MinorAmount,
     currency: z.string(),
     status: z.enum(BNPL_STATUSES),
     installments: z.number().int(),
-    installmentAmount: Amount.describe('each instalment; the first also takes the remainder'),
+    installmentAmount: MinorAmount.describe('each instalment; the first also takes the remainder'),
     paidInstallments: z.number().int(),
-    paidAmount: Amount,
-    outstandingAmount: Amount.describe('what is still to be collected (0 once cancelled or failed)'),
+    paidAmount: MinorAmount,
+    outstandingAmount: MinorAmount.describe('what is still to be collected (0 once cancelled or failed)'),
     schedule: z.array(BnplInstallmentSchema),
     failureReason: z.string().nullable(),
     createdAt: Timestamp,

@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {minorPerMajor} from './money.js'
 
 /** Fiat currencies the service supports for wallets. */
 export const FIAT_CURRENCIES = [
@@ -23,32 +24,6 @@ export const PAYMENT_CURRENCIES = ['USD', 'EUR', 'GBP', 'BTC', 'ETH', 'SOL', 'US
 
 export type Currency = (typeof SUPPORTED_CURRENCIES)[number]
 export const CurrencySchema = z.enum(SUPPORTED_CURRENCIES)
-
-/**
- * Digits after the decimal point of each currency's smallest unit (cents for fiat, wei for ETH,
- * lamports for SOL, 6 for USDC). Amounts on the wire are integers in that unit.
- */
-export const MINOR_UNITS: Record<Currency, number> = {
-  USD: 2,
-  EUR: 2,
-  GBP: 2,
-  CAD: 2,
-  AUD: 2,
-  JPY: 0,
-  CHF: 2,
-  CNY: 2,
-  INR: 2,
-  BRL: 2,
-  MXN: 2,
-  BTC: 8,
-  ETH: 18,
-  SOL: 9,
-  USDC: 6,
-  USDT: 6,
-  MATIC: 18,
-  AVAX: 18,
-  NEAR: 24,
-}
 
 export function isSupportedCurrency(code: string): code is Currency {
   return (SUPPORTED_CURRENCIES as readonly string[]).includes(code)
@@ -88,15 +63,25 @@ export const USD_VALUE_MICROS: Record<Currency, bigint> = {
  */
 export function usdCentsToMinor(cents: bigint, currency: Currency, rounding: 'floor' | 'ceil'): bigint {
   // minor = cents / 100 USD * 1e6 micros / rate * 10^digits
-  const numerator = cents * 10_000n * 10n ** BigInt(MINOR_UNITS[currency])
+  const numerator = cents * 10_000n * minorPerMajor(currency)
   const denominator = USD_VALUE_MICROS[currency]
   const quotient = numerator / denominator
   return rounding === 'ceil' && quotient * denominator !== numerator ? quotient + 1n : quotient
 }
 
-/** The value in US cents (rounded down) of `amount` smallest units of `currency`, at the sandbox rates. */
-export function minorToUsdCents(amount: bigint, currency: Currency): bigint {
-  return (amount * USD_VALUE_MICROS[currency]) / (10_000n * 10n ** BigInt(MINOR_UNITS[currency]))
+/**
+ * The value in US cents of `amount` smallest units of `currency`, at the sandbox rates: rounded down
+ * by default, `ceil` for what is owed (a debt never shrinks in the conversion).
+ */
+export function minorToUsdCents(
+  amount: bigint,
+  currency: Currency,
+  rounding: 'floor' | 'ceil' = 'floor',
+): bigint {
+  const numerator = amount * USD_VALUE_MICROS[currency]
+  const denominator = 10_000n * minorPerMajor(currency)
+  const quotient = numerator / denominator
+  return rounding === 'ceil' && quotient * denominator !== numerator ? quotient + 1n : quotient
 }
 
 /** Default limits of a new wallet, in US cents: 10,000.00 per transaction, 25,000.00 a day, 100,000.00 a month. */

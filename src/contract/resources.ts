@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {CurrencySchema} from './currencies.js'
+import {MinorAmount} from './money.js'
 import {
   AccessTokenSurface,
   BalanceSurface,
@@ -10,12 +11,6 @@ import {
 } from './surface.js'
 
 const Timestamp = z.string().describe('ISO 8601 timestamp')
-/**
- * An integer amount in the currency's smallest unit. Not limited to 2^53: amounts of 18- and 24-decimal
- * tokens (ETH in wei, NEAR in yoctoNEAR) exceed it. The sandbox keeps them exact (BigInt) and writes
- * them as exact JSON integers; a JavaScript `JSON.parse` reads such a value as the nearest double.
- */
-export const MinorAmount = z.number().multipleOf(1)
 
 export const WALLET_STATUSES = ['pending_verification', 'active', 'suspended', 'frozen', 'closed'] as const
 export const TRANSACTION_TYPES = [

@@ -1,6 +1,7 @@
 import {z} from 'zod'
-import {type Currency, FIAT_CURRENCIES, MINOR_UNITS} from './currencies.js'
+import {type Currency, FIAT_CURRENCIES} from './currencies.js'
 import type {Endpoint} from './endpoints.js'
+import {MINOR_UNITS, minorPerMajor} from './money.js'
 import {RoundupProcessSchema} from './resources.js'
 import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
 
@@ -37,58 +38,7 @@ const RoundupCurrencySchema = z.enum(ROUNDUP_CURRENCIES, {
  * 100 yen for JPY, which has no minor unit, so that a yen purchase has spare change at all.
  */
 export function roundupStep(currency: Currency): bigint {
-  const digits = MINOR_UNITS[currency]
-  return digits === 0 ? 100n : 10n ** BigInt(digits)
-}
-
-/** A JSON number holds at most this many significant decimal digits exactly. */
-export const MAX_SIGNIFICANT_DIGITS = 15
-
-/**
- * The exact amount in the smallest unit of a major-unit JSON number (4.35 USD → 435n). The number is
- * read as its shortest round-trip decimal, which is the literal the client wrote whenever that has at
- * most 15 significant digits; longer ones, and more decimals than the currency has, are refused with
- * a RangeError whose message says why. Never multiplies a float.
- */
-export function majorToMinor(value: number, currency: Currency): bigint {
-  if (!Number.isFinite(value)) throw new RangeError('Must be a finite number')
-  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value))
-  if (match === null) throw new RangeError('Must be a decimal number')
-  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
-  const mantissa = whole + fraction
-  const significant = mantissa.replace(/^0+/, '').replace(/0+$/, '')
-  if (significant.length > MAX_SIGNIFICANT_DIGITS) {
-    throw new RangeError(
-      `Has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than a JSON number carries exactly`,
-    )
-  }
-  // Where the decimal point falls in `mantissa`, once the exponent is applied.
-  const point = whole.length + Number(exponent)
-  const padded = point > mantissa.length ? mantissa.padEnd(point, '0') : mantissa
-  const intDigits = point <= 0 ? '0' : padded.slice(0, point)
-  const fracDigits = (point < 0 ? '0'.repeat(-point) + padded : padded.slice(Math.max(point, 0))).replace(
-    /0+$/,
-    '',
-  )
-  const decimals = MINOR_UNITS[currency]
-  if (fracDigits.length > decimals) {
-    throw new RangeError(
-      decimals === 0
-        ? `${currency} has no decimal places`
-        : `${currency} has ${decimals} decimal places; this has ${fracDigits.length}`,
-    )
-  }
-  const minor = BigInt(intDigits + fracDigits.padEnd(decimals, '0'))
-  return sign === '-' ? -minor : minor
-}
-
-/** The major-unit decimal text of an amount in the smallest unit: 65n USD → "0.65", 500n JPY → "500". */
-export function minorToMajorText(minor: bigint, currency: Currency): string {
-  const decimals = MINOR_UNITS[currency]
-  const negative = minor < 0n
-  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0')
-  const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`
-  return negative ? `-${text}` : text
+  return MINOR_UNITS[currency] === 0 ? 100n : minorPerMajor(currency)
 }
 
 export const RoundupSettingsRecordSchema = RoundupSettingsSurface.extend({

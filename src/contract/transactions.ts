@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {MinorAmount} from './money.js'
 import {
   type Balance,
   BalanceSchema,
@@ -19,7 +20,6 @@ import {LinkTokenSurface, notShown, TransactionSurface} from './surface.js'
  */
 
 const Timestamp = z.string().describe('ISO 8601 timestamp')
-const Amount = z.number().multipleOf(1)
 const page = {
   limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
   cursor: z.string().optional().describe('the nextCursor of the previous page'),
@@ -43,7 +43,7 @@ export type TransactionList = z.infer<typeof TransactionListSchema>
 
 export const RefundRequestSchema = z
   .strictObject({
-    amount: Amount.positive().optional().describe('smallest unit; default: the whole refundable amount'),
+    amount: MinorAmount.positive().optional().describe('smallest unit; default: the whole refundable amount'),
     reason: z.string().max(500).optional(),
   })
   .meta({id: 'RefundRequest'})
@@ -132,7 +132,11 @@ export const UpdateWalletSchema = z
     label: z.string().max(50).optional(),
     status: z.enum(WALLET_STATUSES).optional(),
     limits: z
-      .strictObject({daily: Amount.positive(), monthly: Amount.positive(), transaction: Amount.positive()})
+      .strictObject({
+        daily: MinorAmount.positive(),
+        monthly: MinorAmount.positive(),
+        transaction: MinorAmount.positive(),
+      })
       .partial()
       .optional(),
   })

@@ -1,17 +1,17 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {MinorAmount} from './money.js'
 import {BalanceSchema} from './resources.js'
 import {notShown} from './surface.js'
 
 /** The wallet and payment-method product (`walletsvc`); bodies are the sandbox's (docs/money.md). */
 
 const Timestamp = z.string().describe('ISO 8601 timestamp')
-const Amount = z.number().multipleOf(1)
 
 export const EligibilityRequestSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: Amount.positive(),
+    amount: MinorAmount.positive(),
     currency: z.string().min(1).default('USD'),
   })
   .meta({id: 'EligibilityRequest'})
@@ -21,9 +21,9 @@ export const EligibilitySchema = z
     eligible: z.boolean(),
     userId: z.string(),
     walletId: z.string().nullable(),
-    amount: Amount,
+    amount: MinorAmount,
     currency: z.string(),
-    available: Amount.describe('available balance of the wallet in that currency (0 without one)'),
+    available: MinorAmount.describe('available balance of the wallet in that currency (0 without one)'),
     reasons: z.array(
       z.enum([
         'NO_WALLET',
@@ -40,7 +40,7 @@ export type Eligibility = z.infer<typeof EligibilitySchema>
 export const WalletPaymentRequestSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: Amount.positive(),
+    amount: MinorAmount.positive(),
     currency: z.string().min(1).default('USD'),
     merchantName: z.string().max(200).optional(),
     description: z.string().max(500).optional(),
@@ -53,7 +53,7 @@ export const WalletPaymentSchema = z
     userId: z.string(),
     walletId: z.string(),
     transactionId: z.string(),
-    amount: Amount,
+    amount: MinorAmount,
     currency: z.string(),
     status: z.enum(['completed', 'failed']),
     merchantName: z.string().optional(),
@@ -99,7 +99,7 @@ export const P2PRequestSchema = z
   .strictObject({
     fromUserId: z.string().min(1),
     toUserId: z.string().min(1),
-    amount: Amount.positive(),
+    amount: MinorAmount.positive(),
     currency: z.string().min(1).default('USD'),
     note: z.string().max(280).optional(),
   })
@@ -112,7 +112,7 @@ export const P2PTransferSchema = z
     toUserId: z.string(),
     fromWalletId: z.string(),
     toWalletId: z.string(),
-    amount: Amount,
+    amount: MinorAmount,
     currency: z.string(),
     status: z.literal('completed'),
     note: z.string().optional(),

@@ -15,8 +15,6 @@ import {createHmac, timingSafeEqual} from 'node:crypto'
 export const SIGNATURE_HEADER = 'x-service-signature'
 /** How far a signature's timestamp may be from the verifier's clock, in either direction, by default. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
-/** Every signing secret starts with this. */
-export const SECRET_PREFIX = 'whsec_'
 
 /** The exact bytes of a request body; a string is taken as UTF-8. */
 export type Payload = string | Uint8Array

@@ -1,3 +1,4 @@
+export {formatMinor, formatMoney} from '../contract/money.js'
 export {
   computeSignature,
   DEFAULT_TOLERANCE_SECONDS,
@@ -28,7 +29,7 @@ export {
 } from './environments.js'
 export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
 export {parseExact, stringifyExact} from './exact-json.js'
-export {formatMinor, formatMoney, parseAmount} from './money.js'
+export {parseAmount} from './money.js'
 export {
   type CachedToken,
   credentialsFromEnv,

@@ -1,4 +1,6 @@
 import {hash, randomBytes} from 'node:crypto'
+import type {Currency} from '../contract/currencies.js'
+import {exactNumber, minorToMajorText} from '../contract/money.js'
 
 // JSON.rawJSON (ES2025) is in Node 24 but not yet in TypeScript's es2024 lib.
 const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
@@ -8,11 +10,16 @@ const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
  * decimal digits spliced into the JSON (wei amounts exceed 2^53 and would be rounded by a double).
  */
 export function jsonAmount(value: bigint): number {
-  if (value <= MAX_SAFE && value >= MIN_SAFE) return Number(value)
-  return rawJSON(value.toString()) as number
+  const exact = exactNumber(value)
+  return typeof exact === 'bigint' ? (rawJSON(exact.toString()) as number) : exact
 }
 
-// Made once: this runs for every amount of every answer and event.
+/** A major-unit amount for a body: its exact decimal digits ("1.30"), never a float computed here. */
+export function jsonMajor(minor: bigint, currency: Currency): number {
+  return rawJSON(minorToMajorText(minor, currency)) as number
+}
+
+// Made once: the request parser compares every long literal with them.
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
 

@@ -1,7 +1,6 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {majorToMinor, minorToMajorText} from '../../src/contract/money.js'
 import {
-  majorToMinor,
-  minorToMajorText,
   PendingRoundupsSchema,
   RoundupSchema,
   RoundupSettingsRecordSchema,

@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {type PutRoundupSettingsInput, unwrapEnvelope} from '../../contract/index.js'
+import {currencySuffix, type PutRoundupSettingsInput, unwrapEnvelope} from '../../contract/index.js'
 import type {PayctlClient} from '../client.js'
 import {errorFrom} from '../client.js'
 import {PayctlError} from '../errors.js'
@@ -78,7 +78,7 @@ const CREATORS: Record<RecordKind, Create> = {
     return {...roundup, id: typeof roundup.id === 'string' ? roundup.id : transactionId}
   },
   bnpl_payments: async (c, f, key) => {
-    const currency = str(f.currency) ?? /([A-Za-z]{3,5})\s*$/.exec(String(f.amount))?.[1] ?? 'USD'
+    const currency = str(f.currency) ?? currencySuffix(String(f.amount)) ?? 'USD'
     const payment = await c.bnpl.create(
       {
         userId: String(f.user),
@@ -122,7 +122,7 @@ const CREATORS: Record<RecordKind, Create> = {
     ),
   transactions: (c, f, key) => {
     const amount = amountOf(f.amount, str(f.currency))
-    const currency = str(f.currency) ?? /([A-Za-z]{3,5})\s*$/.exec(String(f.amount))?.[1]
+    const currency = str(f.currency) ?? currencySuffix(String(f.amount))
     if (!currency)
       throw new PayctlError({
         kind: 'usage',

@@ -14,8 +14,7 @@ import {
   type Currency,
   FIAT_CURRENCIES,
   isSupportedCurrency,
-  MINOR_UNITS,
-  USD_VALUE_MICROS,
+  minorToUsdCents,
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
@@ -112,13 +111,6 @@ function statements(db: DatabaseSync) {
   }
 }
 
-/** What `owed` smallest units of `currency` are worth in US cents, rounded up: a debt never shrinks. */
-function usdCentsOwed(owed: bigint, currency: Currency): bigint {
-  const numerator = owed * USD_VALUE_MICROS[currency]
-  const denominator = 10_000n * 10n ** BigInt(MINOR_UNITS[currency])
-  return (numerator + denominator - 1n) / denominator
-}
-
 /** When a payment reached its final state. */
 type Timestamps = Pick<BnplPayment, 'completedAt' | 'cancelledAt' | 'failedAt'>
 
@@ -182,7 +174,7 @@ export class BnplService {
       const paid = this.installmentRows(row.id)
         .filter((i) => i.status === 'paid')
         .reduce((sum, i) => sum + BigInt(i.amount), 0n)
-      owedCents += usdCentsOwed(BigInt(row.amount) - paid, row.currency)
+      owedCents += minorToUsdCents(BigInt(row.amount) - paid, row.currency, 'ceil')
     }
     const limit = usdCentsToMinor(BNPL_LIMIT_USD_CENTS, currency, 'floor')
     const leftCents = BNPL_LIMIT_USD_CENTS > owedCents ? BNPL_LIMIT_USD_CENTS - owedCents : 0n

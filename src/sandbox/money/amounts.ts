@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {minorFrom} from '../../contract/money.js'
 import {CreateTransactionSchema, CreateWalletSchema} from '../../contract/resources.js'
 import {RefundRequestSchema, UpdateWalletSchema} from '../../contract/transactions.js'
 import {
@@ -21,9 +22,7 @@ function isOutOfRange(value: unknown): boolean {
  */
 function minorAmount(minimum: 0n | 1n) {
   return z.unknown().transform((value, ctx): bigint => {
-    let amount: bigint | undefined
-    if (typeof value === 'bigint') amount = value
-    else if (typeof value === 'number' && Number.isSafeInteger(value)) amount = BigInt(value)
+    const amount = minorFrom(value)
     if (amount === undefined) {
       ctx.addIssue({
         code: 'custom',

@@ -1,9 +1,8 @@
 import type {DatabaseSync} from 'node:sqlite'
 import type {Currency} from '../../contract/currencies.js'
+import {majorToMinor, minorToMajorText} from '../../contract/money.js'
 import {
   DEFAULT_MAX_ROUNDUP,
-  majorToMinor,
-  minorToMajorText,
   type PendingRoundups,
   type Roundup,
   type RoundupCurrency,
@@ -15,18 +14,10 @@ import {
 import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
-import {jsonAmount} from '../json.js'
+import {jsonAmount, jsonMajor} from '../json.js'
 import type {WalletRow, WalletState} from '../money/ledger.js'
 import {walletFromRow} from '../money/ledger.js'
 import {applyRoundupSchema} from './schema.js'
-
-// JSON.rawJSON (ES2025) is in Node 24 but not yet in TypeScript's es2024 lib.
-const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
-
-/** A major-unit amount for a body: its exact decimal digits ("1.30"), never a float computed here. */
-function jsonMajor(minor: bigint, currency: Currency): number {
-  return rawJSON(minorToMajorText(minor, currency)) as number
-}
 
 /** The settings in effect for a user: their own, or the defaults until they set some. */
 export interface SettingsState {

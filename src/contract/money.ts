@@ -1,0 +1,198 @@
+import {z} from 'zod'
+import type {Currency} from './currencies.js'
+
+/**
+ * Money arithmetic, in one place for the client, the CLI and the sandbox alike: amounts are integers
+ * in a currency's smallest unit, converted to and from decimal text exactly, with bigint and never a
+ * float. Nothing here knows an error type of its own: what cannot be read comes back as undefined or
+ * as a RangeError whose message says why, and each caller turns that into its own error.
+ */
+
+/**
+ * Digits after the decimal point of each currency's smallest unit (cents for fiat, wei for ETH,
+ * lamports for SOL, 6 for USDC). Amounts on the wire are integers in that unit.
+ */
+export const MINOR_UNITS: Record<Currency, number> = {
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  CAD: 2,
+  AUD: 2,
+  JPY: 0,
+  CHF: 2,
+  CNY: 2,
+  INR: 2,
+  BRL: 2,
+  MXN: 2,
+  BTC: 8,
+  ETH: 18,
+  SOL: 9,
+  USDC: 6,
+  USDT: 6,
+  MATIC: 18,
+  AVAX: 18,
+  NEAR: 24,
+}
+
+/**
+ * An integer amount in the currency's smallest unit, as the contract's schemas declare it. Not limited
+ * to 2^53: amounts of 18- and 24-decimal tokens (ETH in wei, NEAR in yoctoNEAR) exceed it. The sandbox
+ * keeps them exact (BigInt) and writes them as exact JSON integers; a JavaScript `JSON.parse` reads
+ * such a value as the nearest double.
+ */
+export const MinorAmount = z.number().multipleOf(1)
+
+/** The decimal places of a currency code, or undefined for a code payctl does not know. */
+export function minorUnitsOf(code: string): number | undefined {
+  return Object.hasOwn(MINOR_UNITS, code) ? MINOR_UNITS[code as Currency] : undefined
+}
+
+/** How many smallest units make one major unit: 100n for USD, 1n for JPY, 10n ** 18n for ETH. */
+export function minorPerMajor(currency: Currency): bigint {
+  return 10n ** BigInt(MINOR_UNITS[currency])
+}
+
+/** An integer amount (a safe-integer number or a bigint) as bigint; undefined for anything else. */
+export function minorFrom(value: unknown): bigint | undefined {
+  if (typeof value === 'bigint') return value
+  return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** An amount as a plain number while a double holds it exactly (|n| ≤ 2^53 - 1); otherwise as it is. */
+export function exactNumber(value: bigint): number | bigint {
+  return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : value
+}
+
+/** `minor` with the decimal point `digits` places from the right: 5n, 2 → "0.05"; optionally grouped. */
+function decimalText(minor: bigint, digits: number, group: boolean): string {
+  const negative = minor < 0n
+  const text = (negative ? -minor : minor).toString().padStart(digits + 1, '0')
+  const whole = digits === 0 ? text : text.slice(0, -digits)
+  const fraction = digits === 0 ? '' : `.${text.slice(-digits)}`
+  return `${negative ? '-' : ''}${group ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : whole}${fraction}`
+}
+
+/** The major-unit decimal text of an amount in the smallest unit: 65n USD → "0.65", 500n JPY → "500". */
+export function minorToMajorText(minor: bigint, currency: Currency): string {
+  return decimalText(minor, MINOR_UNITS[currency], false)
+}
+
+/**
+ * Format an integer amount in the smallest unit as a decimal in major units: 12345 USD → "123.45".
+ * A currency payctl does not know is taken to have 2 decimal places.
+ */
+export function formatMinor(amount: number | bigint, currency: string): string {
+  return decimalText(BigInt(amount), minorUnitsOf(currency) ?? 2, true)
+}
+
+/** "1,234.50 USD" */
+export function formatMoney(amount: number | bigint, currency: string): string {
+  return `${formatMinor(amount, currency)} ${currency}`
+}
+
+/** A JSON number holds at most this many significant decimal digits exactly. */
+export const MAX_SIGNIFICANT_DIGITS = 15
+
+/**
+ * The exact amount in the smallest unit of a major-unit JSON number (4.35 USD → 435n). The number is
+ * read as its shortest round-trip decimal, which is the literal the client wrote whenever that has at
+ * most 15 significant digits; longer ones, and more decimals than the currency has, are refused with
+ * a RangeError whose message says why. Never multiplies a float.
+ */
+export function majorToMinor(value: number, currency: Currency): bigint {
+  if (!Number.isFinite(value)) throw new RangeError('Must be a finite number')
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value))
+  if (match === null) throw new RangeError('Must be a decimal number')
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
+  const mantissa = whole + fraction
+  const significant = mantissa.replace(/^0+/, '').replace(/0+$/, '')
+  if (significant.length > MAX_SIGNIFICANT_DIGITS) {
+    throw new RangeError(
+      `Has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than a JSON number carries exactly`,
+    )
+  }
+  // Where the decimal point falls in `mantissa`, once the exponent is applied.
+  const point = whole.length + Number(exponent)
+  const padded = point > mantissa.length ? mantissa.padEnd(point, '0') : mantissa
+  const intDigits = point <= 0 ? '0' : padded.slice(0, point)
+  const fracDigits = (point < 0 ? '0'.repeat(-point) + padded : padded.slice(Math.max(point, 0))).replace(
+    /0+$/,
+    '',
+  )
+  const decimals = MINOR_UNITS[currency]
+  if (fracDigits.length > decimals) {
+    throw new RangeError(
+      decimals === 0
+        ? `${currency} has no decimal places`
+        : `${currency} has ${decimals} decimal places; this has ${fracDigits.length}`,
+    )
+  }
+  const minor = BigInt(intDigits + fracDigits.padEnd(decimals, '0'))
+  return sign === '-' ? -minor : minor
+}
+
+/** The pieces of an amount typed as text: "-1_234.50 usd" → sign "-", whole "1_234", fraction "50", suffix "usd". */
+export interface AmountParts {
+  sign: '' | '-'
+  whole: string
+  fraction: string | undefined
+  suffix: string | undefined
+}
+
+/**
+ * Split amount text into its pieces: an integer, optionally with a fraction and a 3-5 letter currency
+ * code after it; blanks around and before the code are allowed, as are `_` between digits. Undefined
+ * when the text is not one.
+ */
+export function splitAmount(text: string): AmountParts | undefined {
+  const m = /^\s*(-?)(\d[\d_]*)(?:\.(\d+))?\s*([A-Za-z]{3,5})?\s*$/.exec(text)
+  if (!m) return undefined
+  const [, sign = '', whole = '', fraction, suffix] = m
+  return {sign: sign as AmountParts['sign'], whole, fraction, suffix}
+}
+
+/** The 3-5 letter currency code at the end of amount text ("12.34USD" → "USD"), as typed. */
+export function currencySuffix(text: string): string | undefined {
+  return /([A-Za-z]{3,5})\s*$/.exec(text)?.[1]
+}
+
+/**
+ * Read amount text into the currency's smallest unit, exactly: a bare integer is already in the
+ * smallest unit ("1234" → 1234n); a decimal with the currency appended is in major units
+ * ("12.34USD", "12.34 USD" → 1234n). `currency`, when given, is the one the amount must be in. What
+ * cannot be read is refused with a RangeError whose message quotes the text and says why.
+ */
+export function parseMinor(text: string, currency?: string): {minor: bigint; currency: string | undefined} {
+  const parts = splitAmount(text)
+  if (!parts) {
+    throw new RangeError(
+      `"${text}" is not an amount: use an integer in the smallest unit (1234) or a decimal with its currency (12.34USD)`,
+    )
+  }
+  const {sign, fraction} = parts
+  const code = parts.suffix?.toUpperCase()
+  if (code && currency && code !== currency.toUpperCase()) {
+    throw new RangeError(`amount "${text}" is in ${code} but the currency is ${currency.toUpperCase()}`)
+  }
+  const cur = code ?? currency?.toUpperCase()
+  const whole = parts.whole.replaceAll('_', '')
+  let minor: bigint
+  if (fraction === undefined && !code) {
+    minor = BigInt(whole)
+  } else {
+    const digits = cur === undefined ? undefined : minorUnitsOf(cur)
+    if (digits === undefined) {
+      throw new RangeError(
+        `a decimal amount needs a supported currency to convert it exactly (got ${cur ?? 'none'})`,
+      )
+    }
+    const frac = fraction ?? ''
+    if (frac.length > digits) {
+      throw new RangeError(`${cur} has ${digits} decimal places; "${text}" has ${frac.length}`)
+    }
+    minor = BigInt(whole + frac.padEnd(digits, '0'))
+  }
+  return {minor: sign ? -minor : minor, currency: cur}
+}
