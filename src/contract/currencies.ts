@@ -19,8 +19,6 @@ export const FIAT_CURRENCIES = [
 export const CRYPTO_CURRENCIES = ['BTC', 'ETH', 'SOL', 'USDC', 'USDT', 'MATIC', 'AVAX', 'NEAR'] as const
 /** Every currency a wallet may hold. */
 export const SUPPORTED_CURRENCIES = [...FIAT_CURRENCIES, ...CRYPTO_CURRENCIES] as const
-/** The currencies the payment endpoint lists as supported. */
-export const PAYMENT_CURRENCIES = ['USD', 'EUR', 'GBP', 'BTC', 'ETH', 'SOL', 'USDC', 'USDT'] as const
 
 export type Currency = (typeof SUPPORTED_CURRENCIES)[number]
 export const CurrencySchema = z.enum(SUPPORTED_CURRENCIES)

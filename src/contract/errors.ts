@@ -51,7 +51,6 @@ export const ERROR_STATUS = {
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
 
 /** Category string of the resource error shape (`error` at top level), by code. */
 export function errorCategory(code: string): string {

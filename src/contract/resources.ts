@@ -247,16 +247,6 @@ export const UserSchema = UserSurface.extend({
   .meta({id: 'User'})
 export type User = z.infer<typeof UserSchema>
 
-export const RoundupSettingsSchema = z
-  .object({
-    enabled: z.boolean(),
-    multiplier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(5)]),
-    max_roundup_amount: z.number().positive().describe('cap per transaction, major currency units'),
-    destination_account_id: z.string().optional(),
-  })
-  .meta({id: 'RoundupSettings'})
-export type RoundupSettings = z.infer<typeof RoundupSettingsSchema>
-
 export const RoundupProcessSchema = z
   .strictObject({
     user_id: z.string().min(1),
