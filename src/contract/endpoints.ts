@@ -46,7 +46,7 @@ export interface Endpoint {
   operationId: string
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
   /** Path below `/v1`, with `{param}` placeholders. */
-  path: string
+  path: `/${string}`
   summary: string
   tag: string
   auth: EndpointAuth
@@ -281,6 +281,10 @@ type SurfaceOf<E> = E extends {surface: infer S extends z.ZodType}
     : never
 /** What a call of the client returns: the answer as the service sent it, checked against the surface. */
 export type EndpointResult<K extends EndpointId> = z.infer<SurfaceOf<(typeof endpoints)[K]>>
+/** The names of the `{param}` placeholders of a path template. */
+type PathParams<P extends string> = P extends `${string}{${infer N}}${infer R}` ? N | PathParams<R> : never
+/** The path parameters an operation takes (`never` for none). */
+export type EndpointParams<K extends EndpointId> = PathParams<(typeof endpoints)[K]['path']>
 /** The body an operation takes (`never` for one that takes none). */
 export type EndpointBody<K extends EndpointId> = (typeof endpoints)[K] extends {
   body: infer S extends z.ZodType

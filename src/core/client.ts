@@ -8,6 +8,7 @@ import {
   type EnableRoundupsInput,
   type EndpointBody,
   type EndpointId,
+  type EndpointParams,
   type EndpointQuery,
   type EndpointResult,
   endpointAt,
@@ -42,7 +43,7 @@ export interface ClientOptions extends TransportOptions {
 
 /** A call of operation `K`: its body and query as the contract types them, amounts possibly exact. */
 export interface CallInput<K extends EndpointId = EndpointId> {
-  params?: Record<string, string>
+  params?: Record<EndpointParams<K>, string>
   query?: EndpointQuery<K>
   body?: Exact<EndpointBody<K>>
   /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
@@ -210,12 +211,14 @@ export class PayctlClient {
     input: CallInput<K> = {},
   ): Promise<CallResult<EndpointResult<K>>> {
     const ep = endpoints[id]
-    let path: string = ep.path
-    for (const [name, value] of Object.entries(input.params ?? {})) {
+    const params: Record<string, string> = input.params ?? {}
+    const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = params[name]
       // An empty id would name another route (`/wallets/` is the list of wallets).
-      if (value.trim() === '') throw usageError(`the ${name} must not be empty`, 'MISSING_ARGUMENT', {name})
-      path = path.replace(`{${name}}`, encodeURIComponent(value))
-    }
+      if (value === undefined || value.trim() === '')
+        throw usageError(`the ${name} must not be empty`, 'MISSING_ARGUMENT', {name})
+      return encodeURIComponent(value)
+    })
     const root = onAuthHost(ep) ? (this.profile.authUrl ?? this.profile.baseUrl) : this.profile.baseUrl
     const prefix = 'versioned' in ep && ep.versioned === false ? '' : '/v1'
     const url = new URL(`${root}${prefix}${path}`)
