@@ -95,6 +95,16 @@ describe('errors a newcomer meets', () => {
     expect(r.exitCode).toBe(2)
     const w = await runCli(['wallets', 'create'], {configDir: config.dir})
     expect(w.stderr).toMatch(/--user.*--currency/)
+    // The flags a method requires count too, and a currency the amount does not carry.
+    const t = await runCli(['transactions', 'create', '--method', 'ach', '--json'], {configDir: config.dir})
+    expect(t.json<JsonError>().error.details).toEqual({
+      flags: ['--amount', '--currency', '--payment-method', '--to'],
+    })
+    const transfer = await runCli(['transactions', 'create', '--method', 'wallet', '--amount', '5.00USD'], {
+      configDir: config.dir,
+    })
+    expect(transfer.stderr).toContain('missing required flags --from, --to')
+    expect(transfer.exitCode).toBe(2)
   })
 
   it('an unknown --currency is a usage error (exit 2), like a malformed amount', async () => {

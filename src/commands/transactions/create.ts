@@ -46,7 +46,12 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
 
   async run(): Promise<TransactionView> {
     const f = this.flags
-    this.requireFlags({method: f.method, amount: f.amount})
+    this.requireFlags({
+      method: f.method,
+      amount: f.amount,
+      currency: currencyFrom(f.currency, f.amount),
+      ...(f.method === undefined ? {} : conditionalFlags(f.method, f)),
+    })
     const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
       throw usageError(`--method must be one of ${PAYMENT_METHODS.join(', ')}`, 'INVALID_FLAG')
@@ -94,6 +99,16 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
     }
     return tx
   }
+}
+
+/** The flags `method` requires beyond the others, with their values (undefined where missing). */
+function conditionalFlags(
+  method: string,
+  f: {from?: string | undefined; to?: string | undefined; 'payment-method'?: string | undefined},
+): Record<string, string | undefined> {
+  if (method === 'wallet') return {from: f.from, to: f.to}
+  const wallet = f.from || f.to ? {} : {to: undefined}
+  return method === 'card' || method === 'ach' ? {'payment-method': f['payment-method'], ...wallet} : wallet
 }
 
 /** The spec's conditional fields, checked before anything is sent so the error names the flag. */
