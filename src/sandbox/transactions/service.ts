@@ -2,6 +2,7 @@ import type {StatementSync} from 'node:sqlite'
 import type {z} from 'zod'
 import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
 import type {EventName, Transaction} from '../../contract/resources.js'
+import type {SandboxClock} from '../clock.js'
 import {type Database, keepWrites} from '../database.js'
 import {ApiError} from '../errors.js'
 import type {EventLog} from '../events.js'
@@ -22,7 +23,6 @@ import {
   supportedMethods,
   TEST_PAYMENT_METHODS,
 } from './catalog.js'
-import type {SandboxClock} from './clock.js'
 import {type ExternalAccount, Ledger, type Posting, type WalletState} from './ledger.js'
 import {newTransactionId, TransactionStore, type TxRecord, toTransaction} from './records.js'
 

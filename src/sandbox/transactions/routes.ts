@@ -8,11 +8,11 @@ import {
 import {applyBnplSchema} from '../bnpl/schema.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {CreateTransactionInput, RefundInput} from '../money/amounts.js'
-import {toTransaction} from '../money/records.js'
-import {refundTransaction} from '../money/refunds.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {applyRoundupSchema} from '../roundups/schema.js'
+import {CreateTransactionInput, RefundInput} from '../transactions/amounts.js'
+import {toTransaction} from '../transactions/records.js'
+import {refundTransaction} from '../transactions/refunds.js'
 import {parseInput} from '../validation.js'
 
 const pages = new Pagination('transactions', 'newest first')

@@ -9,9 +9,9 @@ import {
 } from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {type SandboxCredentials, sameSecret} from '../partners.js'
 import {RATE_LIMITS} from '../rate-limiter.js'
 import {parseInput} from '../validation.js'
+import {type SandboxCredentials, sameSecret} from './partners.js'
 
 /** Refresh and revoke take no body; an empty object is tolerated, anything more is refused. */
 export const NoBodySchema = z.strictObject({}).optional()

@@ -5,10 +5,10 @@ import {type Balance, ListWalletsQuerySchema, type Wallet, type WalletList} from
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {newId} from '../ids.js'
-import {CreateWalletInput, UpdateWalletInput} from '../money/amounts.js'
-import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
-import {invalidCurrency} from '../money/service.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {CreateWalletInput, UpdateWalletInput} from '../transactions/amounts.js'
+import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
+import {invalidCurrency} from '../transactions/service.js'
 import {parseInput} from '../validation.js'
 
 const walletPages = new Pagination('wallets', 'oldest first')

@@ -13,8 +13,8 @@ import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import {EligibilityInput, P2PInput, WalletPaymentInput} from '../money/amounts.js'
-import {toBalance, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
+import {EligibilityInput, P2PInput, WalletPaymentInput} from '../transactions/amounts.js'
+import {toBalance, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
 import {parseInput} from '../validation.js'
 
 /** The Luhn check digit that completes `digits` (a card number without its last digit). */

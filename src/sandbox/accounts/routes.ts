@@ -7,13 +7,18 @@ import {
   type LinkToken,
   type PaymentMethod,
 } from '../../contract/transactions.js'
+import {NoBodySchema} from '../auth/routes.js'
 import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
-import {type Instrument, type InstrumentTemplate, TEST_BANK_ACCOUNTS, TEST_TOKENS} from '../money/catalog.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {
+  type Instrument,
+  type InstrumentTemplate,
+  TEST_BANK_ACCOUNTS,
+  TEST_TOKENS,
+} from '../transactions/catalog.js'
 import {parseInput} from '../validation.js'
-import {NoBodySchema} from './auth.js'
 
 /** How long a link token stays usable. */
 export const LINK_TOKEN_TTL_MS = 30 * 60 * 1000
