@@ -1,4 +1,3 @@
-import {z} from 'zod'
 import {endpoints} from '../../contract/endpoints.js'
 import {
   type AccessToken,
@@ -10,11 +9,8 @@ import {
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {RATE_LIMITS} from '../rate-limiter.js'
-import {parseInput} from '../validation.js'
+import {NoBodySchema, parseInput} from '../validation.js'
 import {type SandboxCredentials, sameSecret} from './partners.js'
-
-/** Refresh and revoke take no body; an empty object is tolerated, anything more is refused. */
-export const NoBodySchema = z.strictObject({}).optional()
 
 export function authRoutes(ctx: SandboxContext): RouteSpec[] {
   const {partners, tokens, limiter, settings} = ctx

@@ -1,9 +1,8 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {SandboxHealth} from '../../contract/resources.js'
-import {NoBodySchema} from '../auth/routes.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {MONEY_TABLES} from '../database.js'
-import {parseInput} from '../validation.js'
+import {NoBodySchema, parseInput} from '../validation.js'
 
 /** The sandbox's own routes, outside /v1: health and reset. */
 export function controlRoutes(ctx: SandboxContext): RouteSpec[] {

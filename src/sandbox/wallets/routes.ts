@@ -1,141 +1,33 @@
-import type {StatementSync} from 'node:sqlite'
-import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencies.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {type Balance, ListWalletsQuerySchema, type Wallet, type WalletList} from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {newId} from '../ids.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {CreateWalletInput, UpdateWalletInput} from '../transactions/amounts.js'
-import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
-import {invalidCurrency} from '../transactions/service.js'
 import {parseInput} from '../validation.js'
-
-const walletPages = new Pagination('wallets', 'oldest first')
-
-/** Page size of GET /wallets when `limit` is not given (the query accepts 1 to 100). */
-
-/**
- * Status changes PATCH /wallets/{id} allows (docs/money.md). `closed` is final, and
- * `pending_verification` is set by the service alone, never requested.
- */
-const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
-  pending_verification: ['active', 'closed'],
-  active: ['suspended', 'frozen', 'closed'],
-  suspended: ['active', 'frozen', 'closed'],
-  frozen: ['active', 'suspended', 'closed'],
-  closed: [],
-}
+import {WalletService} from './service.js'
 
 export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
-  const {database, events, limiter, clock, money} = ctx
-  const {db} = database
-  const userPartner = db.prepare('SELECT partner_id FROM users WHERE id = ?')
-  const byUserCurrency = db.prepare('SELECT id FROM wallets WHERE user_id = ? AND currency = ?')
-  const insert = db.prepare(
-    `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
-       limit_transaction, limit_daily, limit_monthly, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'active', ?, '0', '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
-  )
-  const update = db.prepare(
-    `UPDATE wallets SET label = ?, status = ?, limit_transaction = ?, limit_daily = ?, limit_monthly = ?,
-       updated_at = ? WHERE id = ?`,
-  )
-  const awaitingSettlement = db.prepare(
-    "SELECT 1 FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
-  )
-  // One statement per combination of filters, prepared once.
-  const pages = new Map<string, StatementSync>()
-  for (const byUser of [false, true]) {
-    for (const byCurrency of [false, true]) {
-      const where = ['partner_id = ?', 'seq > ?']
-      if (byUser) where.push('user_id = ?')
-      if (byCurrency) where.push('currency = ?')
-      pages.set(
-        `${byUser}/${byCurrency}`,
-        db.prepare(`SELECT * FROM wallets WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`),
-      )
-    }
-  }
-
+  const wallets = new WalletService(ctx)
   return [
     {
       endpoint: endpoints.createWallet,
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
         const body = parseInput(CreateWalletInput, input.body, 'request body')
-        limiter.checkWalletCreation(partnerId)
-        if (!isSupportedCurrency(body.currency)) throw invalidCurrency(body.currency)
-        const owner = userPartner.get(body.userId) as {partner_id: string} | undefined
-        if (owner === undefined || owner.partner_id !== partnerId) {
-          throw new ApiError('INVALID_USER_ID', `No user ${body.userId}`, {
-            field: 'userId',
-            value: body.userId,
-          })
-        }
-        const existing = byUserCurrency.get(body.userId, body.currency) as {id: string} | undefined
-        if (existing !== undefined) {
-          throw new ApiError(
-            'WALLET_EXISTS',
-            `User ${body.userId} already has a wallet in ${body.currency}`,
-            {
-              existingWalletId: existing.id,
-              userId: body.userId,
-              currency: body.currency,
-            },
-          )
-        }
-        const limits = defaultWalletLimits(body.currency)
-        const at = clock.now()
-        const now = at.toISOString()
-        const wallet = database.transaction(() => {
-          const row = insert.get(
-            newId.wallet(),
-            partnerId,
-            body.userId,
-            body.currency,
-            body.label ?? null,
-            limits.transaction.toString(),
-            limits.daily.toString(),
-            limits.monthly.toString(),
-            now,
-            now,
-          ) as unknown as WalletRow
-          const state = walletFromRow(row)
-          events.record(
-            'wallet.created',
-            partnerId,
-            {
-              id: state.id,
-              userId: state.userId,
-              currency: state.currency,
-              status: state.status,
-              createdAt: state.createdAt,
-            },
-            at,
-          )
-          // The initial balance is money like any other: an adjustment posted to the ledger.
-          const initial = body.initialBalance ?? 0n
-          if (initial > 0n) money.fund(state, initial, at)
-          return toWallet(state)
-        })
-        limiter.noteWalletCreated(partnerId)
-        return wallet
+        return wallets.create(partnerId, body)
       },
     },
     {
       endpoint: endpoints.getWallet,
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
-        const id = input.params.id ?? ''
-        return toWallet(money.wallet(id, partnerId))
+        return wallets.get(partnerId, input.params.id ?? '')
       },
     },
     {
       endpoint: endpoints.getWalletBalance,
       run(input): Balance {
         const partnerId = callerOf(input).partner.partnerId
-        return toBalance(money.wallet(input.params.id ?? '', partnerId))
+        return wallets.balance(partnerId, input.params.id ?? '')
       },
     },
     {
@@ -143,68 +35,7 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
         const body = parseInput(UpdateWalletInput, input.body, 'request body')
-        return database.transaction(() => {
-          const wallet = money.wallet(input.params.id ?? '', partnerId)
-          const from = wallet.status
-          const to = body.status ?? from
-          const refuse = (reason: string, extra: Record<string, unknown> = {}) =>
-            new ApiError(
-              'INVALID_STATE_TRANSITION',
-              `Wallet ${wallet.id} cannot go from ${from} to ${to}: ${reason}`,
-              {
-                walletId: wallet.id,
-                from,
-                to,
-                reason,
-                ...extra,
-              },
-            )
-          if (from === 'closed') throw refuse('a closed wallet is final and cannot change')
-          if (to !== from && !TRANSITIONS[from].includes(to)) {
-            throw refuse(`allowed from ${from}: ${TRANSITIONS[from].join(', ') || 'none'}`)
-          }
-          if (to === 'closed') {
-            const total = wallet.available + wallet.pending + wallet.reserved
-            if (total !== 0n) throw refuse('its balance must be zero first', {balance: toBalance(wallet)})
-            if (awaitingSettlement.get(wallet.id) !== undefined) {
-              throw refuse('a payment of this wallet has not settled yet')
-            }
-          }
-          const limits = {...wallet.limits, ...body.limits}
-          if (limits.transaction > limits.daily || limits.daily > limits.monthly) {
-            throw new ApiError(
-              'VALIDATION_ERROR',
-              'Invalid request body: limits: transaction must not exceed daily, nor daily exceed monthly',
-              {
-                field: 'limits',
-                issues: [
-                  {
-                    path: 'limits',
-                    code: 'inconsistent_limits',
-                    message: 'Expected transaction <= daily <= monthly',
-                  },
-                ],
-              },
-            )
-          }
-          const next: WalletState = {
-            ...wallet,
-            status: to,
-            label: body.label === undefined ? wallet.label : body.label,
-            limits,
-            updatedAt: clock.now().toISOString(),
-          }
-          update.run(
-            next.label,
-            next.status,
-            limits.transaction.toString(),
-            limits.daily.toString(),
-            limits.monthly.toString(),
-            next.updatedAt,
-            next.id,
-          )
-          return toWallet(next)
-        })
+        return wallets.update(partnerId, input.params.id ?? '', body)
       },
     },
     {
@@ -212,17 +43,7 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
       run(input): WalletList {
         const partnerId = callerOf(input).partner.partnerId
         const query = parseInput(ListWalletsQuerySchema, input.query, 'query')
-        if (query.currency !== undefined && !isSupportedCurrency(query.currency)) {
-          throw invalidCurrency(query.currency)
-        }
-        const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const params: (string | number)[] = [partnerId, walletPages.start(query.cursor)]
-        if (query.userId !== undefined) params.push(query.userId)
-        if (query.currency !== undefined) params.push(query.currency)
-        const page = pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
-        const rows = page.all(...params, limit + 1) as unknown as WalletRow[]
-        const {shown, hasMore, nextCursor} = walletPages.page(rows, limit)
-        return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
+        return wallets.list(partnerId, query)
       },
     },
   ]
