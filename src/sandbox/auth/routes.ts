@@ -13,6 +13,7 @@ import {NoBodySchema, parseInput} from '../validation.js'
 import {type SandboxCredentials, sameSecret} from './partners.js'
 
 export function authRoutes(ctx: SandboxContext): RouteSpec[] {
+  // Long only as a list: the token operations are short, and share the helpers defined first.
   const {partners, tokens, limiter, settings} = ctx
 
   async function accessToken(

@@ -485,6 +485,7 @@ export class RoundupService {
    */
   transfer(partnerId: string, userId: string): RoundupTransfer {
     this.requireUser(partnerId, userId)
+    // Kept whole: both destinations share one transaction, its pending rows, their sum and the record.
     return this.ctx.database.transaction(() => {
       const settings = this.settings(userId)
       const rows = this.pendingRows(userId)

@@ -107,6 +107,45 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
   return data
 }
 
+/** The wallets and payment method a transaction names must fit its method: both wallets for a transfer, one otherwise. */
+function checkParties(body: CreateTransaction): void {
+  const {method} = body
+  if (method === 'wallet') {
+    if (body.sourceWalletId === undefined) {
+      throw missingField('sourceWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
+    }
+    if (body.destinationWalletId === undefined) {
+      throw missingField('destinationWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
+    }
+    if (body.sourceWalletId === body.destinationWalletId) {
+      throw missingField('destinationWalletId', 'Must differ from sourceWalletId')
+    }
+    if (body.paymentMethodId !== undefined && body.paymentMethodId !== body.sourceWalletId) {
+      throw new ApiError(
+        'INVALID_PAYMENT_METHOD',
+        'A wallet-to-wallet transfer draws on its source wallet: paymentMethodId, if given, must be sourceWalletId',
+        {field: 'paymentMethodId', paymentMethodId: body.paymentMethodId, method},
+      )
+    }
+  } else {
+    if (body.sourceWalletId !== undefined && body.destinationWalletId !== undefined) {
+      throw missingField(
+        'sourceWalletId',
+        `A ${method} transaction moves money into one wallet (destinationWalletId) or out of one (sourceWalletId), not both`,
+      )
+    }
+    if (body.sourceWalletId === undefined && body.destinationWalletId === undefined) {
+      throw missingField(
+        'destinationWalletId',
+        `Required: destinationWalletId to deposit into a wallet, or sourceWalletId to withdraw from one`,
+      )
+    }
+    if ((method === 'card' || method === 'ach') && body.paymentMethodId === undefined) {
+      throw missingField('paymentMethodId', `Required for method ${method}`)
+    }
+  }
+}
+
 /**
  * Money movement over the ledger: the checks of POST /transactions, deposits, withdrawals,
  * wallet-to-wallet transfers, wallet-product payments and the settlement of asynchronous payments
@@ -344,40 +383,7 @@ export class MoneyService {
         {field: 'method', method, currency, supported: [...supported]},
       )
     }
-    if (method === 'wallet') {
-      if (body.sourceWalletId === undefined) {
-        throw missingField('sourceWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
-      }
-      if (body.destinationWalletId === undefined) {
-        throw missingField('destinationWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
-      }
-      if (body.sourceWalletId === body.destinationWalletId) {
-        throw missingField('destinationWalletId', 'Must differ from sourceWalletId')
-      }
-      if (body.paymentMethodId !== undefined && body.paymentMethodId !== body.sourceWalletId) {
-        throw new ApiError(
-          'INVALID_PAYMENT_METHOD',
-          'A wallet-to-wallet transfer draws on its source wallet: paymentMethodId, if given, must be sourceWalletId',
-          {field: 'paymentMethodId', paymentMethodId: body.paymentMethodId, method},
-        )
-      }
-    } else {
-      if (body.sourceWalletId !== undefined && body.destinationWalletId !== undefined) {
-        throw missingField(
-          'sourceWalletId',
-          `A ${method} transaction moves money into one wallet (destinationWalletId) or out of one (sourceWalletId), not both`,
-        )
-      }
-      if (body.sourceWalletId === undefined && body.destinationWalletId === undefined) {
-        throw missingField(
-          'destinationWalletId',
-          `Required: destinationWalletId to deposit into a wallet, or sourceWalletId to withdraw from one`,
-        )
-      }
-      if ((method === 'card' || method === 'ach') && body.paymentMethodId === undefined) {
-        throw missingField('paymentMethodId', `Required for method ${method}`)
-      }
-    }
+    checkParties(body)
     this.check(this.minimumProblem(amount, currency))
 
     return this.database.transaction(() => {
