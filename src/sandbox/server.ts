@@ -7,23 +7,23 @@ import {
   hasOwnKeyCodes,
   takesIdempotencyKey,
 } from '../contract/endpoints.js'
-import type {Principal} from './authenticate.js'
-import {Authenticator} from './authenticate.js'
+import {accountRoutes} from './accounts/routes.js'
+import type {Principal} from './auth/authenticate.js'
+import {Authenticator} from './auth/authenticate.js'
+import {authRoutes} from './auth/routes.js'
 import {bnplRoutes} from './bnpl/routes.js'
-import type {OperationInput, RouteSpec, SandboxContext} from './context.js'
+import type {OperationInput, RouteSpec, SandboxContext, SandboxSettings} from './context.js'
+import {controlRoutes} from './control/routes.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
 import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
 import {newId} from './ids.js'
 import {canonicalJson, parseRequestJson, sha256Hex} from './json.js'
 import {RATE_LIMITS} from './rate-limiter.js'
 import {roundupRoutes} from './roundups/routes.js'
-import {accountRoutes} from './routes/accounts.js'
-import {authRoutes} from './routes/auth.js'
-import {controlRoutes} from './routes/control.js'
-import {transactionRoutes} from './routes/transactions.js'
-import {userRoutes} from './routes/users.js'
-import {walletProductRoutes} from './routes/wallet-product.js'
-import {walletRoutes} from './routes/wallets.js'
+import {transactionRoutes} from './transactions/routes.js'
+import {userRoutes} from './users/routes.js'
+import {walletProductRoutes} from './wallet-product/routes.js'
+import {walletRoutes} from './wallets/routes.js'
 import {WebhookService} from './webhooks/service.js'
 
 /** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
@@ -100,10 +100,40 @@ export interface ServerOptions {
 /** Build the Fastify app that serves the contract's endpoints from `ctx`. Does not listen. */
 export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): FastifyInstance {
   const {settings} = ctx
+  const log = options.log
+  const app = createApp(settings)
+  addJsonParsers(app)
+  addResponseHooks(app, ctx, log)
+  // Filled once the routes are known; the 405 handler reads it only when a request comes.
+  const paths: PathMethods = new Map()
+  setErrorHandlers(app, settings, (request) => methodNotAllowed(paths, request), log)
+
+  const webhooks = new WebhookService(ctx, options.log)
+  const routes: RouteSpec[] = [
+    ...authRoutes(ctx),
+    ...userRoutes(ctx),
+    ...walletRoutes(ctx),
+    ...transactionRoutes(ctx),
+    ...accountRoutes(ctx),
+    ...walletProductRoutes(ctx),
+    ...roundupRoutes(ctx),
+    ...bnplRoutes(ctx),
+    ...controlRoutes(ctx),
+    // The trigger runs other operations as fixture steps: it finds them in this same list.
+    ...webhooks.routes((id) => routes.find((r) => r.endpoint.operationId === id)),
+  ]
+  checkEveryEndpointServed(routes)
   const authenticator = new Authenticator(ctx.partners, ctx.tokens)
   const principals = new WeakMap<FastifyRequest, Principal>()
+  for (const spec of routes) registerRoute(app, ctx, spec, authenticator, principals)
+  webhooks.attach(app)
+  addPaths(paths, routes)
+  return app
+}
 
-  const app = Fastify({
+/** Fastify with the sandbox's limits and request ids; what Fastify refuses itself answers in the contract's shape. */
+function createApp(settings: SandboxSettings): FastifyInstance {
+  return Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => newId.request(),
@@ -118,8 +148,10 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       void sendJson(reply, rendered.status, JSON.stringify(rendered.body))
     },
   })
+}
 
-  // Only JSON bodies. An empty body is "no body", so bodiless POSTs may still send the header.
+/** Only JSON bodies. An empty body is "no body", so bodiless POSTs may still send the header. */
+function addJsonParsers(app: FastifyInstance): void {
   const jsonBody = (source: string, done: (err: Error | null, body?: unknown) => void) => {
     if (source.trim() === '') return done(null, undefined)
     try {
@@ -155,7 +187,10 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       jsonBody(text as string, done)
     },
   )
+}
 
+/** The request id on every answer, no answer before its commit, and the request log when there is one. */
+function addResponseHooks(app: FastifyInstance, ctx: SandboxContext, log: ServerOptions['log']): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id)
     // Group commit: no answer leaves before the commit that holds what it says (and what it read).
@@ -165,7 +200,6 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     else committed.then(() => done(null, payload), done)
   })
 
-  const log = options.log
   if (log !== undefined) {
     app.addHook('onResponse', (request, reply, done) => {
       const path = request.url.split('?', 1)[0]
@@ -173,7 +207,15 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
       done()
     })
   }
+}
 
+/** Errors of the routes, and requests no route takes (404, or 405 where the path takes other methods). */
+function setErrorHandlers(
+  app: FastifyInstance,
+  settings: SandboxSettings,
+  methodNotAllowed: (request: FastifyRequest) => ApiError | undefined,
+  log: ServerOptions['log'],
+): void {
   app.setErrorHandler((err, request, reply) => {
     const endpoint = endpointOf(request)
     let apiError = request.is404 ? notFound(request) : toApiError(err)
@@ -203,27 +245,12 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     reply.headers(rendered.headers)
     return sendJson(reply, rendered.status, JSON.stringify(rendered.body))
   })
+}
 
-  const webhooks = new WebhookService(ctx, options.log)
-  const routes: RouteSpec[] = [
-    ...authRoutes(ctx),
-    ...userRoutes(ctx),
-    ...walletRoutes(ctx),
-    ...transactionRoutes(ctx),
-    ...accountRoutes(ctx),
-    ...walletProductRoutes(ctx),
-    ...roundupRoutes(ctx),
-    ...bnplRoutes(ctx),
-    ...controlRoutes(ctx),
-    // The trigger runs other operations as fixture steps: it finds them in this same list.
-    ...webhooks.routes((id) => routes.find((r) => r.endpoint.operationId === id)),
-  ]
-  checkEveryEndpointServed(routes)
-  for (const spec of routes) register(spec)
-  webhooks.attach(app)
+/** Each path with the methods it has, for 405 and its Allow header. */
+type PathMethods = Map<string, {pattern: RegExp; methods: Set<string>}>
 
-  // Each path with the methods it has, for 405 and its Allow header.
-  const paths = new Map<string, {pattern: RegExp; methods: Set<string>}>()
+function addPaths(paths: PathMethods, routes: readonly RouteSpec[]): void {
   for (const {endpoint} of routes) {
     const url = urlOf(endpoint)
     let path = paths.get(url)
@@ -234,131 +261,151 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     path.methods.add(endpoint.method)
     if (endpoint.method === 'GET') path.methods.add('HEAD')
   }
-  function methodNotAllowed(request: FastifyRequest): ApiError | undefined {
-    const path = request.url.split('?', 1)[0] ?? ''
-    const allowed = [...paths.values()].filter((p) => p.pattern.test(path)).flatMap((p) => [...p.methods])
-    if (allowed.length === 0) return undefined
-    const allow = [...new Set(allowed)].sort().join(', ')
-    return new ApiError(
-      'METHOD_NOT_ALLOWED',
-      `${path} does not take ${request.method}; it takes ${allow}`,
-      {allowed: allow.split(', ')},
-      {headers: {allow}},
+}
+
+function methodNotAllowed(paths: PathMethods, request: FastifyRequest): ApiError | undefined {
+  const path = request.url.split('?', 1)[0] ?? ''
+  const allowed = [...paths.values()].filter((p) => p.pattern.test(path)).flatMap((p) => [...p.methods])
+  if (allowed.length === 0) return undefined
+  const allow = [...new Set(allowed)].sort().join(', ')
+  return new ApiError(
+    'METHOD_NOT_ALLOWED',
+    `${path} does not take ${request.method}; it takes ${allow}`,
+    {allowed: allow.split(', ')},
+    {headers: {allow}},
+  )
+}
+
+/** One endpoint's route: authentication and rate limits first, then the operation, idempotently where it may be. */
+function registerRoute(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  spec: RouteSpec,
+  authenticator: Authenticator,
+  principals: WeakMap<FastifyRequest, Principal>,
+): void {
+  const {settings} = ctx
+  const {endpoint} = spec
+  const walletRoute = endpoint.tag === 'wallets'
+  const render = (resource: unknown, requestId: string): string =>
+    JSON.stringify(
+      endpoint.enveloped && settings.responseShape === 'envelope'
+        ? {success: true, data: resource, meta: {requestId, timestamp: new Date().toISOString()}}
+        : resource,
     )
-  }
 
-  function register(spec: RouteSpec): void {
-    const {endpoint} = spec
-    const style = styleOf(endpoint)
-    const walletRoute = endpoint.tag === 'wallets'
-    const render = (resource: unknown, requestId: string): string =>
-      JSON.stringify(
-        endpoint.enveloped && settings.responseShape === 'envelope'
-          ? {success: true, data: resource, meta: {requestId, timestamp: new Date().toISOString()}}
-          : resource,
-      )
-
-    app.route({
-      method: endpoint.method,
-      url: urlOf(endpoint),
-      config: {endpoint} satisfies RouteConfig,
-      // Authentication and rate limits run before the body is read: no credential, no parsing.
-      onRequest: async (request, reply) => {
-        if (endpoint.auth === 'credentials') return
-        let principal: Principal | undefined
-        try {
-          principal = await authenticator.authenticate(endpoint, request.headers.authorization)
-        } catch (err) {
-          // A guessed credential (an unknown key, a token not signed by this sandbox) counts
-          // against the address; past the budget the answer is 429 instead of 401.
-          if (err instanceof AuthFailure && err.guess) {
-            reply.headers(
-              ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute),
-            )
-          }
-          throw err
+  app.route({
+    method: endpoint.method,
+    url: urlOf(endpoint),
+    config: {endpoint} satisfies RouteConfig,
+    // Authentication and rate limits run before the body is read: no credential, no parsing.
+    onRequest: async (request, reply) => {
+      if (endpoint.auth === 'credentials') return
+      let principal: Principal | undefined
+      try {
+        principal = await authenticator.authenticate(endpoint, request.headers.authorization)
+      } catch (err) {
+        // A guessed credential (an unknown key, a token not signed by this sandbox) counts
+        // against the address; past the budget the answer is 429 instead of 401.
+        if (err instanceof AuthFailure && err.guess) {
+          reply.headers(ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute))
         }
-        if (principal === undefined) return
-        principals.set(request, principal)
-        reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))
-      },
-      handler: async (request, reply) => {
-        const principal = principals.get(request)
-        const input: OperationInput = {
-          principal,
-          body: request.body,
-          query: request.query,
-          params: request.params as Record<string, string>,
-          ip: request.ip,
-          setHeaders: (headers) => reply.headers(headers),
-        }
-        const key = idempotencyKeyOf(request.headers['idempotency-key'], request.body)
-        if (!takesIdempotencyKey(endpoint) || key === undefined || principal === undefined) {
-          const resource = await spec.run(input)
-          return sendJson(reply, endpoint.status, render(resource, request.id))
-        }
-        if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
-          throw new ApiError(
-            'VALIDATION_ERROR',
-            'Idempotency-Key must be 1 to 255 printable ASCII characters',
-            {
-              field: 'Idempotency-Key',
-            },
-          )
-        }
-        const partnerId = principal.partner.partnerId
-        // The key is not part of the request: sent in the header or in the body, it is the same request.
-        const fingerprint = sha256Hex(
-          `${request.method} ${request.url}\n${canonicalJson(withoutIdempotencyKey(request.body))}`,
+        throw err
+      }
+      if (principal === undefined) return
+      principals.set(request, principal)
+      reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))
+    },
+    handler: async (request, reply) => {
+      const principal = principals.get(request)
+      const input: OperationInput = {
+        principal,
+        body: request.body,
+        query: request.query,
+        params: request.params as Record<string, string>,
+        ip: request.ip,
+        setHeaders: (headers) => reply.headers(headers),
+      }
+      const key = idempotencyKeyOf(request.headers['idempotency-key'], request.body)
+      if (!takesIdempotencyKey(endpoint) || key === undefined || principal === undefined) {
+        const resource = await spec.run(input)
+        return sendJson(reply, endpoint.status, render(resource, request.id))
+      }
+      if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+        throw new ApiError(
+          'VALIDATION_ERROR',
+          'Idempotency-Key must be 1 to 255 printable ASCII characters',
+          {
+            field: 'Idempotency-Key',
+          },
         )
-        // The change, its event and the stored response commit together, or not at all.
-        const outcome = ctx.database.transaction(() => {
-          // The request runs to its stored response in this transaction: no reservation needed.
-          const reservation = ctx.idempotency.find(partnerId, key, fingerprint)
-          if (reservation.kind === 'replay') return {replayed: true, ...reservation.response}
-          if (reservation.kind !== 'new') {
-            throw new ApiError(
-              'DUPLICATE_TRANSACTION',
-              reservation.kind === 'conflict'
-                ? 'Idempotency-Key was already used for a different request'
-                : 'A request with this Idempotency-Key is still being processed',
-              {idempotencyKey: key},
-            )
-          }
-          let status: number
-          let body: string
-          let stored: string | undefined
-          try {
-            const resource = ctx.database.transaction(() => spec.run(input))
-            if (resource instanceof Promise) throw new Error(`${endpoint.operationId} must be synchronous`)
-            status = endpoint.status
-            body = render(resource, request.id)
-            if (spec.forReplay !== undefined) stored = render(spec.forReplay(resource), request.id)
-          } catch (err) {
-            // Refused or malformed requests did not run: nothing to replay, the key stays free.
-            if (!(err instanceof ApiError) || err instanceof AuthFailure) throw err
-            if (err.code === 'VALIDATION_ERROR' || err.status === 429 || err.status >= 500) throw err
-            const rendered = renderError(err, style, settings.responseShape, request.id)
-            status = rendered.status
-            body = JSON.stringify(rendered.body)
-          }
-          ctx.idempotency.complete(partnerId, key, fingerprint, {
-            status,
-            body: stored ?? body,
-            requestId: request.id,
-          })
-          return {replayed: false, status, body, requestId: request.id}
-        })
-        if (outcome.replayed) {
-          // The replay is the first response, request id included.
-          reply.header('idempotent-replayed', 'true').header('x-request-id', outcome.requestId)
-        }
-        return sendJson(reply, outcome.status, outcome.body)
-      },
-    })
-  }
+      }
+      const outcome = runIdempotently(ctx, spec, request, input, principal.partner.partnerId, key, render)
+      if (outcome.replayed) {
+        // The replay is the first response, request id included.
+        reply.header('idempotent-replayed', 'true').header('x-request-id', outcome.requestId)
+      }
+      return sendJson(reply, outcome.status, outcome.body)
+    },
+  })
+}
 
-  return app
+/**
+ * Run an operation under its idempotency key: the first request runs and its answer is stored, a
+ * repeat of it gets that answer back, and another request under the same key is refused.
+ */
+function runIdempotently(
+  ctx: SandboxContext,
+  spec: RouteSpec,
+  request: FastifyRequest,
+  input: OperationInput,
+  partnerId: string,
+  key: string,
+  render: (resource: unknown, requestId: string) => string,
+): {replayed: boolean; status: number; body: string; requestId: string} {
+  const {endpoint} = spec
+  // The key is not part of the request: sent in the header or in the body, it is the same request.
+  const fingerprint = sha256Hex(
+    `${request.method} ${request.url}\n${canonicalJson(withoutIdempotencyKey(request.body))}`,
+  )
+  // The change, its event and the stored response commit together, or not at all.
+  return ctx.database.transaction(() => {
+    // The request runs to its stored response in this transaction: no reservation needed.
+    const reservation = ctx.idempotency.find(partnerId, key, fingerprint)
+    if (reservation.kind === 'replay') return {replayed: true, ...reservation.response}
+    if (reservation.kind !== 'new') {
+      throw new ApiError(
+        'DUPLICATE_TRANSACTION',
+        reservation.kind === 'conflict'
+          ? 'Idempotency-Key was already used for a different request'
+          : 'A request with this Idempotency-Key is still being processed',
+        {idempotencyKey: key},
+      )
+    }
+    let status: number
+    let body: string
+    let stored: string | undefined
+    try {
+      const resource = ctx.database.transaction(() => spec.run(input))
+      if (resource instanceof Promise) throw new Error(`${endpoint.operationId} must be synchronous`)
+      status = endpoint.status
+      body = render(resource, request.id)
+      if (spec.forReplay !== undefined) stored = render(spec.forReplay(resource), request.id)
+    } catch (err) {
+      // Refused or malformed requests did not run: nothing to replay, the key stays free.
+      if (!(err instanceof ApiError) || err instanceof AuthFailure) throw err
+      if (err.code === 'VALIDATION_ERROR' || err.status === 429 || err.status >= 500) throw err
+      const rendered = renderError(err, styleOf(endpoint), ctx.settings.responseShape, request.id)
+      status = rendered.status
+      body = JSON.stringify(rendered.body)
+    }
+    ctx.idempotency.complete(partnerId, key, fingerprint, {
+      status,
+      body: stored ?? body,
+      requestId: request.id,
+    })
+    return {replayed: false, status, body, requestId: request.id}
+  })
 }
 
 function notFound(request: FastifyRequest): ApiError {

@@ -1,5 +1,8 @@
-import type {z} from 'zod'
+import {z} from 'zod'
 import {ApiError} from './errors.js'
+
+/** Bodiless POSTs (refresh, revoke, reset, connect): an empty object is tolerated, anything more is refused. */
+export const NoBodySchema = z.strictObject({}).optional()
 
 export interface ReadableIssue {
   /** Dotted path of the offending field (`label`, `metadata.key`), or '' for the whole input. */

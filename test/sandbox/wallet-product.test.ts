@@ -8,7 +8,7 @@ import {
   VirtualCardSchema,
   WalletPaymentSchema,
 } from '../../src/contract/wallet-product.js'
-import {luhnCheckDigit} from '../../src/sandbox/routes/wallet-product.js'
+import {luhnCheckDigit} from '../../src/sandbox/wallet-product/service.js'
 import {start, type TestSandbox, tempDir} from './helpers.js'
 import {balanceOf, data, eventsFor, expectLedgerBalanced, wallet} from './money-helpers.js'
 

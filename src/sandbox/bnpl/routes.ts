@@ -6,7 +6,7 @@ import {
 } from '../../contract/bnpl.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
-import {PositiveAmount} from '../money/amounts.js'
+import {PositiveAmount} from '../transactions/amounts.js'
 import {parseInput} from '../validation.js'
 import {BnplService} from './service.js'
 

@@ -21,9 +21,9 @@ import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import {type WalletRow, walletFromRow} from '../money/ledger.js'
-import {refundTransaction} from '../money/refunds.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {type WalletRow, walletFromRow} from '../transactions/ledger.js'
+import {refundTransaction} from '../transactions/refunds.js'
 import {applyBnplSchema} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */

@@ -15,8 +15,8 @@ import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount, jsonMajor} from '../json.js'
-import type {WalletRow, WalletState} from '../money/ledger.js'
-import {walletFromRow} from '../money/ledger.js'
+import type {WalletRow, WalletState} from '../transactions/ledger.js'
+import {walletFromRow} from '../transactions/ledger.js'
 import {applyRoundupSchema} from './schema.js'
 
 /** The settings in effect for a user: their own, or the defaults until they set some. */
@@ -485,6 +485,7 @@ export class RoundupService {
    */
   transfer(partnerId: string, userId: string): RoundupTransfer {
     this.requireUser(partnerId, userId)
+    // Kept whole: both destinations share one transaction, its pending rows, their sum and the record.
     return this.ctx.database.transaction(() => {
       const settings = this.settings(userId)
       const rows = this.pendingRows(userId)

@@ -155,6 +155,7 @@ export function webhookRoutes(
   runtime: WebhookRuntime,
   lookup: OperationLookup,
 ): RouteSpec[] {
+  // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
   const partnerOf = (input: OperationInput) => callerOf(input).partner.partnerId
   return [

@@ -127,6 +127,7 @@ export class WebhookStore {
     this.#database = database
     this.#schedule = schedule
     applyWebhookSchema(database)
+    // Long only as a list: every statement of the store, prepared once here.
     const {db} = database
     const p = (sql: string) => db.prepare(sql)
     this.#s = {

@@ -1,8 +1,8 @@
 import {createHmac, randomBytes} from 'node:crypto'
 import {type CryptoKey, decodeJwt, errors, jwtVerify, SignJWT} from 'jose'
 import {z} from 'zod'
-import type {Database} from './database.js'
-import {newId} from './ids.js'
+import type {Database} from '../database.js'
+import {newId} from '../ids.js'
 import type {SandboxCredentials} from './partners.js'
 
 const ALGORITHM = 'HS256'

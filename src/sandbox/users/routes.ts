@@ -7,21 +7,11 @@ import {
 } from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {newId} from '../ids.js'
 import {parseInput} from '../validation.js'
+import {UserService} from './service.js'
 
 const SNAKE_ONLY = ['first_name', 'last_name', 'partner_id', 'external_id']
 const CAMEL_ONLY = ['firstName', 'lastName', 'partnerId', 'externalId']
-
-interface UserRow {
-  id: string
-  partner_id: string
-  email: string
-  first_name: string
-  last_name: string
-  external_id: string | null
-  created_at: string
-}
 
 /** Accept the HTTP form (snake_case) or the SDK form (camelCase), but never a mix of the two. */
 function readCreateUser(body: unknown): CreateUserInput {
@@ -54,64 +44,21 @@ function readCreateUser(body: unknown): CreateUserInput {
 }
 
 export function userRoutes(ctx: SandboxContext): RouteSpec[] {
-  const {db} = ctx.database
-  const insert = db.prepare(
-    'INSERT INTO users (id, partner_id, email, first_name, last_name, external_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  )
-  const byId = db.prepare('SELECT * FROM users WHERE id = ?')
-
+  const users = new UserService(ctx)
   return [
     {
       endpoint: endpoints.createUser,
       run(input): User {
         const caller = callerOf(input)
         const body = readCreateUser(input.body)
-        const partnerId = caller.partner.partnerId
-        if (body.partner_id !== undefined && body.partner_id !== partnerId) {
-          throw new ApiError('INSUFFICIENT_PERMISSIONS', 'Cannot create a user for another partner', {
-            field: 'partner_id',
-            value: body.partner_id,
-          })
-        }
-        const user: User = {
-          id: newId.user(),
-          email: body.email,
-          first_name: body.first_name,
-          last_name: body.last_name,
-          partner_id: partnerId,
-          external_id: body.external_id ?? null,
-          created_at: ctx.clock.now().toISOString(),
-        }
-        insert.run(
-          user.id,
-          partnerId,
-          user.email,
-          user.first_name,
-          user.last_name,
-          user.external_id,
-          user.created_at,
-        )
-        return user
+        return users.create(caller.partner.partnerId, body)
       },
     },
     {
       endpoint: endpoints.getUser,
       run(input): User {
         const caller = callerOf(input)
-        const id = input.params.id ?? ''
-        const row = byId.get(id) as UserRow | undefined
-        if (row === undefined || row.partner_id !== caller.partner.partnerId) {
-          throw new ApiError('NOT_FOUND', `No user ${id}`, {resource: 'user', id})
-        }
-        return {
-          id: row.id,
-          email: row.email,
-          first_name: row.first_name,
-          last_name: row.last_name,
-          partner_id: row.partner_id,
-          external_id: row.external_id,
-          created_at: row.created_at,
-        }
+        return users.get(caller.partner.partnerId, input.params.id ?? '')
       },
     },
   ]

@@ -1,17 +1,13 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {SandboxHealth} from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
-import {MONEY_TABLES} from '../database.js'
-import {parseInput} from '../validation.js'
-import {NoBodySchema} from './auth.js'
+import {NoBodySchema, parseInput} from '../validation.js'
+import {ControlService} from './service.js'
 
 /** The sandbox's own routes, outside /v1: health and reset. */
 export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
-  const {db} = ctx.database
   const {settings} = ctx
-  const wipe = ['users', 'wallets', 'events', 'idempotency_keys', ...MONEY_TABLES].map((table) =>
-    db.prepare(`DELETE FROM ${table} WHERE partner_id = ?`),
-  )
+  const control = new ControlService(ctx.database)
   return [
     {
       endpoint: endpoints.sandboxHealth,
@@ -34,9 +30,7 @@ export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
       run(input) {
         parseInput(NoBodySchema, input.body, 'request body')
         const partnerId = callerOf(input).partner.partnerId
-        ctx.database.transaction(() => {
-          for (const statement of wipe) statement.run(partnerId)
-        })
+        control.reset(partnerId)
         return {reset: true}
       },
     },

@@ -2,6 +2,7 @@ import type {StatementSync} from 'node:sqlite'
 import type {z} from 'zod'
 import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
 import type {EventName, Transaction} from '../../contract/resources.js'
+import type {SandboxClock} from '../clock.js'
 import {type Database, keepWrites} from '../database.js'
 import {ApiError} from '../errors.js'
 import type {EventLog} from '../events.js'
@@ -22,7 +23,6 @@ import {
   supportedMethods,
   TEST_PAYMENT_METHODS,
 } from './catalog.js'
-import type {SandboxClock} from './clock.js'
 import {type ExternalAccount, Ledger, type Posting, type WalletState} from './ledger.js'
 import {newTransactionId, TransactionStore, type TxRecord, toTransaction} from './records.js'
 
@@ -105,6 +105,45 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
   if (r.destinationWalletId !== null) data.destinationWalletId = r.destinationWalletId
   if (r.failureReason !== null) data.failureReason = r.failureReason
   return data
+}
+
+/** The wallets and payment method a transaction names must fit its method: both wallets for a transfer, one otherwise. */
+function checkParties(body: CreateTransaction): void {
+  const {method} = body
+  if (method === 'wallet') {
+    if (body.sourceWalletId === undefined) {
+      throw missingField('sourceWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
+    }
+    if (body.destinationWalletId === undefined) {
+      throw missingField('destinationWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
+    }
+    if (body.sourceWalletId === body.destinationWalletId) {
+      throw missingField('destinationWalletId', 'Must differ from sourceWalletId')
+    }
+    if (body.paymentMethodId !== undefined && body.paymentMethodId !== body.sourceWalletId) {
+      throw new ApiError(
+        'INVALID_PAYMENT_METHOD',
+        'A wallet-to-wallet transfer draws on its source wallet: paymentMethodId, if given, must be sourceWalletId',
+        {field: 'paymentMethodId', paymentMethodId: body.paymentMethodId, method},
+      )
+    }
+  } else {
+    if (body.sourceWalletId !== undefined && body.destinationWalletId !== undefined) {
+      throw missingField(
+        'sourceWalletId',
+        `A ${method} transaction moves money into one wallet (destinationWalletId) or out of one (sourceWalletId), not both`,
+      )
+    }
+    if (body.sourceWalletId === undefined && body.destinationWalletId === undefined) {
+      throw missingField(
+        'destinationWalletId',
+        `Required: destinationWalletId to deposit into a wallet, or sourceWalletId to withdraw from one`,
+      )
+    }
+    if ((method === 'card' || method === 'ach') && body.paymentMethodId === undefined) {
+      throw missingField('paymentMethodId', `Required for method ${method}`)
+    }
+  }
 }
 
 /**
@@ -344,40 +383,7 @@ export class MoneyService {
         {field: 'method', method, currency, supported: [...supported]},
       )
     }
-    if (method === 'wallet') {
-      if (body.sourceWalletId === undefined) {
-        throw missingField('sourceWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
-      }
-      if (body.destinationWalletId === undefined) {
-        throw missingField('destinationWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
-      }
-      if (body.sourceWalletId === body.destinationWalletId) {
-        throw missingField('destinationWalletId', 'Must differ from sourceWalletId')
-      }
-      if (body.paymentMethodId !== undefined && body.paymentMethodId !== body.sourceWalletId) {
-        throw new ApiError(
-          'INVALID_PAYMENT_METHOD',
-          'A wallet-to-wallet transfer draws on its source wallet: paymentMethodId, if given, must be sourceWalletId',
-          {field: 'paymentMethodId', paymentMethodId: body.paymentMethodId, method},
-        )
-      }
-    } else {
-      if (body.sourceWalletId !== undefined && body.destinationWalletId !== undefined) {
-        throw missingField(
-          'sourceWalletId',
-          `A ${method} transaction moves money into one wallet (destinationWalletId) or out of one (sourceWalletId), not both`,
-        )
-      }
-      if (body.sourceWalletId === undefined && body.destinationWalletId === undefined) {
-        throw missingField(
-          'destinationWalletId',
-          `Required: destinationWalletId to deposit into a wallet, or sourceWalletId to withdraw from one`,
-        )
-      }
-      if ((method === 'card' || method === 'ach') && body.paymentMethodId === undefined) {
-        throw missingField('paymentMethodId', `Required for method ${method}`)
-      }
-    }
+    checkParties(body)
     this.check(this.minimumProblem(amount, currency))
 
     return this.database.transaction(() => {

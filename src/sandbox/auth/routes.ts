@@ -1,4 +1,3 @@
-import {z} from 'zod'
 import {endpoints} from '../../contract/endpoints.js'
 import {
   type AccessToken,
@@ -9,14 +8,12 @@ import {
 } from '../../contract/resources.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {type SandboxCredentials, sameSecret} from '../partners.js'
 import {RATE_LIMITS} from '../rate-limiter.js'
-import {parseInput} from '../validation.js'
-
-/** Refresh and revoke take no body; an empty object is tolerated, anything more is refused. */
-export const NoBodySchema = z.strictObject({}).optional()
+import {NoBodySchema, parseInput} from '../validation.js'
+import {type SandboxCredentials, sameSecret} from './partners.js'
 
 export function authRoutes(ctx: SandboxContext): RouteSpec[] {
+  // Long only as a list: the token operations are short, and share the helpers defined first.
   const {partners, tokens, limiter, settings} = ctx
 
   async function accessToken(

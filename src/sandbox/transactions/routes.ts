@@ -5,56 +5,20 @@ import {
   ListTransactionsQuerySchema,
   type TransactionList,
 } from '../../contract/transactions.js'
-import {applyBnplSchema} from '../bnpl/schema.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {CreateTransactionInput, RefundInput} from '../money/amounts.js'
-import {toTransaction} from '../money/records.js'
-import {refundTransaction} from '../money/refunds.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {applyRoundupSchema} from '../roundups/schema.js'
 import {parseInput} from '../validation.js'
+import {CreateTransactionInput, RefundInput} from './amounts.js'
+import {toTransaction} from './records.js'
+import {productOwnedRefusal, refundTransaction} from './refunds.js'
 
 const pages = new Pagination('transactions', 'newest first')
 
 /** POST /transactions and the transaction operations, and the sandbox clock. */
 export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
   const {money, clock} = ctx
-  // The products' tables, to tell their transactions apart (created here if this runs first).
-  applyBnplSchema(ctx.database)
-  applyRoundupSchema(ctx.database)
-  const instalmentOf = ctx.database.db.prepare(
-    `SELECT i.payment_id, i.number FROM bnpl_installments i JOIN bnpl_payments p ON p.id = i.payment_id
-     WHERE i.transaction_id = ? AND p.partner_id = ?`,
-  )
-  const roundupTransferOf = ctx.database.db.prepare(
-    'SELECT id FROM roundup_transfers WHERE transaction_id = ? AND partner_id = ?',
-  )
-  /**
-   * A BNPL instalment and a round-up transfer belong to their product, whose record counts them
-   * (paid, transferred): refunding one behind the product's back would leave that record wrong. The
-   * product gives them back itself (cancelling a BNPL payment refunds its paid instalments).
-   */
-  function refuseProductOwned(id: string, partnerId: string): void {
-    const instalment = instalmentOf.get(id, partnerId) as {payment_id: string; number: number} | undefined
-    const transfer = roundupTransferOf.get(id, partnerId) as {id: string} | undefined
-    if (instalment === undefined && transfer === undefined) return
-    const [owner, reason] =
-      instalment !== undefined
-        ? [
-            {product: 'bnplsvc', paymentId: instalment.payment_id, installment: instalment.number},
-            `it is instalment ${instalment.number} of BNPL payment ${instalment.payment_id}; cancel the payment to refund what was paid`,
-          ]
-        : [
-            {product: 'roundupsvc', transferId: transfer!.id},
-            `it is round-up transfer ${transfer!.id}, which the round-ups product owns`,
-          ]
-    throw new ApiError('TRANSACTION_NOT_REFUNDABLE', `Transaction ${id} cannot be refunded: ${reason}`, {
-      id,
-      reason,
-      owner,
-    })
-  }
+  const refuseProductOwned = productOwnedRefusal(ctx.database)
   return [
     {
       endpoint: endpoints.createTransaction,

@@ -1,5 +1,5 @@
 import type {StatementSync} from 'node:sqlite'
-import type {Database} from '../database.js'
+import type {Database} from './database.js'
 
 const OFFSET_KEY = 'clock_offset_ms'
 

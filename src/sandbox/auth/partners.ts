@@ -1,6 +1,6 @@
 import {timingSafeEqual} from 'node:crypto'
-import type {Database} from './database.js'
-import {randomHex} from './ids.js'
+import type {Database} from '../database.js'
+import {randomHex} from '../ids.js'
 
 /** The credentials of the partner the sandbox serves. */
 export interface SandboxCredentials {

@@ -1,0 +1,223 @@
+import type {DatabaseSync, StatementSync} from 'node:sqlite'
+import type {z} from 'zod'
+import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencies.js'
+import type {Balance, ListWalletsQuerySchema, Wallet, WalletList} from '../../contract/resources.js'
+import type {SandboxContext} from '../context.js'
+import {ApiError} from '../errors.js'
+import {newId} from '../ids.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import type {CreateWalletInput, UpdateWalletInput} from '../transactions/amounts.js'
+import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
+import {invalidCurrency} from '../transactions/service.js'
+
+type CreateWallet = z.output<typeof CreateWalletInput>
+type UpdateWallet = z.output<typeof UpdateWalletInput>
+type ListWalletsQuery = z.output<typeof ListWalletsQuerySchema>
+
+const walletPages = new Pagination('wallets', 'oldest first')
+
+/**
+ * Status changes PATCH /wallets/{id} allows (docs/money.md). `closed` is final, and
+ * `pending_verification` is set by the service alone, never requested.
+ */
+const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
+  pending_verification: ['active', 'closed'],
+  active: ['suspended', 'frozen', 'closed'],
+  suspended: ['active', 'frozen', 'closed'],
+  frozen: ['active', 'suspended', 'closed'],
+  closed: [],
+}
+
+function statements(db: DatabaseSync) {
+  // One page statement per combination of filters, prepared once.
+  const pages = new Map<string, StatementSync>()
+  for (const byUser of [false, true]) {
+    for (const byCurrency of [false, true]) {
+      const where = ['partner_id = ?', 'seq > ?']
+      if (byUser) where.push('user_id = ?')
+      if (byCurrency) where.push('currency = ?')
+      pages.set(
+        `${byUser}/${byCurrency}`,
+        db.prepare(`SELECT * FROM wallets WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`),
+      )
+    }
+  }
+  return {
+    userPartner: db.prepare('SELECT partner_id FROM users WHERE id = ?'),
+    byUserCurrency: db.prepare('SELECT id FROM wallets WHERE user_id = ? AND currency = ?'),
+    insert: db.prepare(
+      `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
+         limit_transaction, limit_daily, limit_monthly, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'active', ?, '0', '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    update: db.prepare(
+      `UPDATE wallets SET label = ?, status = ?, limit_transaction = ?, limit_daily = ?, limit_monthly = ?,
+         updated_at = ? WHERE id = ?`,
+    ),
+    awaitingSettlement: db.prepare(
+      "SELECT 1 FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
+    ),
+    pages,
+  }
+}
+
+/** The wallets of each partner's users: opening, reading, changing and listing them. */
+export class WalletService {
+  private readonly q: ReturnType<typeof statements>
+
+  constructor(private readonly ctx: SandboxContext) {
+    this.q = statements(ctx.database.db)
+  }
+
+  /** A new active wallet for one of the partner's users, funded with its initial balance if any. */
+  create(partnerId: string, body: CreateWallet): Wallet {
+    const {database, events, limiter, clock, money} = this.ctx
+    const {userPartner, byUserCurrency, insert} = this.q
+    limiter.checkWalletCreation(partnerId)
+    if (!isSupportedCurrency(body.currency)) throw invalidCurrency(body.currency)
+    const owner = userPartner.get(body.userId) as {partner_id: string} | undefined
+    if (owner === undefined || owner.partner_id !== partnerId) {
+      throw new ApiError('INVALID_USER_ID', `No user ${body.userId}`, {
+        field: 'userId',
+        value: body.userId,
+      })
+    }
+    const existing = byUserCurrency.get(body.userId, body.currency) as {id: string} | undefined
+    if (existing !== undefined) {
+      throw new ApiError('WALLET_EXISTS', `User ${body.userId} already has a wallet in ${body.currency}`, {
+        existingWalletId: existing.id,
+        userId: body.userId,
+        currency: body.currency,
+      })
+    }
+    const limits = defaultWalletLimits(body.currency)
+    const at = clock.now()
+    const now = at.toISOString()
+    const wallet = database.transaction(() => {
+      const row = insert.get(
+        newId.wallet(),
+        partnerId,
+        body.userId,
+        body.currency,
+        body.label ?? null,
+        limits.transaction.toString(),
+        limits.daily.toString(),
+        limits.monthly.toString(),
+        now,
+        now,
+      ) as unknown as WalletRow
+      const state = walletFromRow(row)
+      events.record(
+        'wallet.created',
+        partnerId,
+        {
+          id: state.id,
+          userId: state.userId,
+          currency: state.currency,
+          status: state.status,
+          createdAt: state.createdAt,
+        },
+        at,
+      )
+      // The initial balance is money like any other: an adjustment posted to the ledger.
+      const initial = body.initialBalance ?? 0n
+      if (initial > 0n) money.fund(state, initial, at)
+      return toWallet(state)
+    })
+    limiter.noteWalletCreated(partnerId)
+    return wallet
+  }
+
+  /** The partner's wallet `id`. */
+  get(partnerId: string, id: string): Wallet {
+    return toWallet(this.ctx.money.wallet(id, partnerId))
+  }
+
+  /** The balance of the partner's wallet `id`. */
+  balance(partnerId: string, id: string): Balance {
+    return toBalance(this.ctx.money.wallet(id, partnerId))
+  }
+
+  /** A change of label, status or limits, within the allowed status transitions. */
+  update(partnerId: string, id: string, body: UpdateWallet): Wallet {
+    const {database, clock, money} = this.ctx
+    const {update, awaitingSettlement} = this.q
+    return database.transaction(() => {
+      const wallet = money.wallet(id, partnerId)
+      const from = wallet.status
+      const to = body.status ?? from
+      const refuse = (reason: string, extra: Record<string, unknown> = {}) =>
+        new ApiError(
+          'INVALID_STATE_TRANSITION',
+          `Wallet ${wallet.id} cannot go from ${from} to ${to}: ${reason}`,
+          {
+            walletId: wallet.id,
+            from,
+            to,
+            reason,
+            ...extra,
+          },
+        )
+      if (from === 'closed') throw refuse('a closed wallet is final and cannot change')
+      if (to !== from && !TRANSITIONS[from].includes(to)) {
+        throw refuse(`allowed from ${from}: ${TRANSITIONS[from].join(', ') || 'none'}`)
+      }
+      if (to === 'closed') {
+        const total = wallet.available + wallet.pending + wallet.reserved
+        if (total !== 0n) throw refuse('its balance must be zero first', {balance: toBalance(wallet)})
+        if (awaitingSettlement.get(wallet.id) !== undefined) {
+          throw refuse('a payment of this wallet has not settled yet')
+        }
+      }
+      const limits = {...wallet.limits, ...body.limits}
+      if (limits.transaction > limits.daily || limits.daily > limits.monthly) {
+        throw new ApiError(
+          'VALIDATION_ERROR',
+          'Invalid request body: limits: transaction must not exceed daily, nor daily exceed monthly',
+          {
+            field: 'limits',
+            issues: [
+              {
+                path: 'limits',
+                code: 'inconsistent_limits',
+                message: 'Expected transaction <= daily <= monthly',
+              },
+            ],
+          },
+        )
+      }
+      const next: WalletState = {
+        ...wallet,
+        status: to,
+        label: body.label === undefined ? wallet.label : body.label,
+        limits,
+        updatedAt: clock.now().toISOString(),
+      }
+      update.run(
+        next.label,
+        next.status,
+        limits.transaction.toString(),
+        limits.daily.toString(),
+        limits.monthly.toString(),
+        next.updatedAt,
+        next.id,
+      )
+      return toWallet(next)
+    })
+  }
+
+  /** A page of the partner's wallets, oldest first, by user and currency when asked. */
+  list(partnerId: string, query: ListWalletsQuery): WalletList {
+    if (query.currency !== undefined && !isSupportedCurrency(query.currency)) {
+      throw invalidCurrency(query.currency)
+    }
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE
+    const params: (string | number)[] = [partnerId, walletPages.start(query.cursor)]
+    if (query.userId !== undefined) params.push(query.userId)
+    if (query.currency !== undefined) params.push(query.currency)
+    const page = this.q.pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
+    const rows = page.all(...params, limit + 1) as unknown as WalletRow[]
+    const {shown, hasMore, nextCursor} = walletPages.page(rows, limit)
+    return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
+  }
+}
