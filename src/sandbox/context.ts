@@ -1,4 +1,5 @@
-import type {Endpoint} from '../contract/endpoints.js'
+import type {z} from 'zod'
+import type {Endpoint, EndpointId, endpoints} from '../contract/endpoints.js'
 import type {ResponseShape} from '../contract/envelope.js'
 import type {Principal} from './auth/authenticate.js'
 import type {PartnerDirectory} from './auth/partners.js'
@@ -52,20 +53,32 @@ export interface OperationInput {
   setHeaders(headers: Record<string, string>): void
 }
 
+/** What the sandbox answers for endpoint `K`: its full record. */
+type SandboxResponse<K extends EndpointId> = z.output<(typeof endpoints)[K]['response']>
+
 /**
- * An endpoint of the contract and the operation that serves it. The operation returns the bare
- * resource (the server envelopes it) or throws an ApiError. Operations of idempotent endpoints
+ * An endpoint of the contract and the operation that serves it, which returns the endpoint's
+ * record (the server envelopes it) or throws an ApiError. Operations of idempotent endpoints
  * (POSTs outside /auth) must be synchronous, so that the change and its stored response commit in
  * one SQLite transaction.
  */
-export interface RouteSpec {
+export type RouteSpec = {
+  [K in EndpointId]: {
+    endpoint: (typeof endpoints)[K]
+    run(input: OperationInput): SandboxResponse<K> | Promise<SandboxResponse<K>>
+    /**
+     * What an idempotent replay answers instead of the resource, when the first answer holds
+     * something that must not be stored (a virtual card's full number): the stored response is built
+     * from this, not from the resource.
+     */
+    forReplay?(resource: SandboxResponse<K>): unknown
+  }
+}[EndpointId]
+
+/** A route as the server runs it, whatever its endpoint. */
+export interface ServedRoute {
   endpoint: Endpoint
   run(input: OperationInput): unknown
-  /**
-   * What an idempotent replay answers instead of the resource, when the first answer holds
-   * something that must not be stored (a virtual card's full number): the stored response is built
-   * from this, not from the resource.
-   */
   forReplay?(resource: unknown): unknown
 }
 

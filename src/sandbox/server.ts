@@ -12,7 +12,7 @@ import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'
 import {authRoutes} from './auth/routes.js'
 import {bnplRoutes} from './bnpl/routes.js'
-import type {OperationInput, RouteSpec, SandboxContext, SandboxSettings} from './context.js'
+import type {OperationInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
 import {controlRoutes} from './control/routes.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
 import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
@@ -280,7 +280,7 @@ function methodNotAllowed(paths: PathMethods, request: FastifyRequest): ApiError
 function registerRoute(
   app: FastifyInstance,
   ctx: SandboxContext,
-  spec: RouteSpec,
+  spec: ServedRoute,
   authenticator: Authenticator,
   principals: WeakMap<FastifyRequest, Principal>,
 ): void {
@@ -356,7 +356,7 @@ function registerRoute(
  */
 function runIdempotently(
   ctx: SandboxContext,
-  spec: RouteSpec,
+  spec: ServedRoute,
   request: FastifyRequest,
   input: OperationInput,
   partnerId: string,
@@ -414,7 +414,7 @@ function notFound(request: FastifyRequest): ApiError {
 }
 
 /** Refuse to start unless each endpoint of the contract has exactly one operation serving it. */
-export function checkEveryEndpointServed(routes: readonly RouteSpec[]): void {
+export function checkEveryEndpointServed(routes: readonly {endpoint: Endpoint}[]): void {
   const served = new Map<string, number>()
   for (const {endpoint} of routes)
     served.set(endpoint.operationId, (served.get(endpoint.operationId) ?? 0) + 1)

@@ -56,8 +56,8 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
         return product.createCard(partnerId, userId, body)
       },
       // A replay must not resend the number: it is never stored, not even with the idempotency key.
-      forReplay(resource) {
-        const {number: _number, cvc: _cvc, ...masked} = resource as VirtualCard
+      forReplay(resource: VirtualCard) {
+        const {number: _number, cvc: _cvc, ...masked} = resource
         return masked
       },
     },
