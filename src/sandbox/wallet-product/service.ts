@@ -111,8 +111,7 @@ export class WalletProductService {
     const {money, clock, database} = this.ctx
     this.bodyUser(body.userId, partnerId, 'userId')
     const currency = money.currency(body.currency)
-    const problem = money.minimumProblem(body.amount, currency)
-    if (problem !== undefined) throw problem
+    money.check(money.minimumProblem(body.amount, currency))
     return database.transaction(() => {
       const wallet = this.requireWallet(body.userId, currency, partnerId)
       const now = clock.now()
@@ -215,8 +214,7 @@ export class WalletProductService {
     this.bodyUser(body.fromUserId, partnerId, 'fromUserId')
     this.bodyUser(body.toUserId, partnerId, 'toUserId')
     const currency = money.currency(body.currency)
-    const problem = money.minimumProblem(body.amount, currency)
-    if (problem !== undefined) throw problem
+    money.check(money.minimumProblem(body.amount, currency))
     return database.transaction(() => {
       const from = this.requireWallet(body.fromUserId, currency, partnerId)
       const to = this.requireWallet(body.toUserId, currency, partnerId)
