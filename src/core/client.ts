@@ -41,14 +41,43 @@ export interface ClientOptions extends TransportOptions {
   store?: ProfileStore | undefined
 }
 
-/** A call of operation `K`: its body and query as the contract types them, amounts possibly exact. */
-export interface CallInput<K extends EndpointId = EndpointId> {
-  params?: Record<EndpointParams<K>, string>
-  query?: EndpointQuery<K>
-  body?: Exact<EndpointBody<K>>
-  /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
+/**
+ * A call of operation `K`: its path parameters, body and query as the contract types them, amounts
+ * possibly exact. `params` is required when the path has placeholders; `body` when the operation
+ * requires one, as the OpenAPI document says (its schema refuses a missing body and the entry has
+ * no `bodyOptional`). Either is refused for an operation that takes none.
+ */
+export type CallInput<K extends EndpointId = EndpointId> = CallParams<K> &
+  CallBody<K> & {
+    query?: EndpointQuery<K>
+    /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
+    idempotencyKey?: string | undefined
+    /** Override the Bearer credential (used for refresh and revoke of a specific token). */
+    bearer?: string
+  }
+
+type CallParams<K extends EndpointId> = [EndpointParams<K>] extends [never]
+  ? {params?: never}
+  : {params: Record<EndpointParams<K>, string>}
+
+type CallBody<K extends EndpointId> = [EndpointBody<K>] extends [never]
+  ? {body?: never}
+  : (typeof endpoints)[K] extends {bodyOptional: true}
+    ? {body?: Exact<EndpointBody<K>>}
+    : undefined extends EndpointBody<K>
+      ? {body?: Exact<EndpointBody<K>>}
+      : {body: Exact<EndpointBody<K>>}
+
+/** The arguments after the operation id: the input may be left out only when nothing in it is required. */
+export type CallArgs<K extends EndpointId> =
+  Record<never, never> extends CallInput<K> ? [input?: CallInput<K>] : [input: CallInput<K>]
+
+/** What the implementation reads of any operation's input. */
+interface AnyCallInput {
+  params?: Record<string, string>
+  query?: Record<string, unknown>
+  body?: unknown
   idempotencyKey?: string | undefined
-  /** Override the Bearer credential (used for refresh and revoke of a specific token). */
   bearer?: string
 }
 
@@ -202,16 +231,18 @@ export class PayctlClient {
   }
 
   /** Call one operation of the contract and return its validated result. */
-  async call<K extends EndpointId>(id: K, input: CallInput<K> = {}): Promise<EndpointResult<K>> {
-    return (await this.callWithMeta(id, input)).data
+  async call<K extends EndpointId>(id: K, ...args: CallArgs<K>): Promise<EndpointResult<K>> {
+    return (await this.callWithMeta(id, ...args)).data
   }
 
+  /** Call one operation and return its validated result with its request id, status and replay flag. */
   async callWithMeta<K extends EndpointId>(
     id: K,
-    input: CallInput<K> = {},
+    ...args: CallArgs<K>
   ): Promise<CallResult<EndpointResult<K>>> {
     const ep = endpoints[id]
-    const params: Record<string, string> = input.params ?? {}
+    const input = (args[0] ?? {}) as AnyCallInput
+    const params = input.params ?? {}
     const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = params[name]
       // An empty id would name another route (`/wallets/` is the list of wallets).

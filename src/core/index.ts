@@ -10,6 +10,7 @@ export {
   verifySignature,
 } from '../contract/webhook-signature.js'
 export {
+  type CallArgs,
   type CallInput,
   type CallResult,
   type ClientOptions,
