@@ -9,5 +9,5 @@ export async function probeSandbox(url: string, timeoutMs = 3_000): Promise<Sand
     retries: 0,
     timeoutMs,
   })
-  return client.sandbox.health().catch(() => undefined)
+  return client.call('sandboxHealth').catch(() => undefined)
 }

@@ -43,7 +43,9 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
       throw usageError('nothing to change: pass --label, --status or a --limit-* flag', 'MISSING_FLAG')
     }
     await this.confirmProduction(`update wallet ${this.args.id}`, f.yes)
-    const wallet = await this.spin('Updating wallet', () => this.api.wallets.update(this.args.id, input))
+    const wallet = await this.spin('Updating wallet', () =>
+      this.api.call('updateWallet', {params: {id: this.args.id}, body: input}),
+    )
     this.created('Updated wallet', wallet.id, walletCard(wallet))
     return wallet
   }
