@@ -16,7 +16,6 @@ export {
   type ClientOptions,
   type Exact,
   errorFrom,
-  type Keyed,
   type MutationRecord,
   PayctlClient,
 } from './client.js'
