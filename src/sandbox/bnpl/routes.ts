@@ -6,13 +6,8 @@ import {
 } from '../../contract/bnpl.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
-import {PositiveAmount} from '../transactions/amounts.js'
 import {parseInput} from '../validation.js'
 import {BnplService} from './service.js'
-
-// The contract's bodies with their amounts read exactly (bigint), as the wallet product reads them.
-const PrequalifyInput = PrequalifyRequestSchema.extend({amount: PositiveAmount.optional()})
-const CreateInput = CreateBnplPaymentSchema.extend({amount: PositiveAmount})
 
 /** Buy now, pay later (`/bnplsvc`). Instalments are collected on the settlement tick. */
 export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -24,13 +19,16 @@ export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
     {
       endpoint: endpoints.prequalifyBnpl,
       run(input) {
-        return bnpl.prequalify(partnerOf(input), parseInput(PrequalifyInput, input.body, 'request body'))
+        return bnpl.prequalify(
+          partnerOf(input),
+          parseInput(PrequalifyRequestSchema, input.body, 'request body'),
+        )
       },
     },
     {
       endpoint: endpoints.createBnplPayment,
       run(input) {
-        return bnpl.create(partnerOf(input), parseInput(CreateInput, input.body, 'request body'))
+        return bnpl.create(partnerOf(input), parseInput(CreateBnplPaymentSchema, input.body, 'request body'))
       },
     },
     {
