@@ -234,6 +234,16 @@ export const CreateUserCamelSchema = z
   })
   .meta({id: 'CreateUserRequestCamel'})
 export type CreateUserInput = z.infer<typeof CreateUserSchema>
+/** The camelCase form read as the snake_case one: the sandbox's operation gets either form alike. */
+export const CreateUserFromCamelSchema = CreateUserCamelSchema.transform(
+  (c): CreateUserInput => ({
+    email: c.email,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    partner_id: c.partnerId,
+    external_id: c.externalId,
+  }),
+)
 
 export const UserSchema = UserSurface.extend({
   email: z.string(),
