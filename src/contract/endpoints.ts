@@ -52,6 +52,7 @@ export interface Endpoint {
   auth: EndpointAuth
   /** Scope required of a Variant A token and of a Variant B minted JWT. Keys carry every scope. */
   scopes?: {a: ScopeA; b: ScopeB}
+  /** The request body, as the sandbox parses it before the operation runs. */
   body?: z.ZodType
   /** The operation takes a missing body as `{}` (its body schema need not say so). */
   bodyOptional?: boolean
@@ -66,6 +67,7 @@ export interface Endpoint {
    * values of a round-up multiplier).
    */
   refusalDetails?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** The query string, as the sandbox parses it before the operation runs. */
   query?: z.ZodType
   /** What the sandbox returns: its full record (the OpenAPI document and the sandbox's tests use it). */
   response: z.ZodType
