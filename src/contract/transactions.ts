@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
-import {MinorAmount} from './money.js'
+import {PositiveMinorAmount} from './money.js'
 import {
   type Balance,
   BalanceSchema,
@@ -43,11 +43,11 @@ export type TransactionList = z.infer<typeof TransactionListSchema>
 
 export const RefundRequestSchema = z
   .strictObject({
-    amount: MinorAmount.positive().optional().describe('smallest unit; default: the whole refundable amount'),
+    amount: PositiveMinorAmount.optional().describe('smallest unit; default: the whole refundable amount'),
     reason: z.string().max(500).optional(),
   })
   .meta({id: 'RefundRequest'})
-export type RefundInput = z.infer<typeof RefundRequestSchema>
+export type RefundInput = z.input<typeof RefundRequestSchema>
 
 /** Payment-method types: the spec's methods that draw on a saved instrument. */
 export const PAYMENT_METHOD_TYPES = [
@@ -133,15 +133,15 @@ export const UpdateWalletSchema = z
     status: z.enum(WALLET_STATUSES).optional(),
     limits: z
       .strictObject({
-        daily: MinorAmount.positive(),
-        monthly: MinorAmount.positive(),
-        transaction: MinorAmount.positive(),
+        daily: PositiveMinorAmount,
+        monthly: PositiveMinorAmount,
+        transaction: PositiveMinorAmount,
       })
       .partial()
       .optional(),
   })
   .meta({id: 'UpdateWalletRequest'})
-export type UpdateWalletInput = z.infer<typeof UpdateWalletSchema>
+export type UpdateWalletInput = z.input<typeof UpdateWalletSchema>
 
 export const SandboxClockSchema = z
   .object({
