@@ -17,7 +17,7 @@ import {
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
-import type {Database} from '../database.js'
+import type {Database, Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
@@ -127,6 +127,8 @@ type Timestamps = Pick<BnplPayment, 'completedAt' | 'cancelledAt' | 'failedAt'>
  */
 export class BnplService {
   private readonly q: ReturnType<typeof statements>
+  /** One list statement per combination of filters, prepared on first use. */
+  private readonly pages = new Map<string, Statement<PaymentRow>>()
 
   constructor(private readonly ctx: SandboxContext) {
     applyBnplSchema(ctx.database)
@@ -301,11 +303,13 @@ export class BnplService {
       where.push('status = ?')
       params.push(query.status)
     }
-    const rows = this.ctx.database
-      .prepare<PaymentRow>(
-        `SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
-      )
-      .all(...params, limit + 1)
+    const sql = `SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
+    let statement = this.pages.get(sql)
+    if (statement === undefined) {
+      statement = this.ctx.database.prepare<PaymentRow>(sql)
+      this.pages.set(sql, statement)
+    }
+    const rows = statement.all(...params, limit + 1)
     const {shown, hasMore, nextCursor} = pages.page(rows, limit)
     return {payments: shown.map((row) => this.toPayment(row)), hasMore, nextCursor}
   }
