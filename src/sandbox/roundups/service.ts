@@ -86,6 +86,14 @@ interface TransferRow {
   completed_at: string | null
 }
 
+/** A purchase to round up, as POST /transactions/process takes it (amount in major units). */
+interface Purchase {
+  user_id: string
+  amount: number
+  merchant_name: string
+  transaction_id: string
+}
+
 /** Where a transfer goes: another wallet of the round-up currency, or the user's bank account. */
 type Destination =
   | {type: 'wallet'; wallet: WalletState}
@@ -365,10 +373,7 @@ export class RoundupService {
    * repeat with the same purchase answers the first result; the same id for another purchase is a
    * conflict.
    */
-  process(
-    partnerId: string,
-    body: {user_id: string; amount: number; merchant_name: string; transaction_id: string},
-  ): Roundup {
+  process(partnerId: string, body: Purchase): Roundup {
     const user = this.q.userPartner.get(body.user_id)
     if (user?.partner_id !== partnerId) {
       throw new ApiError('INVALID_USER_ID', `No user ${body.user_id}`, {
@@ -378,35 +383,7 @@ export class RoundupService {
     }
     return this.ctx.database.transaction(() => {
       const existing = this.q.byTransaction.get(partnerId, body.transaction_id)
-      if (existing !== undefined) {
-        let sameAmount: boolean
-        try {
-          sameAmount = majorToMinor(body.amount, existing.currency) === BigInt(existing.amount)
-        } catch {
-          sameAmount = false
-        }
-        if (
-          existing.user_id === body.user_id &&
-          existing.merchant_name === body.merchant_name &&
-          sameAmount
-        ) {
-          return this.toRoundup(existing, true)
-        }
-        throw new ApiError(
-          'DUPLICATE_TRANSACTION',
-          `Transaction ${body.transaction_id} was already processed, for another purchase`,
-          {
-            field: 'transaction_id',
-            transaction_id: body.transaction_id,
-            roundup_id: existing.id,
-            processed: {
-              user_id: existing.user_id,
-              amount: jsonMajor(BigInt(existing.amount), existing.currency),
-              merchant_name: existing.merchant_name,
-            },
-          },
-        )
-      }
+      if (existing !== undefined) return this.replay(existing, body)
       const settings = this.settings(body.user_id)
       const amount = minorOf(body.amount, settings.currency, 'amount')
       const {roundup, capped, reason} = computeRoundup(amount, settings)
@@ -443,27 +420,60 @@ export class RoundupService {
       )
       const result = this.toRoundup(row, false)
       // A skipped purchase moves no money and records no event.
-      if (roundup > 0n) {
-        const {duplicate: _duplicate, ...data} = result
-        this.ctx.money.emit('roundupsvc.roundup.processed', partnerId, data, now)
-        const wallet = this.q.walletOf.get(body.user_id, settings.currency, partnerId)
-        this.ctx.money.emit(
-          'roundup.processed',
-          partnerId,
-          {
-            id: row.id,
-            userId: row.user_id,
-            walletId: wallet?.id ?? null,
-            transactionId: row.transaction_id,
-            amount: jsonAmount(roundup),
-            currency: row.currency,
-            createdAt: row.processed_at,
-          },
-          now,
-        )
-      }
+      if (roundup > 0n) this.announce(partnerId, result, roundup, now)
       return result
     })
+  }
+
+  /**
+   * The answer for a transaction_id processed before: its first result when the purchase is the
+   * same (user, merchant and amount), DUPLICATE_TRANSACTION when it is another.
+   */
+  private replay(existing: RoundupRow, body: Purchase): Roundup {
+    let sameAmount: boolean
+    try {
+      sameAmount = majorToMinor(body.amount, existing.currency) === BigInt(existing.amount)
+    } catch {
+      sameAmount = false
+    }
+    if (existing.user_id === body.user_id && existing.merchant_name === body.merchant_name && sameAmount) {
+      return this.toRoundup(existing, true)
+    }
+    throw new ApiError(
+      'DUPLICATE_TRANSACTION',
+      `Transaction ${body.transaction_id} was already processed, for another purchase`,
+      {
+        field: 'transaction_id',
+        transaction_id: body.transaction_id,
+        roundup_id: existing.id,
+        processed: {
+          user_id: existing.user_id,
+          amount: jsonMajor(BigInt(existing.amount), existing.currency),
+          merchant_name: existing.merchant_name,
+        },
+      },
+    )
+  }
+
+  /** The events of a processed round-up of `roundup`: the product's own, and the common API's. */
+  private announce(partnerId: string, processed: Roundup, roundup: bigint, now: Date): void {
+    const {duplicate: _duplicate, ...data} = processed
+    this.ctx.money.emit('roundupsvc.roundup.processed', partnerId, data, now)
+    const wallet = this.q.walletOf.get(processed.user_id, processed.currency, partnerId)
+    this.ctx.money.emit(
+      'roundup.processed',
+      partnerId,
+      {
+        id: processed.id,
+        userId: processed.user_id,
+        walletId: wallet?.id ?? null,
+        transactionId: processed.transaction_id,
+        amount: jsonAmount(roundup),
+        currency: processed.currency,
+        createdAt: processed.processed_at,
+      },
+      now,
+    )
   }
 
   pending(partnerId: string, userId: string): PendingRoundups {
