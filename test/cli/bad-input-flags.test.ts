@@ -2,7 +2,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl, runCli} from '../helpers/cli.js'
+import {type CliResult, payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 /**

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {BnplPayment} from '../../src/contract/index.js'
-import {type CliResult, payctl, runCli} from '../helpers/cli.js'
+import {type CliResult, payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess

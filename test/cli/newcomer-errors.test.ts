@@ -1,6 +1,6 @@
 import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 

@@ -3,7 +3,7 @@ import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type Fault, startFaultProxy} from '../helpers/fault-proxy.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 

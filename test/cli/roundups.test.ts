@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {askRoundupSettings, type Prompter} from '../../src/cli/roundups-wizard.js'
 import type {RoundupSettingsRecord} from '../../src/contract/index.js'
-import {type CliResult, payctl, runCli} from '../helpers/cli.js'
+import {type CliResult, payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess

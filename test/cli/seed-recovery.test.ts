@@ -3,7 +3,7 @@ import {once} from 'node:events'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 

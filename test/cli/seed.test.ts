@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT, runCli} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess

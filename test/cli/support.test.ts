@@ -1,7 +1,7 @@
 import {chmodSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, runCli} from '../helpers/cli.js'
+import {payctl} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 

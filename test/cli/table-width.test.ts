@@ -3,7 +3,7 @@ import {once} from 'node:events'
 import {join} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT, runCli} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 const BIN = join(ROOT, 'bin', 'run.js')

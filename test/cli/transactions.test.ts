@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl, runCli} from '../helpers/cli.js'
+import {type CliResult, payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess
