@@ -1,16 +1,16 @@
 import type {z} from 'zod'
 import type {Transaction} from '../../contract/resources.js'
+import type {RefundRequestSchema} from '../../contract/transactions.js'
 import {applyBnplSchema} from '../bnpl/schema.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {jsonAmount} from '../json.js'
 import {applyRoundupSchema} from '../roundups/schema.js'
-import type {RefundInput} from './amounts.js'
 import {REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'
 import {newTransactionId, type TxRecord, toTransaction} from './records.js'
 import {externalOf, type MoneyService} from './service.js'
 
-type Refund = z.output<typeof RefundInput>
+type Refund = z.output<typeof RefundRequestSchema>
 
 /** What a refund gives back: a card-like deposit, a wallet-to-wallet transfer, or a wallet payment. */
 type RefundKind = 'deposit' | 'transfer_out' | 'payment'

@@ -1,12 +1,11 @@
 import type {z} from 'zod'
 import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import type {EventName, Transaction} from '../../contract/resources.js'
+import type {CreateTransactionSchema, EventName, Transaction} from '../../contract/resources.js'
 import type {SandboxClock} from '../clock.js'
 import {type Database, keepWrites, type Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import type {EventLog} from '../events.js'
 import {jsonAmount} from '../json.js'
-import type {CreateTransactionInput} from './amounts.js'
 import {
   ACH_RETURN_REASON,
   ASYNC_METHODS,
@@ -61,7 +60,7 @@ interface SavedMethodRow {
   created_at: string
 }
 
-type CreateTransaction = z.output<typeof CreateTransactionInput>
+type CreateTransaction = z.output<typeof CreateTransactionSchema>
 
 const SETTLE_BATCH = 200
 

@@ -4,23 +4,25 @@ import type {Currency} from '../../contract/currencies.js'
 import type {
   CreateCardRequestSchema,
   Eligibility,
+  EligibilityRequestSchema,
+  P2PRequestSchema,
   P2PTransfer,
   UserBalance,
   VirtualCard,
   WalletPayment,
+  WalletPaymentRequestSchema,
 } from '../../contract/wallet-product.js'
 import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import type {EligibilityInput, P2PInput, WalletPaymentInput} from '../transactions/amounts.js'
 import {toBalance, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
 
-type EligibilityBody = z.output<typeof EligibilityInput>
-type WalletPaymentBody = z.output<typeof WalletPaymentInput>
+type EligibilityBody = z.output<typeof EligibilityRequestSchema>
+type WalletPaymentBody = z.output<typeof WalletPaymentRequestSchema>
 type CreateCardBody = z.output<typeof CreateCardRequestSchema>
-type P2PBody = z.output<typeof P2PInput>
+type P2PBody = z.output<typeof P2PRequestSchema>
 
 /** The Luhn check digit that completes `digits` (a card number without its last digit). */
 export function luhnCheckDigit(digits: string): string {

@@ -1,17 +1,23 @@
 import type {z} from 'zod'
 import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencies.js'
-import type {Balance, ListWalletsQuerySchema, Wallet, WalletList} from '../../contract/resources.js'
+import type {
+  Balance,
+  CreateWalletSchema,
+  ListWalletsQuerySchema,
+  Wallet,
+  WalletList,
+} from '../../contract/resources.js'
+import type {UpdateWalletSchema} from '../../contract/transactions.js'
 import type {SandboxContext} from '../context.js'
 import type {Database, Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import {newId} from '../ids.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import type {CreateWalletInput, UpdateWalletInput} from '../transactions/amounts.js'
 import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
 import {invalidCurrency} from '../transactions/service.js'
 
-type CreateWallet = z.output<typeof CreateWalletInput>
-type UpdateWallet = z.output<typeof UpdateWalletInput>
+type CreateWallet = z.output<typeof CreateWalletSchema>
+type UpdateWallet = z.output<typeof UpdateWalletSchema>
 type ListWalletsQuery = z.output<typeof ListWalletsQuerySchema>
 
 const walletPages = new Pagination('wallets', 'oldest first')
