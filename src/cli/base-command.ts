@@ -1,7 +1,7 @@
 import {Command, type Interfaces} from '@oclif/core'
 import {
   AuditLog,
-  closeTransport,
+  Connections,
   PayctlClient,
   PayctlError,
   ProfileStore,
@@ -59,11 +59,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   #api: PayctlClient | undefined
   /** Every API client this command made, for the audit log. */
   readonly #clients: PayctlClient[] = []
+  /** The connections this command's requests use, closed when it ends. */
+  readonly #connections = new Connections()
+  #onInterrupt: (() => void) | undefined
 
   protected override async init(): Promise<void> {
     await super.init()
     if (!(this.ctor as typeof BaseCommand).handlesInterrupt) {
-      process.once('SIGINT', () => {
+      this.#onInterrupt = () => {
         const note = this.interruptNote
         process.stderr.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
         // What was sent before Ctrl-C happened at the service: the audit log keeps it.
@@ -72,7 +75,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
           note?.audit,
         )
         process.exit(130)
-      })
+      }
+      process.once('SIGINT', this.#onInterrupt)
     }
     const {flags, args, argv} = await this.parse({
       flags: this.ctor.flags,
@@ -132,9 +136,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return client
   }
 
-  /** How requests report themselves: `--debug` lines and retry notices, both on stderr. */
+  /**
+   * How requests go: over this command's connections, reporting themselves as `--debug` lines and
+   * retry notices, both on stderr.
+   */
   protected get transportOptions(): TransportOptions {
     return {
+      connections: this.#connections,
       debug: this.flags.debug
         ? (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`)
         : undefined,
@@ -382,7 +390,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async finally(err: Error | undefined): Promise<void> {
     this.#audit(err)
-    await closeTransport()
+    if (this.#onInterrupt !== undefined) process.off('SIGINT', this.#onInterrupt)
+    await this.#connections.close()
     await super.finally(err)
   }
 

@@ -77,24 +77,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     const fixtures = await Promise.all(paths.map((p) => loadFixture(p)))
     if (fixtures.length > 1) refuseSharedNames(paths, fixtures)
     const total = fixtures.reduce((n, x) => n + x.records.length, 0)
-    if (f['dry-run']) {
-      const steps = fixtures.flatMap((fixture) => plan(fixture))
-      this.table(steps, [
-        {header: 'WAVE', get: (s) => String(s.wave + 1)},
-        {header: 'KIND', get: (s) => s.kind},
-        {header: 'COUNT', get: (s) => String(s.names.length)},
-        {
-          header: 'RECORDS',
-          get: (s) =>
-            s.names.length > 4
-              ? `${s.names.slice(0, 3).join(', ')}, … ${s.names.at(-1)}`
-              : s.names.join(', '),
-        },
-      ])
-      const waves = fixtures.reduce((n, x) => n + new Set(plan(x).map((s) => s.wave)).size, 0)
-      this.log(`${total} records in ${waves} waves; nothing sent.`)
-      return steps
-    }
+    if (f['dry-run']) return this.printPlan(fixtures, total)
     await this.confirmProduction(`create ${total} records`, f.yes)
     const perMinute = await this.ratePerMinute(f.rate)
     const limiter = perMinute === undefined ? undefined : new TokenBucket(perMinute)
@@ -120,14 +103,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     let skipped = 0
     for (const [i, fixture] of fixtures.entries()) {
       const path = paths[i]!
-      const journalPath =
-        f.journal ??
-        join(
-          configDir(),
-          'seed',
-          `${createHash('sha256').update(`${path}|${this.profile.name}|${this.profile.baseUrl}|${instance}`).digest('hex').slice(0, 24)}.ndjson`,
-        )
-      const journal = new Journal(journalPath)
+      const journal = new Journal(f.journal ?? this.journalPath(path, instance))
       if (f.fresh) journal.clear()
       const progress = this.progressReporter(paths.length > 1 ? basename(path) : undefined)
       let last: SeedProgress | undefined
@@ -158,6 +134,33 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
     )
     return result
+  }
+
+  /** The waves --dry-run would send, as a table; nothing is sent. */
+  printPlan(fixtures: Fixture[], total: number): ReturnType<typeof plan> {
+    const steps = fixtures.flatMap((fixture) => plan(fixture))
+    this.table(steps, [
+      {header: 'WAVE', get: (s) => String(s.wave + 1)},
+      {header: 'KIND', get: (s) => s.kind},
+      {header: 'COUNT', get: (s) => String(s.names.length)},
+      {
+        header: 'RECORDS',
+        get: (s) =>
+          s.names.length > 4 ? `${s.names.slice(0, 3).join(', ')}, … ${s.names.at(-1)}` : s.names.join(', '),
+      },
+    ])
+    const waves = fixtures.reduce((n, x) => n + new Set(plan(x).map((s) => s.wave)).size, 0)
+    this.log(`${total} records in ${waves} waves; nothing sent.`)
+    return steps
+  }
+
+  /** The default journal of a fixture file: one per file, profile, service and sandbox `instance`. */
+  journalPath(fixturePath: string, instance: string): string {
+    const id = createHash('sha256')
+      .update(`${fixturePath}|${this.profile.name}|${this.profile.baseUrl}|${instance}`)
+      .digest('hex')
+      .slice(0, 24)
+    return join(configDir(), 'seed', `${id}.ndjson`)
   }
 
   /** Requests a minute to pace to, or undefined for no pacing. */

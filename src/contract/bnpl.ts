@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
-import {MinorAmount} from './money.js'
+import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {notShown} from './surface.js'
 
 /**
@@ -35,7 +35,7 @@ export const BNPL_DECLINE_REASONS = [
 export const PrequalifyRequestSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: MinorAmount.positive().optional().describe('the purchase to check; without it, only the limit'),
+    amount: PositiveMinorAmount.optional().describe('the purchase to check; without it, only the limit'),
     currency: z.string().min(1).default('USD'),
   })
   .meta({id: 'BnplPrequalifyRequest'})
@@ -57,7 +57,7 @@ export type Prequalification = z.infer<typeof PrequalificationSchema>
 export const CreateBnplPaymentSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: MinorAmount.positive().describe('smallest currency unit'),
+    amount: PositiveMinorAmount.describe('smallest currency unit'),
     currency: z.string().min(1).default('USD'),
     merchantName: z.string().min(1).max(200),
     description: z.string().max(500).optional(),

@@ -3,7 +3,7 @@ import {bnplEndpoints} from './bnpl.js'
 import type {ErrorCode} from './errors.js'
 import {
   AccessTokenSchema,
-  CreateUserCamelSchema,
+  CreateUserFromCamelSchema,
   CreateUserSchema,
   CreateWalletSchema,
   ListWalletsQuerySchema,
@@ -52,11 +52,22 @@ export interface Endpoint {
   auth: EndpointAuth
   /** Scope required of a Variant A token and of a Variant B minted JWT. Keys carry every scope. */
   scopes?: {a: ScopeA; b: ScopeB}
+  /** The request body, as the sandbox parses it before the operation runs. */
   body?: z.ZodType
   /** The operation takes a missing body as `{}` (its body schema need not say so). */
   bodyOptional?: boolean
-  /** Another body form the operation accepts as well (the SDK's camelCase form of create-user). */
+  /**
+   * The same body with camelCase field names, accepted as well (the SDK's form of create-user), and
+   * read into what `body` reads. The sandbox reads a body in this form when it names a field only
+   * this form has, and refuses one that also names a field only `body` has.
+   */
   altBody?: z.ZodType
+  /**
+   * What a refusal of the body adds to its details when it names one of these fields (the allowed
+   * values of a round-up multiplier).
+   */
+  refusalDetails?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** The query string, as the sandbox parses it before the operation runs. */
   query?: z.ZodType
   /** What the sandbox returns: its full record (the OpenAPI document and the sandbox's tests use it). */
   response: z.ZodType
@@ -168,7 +179,7 @@ export const endpoints = {
     auth: 'bearer',
     scopes: {a: 'users:write', b: 'payments:create'},
     body: CreateUserSchema,
-    altBody: CreateUserCamelSchema,
+    altBody: CreateUserFromCamelSchema,
     response: UserSchema,
     surface: UserSurface,
     status: 201,

@@ -42,6 +42,64 @@ export const MINOR_UNITS: Record<Currency, number> = {
  */
 export const MinorAmount = z.number().multipleOf(1)
 
+/**
+ * Most digits an exact integer of a request body may have. Far above any amount (a yoctoNEAR balance
+ * of every NEAR in existence has 33), and low enough that a body packed with `1e400` literals or one
+ * literal of a million digits stays cheap to read: the sandbox leaves a longer literal as the double
+ * `JSON.parse` made of it, which no amount field accepts.
+ */
+export const MAX_EXACT_DIGITS = 80
+
+/** A number that was left inexact because its literal was too long (see MAX_EXACT_DIGITS). */
+function isOutOfRange(value: unknown): boolean {
+  return typeof value === 'number' && (!Number.isFinite(value) || Number.isInteger(value))
+}
+
+/**
+ * An amount of a request body, read exactly: a safe integer, or a bigint (the sandbox reads an
+ * integer literal beyond 2^53 as one; the client sends bigints as exact digits), always handed on as
+ * bigint. A number that is not a safe integer here was a fractional literal, or one too long to read
+ * exactly. Documented as MinorAmount is, an integer that may exceed 2^53.
+ */
+function exactAmount(minimum: 0n | 1n): z.ZodType<bigint, number | bigint> {
+  const amount = z.unknown().transform((value, ctx): bigint => {
+    const exact = minorFrom(value)
+    if (exact === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          value === undefined
+            ? 'Required'
+            : isOutOfRange(value)
+              ? `Out of range: an amount has at most ${MAX_EXACT_DIGITS} digits`
+              : 'Expected an integer amount in the smallest currency unit (cents, wei…)',
+        input: value,
+      })
+      return z.NEVER
+    }
+    if (exact < minimum) {
+      ctx.addIssue({
+        code: 'custom',
+        message: minimum === 0n ? 'Expected an amount of 0 or more' : 'Expected an amount above 0',
+        input: value,
+      })
+      return z.NEVER
+    }
+    return exact
+  })
+  // The JSON Schema of MinorAmount.positive() or .nonnegative(): a transform has none of its own.
+  const bound = minimum === 0n ? {minimum: 0} : {exclusiveMinimum: 0}
+  return amount.meta({type: 'number', multipleOf: 1, ...bound}) as z.ZodType as z.ZodType<
+    bigint,
+    number | bigint
+  >
+}
+
+/** A positive amount of a request body (payments, refunds, limits), read exactly as bigint. */
+export const PositiveMinorAmount = exactAmount(1n)
+/** A non-negative amount of a request body (a wallet's initial balance), read exactly as bigint. */
+export const NonNegativeMinorAmount = exactAmount(0n)
+
 /** The decimal places of a currency code, or undefined for a code payctl does not know. */
 export function minorUnitsOf(code: string): number | undefined {
   return Object.hasOwn(MINOR_UNITS, code) ? MINOR_UNITS[code as Currency] : undefined

@@ -222,7 +222,34 @@ function securityOf(endpoint: Endpoint): Json[] {
 }
 
 function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
-  const style = errorStyleOf(endpoint)
+  const operation: Json = {
+    operationId: endpoint.operationId,
+    summary: endpoint.summary,
+    tags: [endpoint.tag],
+    security: securityOf(endpoint),
+    responses: responsesOf(endpoint, components),
+  }
+  const parameters = parametersOf(endpoint, components)
+  if (parameters.length > 0) operation.parameters = parameters
+  if (endpoint.body !== undefined) {
+    operation.requestBody = {
+      // A bodiless request is accepted where the schema takes "nothing" or the operation reads it as {}.
+      required: !(endpoint.bodyOptional === true || endpoint.body.safeParse(undefined).success),
+      content: {
+        'application/json': {
+          schema:
+            endpoint.altBody === undefined
+              ? components.add(endpoint.body, 'input')
+              : {oneOf: [components.add(endpoint.body, 'input'), components.add(endpoint.altBody, 'input')]},
+        },
+      },
+    }
+  }
+  return operation
+}
+
+/** The path parameters, the query's fields and the Idempotency-Key header an operation takes. */
+function parametersOf(endpoint: Endpoint, components: SchemaComponents): Json[] {
   const parameters: Json[] = []
   for (const match of endpoint.path.matchAll(/\{(\w+)\}/g)) {
     parameters.push({name: match[1], in: 'path', required: true, schema: {type: 'string'}})
@@ -246,7 +273,11 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
       schema: {type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN},
     })
   }
+  return parameters
+}
 
+/** The success answer in both response shapes, and each error status with the shapes its codes take. */
+function responsesOf(endpoint: Endpoint, components: SchemaComponents): Json {
   const resource = components.add(endpoint.response, 'output')
   const success = endpoint.enveloped
     ? {
@@ -280,6 +311,7 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
       content: {'application/json': {schema: success}},
     },
   }
+  const style = errorStyleOf(endpoint)
   const byStatus = new Map<number, string[]>()
   for (const code of errorCodesOf(endpoint)) {
     const status = ERROR_STATUS[code]
@@ -297,30 +329,7 @@ function operationOf(endpoint: Endpoint, components: SchemaComponents): Json {
       content: {'application/json': {schema: oneOfRefs(shapes)}},
     }
   }
-
-  const operation: Json = {
-    operationId: endpoint.operationId,
-    summary: endpoint.summary,
-    tags: [endpoint.tag],
-    security: securityOf(endpoint),
-    responses,
-  }
-  if (parameters.length > 0) operation.parameters = parameters
-  if (endpoint.body !== undefined) {
-    operation.requestBody = {
-      // A bodiless request is accepted where the schema takes "nothing" or the operation reads it as {}.
-      required: !(endpoint.bodyOptional === true || endpoint.body.safeParse(undefined).success),
-      content: {
-        'application/json': {
-          schema:
-            endpoint.altBody === undefined
-              ? components.add(endpoint.body, 'input')
-              : {oneOf: [components.add(endpoint.body, 'input'), components.add(endpoint.altBody, 'input')]},
-        },
-      },
-    }
-  }
-  return operation
+  return responses
 }
 
 /**

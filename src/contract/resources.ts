@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {CurrencySchema} from './currencies.js'
-import {MinorAmount} from './money.js'
+import {MinorAmount, NonNegativeMinorAmount, PositiveMinorAmount} from './money.js'
 import {
   AccessTokenSurface,
   BalanceSurface,
@@ -70,7 +70,7 @@ export const CreateWalletSchema = z
     userId: z.string().min(1),
     currency: z.string().min(1).describe('one of the supported currencies'),
     label: z.string().max(50).optional(),
-    initialBalance: MinorAmount.nonnegative().optional().describe('sandbox only; smallest currency unit'),
+    initialBalance: NonNegativeMinorAmount.optional().describe('sandbox only; smallest currency unit'),
   })
   .meta({id: 'CreateWalletRequest'})
 
@@ -116,7 +116,7 @@ export type Transaction = z.infer<typeof TransactionSchema>
 
 export const CreateTransactionSchema = z
   .strictObject({
-    amount: MinorAmount.positive(),
+    amount: PositiveMinorAmount,
     currency: z.string().min(1),
     method: z.enum(PAYMENT_METHODS),
     paymentMethodId: z.string().optional(),
@@ -231,6 +231,16 @@ export const CreateUserCamelSchema = z
   })
   .meta({id: 'CreateUserRequestCamel'})
 export type CreateUserInput = z.infer<typeof CreateUserSchema>
+/** The camelCase form read as the snake_case one: the sandbox's operation gets either form alike. */
+export const CreateUserFromCamelSchema = CreateUserCamelSchema.transform(
+  (c): CreateUserInput => ({
+    email: c.email,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    partner_id: c.partnerId,
+    external_id: c.externalId,
+  }),
+)
 
 export const UserSchema = UserSurface.extend({
   email: z.string(),

@@ -174,6 +174,8 @@ const NoBody = z.strictObject({}).optional()
 
 const roundupRead = {a: 'roundups:read', b: 'payments:read'} as const
 const roundupWrite = {a: 'roundups:write', b: 'payments:create'} as const
+/** A refused multiplier's error also lists the allowed values. */
+const multiplierRefusal = {multiplier: {allowed_multipliers: [...ROUNDUP_MULTIPLIERS]}}
 const settingsErrors = [
   'NOT_FOUND',
   'INVALID_CURRENCY',
@@ -192,6 +194,7 @@ export const roundupEndpoints = {
     auth: 'bearer',
     scopes: roundupWrite,
     body: PutRoundupSettingsSchema,
+    refusalDetails: multiplierRefusal,
     response: RoundupSettingsRecordSchema,
     surface: RoundupSettingsSurface,
     host: 'auth',
@@ -225,6 +228,7 @@ export const roundupEndpoints = {
     scopes: roundupWrite,
     body: EnableRoundupsSchema,
     bodyOptional: true,
+    refusalDetails: multiplierRefusal,
     response: RoundupSettingsRecordSchema,
     surface: notShown<RoundupSettingsRecord>(),
     status: 200,
@@ -254,6 +258,7 @@ export const roundupEndpoints = {
     auth: 'bearer',
     scopes: roundupWrite,
     body: UpdateRoundupSettingsSchema,
+    refusalDetails: multiplierRefusal,
     response: RoundupSettingsRecordSchema,
     surface: notShown<RoundupSettingsRecord>(),
     status: 200,

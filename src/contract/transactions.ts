@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
-import {MinorAmount} from './money.js'
+import {PositiveMinorAmount} from './money.js'
 import {
   type Balance,
   BalanceSchema,
@@ -42,7 +42,7 @@ export type TransactionList = z.infer<typeof TransactionListSchema>
 
 export const RefundRequestSchema = z
   .strictObject({
-    amount: MinorAmount.positive().optional().describe('smallest unit; default: the whole refundable amount'),
+    amount: PositiveMinorAmount.optional().describe('smallest unit; default: the whole refundable amount'),
     reason: z.string().max(500).optional(),
   })
   .meta({id: 'RefundRequest'})
@@ -130,9 +130,9 @@ export const UpdateWalletSchema = z
     status: z.enum(WALLET_STATUSES).optional(),
     limits: z
       .strictObject({
-        daily: MinorAmount.positive(),
-        monthly: MinorAmount.positive(),
-        transaction: MinorAmount.positive(),
+        daily: PositiveMinorAmount,
+        monthly: PositiveMinorAmount,
+        transaction: PositiveMinorAmount,
       })
       .partial()
       .optional(),

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
-import {MinorAmount} from './money.js'
+import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {BalanceSchema} from './resources.js'
 import {notShown} from './surface.js'
 
@@ -11,7 +11,7 @@ const Timestamp = z.string().describe('ISO 8601 timestamp')
 export const EligibilityRequestSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: MinorAmount.positive(),
+    amount: PositiveMinorAmount,
     currency: z.string().min(1).default('USD'),
   })
   .meta({id: 'EligibilityRequest'})
@@ -40,7 +40,7 @@ export type Eligibility = z.infer<typeof EligibilitySchema>
 export const WalletPaymentRequestSchema = z
   .strictObject({
     userId: z.string().min(1),
-    amount: MinorAmount.positive(),
+    amount: PositiveMinorAmount,
     currency: z.string().min(1).default('USD'),
     merchantName: z.string().max(200).optional(),
     description: z.string().max(500).optional(),
@@ -99,7 +99,7 @@ export const P2PRequestSchema = z
   .strictObject({
     fromUserId: z.string().min(1),
     toUserId: z.string().min(1),
-    amount: MinorAmount.positive(),
+    amount: PositiveMinorAmount,
     currency: z.string().min(1).default('USD'),
     note: z.string().max(280).optional(),
   })

@@ -11,7 +11,7 @@ import {
 } from './profiles.js'
 import {redactText} from './redact.js'
 import {status as sessionStatus} from './session.js'
-import {bypassesProxy, Transport} from './transport.js'
+import {bypassesProxy, Connections, Transport} from './transport.js'
 
 /** One line of `payctl doctor`: what was checked, how it went, and how to mend it. */
 export interface Check {
@@ -65,12 +65,27 @@ export async function runDoctor(
   checks.push(credentialsCheck(profile, store, env))
   checks.push(proxyCheck(profile.baseUrl, env))
 
-  const reach = await reachability(profile.baseUrl)
+  const connections = new Connections()
+  try {
+    return await serviceChecks(checks, profile, store, connections)
+  } finally {
+    await connections.close()
+  }
+}
+
+/** What the service answers: reachability, clock skew and, with credentials, the token and a call. */
+async function serviceChecks(
+  checks: Check[],
+  profile: ResolvedProfile,
+  store: ProfileStore,
+  connections: Connections,
+): Promise<Check[]> {
+  const reach = await reachability(profile.baseUrl, connections)
   checks.push(reach.check)
   if (reach.serverTime !== undefined) checks.push(skewCheck(reach.serverTime, reach.localTime))
 
   if (!profile.auth) return checks
-  const client = new PayctlClient({profile, store, retries: 0, timeoutMs: 10_000})
+  const client = new PayctlClient({profile, store, retries: 0, timeoutMs: 10_000, connections})
   const token = client.tokens.cached()
   if (profile.auth.variant === 'A') {
     if (!token)
@@ -188,8 +203,9 @@ function proxyCheck(baseUrl: string, env: NodeJS.ProcessEnv): Check {
 
 async function reachability(
   baseUrl: string,
+  connections: Connections,
 ): Promise<{check: Check; serverTime?: number; localTime: number}> {
-  const transport = new Transport({retries: 0, timeoutMs: 5_000})
+  const transport = new Transport({retries: 0, timeoutMs: 5_000, connections})
   const started = performance.now()
   try {
     const res = await transport.send({method: 'GET', url: `${baseUrl}/v1/`, headers: {}}, {retry: false})

@@ -48,7 +48,7 @@ export {
 } from './profiles.js'
 export {isSecretHeader, redactText, redactValue} from './redact.js'
 export {TokenManager} from './token-manager.js'
-export {closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
+export {Connections, closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
 
 import {PayctlClient} from './client.js'
 import {type ProfileOverrides, ProfileStore, resolveProfile} from './profiles.js'

@@ -35,6 +35,8 @@ export interface TransportOptions {
   debug?: ((line: string) => void) | undefined
   onRetry?: ((info: RetryInfo) => void) | undefined
   userAgent?: string
+  /** The connection pool to use (default: one shared by the process, closed by closeTransport). */
+  connections?: Connections | undefined
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504])
@@ -69,7 +71,6 @@ interface Dispatchers {
   /** Through HTTP(S)_PROXY, for the hosts NO_PROXY does not exempt; absent when no proxy is set. */
   proxied: Dispatcher | undefined
 }
-let dispatcherPromise: Promise<Dispatchers> | undefined
 
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
 
@@ -96,30 +97,53 @@ export function bypassesProxy(url: string, env: NodeJS.ProcessEnv = process.env)
   )
 }
 
-// undici costs tens of milliseconds to load: only commands that talk to the service pay for it,
-// and they load only its Agent and request API. Its index would also load fetch, WebSocket, the
-// caches and the mocks, which payctl's client never uses: twice the code to read and compile. The
-// build checks that these modules are the very ones undici's index exports (scripts/bundle.ts).
-// EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY; without a
-// proxy variable everything goes through a plain Agent, which spares every request its NO_PROXY
-// check (and the process the proxy agent's code).
-async function dispatcher(): Promise<Dispatchers> {
-  dispatcherPromise ??= (async () => {
-    const options = {keepAliveTimeout: 10_000, connections: 64}
-    const proxied = PROXY_VARIABLES.some((name) => process.env[name])
-    const [{default: Agent}, {default: request}, proxy] = await Promise.all([
-      import('undici/lib/dispatcher/agent.js'),
-      import('undici/lib/api/api-request.js'),
-      proxied ? import('undici/lib/dispatcher/env-http-proxy-agent.js') : undefined,
-    ])
-    return {
-      request,
-      direct: new Agent(options),
-      proxied: proxy === undefined ? undefined : new proxy.default(options),
-    }
-  })()
-  return dispatcherPromise
+/**
+ * A pool of kept-alive connections, shared by the transports given it. A command opens one and
+ * closes it when it ends, so that its process can exit at once; commands run side by side in one
+ * process (the test suite does) each close only their own.
+ *
+ * undici costs tens of milliseconds to load: only commands that talk to the service pay for it,
+ * and they load only its Agent and request API. Its index would also load fetch, WebSocket, the
+ * caches and the mocks, which payctl's client never uses: twice the code to read and compile. The
+ * build checks that these modules are the very ones undici's index exports (scripts/bundle.ts).
+ * EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY; without a
+ * proxy variable everything goes through a plain Agent, which spares every request its NO_PROXY
+ * check (and the process the proxy agent's code).
+ */
+export class Connections {
+  #dispatchers: Promise<Dispatchers> | undefined
+
+  /** The dispatchers, loaded and created on the first request. */
+  dispatchers(): Promise<Dispatchers> {
+    this.#dispatchers ??= (async () => {
+      const options = {keepAliveTimeout: 10_000, connections: 64}
+      const proxied = PROXY_VARIABLES.some((name) => process.env[name])
+      const [{default: Agent}, {default: request}, proxy] = await Promise.all([
+        import('undici/lib/dispatcher/agent.js'),
+        import('undici/lib/api/api-request.js'),
+        proxied ? import('undici/lib/dispatcher/env-http-proxy-agent.js') : undefined,
+      ])
+      return {
+        request,
+        direct: new Agent(options),
+        proxied: proxy === undefined ? undefined : new proxy.default(options),
+      }
+    })()
+    return this.#dispatchers
+  }
+
+  /** Close every connection; a later request opens new ones. */
+  async close(): Promise<void> {
+    const pending = this.#dispatchers
+    if (pending === undefined) return
+    this.#dispatchers = undefined
+    const d = await pending
+    await Promise.all([d.direct.close(), d.proxied?.close()])
+  }
 }
+
+/** The pool of transports given none, as a library's callers use them. */
+const shared = new Connections()
 
 /** Exponential backoff with full jitter: 200 ms, 400 ms, 800 ms … capped at 8 s. */
 export function backoffDelay(attempt: number): number {
@@ -154,7 +178,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * that are safe to repeat: GETs, and mutations that carry an idempotency key.
  */
 export class Transport {
-  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry'>> & TransportOptions
+  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry' | 'connections'>> & TransportOptions
 
   constructor(opts: TransportOptions = {}) {
     this.#opts = {timeoutMs: 30_000, retries: 3, maxRetryAfterMs: 60_000, userAgent: 'payctl', ...opts}
@@ -207,7 +231,7 @@ export class Transport {
       if (req.body !== undefined) debug(`    body ${redactBody(req.body)}`)
     }
     const started = performance.now()
-    const undici = await dispatcher()
+    const undici = await (this.#opts.connections ?? shared).dispatchers()
     const url = new URL(req.url)
     const res = await undici.request.call(
       undici.proxied && !bypassesProxy(req.url) ? undici.proxied : undici.direct,
@@ -241,10 +265,7 @@ function redactBody(text: string): string {
   }
 }
 
-/** Close pooled connections so a short-lived process can exit at once. */
+/** Close the shared pool's connections, so a short-lived process can exit at once. */
 export async function closeTransport(): Promise<void> {
-  if (!dispatcherPromise) return
-  const d = await dispatcherPromise
-  dispatcherPromise = undefined
-  await Promise.all([d.direct.close(), d.proxied?.close()])
+  await shared.close()
 }

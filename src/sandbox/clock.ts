@@ -1,5 +1,4 @@
-import type {StatementSync} from 'node:sqlite'
-import type {Database} from './database.js'
+import type {Database, Statement} from './database.js'
 
 const OFFSET_KEY = 'clock_offset_ms'
 
@@ -11,11 +10,11 @@ const OFFSET_KEY = 'clock_offset_ms'
  */
 export class SandboxClock {
   private offsetMs: number
-  private readonly save: StatementSync
+  private readonly save: Statement
 
   constructor(database: Database) {
     this.offsetMs = Number(database.metaValue(OFFSET_KEY, () => '0')) || 0
-    this.save = database.db.prepare(
+    this.save = database.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     )
   }

@@ -42,10 +42,10 @@ export interface SandboxContext {
 }
 
 /** One request, as an operation sees it: already authenticated and rate-limited. */
-export interface OperationInput {
+interface Request<Body, Query> {
   principal: Principal | undefined
-  body: unknown
-  query: unknown
+  body: Body
+  query: Query
   params: Record<string, string>
   /** Remote address, for the failed-login guard. */
   ip: string
@@ -53,37 +53,71 @@ export interface OperationInput {
   setHeaders(headers: Record<string, string>): void
 }
 
-/** What the sandbox answers for endpoint `K`: its full record. */
-type SandboxResponse<K extends EndpointId> = z.output<(typeof endpoints)[K]['response']>
+type EndpointOf<K extends EndpointId> = (typeof endpoints)[K]
+/** An endpoint of the table. */
+type TableEndpoint = EndpointOf<EndpointId>
+/** The body an operation of `E` receives: its body schema's output (or its other form's), none without one. */
+type BodyOf<E> = E extends {body: infer S extends z.ZodType}
+  ? z.output<S> | (E extends {altBody: infer A extends z.ZodType} ? z.output<A> : never)
+  : undefined
+/** The query an operation of `E` receives: its query schema's output, none without one. */
+type QueryOf<E> = E extends {query: infer S extends z.ZodType} ? z.output<S> : undefined
 
 /**
- * An endpoint of the contract and the operation that serves it, which returns the endpoint's
- * record (the server envelopes it) or throws an ApiError. Operations of idempotent endpoints
- * (POSTs outside /auth) must be synchronous, so that the change and its stored response commit in
- * one SQLite transaction.
+ * A request to endpoint `K`, its body and query parsed by the server with the endpoint's schemas
+ * (validation.ts, parseRequest). Without `K`, a request to any endpoint.
  */
-export type RouteSpec = {
-  [K in EndpointId]: {
-    endpoint: (typeof endpoints)[K]
-    run(input: OperationInput): SandboxResponse<K> | Promise<SandboxResponse<K>>
-    /**
-     * What an idempotent replay answers instead of the resource, when the first answer holds
-     * something that must not be stored (a virtual card's full number): the stored response is built
-     * from this, not from the resource.
-     */
-    forReplay?(resource: SandboxResponse<K>): unknown
-  }
-}[EndpointId]
+export type OperationInput<K extends EndpointId = EndpointId> = K extends EndpointId
+  ? Request<BodyOf<EndpointOf<K>>, QueryOf<EndpointOf<K>>>
+  : never
 
-/** A route as the server runs it, whatever its endpoint. */
+/** A request as it came, its body and query not yet parsed: what the server and fixture steps hand over. */
+export type RawInput = Request<unknown, unknown>
+
+/** What the sandbox answers for endpoint `E`: its full record. */
+type SandboxResponse<E extends TableEndpoint> = z.output<E['response']>
+
+/**
+ * An endpoint of the contract and the operation that serves it, which gets the request parsed with
+ * the endpoint's schemas and returns the endpoint's record (the server envelopes it) or throws an
+ * ApiError. Operations of idempotent endpoints (POSTs outside /auth) must be synchronous, so that
+ * the change and its stored response commit in one SQLite transaction.
+ */
+interface Route<E extends TableEndpoint> {
+  endpoint: E
+  run(input: Request<BodyOf<E>, QueryOf<E>>): SandboxResponse<E> | Promise<SandboxResponse<E>>
+  /**
+   * What an idempotent replay answers instead of the resource, when the first answer holds
+   * something that must not be stored (a virtual card's full number): the stored response is built
+   * from this, not from the resource.
+   */
+  forReplay?(resource: SandboxResponse<E>): unknown
+}
+
+/** A route of any endpoint of the table: the compiler checks its operation's input and answer against its endpoint. */
+export type RouteSpec = {[K in EndpointId]: Route<EndpointOf<K>>}[EndpointId]
+
+/**
+ * A route of `spec.endpoint`, its operation's input typed from the endpoint's schemas (a RouteSpec
+ * literal cannot be: the compiler does not tell a union's members apart by an object property).
+ */
+export function route<E extends TableEndpoint>(spec: Route<E>): RouteSpec {
+  return spec as unknown as RouteSpec
+}
+
+/**
+ * A route as the server runs it, whatever its endpoint: `run` parses the request with the endpoint's
+ * schemas, then runs the operation (server.ts, served). A property, not a method, so that the compiler
+ * refuses a RouteSpec, whose operation expects its input parsed, where a ServedRoute belongs.
+ */
 export interface ServedRoute {
   endpoint: Endpoint
-  run(input: OperationInput): unknown
-  forReplay?(resource: unknown): unknown
+  run: (input: RawInput) => unknown
+  forReplay?: ((resource: unknown) => unknown) | undefined
 }
 
 /** The caller's partner, for routes that require authentication. */
-export function callerOf(input: OperationInput): Principal {
+export function callerOf(input: {principal: Principal | undefined}): Principal {
   if (input.principal === undefined) throw new Error('route requires an authenticated caller')
   return input.principal
 }

@@ -1,5 +1,11 @@
 import {chmodSync, closeSync, constants, openSync} from 'node:fs'
-import {DatabaseSync, type StatementSync} from 'node:sqlite'
+import {
+  DatabaseSync,
+  type SQLInputValue,
+  type SQLOutputValue,
+  type StatementResultingChanges,
+  type StatementSync,
+} from 'node:sqlite'
 
 /** Make a data file readable by its owner only, if it exists. */
 function chmodPrivate(file: string): void {
@@ -265,6 +271,22 @@ function keepsWrites(err: unknown): boolean {
   return err !== null && typeof err === 'object' && (err as {[KEEP_WRITES]?: boolean})[KEEP_WRITES] === true
 }
 
+/**
+ * A row type a statement may be given: every column one of the values SQLite answers (no booleans,
+ * no undefined; a flag is 0 or 1, an absent value null).
+ */
+export type Columns<Row> = {[K in keyof Row]-?: SQLOutputValue}
+
+/**
+ * A prepared statement whose rows are `Row`, as `Database.prepare` gives it. Parameters are
+ * positional, as in every statement of the sandbox.
+ */
+export interface Statement<Row extends Columns<Row> = never> {
+  get(...params: SQLInputValue[]): Row | undefined
+  all(...params: SQLInputValue[]): Row[]
+  run(...params: SQLInputValue[]): StatementResultingChanges
+}
+
 /** The commit of a group of transactions, which their answers wait for. */
 interface PendingCommit {
   promise: Promise<void>
@@ -305,24 +327,32 @@ export class Database {
     this.migrate()
   }
 
+  /**
+   * Prepare `sql`, whose rows are `Row`: the row type is named once, here beside the SQL that
+   * decides it, and every `get` and `all` of the statement answers it. Prepare once and keep the
+   * statement (a constructor or a table of statements), not once per call.
+   */
+  prepare<Row extends Columns<Row> = never>(sql: string): Statement<Row> {
+    // The one cast of a row: node:sqlite types every row as Record<string, SQLOutputValue>, and
+    // only the SQL knows its columns. The statement itself is returned, with no wrapper, so a call
+    // costs what StatementSync's does.
+    return this.db.prepare(sql) as unknown as Statement<Row>
+  }
+
   private migrate(): void {
     this.transaction(() => {
       this.db.exec(SCHEMA)
       this.db.exec(MONEY_SCHEMA)
-      const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
-        | {value: string}
-        | undefined
+      const row = this.prepare<{value: string}>("SELECT value FROM meta WHERE key = 'schema_version'").get()
       if (row === undefined) {
-        this.db
-          .prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)")
-          .run(String(SCHEMA_VERSION))
+        this.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
       } else if (Number(row.value) > SCHEMA_VERSION) {
         throw new Error(
           `the sandbox data file was written by a newer payctl (schema ${row.value}, this one knows ${SCHEMA_VERSION})`,
         )
       } else if (Number(row.value) < SCHEMA_VERSION) {
         if (Number(row.value) < 2) this.db.exec(UPGRADE_TO_2)
-        this.db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION))
+        this.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION))
       }
     })
   }
@@ -424,12 +454,10 @@ export class Database {
   /** Read a value of the `meta` table, or store `create()` under `key` the first time. */
   metaValue(key: string, create: () => string): string {
     return this.transaction(() => {
-      const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
-        | {value: string}
-        | undefined
+      const row = this.prepare<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)
       if (row !== undefined) return row.value
       const value = create()
-      this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value)
+      this.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value)
       return value
     })
   }

@@ -1,6 +1,5 @@
-import type {StatementSync} from 'node:sqlite'
 import type {EventName} from '../contract/resources.js'
-import type {Database} from './database.js'
+import type {Database, Statement} from './database.js'
 import {newId} from './ids.js'
 
 export interface RecordedEvent {
@@ -31,10 +30,10 @@ export function onEventRecorded(database: Database, listener: EventListener): ()
  * the change, so an event exists exactly when its change does.
  */
 export class EventLog {
-  private readonly insert: StatementSync
+  private readonly insert: Statement
 
   constructor(private readonly database: Database) {
-    this.insert = database.db.prepare(
+    this.insert = database.prepare(
       'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
     )
   }

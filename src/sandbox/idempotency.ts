@@ -1,5 +1,4 @@
-import type {StatementSync} from 'node:sqlite'
-import type {Database} from './database.js'
+import type {Database, Statement} from './database.js'
 import {ApiError} from './errors.js'
 
 /** How long a stored response is replayed for. */
@@ -32,25 +31,24 @@ interface KeyRow {
  * the response to replay; `release` forgets a reservation whose request did not run to completion.
  */
 export class IdempotencyStore {
-  private readonly get: StatementSync
-  private readonly remove: StatementSync
-  private readonly reserve: StatementSync
-  private readonly save: StatementSync
+  private readonly get: Statement<KeyRow>
+  private readonly remove: Statement
+  private readonly reserve: Statement
+  private readonly save: Statement
 
   constructor(database: Database) {
-    const {db} = database
     // A reservation still in flight at start-up belongs to a process that died mid-request.
-    db.prepare("DELETE FROM idempotency_keys WHERE state = 'in_flight' OR created_at < ?").run(
-      Date.now() - IDEMPOTENCY_TTL_MS,
-    )
-    this.get = db.prepare(
+    database
+      .prepare("DELETE FROM idempotency_keys WHERE state = 'in_flight' OR created_at < ?")
+      .run(Date.now() - IDEMPOTENCY_TTL_MS)
+    this.get = database.prepare<KeyRow>(
       'SELECT fingerprint, state, status, body, request_id, created_at FROM idempotency_keys WHERE partner_id = ? AND key = ?',
     )
-    this.remove = db.prepare('DELETE FROM idempotency_keys WHERE partner_id = ? AND key = ?')
-    this.reserve = db.prepare(
+    this.remove = database.prepare('DELETE FROM idempotency_keys WHERE partner_id = ? AND key = ?')
+    this.reserve = database.prepare(
       "INSERT INTO idempotency_keys (partner_id, key, fingerprint, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
     )
-    this.save = db.prepare(
+    this.save = database.prepare(
       `INSERT INTO idempotency_keys (partner_id, key, fingerprint, state, status, body, request_id, created_at)
        VALUES (?, ?, ?, 'done', ?, ?, ?, ?)
        ON CONFLICT (partner_id, key) DO UPDATE SET
@@ -70,7 +68,7 @@ export class IdempotencyStore {
    * the key in between, so a reservation would be one more write for nothing.
    */
   find(partnerId: string, key: string, fingerprint: string, now = Date.now()): Reservation {
-    const row = this.get.get(partnerId, key) as KeyRow | undefined
+    const row = this.get.get(partnerId, key)
     if (row === undefined) return {kind: 'new'}
     if (row.created_at < now - IDEMPOTENCY_TTL_MS) {
       this.remove.run(partnerId, key)

@@ -1,9 +1,12 @@
 import {hash, randomBytes} from 'node:crypto'
 import type {Currency} from '../contract/currencies.js'
-import {exactNumber, minorToMajorText} from '../contract/money.js'
+import {exactNumber, MAX_EXACT_DIGITS, minorToMajorText} from '../contract/money.js'
 
-// JSON.rawJSON (ES2025) is in Node 24 but not yet in TypeScript's es2024 lib.
-const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
+/**
+ * JSON.rawJSON: `text` spliced as is into what JSON.stringify writes. ES2025, in Node 24 but not yet
+ * in TypeScript's es2024 lib.
+ */
+export const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
 
 /**
  * An amount for a response body: a plain number while it is a safe integer, otherwise the exact
@@ -44,14 +47,6 @@ export function sha256Hex(text: string): string {
 
 // An integer literal, possibly with a fraction and an exponent (5e18, 1.5e20, 12.0).
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
-
-/**
- * Most digits an exact integer may have. Far above any amount (a yoctoNEAR balance of every NEAR
- * in existence has 33), and low enough that a body packed with `1e400` literals or one literal of
- * a million digits stays cheap: a longer literal is left as the double JSON.parse made of it, which
- * no amount field accepts.
- */
-export const MAX_EXACT_DIGITS = 80
 
 /**
  * The exact integer a JSON number literal denotes, or undefined when it has a fractional part or

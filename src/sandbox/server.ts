@@ -12,7 +12,7 @@ import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'
 import {authRoutes} from './auth/routes.js'
 import {bnplRoutes} from './bnpl/routes.js'
-import type {OperationInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
+import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
 import {controlRoutes} from './control/routes.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
 import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
@@ -22,6 +22,7 @@ import {RATE_LIMITS} from './rate-limiter.js'
 import {roundupRoutes} from './roundups/routes.js'
 import {transactionRoutes} from './transactions/routes.js'
 import {userRoutes} from './users/routes.js'
+import {parseRequest} from './validation.js'
 import {walletProductRoutes} from './wallet-product/routes.js'
 import {walletRoutes} from './wallets/routes.js'
 import {WebhookService} from './webhooks/service.js'
@@ -119,13 +120,14 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     ...roundupRoutes(ctx),
     ...bnplRoutes(ctx),
     ...controlRoutes(ctx),
-    // The trigger runs other operations as fixture steps: it finds them in this same list.
-    ...webhooks.routes((id) => routes.find((r) => r.endpoint.operationId === id)),
+    // The trigger runs other operations as fixture steps: it finds them among these, parsing as a request does.
+    ...webhooks.routes((id) => operations.get(id)),
   ]
   checkEveryEndpointServed(routes)
+  const operations = new Map(routes.map((spec) => [spec.endpoint.operationId, served(spec)]))
   const authenticator = new Authenticator(ctx.partners, ctx.tokens)
   const principals = new WeakMap<FastifyRequest, Principal>()
-  for (const spec of routes) registerRoute(app, ctx, spec, authenticator, principals)
+  for (const operation of operations.values()) registerRoute(app, ctx, operation, authenticator, principals)
   webhooks.attach(app)
   addPaths(paths, routes)
   return app
@@ -276,6 +278,23 @@ function methodNotAllowed(paths: PathMethods, request: FastifyRequest): ApiError
   )
 }
 
+/**
+ * A route's operation as the server runs it: the request's body and query parsed with the endpoint's
+ * schemas first, so that the operation gets them as OperationInput types them. A refused body is
+ * refused before anything the operation checks itself (that the path's user exists, that the
+ * caller may move the clock), with a VALIDATION_ERROR that runIdempotently keeps out of the
+ * idempotency store.
+ */
+function served(spec: RouteSpec): ServedRoute {
+  // Erased here, and only here: the input is parsed with this endpoint's own schemas.
+  const operation = spec as unknown as {run(input: RawInput): unknown; forReplay?(resource: unknown): unknown}
+  return {
+    endpoint: spec.endpoint,
+    run: (input) => operation.run({...input, ...parseRequest(spec.endpoint, input.body, input.query)}),
+    forReplay: operation.forReplay?.bind(operation),
+  }
+}
+
 /** One endpoint's route: authentication and rate limits first, then the operation, idempotently where it may be. */
 function registerRoute(
   app: FastifyInstance,
@@ -318,7 +337,7 @@ function registerRoute(
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)
-      const input: OperationInput = {
+      const input: RawInput = {
         principal,
         body: request.body,
         query: request.query,
@@ -358,7 +377,7 @@ function runIdempotently(
   ctx: SandboxContext,
   spec: ServedRoute,
   request: FastifyRequest,
-  input: OperationInput,
+  input: RawInput,
   partnerId: string,
   key: string,
   render: (resource: unknown, requestId: string) => string,

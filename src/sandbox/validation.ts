@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import type {Endpoint} from '../contract/endpoints.js'
 import {ApiError} from './errors.js'
 
 /** Bodiless POSTs (refresh, revoke, reset, connect): an empty object is tolerated, anything more is refused. */
@@ -41,22 +42,38 @@ function readable(issue: z.core.$ZodIssue, input: unknown): ReadableIssue[] {
   return [{path: base, code: issue.code, message: issue.message}]
 }
 
-/** A VALIDATION_ERROR from zod issues: `details.field` names the first culprit, `details.issues` lists all. */
+/** Details a refusal adds when it names a field: the endpoint table's `refusalDetails`. */
+type FieldDetails = Readonly<Record<string, Readonly<Record<string, unknown>>>>
+
+/**
+ * A VALIDATION_ERROR from zod issues: `details.field` names the first culprit, `details.issues` lists
+ * all, and `fieldDetails` of each culprit are added.
+ */
 export function validationError(
   where: string,
   issues: readonly z.core.$ZodIssue[],
   input?: unknown,
+  fieldDetails?: FieldDetails,
 ): ApiError {
   const list = issues.flatMap((issue) => readable(issue, input))
   const summary = list.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ')
   const details: Record<string, unknown> = {issues: list}
   const field = list.find((i) => i.path !== '')?.path
   if (field !== undefined) details.field = field
+  if (fieldDetails !== undefined) {
+    for (const issue of list)
+      if (Object.hasOwn(fieldDetails, issue.path)) Object.assign(details, fieldDetails[issue.path])
+  }
   return new ApiError('VALIDATION_ERROR', `Invalid ${where}: ${summary}`, details)
 }
 
 /** Parse `value` with `schema`, or throw a VALIDATION_ERROR naming `where` (request body, query). */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: string,
+  fieldDetails?: FieldDetails,
+): z.output<S> {
   const result = schema.safeParse(value)
   if (result.success) return result.data
   if (value === undefined) {
@@ -64,5 +81,68 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
       issues: [{path: '', code: 'invalid_type', message: 'Expected a JSON object'}],
     })
   }
-  throw validationError(where, result.error.issues, value)
+  throw validationError(where, result.error.issues, value, fieldDetails)
+}
+
+/**
+ * The body and query of a request to `endpoint`, parsed with the endpoint's schemas: what its
+ * operation receives. A query is read only where the endpoint has a query schema, as a body is only
+ * where it has a body schema, except that a POST without one may send nothing or `{}` and no more.
+ */
+export function parseRequest(
+  endpoint: Endpoint,
+  body: unknown,
+  query: unknown,
+): {body: unknown; query: unknown} {
+  return {
+    body: parseBody(endpoint, body),
+    query: endpoint.query === undefined ? undefined : parseInput(endpoint.query, query, 'query'),
+  }
+}
+
+function parseBody(endpoint: Endpoint, body: unknown): unknown {
+  if (endpoint.body === undefined) {
+    if (endpoint.method === 'POST') parseInput(NoBodySchema, body, 'request body')
+    return undefined
+  }
+  // Where the body is optional, JSON `null` is no body as well.
+  const given = endpoint.bodyOptional === true ? (body ?? {}) : body
+  const schema =
+    endpoint.altBody !== undefined && inOtherForm(endpoint.body, endpoint.altBody, given)
+      ? endpoint.altBody
+      : endpoint.body
+  return parseInput(schema, given, 'request body', endpoint.refusalDetails)
+}
+
+/** The field names of an object schema, also behind a transform of it. */
+function fieldsOf(schema: z.core.$ZodType): string[] {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape)
+  return schema instanceof z.ZodPipe ? fieldsOf(schema.in) : []
+}
+
+/**
+ * Whether `body` is in the endpoint's camelCase form (`altBody`): it names a field only that form
+ * has. A body naming fields only each form has is refused, never read as either.
+ */
+function inOtherForm(main: z.ZodType, other: z.ZodType, body: unknown): boolean {
+  const mainFields = fieldsOf(main)
+  const otherFields = fieldsOf(other)
+  const keys = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : []
+  const snake = keys.filter((k) => mainFields.includes(k) && !otherFields.includes(k))
+  const camel = keys.filter((k) => otherFields.includes(k) && !mainFields.includes(k))
+  if (camel.length === 0) return false
+  if (snake.length === 0) return true
+  const mixed = [...snake, ...camel]
+  throw new ApiError(
+    'VALIDATION_ERROR',
+    `Invalid request body: use either snake_case or camelCase field names, not both (${mixed.join(', ')})`,
+    {
+      field: camel[0],
+      issues: mixed.map((path) => ({
+        path,
+        code: 'mixed_naming',
+        message: 'snake_case and camelCase fields mixed',
+      })),
+    },
+  )
 }

@@ -1,7 +1,7 @@
 import {readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess
@@ -17,7 +17,7 @@ afterAll(async () => {
 async function loggedInVariantA(): Promise<{dir: string; cleanup: () => void}> {
   const temp = tempConfigDir()
   const c = sandbox.credentials
-  const r = await runCli(
+  const r = await payctl(
     [
       'auth',
       'login',
@@ -44,7 +44,7 @@ function profileFile(dir: string) {
 
 describe('auth login', () => {
   it('works at once against the profile the sandbox wrote, and auth status exits 0', async () => {
-    const login = await runCli(['auth', 'login', '--env', 'local', '--json'], {configDir: sandbox.configDir})
+    const login = await payctl(['auth', 'login', '--env', 'local', '--json'], {configDir: sandbox.configDir})
     expect(login.exitCode, login.stderr).toBe(0)
     expect(login.json()).toMatchObject({
       profile: 'local',
@@ -52,7 +52,7 @@ describe('auth login', () => {
       variant: 'A',
       partnerId: sandbox.credentials.partnerId,
     })
-    const status = await runCli(['auth', 'status', '--json'], {configDir: sandbox.configDir})
+    const status = await payctl(['auth', 'status', '--json'], {configDir: sandbox.configDir})
     expect(status.exitCode, status.stderr).toBe(0)
     const s = status.json<{valid: boolean; scopes: string[]; expiresAt: string}>()
     expect(s.valid).toBe(true)
@@ -68,7 +68,7 @@ describe('auth login', () => {
       const file = profileFile(temp.dir)
       expect(file.currentProfile).toBe('local')
       expect(file.profiles.local.token.accessToken).toMatch(/^eyJ/)
-      const status = await runCli(['auth', 'status'], {configDir: temp.dir})
+      const status = await payctl(['auth', 'status'], {configDir: temp.dir})
       expect(status.exitCode).toBe(0)
       expect(status.stdout).toContain('credentials work')
       expect(status.stdout + status.stderr).not.toContain(sandbox.credentials.apiSecret)
@@ -81,7 +81,7 @@ describe('auth login', () => {
   it('logs in with a Variant B secret key and mints a scoped short-lived JWT', async () => {
     const temp = tempConfigDir()
     try {
-      const login = await runCli(
+      const login = await payctl(
         [
           'auth',
           'login',
@@ -96,7 +96,7 @@ describe('auth login', () => {
       )
       expect(login.exitCode, login.stderr).toBe(0)
       expect(login.stdout).not.toContain(sandbox.credentials.secretKey)
-      const token = await runCli(['auth', 'token', '--scopes', 'balance:read', '--ttl', '15m'], {
+      const token = await payctl(['auth', 'token', '--scopes', 'balance:read', '--ttl', '15m'], {
         configDir: temp.dir,
       })
       expect(token.exitCode, token.stderr).toBe(0)
@@ -121,7 +121,7 @@ describe('auth login', () => {
   it('refuses wrong credentials with exit 4 and never echoes the secret', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(
+      const r = await payctl(
         [
           'auth',
           'login',
@@ -149,7 +149,7 @@ describe('auth login', () => {
   it('fails with a named flag, not a prompt, when credentials are missing and there is no TTY', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(['auth', 'login', '--env', 'sandbox', '--base-url', sandbox.url], {
+      const r = await payctl(['auth', 'login', '--env', 'sandbox', '--base-url', sandbox.url], {
         configDir: temp.dir,
       })
       expect(r.exitCode).toBe(2)
@@ -167,7 +167,7 @@ describe('tokens', () => {
     try {
       const before = profileFile(temp.dir).profiles.local.token
       await new Promise((r) => setTimeout(r, 1100))
-      const r = await runCli(['auth', 'refresh', '--json'], {configDir: temp.dir})
+      const r = await payctl(['auth', 'refresh', '--json'], {configDir: temp.dir})
       expect(r.exitCode, r.stderr).toBe(0)
       const after = profileFile(temp.dir).profiles.local.token
       expect(after.accessToken).not.toBe(before.accessToken)
@@ -180,7 +180,7 @@ describe('tokens', () => {
   it('auth token prints only the token on stdout', async () => {
     const temp = await loggedInVariantA()
     try {
-      const r = await runCli(['auth', 'token'], {configDir: temp.dir})
+      const r = await payctl(['auth', 'token'], {configDir: temp.dir})
       expect(r.exitCode).toBe(0)
       expect(r.stdout.trim()).toBe(profileFile(temp.dir).profiles.local.token.accessToken)
       expect(r.stdout.trim().split('\n')).toHaveLength(1)
@@ -193,7 +193,7 @@ describe('tokens', () => {
     const temp = await loggedInVariantA()
     try {
       const token = profileFile(temp.dir).profiles.local.token.accessToken
-      const r = await runCli(['auth', 'logout', '--json'], {configDir: temp.dir})
+      const r = await payctl(['auth', 'logout', '--json'], {configDir: temp.dir})
       expect(r.exitCode, r.stderr).toBe(0)
       expect(r.json()).toEqual({profile: 'local', revoked: true})
       const res = await fetch(`${sandbox.url}/v1/wallets?limit=1`, {
@@ -202,7 +202,7 @@ describe('tokens', () => {
       expect(res.status).toBe(401)
       expect(JSON.stringify(await res.json())).toContain('TOKEN_INVALID')
       expect(profileFile(temp.dir).profiles.local.auth).toBeUndefined()
-      const after = await runCli(['wallets', 'list'], {configDir: temp.dir})
+      const after = await payctl(['wallets', 'list'], {configDir: temp.dir})
       expect(after.exitCode).toBe(4)
       expect(after.stderr).toContain('Try: payctl auth login --env local')
     } finally {
@@ -223,10 +223,10 @@ describe('idempotency keys', () => {
   it('go with every mutation but the token calls, which are never replayed', async () => {
     const temp = await loggedInVariantA()
     try {
-      const refresh = await runCli(['auth', 'refresh', '--debug'], {configDir: temp.dir})
+      const refresh = await payctl(['auth', 'refresh', '--debug'], {configDir: temp.dir})
       expect(refresh.exitCode, refresh.stderr).toBe(0)
       expect(headersOf(refresh.stderr, '/v1/auth/refresh')).not.toHaveProperty('idempotency-key')
-      const user = await runCli(
+      const user = await payctl(
         [
           'users',
           'create',
@@ -253,13 +253,13 @@ describe('logging in again', () => {
     const own = await startSandboxProcess()
     try {
       const opts = {configDir: own.configDir}
-      expect((await runCli(['auth', 'login', '--env', 'local'], opts)).exitCode).toBe(0)
-      expect((await runCli(['auth', 'logout'], opts)).exitCode).toBe(0)
-      const refused = await runCli(['wallets', 'list'], opts)
+      expect((await payctl(['auth', 'login', '--env', 'local'], opts)).exitCode).toBe(0)
+      expect((await payctl(['auth', 'logout'], opts)).exitCode).toBe(0)
+      const refused = await payctl(['wallets', 'list'], opts)
       expect(refused.stderr).toContain('Try: payctl auth login --env local')
-      const again = await runCli(['auth', 'login', '--env', 'local'], opts)
+      const again = await payctl(['auth', 'login', '--env', 'local'], opts)
       expect(again.exitCode, again.stderr).toBe(0)
-      expect((await runCli(['wallets', 'list', '--json'], opts)).exitCode).toBe(0)
+      expect((await payctl(['wallets', 'list', '--json'], opts)).exitCode).toBe(0)
       // The state file that keeps the credentials is as private as the profile file.
       expect(statSync(join(own.configDir, 'sandbox.json')).mode & 0o077).toBe(0)
     } finally {
@@ -272,7 +272,7 @@ describe('token expiry', () => {
   it('gets a new token by itself once the cached one has expired', async () => {
     const short = await startSandboxProcess(['--token-ttl', '2s'])
     try {
-      const login = await runCli(['auth', 'login', '--env', 'local'], {configDir: short.configDir})
+      const login = await payctl(['auth', 'login', '--env', 'local'], {configDir: short.configDir})
       expect(login.exitCode, login.stderr).toBe(0)
       const first = profileFile(short.configDir).profiles.local.token.accessToken
       const stale = await fetch(`${short.url}/v1/wallets?limit=1`, {
@@ -285,7 +285,7 @@ describe('token expiry', () => {
       })
       expect(expired.status).toBe(401)
       expect(JSON.stringify(await expired.json())).toContain('TOKEN_EXPIRED')
-      const r = await runCli(['wallets', 'list', '--json'], {configDir: short.configDir})
+      const r = await payctl(['wallets', 'list', '--json'], {configDir: short.configDir})
       expect(r.exitCode, r.stderr).toBe(0)
       expect(profileFile(short.configDir).profiles.local.token.accessToken).not.toBe(first)
     } finally {
@@ -303,7 +303,7 @@ describe('token expiry', () => {
       const file = profileFile(temp.dir)
       const tokens = runs.map((r) => r.json<{expiresAt: string}>().expiresAt)
       expect(tokens).toHaveLength(3)
-      const status = await runCli(['auth', 'status', '--json'], {configDir: temp.dir})
+      const status = await payctl(['auth', 'status', '--json'], {configDir: temp.dir})
       expect(status.exitCode).toBe(0)
       expect(file.profiles.local.token.accessToken).toMatch(/^eyJ/)
     } finally {
@@ -316,7 +316,7 @@ describe('token expiry', () => {
     const path = join(temp.dir, 'profiles.json')
     try {
       // A second profile in the same file must come through every round untouched.
-      const bystander = await runCli(
+      const bystander = await payctl(
         [
           'auth',
           'login',
@@ -332,7 +332,7 @@ describe('token expiry', () => {
         {configDir: temp.dir},
       )
       expect(bystander.exitCode, bystander.stderr).toBe(0)
-      await runCli(['profiles', 'use', 'local'], {configDir: temp.dir})
+      await payctl(['profiles', 'use', 'local'], {configDir: temp.dir})
       const credentials = profileFile(temp.dir).profiles.local.auth
       const other = profileFile(temp.dir).profiles.other
       // Each round makes every process want a new token at the same moment: close to expiry (a
@@ -375,7 +375,7 @@ describe('token expiry', () => {
         })
         expect(res.status, round).toBe(200)
       }
-      const status = await runCli(['auth', 'status', '--json'], {configDir: temp.dir})
+      const status = await payctl(['auth', 'status', '--json'], {configDir: temp.dir})
       expect(status.exitCode, status.stderr).toBe(0)
     } finally {
       temp.cleanup()
@@ -399,7 +399,7 @@ describe('logout --everywhere', () => {
         body: JSON.stringify({scopes: ['balance:read']}),
       })
       const jwt = ((await minted.json()) as {token: string}).token
-      const r = await runCli(['auth', 'logout', '--everywhere', '--json'], {configDir: here.dir})
+      const r = await payctl(['auth', 'logout', '--everywhere', '--json'], {configDir: here.dir})
       expect(r.exitCode, r.stderr).toBe(0)
       expect(r.json()).toEqual({profile: 'local', revoked: true})
       for (const token of [other, jwt]) {
@@ -409,7 +409,7 @@ describe('logout --everywhere', () => {
         expect(res.status).toBe(401)
       }
       // The other profile still holds its credentials: it logs in again by itself.
-      const again = await runCli(['wallets', 'list', '--json'], {configDir: elsewhere.dir})
+      const again = await payctl(['wallets', 'list', '--json'], {configDir: elsewhere.dir})
       expect(again.exitCode, again.stderr).toBe(0)
     } finally {
       here.cleanup()

@@ -16,7 +16,7 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 const KEY = 'test_my-secret-key-value'
@@ -50,7 +50,7 @@ describe('credentials stay out of the audit log and --debug', () => {
   afterAll(() => sandbox.stop())
 
   it('redacts -H credential headers and keys with - or _ in audit.log and --debug output', async () => {
-    const r = await runCli(
+    const r = await payctl(
       [
         'api',
         'POST',
@@ -105,7 +105,7 @@ describe('sandbox start keeps its secrets out of the process list', () => {
       expect(cmdline).not.toContain('my-secret-key-value')
       expect(cmdline).not.toContain('my_api-secret-value')
     } finally {
-      await runCli(['sandbox', 'stop'], {configDir: temp.dir})
+      await payctl(['sandbox', 'stop'], {configDir: temp.dir})
       temp.cleanup()
     }
   }, 60_000)
@@ -128,7 +128,7 @@ describe('sandbox start keeps its secrets out of the process list', () => {
         apiSecret: API_SECRET,
       })
     } finally {
-      await runCli(['sandbox', 'stop'], {configDir: temp.dir})
+      await payctl(['sandbox', 'stop'], {configDir: temp.dir})
       temp.cleanup()
     }
   }, 60_000)
@@ -161,7 +161,7 @@ describe('local files', () => {
     const data = join(dataDir, 'shared.db')
     const sandbox = await startSandboxProcess([], {configDir: temp.dir, data})
     try {
-      const r = await runCli(
+      const r = await payctl(
         ['users', 'create', '--email', 'f@example.test', '--first-name', 'F', '--last-name', 'Iles'],
         {configDir: temp.dir},
       )
@@ -180,13 +180,13 @@ describe('local files', () => {
   it('refuses a config dir others can write, and doctor says so with the fix', async () => {
     const temp = tempConfigDir()
     try {
-      const ok = await runCli(['profiles', 'list', '--json'], {configDir: temp.dir})
+      const ok = await payctl(['profiles', 'list', '--json'], {configDir: temp.dir})
       expect(ok.exitCode, ok.stderr).toBe(0)
       chmodSync(temp.dir, 0o777)
-      const refused = await runCli(['profiles', 'list', '--json'], {configDir: temp.dir})
+      const refused = await payctl(['profiles', 'list', '--json'], {configDir: temp.dir})
       expect(refused.exitCode).not.toBe(0)
       expect(refused.json<{error: {code: string}}>().error.code).toBe('CONFIG_DIR_PERMISSIONS')
-      const doctor = await runCli(['doctor', '--json'], {configDir: temp.dir})
+      const doctor = await payctl(['doctor', '--json'], {configDir: temp.dir})
       expect(doctor.exitCode).toBe(1)
       expect(doctor.json<{checks: {name: string; status: string; fix?: string}[]}>().checks[0]).toMatchObject(
         {
@@ -226,7 +226,7 @@ describe('local files', () => {
         {configDir: temp.dir, timeoutMs: 30_000},
       )
       expect(r.exitCode, r.stderr).toBe(0)
-      const stop = await runCli(['sandbox', 'stop', '--json'], {configDir: temp.dir})
+      const stop = await payctl(['sandbox', 'stop', '--json'], {configDir: temp.dir})
       expect(stop.json<{stopped: boolean; pid: number}>()).toEqual({
         stopped: true,
         pid: r.json<{pid: number}>().pid,
@@ -262,7 +262,7 @@ describe('local files', () => {
         startedAt: new Date().toISOString(),
       }
       writeFileSync(join(temp.dir, 'sandbox.json'), JSON.stringify(state), {mode: 0o600})
-      const r = await runCli(['sandbox', 'stop', '--json'], {configDir: temp.dir})
+      const r = await payctl(['sandbox', 'stop', '--json'], {configDir: temp.dir})
       expect(r.json<{stopped: boolean}>().stopped).toBe(false)
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(victim.exitCode).toBeNull()
@@ -304,10 +304,10 @@ describe('proxies', () => {
         'Roxy',
         '--json',
       ]
-      const direct = await runCli(args, {configDir: sandbox.configDir, env})
+      const direct = await payctl(args, {configDir: sandbox.configDir, env})
       expect(direct.exitCode, direct.stderr).toBe(0)
       expect(proxy.hits()).toBe(0)
-      const through = await runCli(['users', 'get', 'usr_nobody', '--json'], {
+      const through = await payctl(['users', 'get', 'usr_nobody', '--json'], {
         configDir: sandbox.configDir,
         env: {...env, PAYCTL_PROXY_LOOPBACK: '1'},
         timeoutMs: 60_000,

@@ -1,6 +1,6 @@
 import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 describe('errors a newcomer meets', () => {
   it('a refused connection to a local URL was never applied: no idempotency advice, but sandbox start', async () => {
     const port = await freePort()
-    const r = await runCli(
+    const r = await payctl(
       ['users', 'create', '--email', 'a@example.test', '--first-name', 'A', '--last-name', 'B', '--json'],
       {
         configDir: config.dir,
@@ -49,7 +49,7 @@ describe('errors a newcomer meets', () => {
     const port = (server.address() as {port: number}).port
     try {
       const c = sandbox.credentials
-      const r = await runCli(['wallets', 'get', 'wal_0123456789abcdef01234567'], {
+      const r = await payctl(['wallets', 'get', 'wal_0123456789abcdef01234567'], {
         configDir: config.dir,
         env: {
           PAYCTL_BASE_URL: `http://127.0.0.1:${port}`,
@@ -69,7 +69,7 @@ describe('errors a newcomer meets', () => {
   it('NOT_LOGGED_IN with no sandbox profile suggests the command that writes one', async () => {
     const fresh = tempConfigDir()
     try {
-      const r = await runCli(['wallets', 'get', 'wal_0123456789abcdef01234567', '--json'], {
+      const r = await payctl(['wallets', 'get', 'wal_0123456789abcdef01234567', '--json'], {
         configDir: fresh.dir,
       })
       const {error} = r.json<JsonError>()
@@ -77,7 +77,7 @@ describe('errors a newcomer meets', () => {
       expect(error.suggestions).toEqual(['Try: payctl sandbox start'])
       expect(r.exitCode).toBe(4)
       // The old advice, `auth login --env local`, has nothing to log in with here.
-      const login = await runCli(['auth', 'login', '--env', 'local'], {configDir: fresh.dir})
+      const login = await payctl(['auth', 'login', '--env', 'local'], {configDir: fresh.dir})
       expect(login.exitCode).not.toBe(0)
     } finally {
       fresh.cleanup()
@@ -85,7 +85,7 @@ describe('errors a newcomer meets', () => {
   })
 
   it('reports every missing required flag at once', async () => {
-    const r = await runCli(['users', 'create', '--email', 'a@example.test', '--json'], {
+    const r = await payctl(['users', 'create', '--email', 'a@example.test', '--json'], {
       configDir: config.dir,
     })
     const {error} = r.json<JsonError>()
@@ -93,14 +93,14 @@ describe('errors a newcomer meets', () => {
     expect(error.message).toContain('--first-name')
     expect(error.message).toContain('--last-name')
     expect(r.exitCode).toBe(2)
-    const w = await runCli(['wallets', 'create'], {configDir: config.dir})
+    const w = await payctl(['wallets', 'create'], {configDir: config.dir})
     expect(w.stderr).toMatch(/--user.*--currency/)
     // The flags a method requires count too, and a currency the amount does not carry.
-    const t = await runCli(['transactions', 'create', '--method', 'ach', '--json'], {configDir: config.dir})
+    const t = await payctl(['transactions', 'create', '--method', 'ach', '--json'], {configDir: config.dir})
     expect(t.json<JsonError>().error.details).toEqual({
       flags: ['--amount', '--currency', '--payment-method', '--to'],
     })
-    const transfer = await runCli(['transactions', 'create', '--method', 'wallet', '--amount', '5.00USD'], {
+    const transfer = await payctl(['transactions', 'create', '--method', 'wallet', '--amount', '5.00USD'], {
       configDir: config.dir,
     })
     expect(transfer.stderr).toContain('missing required flags --from, --to')
@@ -108,13 +108,13 @@ describe('errors a newcomer meets', () => {
   })
 
   it('an unknown --currency is a usage error (exit 2), like a malformed amount', async () => {
-    const r = await runCli(['wallets', 'create', '--user', 'usr_x', '--currency', 'XYZ'], {
+    const r = await payctl(['wallets', 'create', '--user', 'usr_x', '--currency', 'XYZ'], {
       configDir: config.dir,
     })
     expect(r.stderr).toContain('INVALID_CURRENCY')
     expect(r.stderr).not.toContain('Parsing --currency')
     expect(r.exitCode).toBe(2)
-    const amount = await runCli(
+    const amount = await payctl(
       ['wallets', 'create', '--user', 'usr_x', '--currency', 'USD', '--initial-balance', 'x'],
       {
         configDir: config.dir,
@@ -124,7 +124,7 @@ describe('errors a newcomer meets', () => {
   })
 
   it('a test credential bound for production is an auth error (exit 4) with a fix that changes something', async () => {
-    const fromEnv = await runCli(['wallets', 'list', '--json'], {
+    const fromEnv = await payctl(['wallets', 'list', '--json'], {
       configDir: config.dir,
       env: {
         PAYCTL_ENV: 'production',
@@ -140,10 +140,10 @@ describe('errors a newcomer meets', () => {
   })
 
   it('a mistyped command suggests the command whose word it resembles, with exit 2', async () => {
-    const r = await runCli(['logn'], {configDir: config.dir})
+    const r = await payctl(['logn'], {configDir: config.dir})
     expect(r.stderr).toContain('Did you mean payctl auth login?')
     expect(r.exitCode).toBe(2)
-    const v = await runCli(['wallets', 'gte'], {configDir: config.dir})
+    const v = await payctl(['wallets', 'gte'], {configDir: config.dir})
     expect(v.stderr).toContain('Did you mean payctl wallets get?')
   })
 })

@@ -3,7 +3,7 @@ import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess
@@ -17,7 +17,7 @@ afterAll(async () => {
 describe('profiles', () => {
   it('lists, shows with sources, switches and removes profiles', async () => {
     const temp = tempConfigDir()
-    const cli = (args: string[], env?: Record<string, string>) => runCli(args, {configDir: temp.dir, env})
+    const cli = (args: string[], env?: Record<string, string>) => payctl(args, {configDir: temp.dir, env})
     try {
       const c = sandbox.credentials
       for (const name of ['one', 'two']) {
@@ -98,12 +98,12 @@ describe('profiles', () => {
         PAYCTL_API_SECRET: c.apiSecret,
         PAYCTL_PARTNER_ID: c.partnerId,
       }
-      const r = await runCli(
+      const r = await payctl(
         ['users', 'create', '--email', 'ci@example.test', '--first-name', 'C', '--last-name', 'I', '--json'],
         {configDir: temp.dir, env},
       )
       expect(r.exitCode, r.stderr).toBe(0)
-      const b = await runCli(['auth', 'status', '--json'], {
+      const b = await payctl(['auth', 'status', '--json'], {
         configDir: temp.dir,
         env: {CI: 'true', PAYCTL_BASE_URL: sandbox.url, PAYCTL_SECRET_KEY: c.secretKey},
       })
@@ -115,7 +115,7 @@ describe('profiles', () => {
   })
 
   it('refuses a partial set of credential variables instead of mixing them with the file', async () => {
-    const r = await runCli(['wallets', 'list'], {
+    const r = await payctl(['wallets', 'list'], {
       configDir: sandbox.configDir,
       env: {PAYCTL_PARTNER_ID: 'partner_x'},
     })
@@ -125,7 +125,7 @@ describe('profiles', () => {
   })
 
   it('answers an unknown command with the usage exit code and "did you mean"', async () => {
-    const r = await runCli(['walets', 'list'], {configDir: sandbox.configDir})
+    const r = await payctl(['walets', 'list'], {configDir: sandbox.configDir})
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain('walets list is not a payctl command')
     // Nobody can answer the question piped, so the suggestion is printed instead.
@@ -135,7 +135,7 @@ describe('profiles', () => {
   it('refuses a profile file that other users can read', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(
+      const r = await payctl(
         [
           'auth',
           'login',
@@ -150,7 +150,7 @@ describe('profiles', () => {
       )
       expect(r.exitCode).toBe(0)
       chmodSync(join(temp.dir, 'profiles.json'), 0o644)
-      const after = await runCli(['wallets', 'list'], {configDir: temp.dir})
+      const after = await payctl(['wallets', 'list'], {configDir: temp.dir})
       expect(after.exitCode).toBe(1)
       expect(after.stderr).toContain('PROFILE_FILE_PERMISSIONS')
       expect(after.stderr).toContain('chmod 600')
@@ -164,7 +164,7 @@ describe('safety between environments', () => {
   it('never sends a test_ key to production, and says so before any request', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(['wallets', 'list', '--debug'], {
+      const r = await payctl(['wallets', 'list', '--debug'], {
         configDir: temp.dir,
         env: {
           PAYCTL_ENV: 'production',
@@ -184,7 +184,7 @@ describe('safety between environments', () => {
   it('never sends a live_ key to a local or sandbox URL', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(['wallets', 'list'], {
+      const r = await payctl(['wallets', 'list'], {
         configDir: temp.dir,
         env: {PAYCTL_BASE_URL: sandbox.url, PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop'},
       })
@@ -205,7 +205,7 @@ describe('safety between environments', () => {
         PAYCTL_API_SECRET: 'sk_live_abcdefghijkl',
         PAYCTL_PARTNER_ID: 'p',
       }
-      const r = await runCli(['wallets', 'list', '--json'], {configDir: temp.dir, env})
+      const r = await payctl(['wallets', 'list', '--json'], {configDir: temp.dir, env})
       expect(r.exitCode).toBe(4)
       expect(r.json<{error: {code: string}}>().error.code).toBe('LIVE_KEY_OUTSIDE_PRODUCTION')
       expect(r.stdout).not.toContain('sk_live_abcdefghijkl')
@@ -217,7 +217,7 @@ describe('safety between environments', () => {
   it('refuses a production mutation without --yes when nobody can confirm', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(['wallets', 'create', '--user', 'usr_x', '--currency', 'USD'], {
+      const r = await payctl(['wallets', 'create', '--user', 'usr_x', '--currency', 'USD'], {
         configDir: temp.dir,
         env: {
           PAYCTL_ENV: 'production',
@@ -238,7 +238,7 @@ describe('--debug', () => {
     const temp = tempConfigDir()
     try {
       const c = sandbox.credentials
-      const r = await runCli(
+      const r = await payctl(
         [
           'auth',
           'login',
@@ -257,7 +257,7 @@ describe('--debug', () => {
         {configDir: temp.dir},
       )
       expect(r.exitCode, r.stderr).toBe(0)
-      const w = await runCli(['wallets', 'list', '--debug'], {configDir: temp.dir})
+      const w = await payctl(['wallets', 'list', '--debug'], {configDir: temp.dir})
       const token = JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8')).profiles.local.token
         .accessToken
       const all = r.stdout + r.stderr + w.stdout + w.stderr
@@ -361,13 +361,13 @@ describe('credentials never cross between test and live environments', () => {
         ],
       ]
       for (const [what, env, code] of cases) {
-        const r = await runCli(['wallets', 'list', '--json', '--debug'], {configDir: temp.dir, env})
+        const r = await payctl(['wallets', 'list', '--json', '--debug'], {configDir: temp.dir, env})
         expect(r.exitCode, `${what}: ${r.stdout}${r.stderr}`).toBe(4)
         expect(r.json<{error: {code: string}}>().error.code, what).toBe(code)
         expect(r.stderr, what).not.toContain('-->')
       }
       // Logging in is refused the same way, and saves nothing.
-      const login = await runCli(
+      const login = await payctl(
         ['auth', 'login', '--env', 'production', '--base-url', rec.url, '--secret-key', '-'],
         {configDir: temp.dir, input: c.secretKey},
       )
@@ -379,7 +379,7 @@ describe('credentials never cross between test and live environments', () => {
       expect(saved.profiles).toEqual({})
       expect(rec.seen).toEqual([])
       // The control: a live key does go to production (the recorder hears it).
-      const live = await runCli(['wallets', 'list', '--json'], {
+      const live = await payctl(['wallets', 'list', '--json'], {
         configDir: temp.dir,
         env: {PAYCTL_ENV: 'production', PAYCTL_BASE_URL: rec.url, PAYCTL_SECRET_KEY: 'live_abcdefghijklmnop'},
       })
@@ -421,7 +421,7 @@ describe('credentials never cross between test and live environments', () => {
         ['accounts', 'link', 'usr_x', '--link-token', 'link_x'],
         ['api', 'POST', '/users', '-d', '{}'],
       ]
-      const results = await Promise.all(commands.map((args) => runCli(args, {configDir: temp.dir, env})))
+      const results = await Promise.all(commands.map((args) => payctl(args, {configDir: temp.dir, env})))
       for (const [i, r] of results.entries()) {
         expect(r.exitCode, `${commands[i]!.join(' ')}: ${r.stderr}`).toBe(2)
         expect(r.stderr).toContain('CONFIRMATION_REQUIRED')
@@ -429,8 +429,8 @@ describe('credentials never cross between test and live environments', () => {
       }
       expect(rec.seen).toEqual([])
       // A read needs no confirmation; with --yes the change goes out.
-      expect((await runCli(['api', 'GET', '/wallets'], {configDir: temp.dir, env})).exitCode).toBe(4)
-      const yes = await runCli(['roundups', 'enable', 'usr_x', '--yes'], {configDir: temp.dir, env})
+      expect((await payctl(['api', 'GET', '/wallets'], {configDir: temp.dir, env})).exitCode).toBe(4)
+      const yes = await payctl(['roundups', 'enable', 'usr_x', '--yes'], {configDir: temp.dir, env})
       expect(yes.exitCode, yes.stderr).toBe(4)
       expect(rec.seen).toEqual([
         expect.stringMatching(/^GET \/v1\/wallets /),

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, type runCli, tempConfigDir} from '../helpers/cli.js'
 import {
   type ErrorShape,
   type ReferenceService,
@@ -17,7 +17,7 @@ import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 async function loggedIn(service: ReferenceService, extra: string[] = []) {
   const temp = tempConfigDir()
   const c = service.credentials
-  const login = await runCli(
+  const login = await payctl(
     [
       'auth',
       'login',
@@ -36,7 +36,7 @@ async function loggedIn(service: ReferenceService, extra: string[] = []) {
     {configDir: temp.dir, input: `${c.apiSecret}\n`},
   )
   expect(login.exitCode, login.stderr).toBe(0)
-  const run = (...args: string[]) => runCli(args, {configDir: temp.dir})
+  const run = (...args: string[]) => payctl(args, {configDir: temp.dir})
   return {run, cleanup: temp.cleanup}
 }
 
@@ -226,7 +226,7 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     const temp = tempConfigDir()
     try {
       const login = (key: string) =>
-        runCli(['auth', 'login', '--env', 'reference', '--base-url', service.url, '--secret-key', '-'], {
+        payctl(['auth', 'login', '--env', 'reference', '--base-url', service.url, '--secret-key', '-'], {
           configDir: temp.dir,
           input: `${key}\n`,
         })
@@ -330,7 +330,7 @@ const envFor = (svc: {url: string; credentials: ReferenceService['credentials']}
 const MISTAKES: Record<string, Mistake> = {
   'a wallet for a user that does not exist': async (svc, configDir) =>
     outcome(
-      await runCli(['wallets', 'create', '--user', 'usr_nobody', '--currency', 'USD', '--json'], {
+      await payctl(['wallets', 'create', '--user', 'usr_nobody', '--currency', 'USD', '--json'], {
         configDir,
         env: envFor(svc),
       }),
@@ -338,25 +338,25 @@ const MISTAKES: Record<string, Mistake> = {
   'a wallet transfer beyond the balance': async (svc, configDir) => {
     const env = envFor(svc)
     const user = (
-      await runCli(
+      await payctl(
         ['users', 'create', '--email', 'x@example.test', '--first-name', 'X', '--last-name', 'Y'],
         {configDir, env},
       )
     ).stdout.trim()
     const from = (
-      await runCli(['wallets', 'create', '--user', user, '--currency', 'USD'], {configDir, env})
+      await payctl(['wallets', 'create', '--user', user, '--currency', 'USD'], {configDir, env})
     ).stdout.trim()
     const other = (
-      await runCli(
+      await payctl(
         ['users', 'create', '--email', 'z@example.test', '--first-name', 'Z', '--last-name', 'Y'],
         {configDir, env},
       )
     ).stdout.trim()
     const to = (
-      await runCli(['wallets', 'create', '--user', other, '--currency', 'USD'], {configDir, env})
+      await payctl(['wallets', 'create', '--user', other, '--currency', 'USD'], {configDir, env})
     ).stdout.trim()
     return outcome(
-      await runCli(
+      await payctl(
         [
           'transactions',
           'create',
@@ -376,14 +376,14 @@ const MISTAKES: Record<string, Mistake> = {
   },
   'a wrong API secret': async (svc, configDir) =>
     outcome(
-      await runCli(['users', 'get', 'usr_x', '--json'], {
+      await payctl(['users', 'get', 'usr_x', '--json'], {
         configDir,
         env: {...envFor(svc), PAYCTL_API_SECRET: 'sk_test_wrong_secret'},
       }),
     ),
   'an API key the service does not know': async (svc, configDir) =>
     outcome(
-      await runCli(['users', 'get', 'usr_x', '--json'], {
+      await payctl(['users', 'get', 'usr_x', '--json'], {
         configDir,
         env: {PAYCTL_BASE_URL: svc.url, PAYCTL_SECRET_KEY: 'test_not_a_key_of_this_service'},
       }),

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type Fault, startFaultProxy} from '../helpers/fault-proxy.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
@@ -9,7 +9,7 @@ describe('retries', () => {
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess()
-    const r = await runCli(
+    const r = await payctl(
       ['users', 'create', '--email', 'r@example.test', '--first-name', 'R', '--last-name', 'S', '--json'],
       {configDir: sandbox.configDir},
     )
@@ -30,7 +30,7 @@ describe('retries', () => {
       return 'pass'
     })
     try {
-      const r = await runCli(['wallets', 'create', '--user', userId, '--currency', 'USD', '--json'], {
+      const r = await payctl(['wallets', 'create', '--user', userId, '--currency', 'USD', '--json'], {
         configDir: sandbox.configDir,
         env: {PAYCTL_BASE_URL: proxy.url},
       })
@@ -39,7 +39,7 @@ describe('retries', () => {
       expect(posts).toHaveLength(2)
       expect(posts[0]!.idempotencyKey).toBeTruthy()
       expect(posts[1]!.idempotencyKey).toBe(posts[0]!.idempotencyKey)
-      const list = await runCli(['wallets', 'list', '--user', userId, '--currency', 'USD', '--json'], {
+      const list = await payctl(['wallets', 'list', '--user', userId, '--currency', 'USD', '--json'], {
         configDir: sandbox.configDir,
       })
       expect(list.json<{wallets: {id: string}[]}>().wallets.map((w) => w.id)).toEqual([
@@ -60,7 +60,7 @@ describe('retries', () => {
     )
     try {
       const started = Date.now()
-      const r = await runCli(['wallets', 'list', '--user', userId], {
+      const r = await payctl(['wallets', 'list', '--user', userId], {
         configDir: sandbox.configDir,
         env: {PAYCTL_BASE_URL: proxy.url},
       })
@@ -88,7 +88,7 @@ describe('retries', () => {
         : 'pass',
     )
     try {
-      const r = await runCli(['wallets', 'list', '--json'], {
+      const r = await payctl(['wallets', 'list', '--json'], {
         configDir: sandbox.configDir,
         env: {PAYCTL_BASE_URL: proxy.url},
       })
@@ -104,7 +104,7 @@ describe('retries', () => {
       req.url?.startsWith('/v1/wallets/') ? {status: 200, body: '{"id": 42'} : 'pass',
     )
     try {
-      const r = await runCli(['wallets', 'get', 'wal_x'], {
+      const r = await payctl(['wallets', 'get', 'wal_x'], {
         configDir: sandbox.configDir,
         env: {PAYCTL_BASE_URL: proxy.url},
       })
@@ -118,7 +118,7 @@ describe('retries', () => {
 
   it('hits the sandbox’s own rate limit, then gets through after Retry-After', async () => {
     const limited = await startSandboxProcess(['--rate-limit', 'spec'])
-    const token = (await runCli(['auth', 'token'], {configDir: limited.configDir})).stdout.trim()
+    const token = (await payctl(['auth', 'token'], {configDir: limited.configDir})).stdout.trim()
     // Drain the partner's bucket just before the CLI's request reaches the sandbox, so the
     // request meets a real 429 however long the CLI took to start.
     const drain = async () => {
@@ -136,7 +136,7 @@ describe('retries', () => {
       return 'pass'
     })
     try {
-      const r = await runCli(['wallets', 'list'], {
+      const r = await payctl(['wallets', 'list'], {
         configDir: limited.configDir,
         env: {PAYCTL_BASE_URL: proxy.url},
       })
@@ -153,7 +153,7 @@ describe('retries', () => {
   it('tells the user to start the sandbox when nothing listens', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await runCli(['wallets', 'list'], {
+      const r = await payctl(['wallets', 'list'], {
         configDir: temp.dir,
         env: {PAYCTL_BASE_URL: 'http://127.0.0.1:9', PAYCTL_SECRET_KEY: 'test_abcdefghijkl'},
       })

@@ -3,7 +3,7 @@ import {connect} from 'node:net'
 import {networkInterfaces} from 'node:os'
 import {join, relative} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CliResult, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, payctl, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 /** Every file under `dir`, recursively. */
@@ -42,7 +42,7 @@ describe('secrets stay out of every output, log and file of a realistic session'
       args: string[],
       opts: {input?: string; env?: Record<string, string>; expectExit?: number; showsSecret?: string} = {},
     ): Promise<CliResult> => {
-      const r = await runCli(args, {configDir: dir, ...opts})
+      const r = await payctl(args, {configDir: dir, ...opts})
       if (opts.expectExit !== undefined)
         expect(r.exitCode, `${args.join(' ')}\n${r.stderr}`).toBe(opts.expectExit)
       const what = `payctl ${args.join(' ')}`
@@ -317,7 +317,7 @@ describe('the profile file', () => {
     const temp = tempConfigDir()
     const sandbox = await startSandboxProcess(['--quiet'])
     try {
-      const login = await runCli(
+      const login = await payctl(
         ['auth', 'login', '--env', 'local', '--base-url', sandbox.url, '--secret-key', '-'],
         {configDir: temp.dir, input: sandbox.credentials.secretKey},
       )
@@ -326,13 +326,13 @@ describe('the profile file', () => {
       expect(statSync(path).mode & 0o777).toBe(0o600)
       for (const mode of [0o640, 0o604, 0o660]) {
         chmodSync(path, mode)
-        const r = await runCli(['wallets', 'list', '--json'], {configDir: temp.dir})
+        const r = await payctl(['wallets', 'list', '--json'], {configDir: temp.dir})
         expect(r.exitCode, mode.toString(8)).toBe(1)
         expect(r.json<{error: {code: string}}>().error.code).toBe('PROFILE_FILE_PERMISSIONS')
         expect(r.stdout).not.toContain(sandbox.credentials.secretKey)
       }
       chmodSync(path, 0o600)
-      const ok = await runCli(['wallets', 'list'], {configDir: temp.dir})
+      const ok = await payctl(['wallets', 'list'], {configDir: temp.dir})
       expect(ok.exitCode, ok.stderr).toBe(0)
     } finally {
       await sandbox.stop()
@@ -391,7 +391,7 @@ describe('where the sandbox listens', () => {
       expect(detached.stderr).toMatch(/warning: binding to 0\.0\.0\.0 exposes/)
       expect(() => JSON.parse(detached.stdout)).not.toThrow()
     } finally {
-      await runCli(['sandbox', 'stop'], {configDir: temp.dir})
+      await payctl(['sandbox', 'stop'], {configDir: temp.dir})
       temp.cleanup()
     }
   }, 60_000)

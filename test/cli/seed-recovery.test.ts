@@ -3,12 +3,12 @@ import {once} from 'node:events'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
 let sandbox: SandboxProcess
-const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
 const file = (name: string, text: string) => {
   const path = join(sandbox.configDir, name)
   writeFileSync(path, text)
@@ -180,7 +180,7 @@ describe('payctl seed against a sandbox started afresh', () => {
     const config = tempConfigDir()
     const port = await freePort()
     const fixture = join(ROOT, 'examples/fixtures/shop.yaml')
-    const run = () => runCli(['seed', fixture, '--json'], {configDir: config.dir, timeoutMs: 60_000})
+    const run = () => payctl(['seed', fixture, '--json'], {configDir: config.dir, timeoutMs: 60_000})
     try {
       const first = await startSandboxProcess([], {configDir: config.dir, port})
       const before = await run()
@@ -191,7 +191,7 @@ describe('payctl seed against a sandbox started afresh', () => {
         expect(after.exitCode, after.stderr).toBe(0)
         const id = after.json<Ids>().wallets!.alice_usd!.id
         expect(id).not.toBe(before.json<Ids>().wallets!.alice_usd!.id)
-        const got = await runCli(['wallets', 'get', id, '--json'], {configDir: config.dir})
+        const got = await payctl(['wallets', 'get', id, '--json'], {configDir: config.dir})
         expect(got.exitCode, got.stderr).toBe(0)
       } finally {
         await second.stop()

@@ -2,11 +2,11 @@ import {spawn} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess
-const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
 const countAll = async (what: 'wallets' | 'transactions') => {
   const r = await cli(what, 'list', '--all', '--json')
   expect(r.exitCode, r.stderr).toBe(0)

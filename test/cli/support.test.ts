@@ -1,13 +1,13 @@
 import {chmodSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli} from '../helpers/cli.js'
+import {payctl} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess
 const cli = (args: string[], env?: Record<string, string>) =>
-  runCli(args, {configDir: sandbox.configDir, env})
+  payctl(args, {configDir: sandbox.configDir, env})
 type Checks = {ok: boolean; checks: {name: string; status: string; detail: string; fix?: string}[]}
 
 beforeAll(async () => {

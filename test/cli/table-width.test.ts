@@ -3,12 +3,12 @@ import {once} from 'node:events'
 import {join} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 const BIN = join(ROOT, 'bin', 'run.js')
 let sandbox: SandboxProcess
-const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
 
 const hasScript = (() => {
   try {

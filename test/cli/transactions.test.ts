@@ -1,9 +1,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, runCli} from '../helpers/cli.js'
+import {type CliResult, payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 let sandbox: SandboxProcess
-const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir})
+const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir})
 const json = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
   const r = await cli(...args, '--json')
   expect(r.exitCode, r.stdout + r.stderr).toBe(0)

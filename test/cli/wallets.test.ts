@@ -1,11 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli} from '../helpers/cli.js'
+import {payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 for (const shape of ['envelope', 'direct'] as const) {
   describe(`users and wallets against a sandbox serving ${shape} responses`, () => {
     let sandbox: SandboxProcess
-    const cli = (args: string[]) => runCli(args, {configDir: sandbox.configDir})
+    const cli = (args: string[]) => payctl(args, {configDir: sandbox.configDir})
     let userId: string
 
     beforeAll(async () => {

@@ -4,7 +4,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {signatureHeader} from '../../src/contract/webhook-signature.js'
-import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
@@ -17,7 +17,7 @@ describe('webhooks commands', () => {
   let sandbox: SandboxProcess
   let receiver: Receiver
   const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) =>
-    runCli(args, {configDir: sandbox.configDir, ...opts})
+    payctl(args, {configDir: sandbox.configDir, ...opts})
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess(['--webhook-retries', 'fast'])
@@ -163,8 +163,9 @@ describe('webhooks commands', () => {
 
   it('listen --print-secret prints the same secret every time for a profile', async () => {
     const [a, b] = await Promise.all([
-      cli(['webhooks', 'listen', '--print-secret']),
-      cli(['webhooks', 'listen', '--print-secret']),
+      // Two processes at once: the secret is made once per profile, whoever asks first.
+      runCli(['webhooks', 'listen', '--print-secret'], {configDir: sandbox.configDir}),
+      runCli(['webhooks', 'listen', '--print-secret'], {configDir: sandbox.configDir}),
     ])
     expect(a.exitCode, a.stderr).toBe(0)
     expect(a.stdout.trim()).toMatch(/^whsec_/)

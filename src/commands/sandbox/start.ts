@@ -121,26 +121,31 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       },
       log: f.quiet ? undefined : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
     }).catch((err: unknown) => {
-      // The sandbox refuses bad settings (a malformed key, a port in use) with a plain Error.
-      if (err instanceof PayctlError) throw err
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new PayctlError({
-          kind: 'usage',
-          code: 'PORT_IN_USE',
-          message: `port ${f.port} on ${f.host} is in use`,
-          details: {flag: '--port'},
-          suggestions: [`Try: payctl sandbox start --port 0 (any free port), or --port ${f.port + 1}`],
-          cause: err,
-        })
-      }
-      throw new PayctlError({
-        kind: 'usage',
-        code: 'SANDBOX_START_FAILED',
-        message: (err as Error).message,
-        cause: err,
-      })
+      throw startFailure(err, f.port, f.host)
     })
-    const profile = f.profile ?? 'local'
+    const started = await this.register(sandbox, f.profile ?? 'local', data)
+    if (this.jsonEnabled()) this.logJson(started)
+    else this.printReady(started, f['response-shape'], rateLimit, false)
+
+    // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
+    // signal it caught to the process again, and with no listener left, Node would take that one
+    // as a kill in the middle of closing (answers unsent, the data file not checkpointed).
+    await new Promise<void>((resolve) => {
+      process.on('SIGINT', () => resolve())
+      process.on('SIGTERM', () => resolve())
+    })
+    process.stderr.write('Stopping sandbox…\n')
+    await sandbox.close()
+    clearState()
+    return undefined
+  }
+
+  /** Save the local profile and the state file of a sandbox now listening, so other commands find it. */
+  async register(
+    sandbox: {url: string; host: string; port: number; credentials: SandboxStarted['credentials']},
+    profile: string,
+    data: string,
+  ): Promise<SandboxStarted> {
     const {credentials: c} = sandbox
     await saveLocalProfile(this.store, profile, sandbox.url, {
       variant: 'A',
@@ -158,21 +163,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       startedAt,
       credentials: {apiKey: c.apiKey, apiSecret: c.apiSecret, partnerId: c.partnerId},
     })
-    const started: SandboxStarted = {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
-    if (this.jsonEnabled()) this.logJson(started)
-    else this.printReady(started, f['response-shape'], rateLimit, false)
-
-    // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
-    // signal it caught to the process again, and with no listener left, Node would take that one
-    // as a kill in the middle of closing (answers unsent, the data file not checkpointed).
-    await new Promise<void>((resolve) => {
-      process.on('SIGINT', () => resolve())
-      process.on('SIGTERM', () => resolve())
-    })
-    process.stderr.write('Stopping sandbox…\n')
-    await sandbox.close()
-    clearState()
-    return undefined
+    return {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
   }
 
   printReady(s: SandboxStarted, shape: string, rateLimit: string, detached: boolean): void {
@@ -214,6 +205,27 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     }
     return started
   }
+}
+
+/** Why the sandbox did not start: it refuses bad settings (a malformed key, a port in use) with a plain Error. */
+function startFailure(err: unknown, port: number, host: string): PayctlError {
+  if (err instanceof PayctlError) return err
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    return new PayctlError({
+      kind: 'usage',
+      code: 'PORT_IN_USE',
+      message: `port ${port} on ${host} is in use`,
+      details: {flag: '--port'},
+      suggestions: [`Try: payctl sandbox start --port 0 (any free port), or --port ${port + 1}`],
+      cause: err,
+    })
+  }
+  return new PayctlError({
+    kind: 'usage',
+    code: 'SANDBOX_START_FAILED',
+    message: (err as Error).message,
+    cause: err,
+  })
 }
 
 /** The arguments with every secret flag and its value left out, in each spelling oclif accepts. */

@@ -110,6 +110,32 @@ const ENV = /\$\{env\.([A-Za-z_]\w*)(?::-([^}]*))?\}/g
 
 /** Read and check a fixture file; every problem names the file, line and field. */
 export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Fixture> {
+  const {raw, where} = await readDocument(path)
+  const top = z
+    .strictObject({
+      version: z.literal(1).optional(),
+      name: z.string().regex(NAME).optional(),
+      ...Object.fromEntries(RECORD_KINDS.map((k) => [k, z.record(z.string(), z.unknown()).optional()])),
+    })
+    .safeParse(raw ?? {})
+  if (!top.success) throw fromZod(top.error, [], where)
+
+  const fixture = top.data as {name?: string} & Partial<Record<RecordKind, Record<string, unknown>>>
+  const {entries, records} = expandEntries(fixture, env, where)
+  const referencedFields = linkReferences(records, entries, where)
+  checkAcyclic(records, (r) => where([r.kind, r.name.replace(/\[\d+\]$/, '')]))
+  checkValues(records, (r, field) => where([r.kind, r.name.replace(/\[\d+\]$/, ''), field]))
+  return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records, referencedFields}
+}
+
+/** `file:line:col` of the deepest part of a path (`[kind, name, field]`) that the file has. */
+type Where = (segments: (string | number)[]) => string
+
+/** A fixture entry by key (`wallets.alice_usd`), and its count if it has one. */
+type Entries = Map<string, {kind: RecordKind; name: string; count?: number}>
+
+/** The file's YAML (or JSON) as plain data, and where each part of it is, for error messages. */
+async function readDocument(path: string): Promise<{raw: unknown; where: Where}> {
   const YAML = await import('yaml')
   let text: string
   try {
@@ -140,9 +166,8 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
     const e = doc.errors[0]!
     throw fixtureError(`${position(e.pos[0])}: ${e.message.split('\n')[0]}`)
   }
-  let raw: unknown
   try {
-    raw = doc.toJS()
+    return {raw: doc.toJS(), where}
   } catch (err) {
     // The yaml library refuses aliases that would expand without end (a "billion laughs" file).
     let alias: number | undefined
@@ -153,17 +178,18 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
     })
     throw fixtureError(`${position(alias ?? 0)}: ${(err as Error).message}`)
   }
-  const top = z
-    .strictObject({
-      version: z.literal(1).optional(),
-      name: z.string().regex(NAME).optional(),
-      ...Object.fromEntries(RECORD_KINDS.map((k) => [k, z.record(z.string(), z.unknown()).optional()])),
-    })
-    .safeParse(raw ?? {})
-  if (!top.success) throw fromZod(top.error, [], where)
+}
 
-  const fixture = top.data as {name?: string} & Partial<Record<RecordKind, Record<string, unknown>>>
-  const entries = new Map<string, {kind: RecordKind; name: string; count?: number}>()
+/**
+ * The records of each entry, checked against its kind's schema: one, or `count` of them, with
+ * `{{i}}`, `{{n}}` and environment variables filled in and references still to resolve.
+ */
+function expandEntries(
+  fixture: Partial<Record<RecordKind, Record<string, unknown>>>,
+  env: NodeJS.ProcessEnv,
+  where: Where,
+): {entries: Entries; records: SeedRecord[]} {
+  const entries: Entries = new Map()
   const records: SeedRecord[] = []
   for (const kind of RECORD_KINDS) {
     for (const [name, value] of Object.entries(fixture[kind] ?? {})) {
@@ -193,8 +219,15 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
       }
     }
   }
+  return {entries, records}
+}
 
-  // References must name a record of the fixture (and an instance that exists).
+/**
+ * Set each record's `dependsOn` from the references in its fields and `after:` list, each of which
+ * must name a record of the fixture (and an instance that exists). Answers the fields other records
+ * read of each record, besides its id.
+ */
+function linkReferences(records: SeedRecord[], entries: Entries, where: Where): Map<string, Set<string>> {
   const referencedFields = new Map<string, Set<string>>()
   for (const record of records) {
     const base = record.name.replace(/\[\d+\]$/, '')
@@ -233,9 +266,7 @@ export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process
     })
     record.dependsOn = [...deps]
   }
-  checkAcyclic(records, (r) => where([r.kind, r.name.replace(/\[\d+\]$/, '')]))
-  checkValues(records, (r, field) => where([r.kind, r.name.replace(/\[\d+\]$/, ''), field]))
-  return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records, referencedFields}
+  return referencedFields
 }
 
 /** Replace `${kind.name.field}` references with the values of created records. */

@@ -202,14 +202,7 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
   for (const [key, entry] of opts.journal?.read() ?? [])
     if (records.has(key)) created.set(key, {...entry.fields, id: entry.id})
   const skipped = created.size
-  const dependents = new Map<string, SeedRecord[]>()
-  for (const r of fixture.records) {
-    for (const d of r.dependsOn) {
-      const list = dependents.get(d)
-      if (list === undefined) dependents.set(d, [r])
-      else list.push(r)
-    }
-  }
+  const dependents = dependentsOf(fixture.records)
   // How many records that refer to each record are not created yet.
   const waiting = new Map<string, number>()
   for (const [key, list] of dependents)
@@ -234,22 +227,7 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
   const queued = new Set(ready.map(recordKey))
   const started = performance.now()
   let done = created.size
-  let failure: {record: SeedRecord; error: unknown} | undefined
-
-  const lookup = (key: string, field: string) => {
-    const value = created.get(key)?.[field]
-    if (value === undefined) {
-      throw new PayctlError({
-        kind: 'usage',
-        code: 'INVALID_FIXTURE',
-        message: `${key} has no field "${field}"${created.get(key) && Object.keys(created.get(key)!).length === 1 ? ' known to this run (an earlier run created it, and its journal does not hold that field)' : ''}`,
-        suggestions: [
-          'Run the same command with --fresh: the records made before are answered again by the service, with every field, and not made twice.',
-        ],
-      })
-    }
-    return value
-  }
+  const lookup = fieldsOf(created)
 
   const runOne = async (record: SeedRecord) => {
     const key = recordKey(record)
@@ -282,6 +260,53 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
     }
   }
 
+  const failure = await drain(ready, opts.concurrency, runOne).finally(() => opts.journal?.close())
+  if (failure) throw failedRun(failure.record, failure.error, done, records.size)
+  return resultOf(fixture, created)
+}
+
+/** The records that refer to (or come after) each record, by its key. */
+function dependentsOf(records: SeedRecord[]): Map<string, SeedRecord[]> {
+  const dependents = new Map<string, SeedRecord[]>()
+  for (const r of records) {
+    for (const d of r.dependsOn) {
+      const list = dependents.get(d)
+      if (list === undefined) dependents.set(d, [r])
+      else list.push(r)
+    }
+  }
+  return dependents
+}
+
+/** How resolveRefs reads a field of a created record; one the run does not know is a usage error. */
+function fieldsOf(created: Map<string, Record<string, unknown>>): (key: string, field: string) => unknown {
+  return (key, field) => {
+    const value = created.get(key)?.[field]
+    if (value === undefined) {
+      throw new PayctlError({
+        kind: 'usage',
+        code: 'INVALID_FIXTURE',
+        message: `${key} has no field "${field}"${created.get(key) && Object.keys(created.get(key)!).length === 1 ? ' known to this run (an earlier run created it, and its journal does not hold that field)' : ''}`,
+        suggestions: [
+          'Run the same command with --fresh: the records made before are answered again by the service, with every field, and not made twice.',
+        ],
+      })
+    }
+    return value
+  }
+}
+
+/**
+ * Run `work` on the records of `ready`, up to `concurrency` at once, taking those that `work` adds
+ * to it as they come, until none is left and none is under way, or one fails. After a failure no
+ * record is started, and what is under way finishes. Answers the first failure, if any.
+ */
+async function drain(
+  ready: SeedRecord[],
+  concurrency: number,
+  work: (record: SeedRecord) => Promise<void>,
+): Promise<{record: SeedRecord; error: unknown} | undefined> {
+  let failure: {record: SeedRecord; error: unknown} | undefined
   // A fixed pool of workers pulling from the ready queue; a worker that finds it empty waits for
   // the others to make more records ready.
   let inFlight = 0
@@ -303,7 +328,7 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       }
       inFlight++
       try {
-        await runOne(record)
+        await work(record)
       } catch (error) {
         failure ??= {record, error}
       } finally {
@@ -314,21 +339,19 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       }
     }
   }
-  await Promise.all(Array.from({length: Math.max(1, opts.concurrency)}, worker)).finally(() =>
-    opts.journal?.close(),
-  )
+  await Promise.all(Array.from({length: Math.max(1, concurrency)}, worker))
+  return failure
+}
 
-  if (failure) {
-    const {record, error} = failure
-    const e =
-      error instanceof PayctlError
-        ? error
-        : new PayctlError({kind: 'api', code: 'SEED_FAILED', message: String(error), cause: error})
-    e.message = `${recordKey(record)}: ${e.message} (${done} of ${records.size} records exist)`
-    e.suggestions = recovery(record, e)
-    throw e
-  }
-  return resultOf(fixture, created)
+/** The error a run ends with when `record` failed: its name, how many records exist, and what to do. */
+function failedRun(record: SeedRecord, error: unknown, done: number, total: number): PayctlError {
+  const e =
+    error instanceof PayctlError
+      ? error
+      : new PayctlError({kind: 'api', code: 'SEED_FAILED', message: String(error), cause: error})
+  e.message = `${recordKey(record)}: ${e.message} (${done} of ${total} records exist)`
+  e.suggestions = recovery(record, e)
+  return e
 }
 
 /**

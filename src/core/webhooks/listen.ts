@@ -1,3 +1,4 @@
+import type {z} from 'zod'
 import {SIGNATURE_HEADER, verifySignature} from '../../contract/webhook-signature.js'
 import {
   LISTEN_CLOSE,
@@ -142,6 +143,21 @@ function listenFailure(err: unknown): PayctlError {
     code: 'LISTEN_FAILED',
     message: `listen stopped: ${err instanceof Error ? err.message : String(err)}`,
     cause: err,
+  })
+}
+
+type ReadyFrame = z.infer<typeof ListenReadyFrameSchema>
+
+/** A `ready` frame as the sandbox must send it; another shape means a sandbox of another version. */
+function readyFrame(frame: unknown): ReadyFrame {
+  const parsed = ListenReadyFrameSchema.safeParse(frame)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  throw new PayctlError({
+    kind: 'invalid_response',
+    code: 'LISTEN_PROTOCOL',
+    message: `the sandbox's ready frame is not one payctl understands (${issue?.path.join('.') || 'frame'}: ${issue?.message ?? 'invalid'})`,
+    suggestions: ['Run a sandbox of the same payctl version: payctl sandbox start'],
   })
 }
 
@@ -316,42 +332,9 @@ export class Listener {
         if (frame.type === 'ping') {
           ws.send('{"type":"pong"}')
         } else if (frame.type === 'ready') {
-          const parsed = ListenReadyFrameSchema.safeParse(frame)
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]
-            throw new PayctlError({
-              kind: 'invalid_response',
-              code: 'LISTEN_PROTOCOL',
-              message: `the sandbox's ready frame is not one payctl understands (${issue?.path.join('.') || 'frame'}: ${issue?.message ?? 'invalid'})`,
-              suggestions: ['Run a sandbox of the same payctl version: payctl sandbox start'],
-            })
-          }
-          const r = parsed.data
+          const r = readyFrame(frame)
           ready = true
-          this.#socket = ws
-          const secretChanged = this.#secret !== undefined && this.#secret !== session.secret
-          this.#secret = session.secret
-          this.#summary.sessionId = r.sessionId
-          if (wasReady) {
-            this.#emit({
-              type: 'reconnected',
-              time: now(),
-              sessionId: r.sessionId,
-              pending: r.pending,
-              secretChanged,
-            })
-          } else {
-            this.#emit({
-              type: 'ready',
-              time: now(),
-              sessionId: r.sessionId,
-              secret: session.secret,
-              events: session.events,
-              forwardTo: this.#o.forwardTo ?? null,
-              pending: r.pending,
-              resumed: session.resumed,
-            })
-          }
+          this.#linked(ws, session, r, wasReady)
         } else if (frame.type === 'delivery') {
           const parsed = ListenDeliveryFrameSchema.safeParse(frame)
           if (parsed.success) this.#receive(parsed.data)
@@ -362,6 +345,34 @@ export class Listener {
       // An error is always followed by a close event, which ends the link.
       ws.onerror = () => undefined
     })
+  }
+
+  /** The link is ready: deliveries are acknowledged over `ws` from now on, and the user is told. */
+  #linked(ws: WebSocket, session: ListenSession, r: ReadyFrame, wasReady: boolean): void {
+    this.#socket = ws
+    const secretChanged = this.#secret !== undefined && this.#secret !== session.secret
+    this.#secret = session.secret
+    this.#summary.sessionId = r.sessionId
+    if (wasReady) {
+      this.#emit({
+        type: 'reconnected',
+        time: now(),
+        sessionId: r.sessionId,
+        pending: r.pending,
+        secretChanged,
+      })
+    } else {
+      this.#emit({
+        type: 'ready',
+        time: now(),
+        sessionId: r.sessionId,
+        secret: session.secret,
+        events: session.events,
+        forwardTo: this.#o.forwardTo ?? null,
+        pending: r.pending,
+        resumed: session.resumed,
+      })
+    }
   }
 
   #receive(frame: ListenDeliveryFrame): void {

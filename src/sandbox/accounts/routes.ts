@@ -1,16 +1,7 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {
-  AddPaymentMethodSchema,
-  type BankAccount,
-  ExchangeLinkTokenSchema,
-  type LinkToken,
-  type PaymentMethod,
-} from '../../contract/transactions.js'
-import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from '../context.js'
-import {NoBodySchema, parseInput} from '../validation.js'
+import type {BankAccount, LinkToken, PaymentMethod} from '../../contract/transactions.js'
+import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {AccountService} from './service.js'
-
-const PageQuerySchema = endpoints.listPaymentMethods.query
 
 /** Bank-account links (`accounts`) and saved payment methods of users. */
 export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -25,44 +16,40 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
   }
 
   return [
-    {
+    route({
       endpoint: endpoints.connectAccount,
       run(input): LinkToken {
-        parseInput(NoBodySchema, input.body, 'request body')
         const {partnerId, userId} = userOf(input)
         return accounts.connect(partnerId, userId)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.exchangeLinkToken,
       run(input): BankAccount {
         const {partnerId, userId} = userOf(input)
-        const body = parseInput(ExchangeLinkTokenSchema, input.body, 'request body')
-        return accounts.exchange(partnerId, userId, body)
+        return accounts.exchange(partnerId, userId, input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.listAccounts,
       run(input) {
         const {partnerId, userId} = userOf(input)
         return accounts.listAccounts(partnerId, userId)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.addPaymentMethod,
       run(input): PaymentMethod {
         const {partnerId, userId} = userOf(input)
-        const body = parseInput(AddPaymentMethodSchema, input.body, 'request body')
-        return accounts.addPaymentMethod(partnerId, userId, body)
+        return accounts.addPaymentMethod(partnerId, userId, input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.listPaymentMethods,
       run(input) {
         const {partnerId, userId} = userOf(input)
-        const query = parseInput(PageQuerySchema, input.query, 'query')
-        return accounts.listPaymentMethods(partnerId, userId, query)
+        return accounts.listPaymentMethods(partnerId, userId, input.query)
       },
-    },
+    }),
   ]
 }

@@ -1,5 +1,4 @@
 import {randomUUID} from 'node:crypto'
-import type {DatabaseSync} from 'node:sqlite'
 import type {z} from 'zod'
 import type {endpoints} from '../../contract/endpoints.js'
 import type {
@@ -10,6 +9,7 @@ import type {
   PaymentMethod,
 } from '../../contract/transactions.js'
 import type {SandboxContext} from '../context.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
@@ -47,6 +47,12 @@ interface AccountRow {
   last4: string
   payment_method_id: string
   created_at: string
+}
+
+interface LinkTokenRow {
+  user_id: string
+  expires_at: number
+  used: number
 }
 
 export function toPaymentMethod(
@@ -90,26 +96,28 @@ function toBankAccount(row: AccountRow): BankAccount {
   }
 }
 
-function statements(db: DatabaseSync) {
+function statements(database: Database) {
   return {
-    userPartner: db.prepare('SELECT partner_id FROM users WHERE id = ?'),
-    insertToken: db.prepare(
+    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
+    insertToken: database.prepare(
       'INSERT INTO link_tokens (token, partner_id, user_id, expires_at) VALUES (?, ?, ?, ?)',
     ),
-    tokenRow: db.prepare('SELECT * FROM link_tokens WHERE token = ? AND partner_id = ?'),
-    useToken: db.prepare('UPDATE link_tokens SET used = 1 WHERE token = ?'),
-    insertMethod: db.prepare(
+    tokenRow: database.prepare<LinkTokenRow>('SELECT * FROM link_tokens WHERE token = ? AND partner_id = ?'),
+    useToken: database.prepare('UPDATE link_tokens SET used = 1 WHERE token = ?'),
+    insertMethod: database.prepare<MethodRow>(
       `INSERT INTO payment_methods (id, partner_id, user_id, type, behaviour, brand, last4, bank_name, status, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?) RETURNING *`,
     ),
-    methodsPage: db.prepare(
+    methodsPage: database.prepare<MethodRow>(
       'SELECT * FROM payment_methods WHERE user_id = ? AND partner_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     ),
-    insertAccount: db.prepare(
+    insertAccount: database.prepare<AccountRow>(
       `INSERT INTO bank_accounts (id, partner_id, user_id, bank_name, last4, payment_method_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
-    accountsOf: db.prepare('SELECT * FROM bank_accounts WHERE user_id = ? AND partner_id = ? ORDER BY seq'),
+    accountsOf: database.prepare<AccountRow>(
+      'SELECT * FROM bank_accounts WHERE user_id = ? AND partner_id = ? ORDER BY seq',
+    ),
   }
 }
 
@@ -118,12 +126,12 @@ export class AccountService {
   private readonly q: ReturnType<typeof statements>
 
   constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database.db)
+    this.q = statements(ctx.database)
   }
 
   /** The user of the path must be one of the partner's users: NOT_FOUND otherwise. */
   requireUser(partnerId: string, userId: string): void {
-    const owner = this.q.userPartner.get(userId) as {partner_id: string} | undefined
+    const owner = this.q.userPartner.get(userId)
     if (owner?.partner_id !== partnerId)
       throw new ApiError('NOT_FOUND', `No user ${userId}`, {resource: 'user', id: userId})
   }
@@ -140,9 +148,7 @@ export class AccountService {
   exchange(partnerId: string, userId: string, body: ExchangeLinkToken): BankAccount {
     const {clock, database} = this.ctx
     const {tokenRow, useToken, insertAccount} = this.q
-    const row = tokenRow.get(body.link_token, partnerId) as
-      | {user_id: string; expires_at: number; used: number}
-      | undefined
+    const row = tokenRow.get(body.link_token, partnerId)
     const invalid = (reason: string, message: string) =>
       new ApiError('LINK_TOKEN_INVALID', message, {field: 'link_token', reason})
     if (row === undefined)
@@ -165,7 +171,7 @@ export class AccountService {
           template.last4 ?? '0000',
           method.id,
           now,
-        ) as unknown as AccountRow,
+        )!,
       )
     })
   }
@@ -173,7 +179,7 @@ export class AccountService {
   /** The user's linked bank accounts, oldest first. */
   listAccounts(partnerId: string, userId: string): {accounts: BankAccount[]} {
     return {
-      accounts: (this.q.accountsOf.all(userId, partnerId) as unknown as AccountRow[]).map(toBankAccount),
+      accounts: this.q.accountsOf.all(userId, partnerId).map(toBankAccount),
     }
   }
 
@@ -205,7 +211,7 @@ export class AccountService {
   listPaymentMethods(partnerId: string, userId: string, query: PageQuery) {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE
     const start = pages.start(query.cursor)
-    const rows = this.q.methodsPage.all(userId, partnerId, start, limit + 1) as unknown as MethodRow[]
+    const rows = this.q.methodsPage.all(userId, partnerId, start, limit + 1)
     const {shown, hasMore, nextCursor} = pages.page(rows, limit)
     return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
   }
@@ -221,6 +227,6 @@ export class AccountService {
       t.last4 ?? null,
       t.bankName ?? null,
       now,
-    ) as unknown as MethodRow
+    )!
   }
 }

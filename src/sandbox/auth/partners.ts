@@ -79,13 +79,13 @@ export function resolvePartner(
     if (format === undefined) throw new Error(`unknown sandbox credential "${field}"`)
     if (!format.pattern.test(value)) throw new Error(`sandbox credential ${field} must be ${format.hint}`)
   }
-  const {db} = database
   return database.transaction(() => {
-    const stored = (
+    const stored =
       given.partnerId !== undefined
-        ? db.prepare('SELECT * FROM partners WHERE partner_id = ?').get(given.partnerId)
-        : db.prepare('SELECT * FROM partners ORDER BY started_at DESC, rowid DESC LIMIT 1').get()
-    ) as PartnerRow | undefined
+        ? database.prepare<PartnerRow>('SELECT * FROM partners WHERE partner_id = ?').get(given.partnerId)
+        : database
+            .prepare<PartnerRow>('SELECT * FROM partners ORDER BY started_at DESC, rowid DESC LIMIT 1')
+            .get()
     const fresh = generated()
     const base = stored === undefined ? fresh : toCredentials(stored)
     const creds: SandboxCredentials = {
@@ -94,22 +94,26 @@ export function resolvePartner(
       partnerId: given.partnerId ?? base.partnerId,
       secretKey: given.secretKey ?? base.secretKey,
     }
-    const clash = db
-      .prepare('SELECT partner_id FROM partners WHERE partner_id != ? AND (api_key = ? OR secret_key = ?)')
-      .get(creds.partnerId, creds.apiKey, creds.secretKey) as {partner_id: string} | undefined
+    const clash = database
+      .prepare<{partner_id: string}>(
+        'SELECT partner_id FROM partners WHERE partner_id != ? AND (api_key = ? OR secret_key = ?)',
+      )
+      .get(creds.partnerId, creds.apiKey, creds.secretKey)
     if (clash !== undefined) {
       throw new Error(
         `that api key or secret key already belongs to partner ${clash.partner_id} in this data file`,
       )
     }
     const now = new Date().toISOString()
-    db.prepare(
-      `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, created_at, started_at)
+    database
+      .prepare(
+        `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, created_at, started_at)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (partner_id) DO UPDATE SET
          api_key = excluded.api_key, api_secret = excluded.api_secret,
          secret_key = excluded.secret_key, started_at = excluded.started_at`,
-    ).run(creds.partnerId, creds.apiKey, creds.apiSecret, creds.secretKey, now, now)
+      )
+      .run(creds.partnerId, creds.apiKey, creds.apiSecret, creds.secretKey, now, now)
     return creds
   })
 }
@@ -125,7 +129,7 @@ export class PartnerDirectory {
     database: Database,
     readonly served: string,
   ) {
-    for (const row of database.db.prepare('SELECT * FROM partners').all() as unknown as PartnerRow[]) {
+    for (const row of database.prepare<PartnerRow>('SELECT * FROM partners').all()) {
       const creds = toCredentials(row)
       this.byId.set(creds.partnerId, creds)
       this.byApiKey.set(creds.apiKey, creds)

@@ -1,15 +1,8 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {
-  type AccessToken,
-  type MintedJwt,
-  MintJwtRequestSchema,
-  TOKEN_SCOPES,
-  TokenRequestSchema,
-} from '../../contract/resources.js'
-import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
+import {type AccessToken, type MintedJwt, TOKEN_SCOPES} from '../../contract/resources.js'
+import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {RATE_LIMITS} from '../rate-limiter.js'
-import {NoBodySchema, parseInput} from '../validation.js'
 import {type SandboxCredentials, sameSecret} from './partners.js'
 
 export function authRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -39,10 +32,10 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
   }
 
   return [
-    {
+    route({
       endpoint: endpoints.createToken,
       async run(input) {
-        const body = parseInput(TokenRequestSchema, input.body, 'request body')
+        const {body} = input
         // Failures count per API key and address: someone else's failures, or a mistyped key,
         // never lock out the right credentials (docs/sandbox.md#rate-limits).
         const subject = `exchange ${input.ip} ${body.api_key}`
@@ -68,39 +61,36 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
         limiter.forgiveAuth(subject)
         return accessToken(partner, [...new Set(body.scopes ?? TOKEN_SCOPES)])
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.refreshToken,
       async run(input) {
-        parseInput(NoBodySchema, input.body, 'request body')
         const caller = callerOf(input)
         if (caller.kind !== 'access-token') throw new Error('refresh requires an access token')
         // The new token joins its parent's family: revoking either revokes both.
         return accessToken(caller.partner, caller.claims.scopes, caller.claims.fam)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.revokeToken,
       run(input) {
-        parseInput(NoBodySchema, input.body, 'request body')
         const caller = callerOf(input)
         if (caller.kind !== 'access-token') throw new Error('revoke requires an access token')
         tokens.revoke(caller.claims)
         return {revoked: true}
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.revokeAllTokens,
       run(input) {
-        parseInput(NoBodySchema, input.body, 'request body')
         tokens.revokeAll(callerOf(input).partner.partnerId)
         return {revoked: true}
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.mintJwt,
       async run(input): Promise<MintedJwt> {
-        const body = parseInput(MintJwtRequestSchema, input.body, 'request body')
+        const {body} = input
         const caller = callerOf(input)
         const scopes = [...new Set(body.scopes)]
         const {token, claims} = await tokens.issue({
@@ -118,6 +108,6 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
           scopes,
         }
       },
-    },
+    }),
   ]
 }

@@ -65,13 +65,14 @@ export class TokenService {
     private readonly secret: string,
     database: Database,
   ) {
-    const {db} = database
-    db.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(Math.floor(Date.now() / 1000))
+    database.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(Math.floor(Date.now() / 1000))
     // A token is revoked by its own id, or by its family's (stored as `family:<fam>`).
-    this.isRevokedStmt = db.prepare('SELECT 1 AS revoked FROM revoked_tokens WHERE jti IN (?, ?)')
-    this.revokeStmt = db.prepare('INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)')
-    this.generationStmt = db.prepare('SELECT value FROM meta WHERE key = ?')
-    this.bumpStmt = db.prepare(
+    this.isRevokedStmt = database.prepare<{revoked: number}>(
+      'SELECT 1 AS revoked FROM revoked_tokens WHERE jti IN (?, ?)',
+    )
+    this.revokeStmt = database.prepare('INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)')
+    this.generationStmt = database.prepare<{value: string}>('SELECT value FROM meta WHERE key = ?')
+    this.bumpStmt = database.prepare(
       `INSERT INTO meta (key, value) VALUES (?, '1')
        ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`,
     )
@@ -182,9 +183,7 @@ export class TokenService {
     const known = this.versions.get(partner.partnerId)
     if (known !== undefined && known.apiSecret === partner.apiSecret && known.secretKey === partner.secretKey)
       return known.version
-    const row = this.generationStmt.get(`token_generation:${partner.partnerId}`) as
-      | {value: string}
-      | undefined
+    const row = this.generationStmt.get(`token_generation:${partner.partnerId}`)
     const version = createHmac('sha256', this.secret)
       .update(`${partner.apiSecret}\n${partner.secretKey}\n${row?.value ?? '0'}`)
       .digest('base64url')

@@ -1,56 +1,43 @@
-import {
-  CancelBnplPaymentSchema,
-  CreateBnplPaymentSchema,
-  ListBnplPaymentsQuerySchema,
-  PrequalifyRequestSchema,
-} from '../../contract/bnpl.js'
 import {endpoints} from '../../contract/endpoints.js'
-import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
-import {PositiveAmount} from '../transactions/amounts.js'
-import {parseInput} from '../validation.js'
+import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {BnplService} from './service.js'
-
-// The contract's bodies with their amounts read exactly (bigint), as the wallet product reads them.
-const PrequalifyInput = PrequalifyRequestSchema.extend({amount: PositiveAmount.optional()})
-const CreateInput = CreateBnplPaymentSchema.extend({amount: PositiveAmount})
 
 /** Buy now, pay later (`/bnplsvc`). Instalments are collected on the settlement tick. */
 export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
   const bnpl = new BnplService(ctx)
   ctx.money.onDue(() => bnpl.collectDue())
-  const partnerOf = (input: Parameters<RouteSpec['run']>[0]) => callerOf(input).partner.partnerId
+  const partnerOf = (input: OperationInput) => callerOf(input).partner.partnerId
 
   return [
-    {
+    route({
       endpoint: endpoints.prequalifyBnpl,
       run(input) {
-        return bnpl.prequalify(partnerOf(input), parseInput(PrequalifyInput, input.body, 'request body'))
+        return bnpl.prequalify(partnerOf(input), input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.createBnplPayment,
       run(input) {
-        return bnpl.create(partnerOf(input), parseInput(CreateInput, input.body, 'request body'))
+        return bnpl.create(partnerOf(input), input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.getBnplPayment,
       run(input) {
         return bnpl.get(partnerOf(input), input.params.id ?? '')
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.listBnplPayments,
       run(input) {
-        return bnpl.list(partnerOf(input), parseInput(ListBnplPaymentsQuerySchema, input.query, 'query'))
+        return bnpl.list(partnerOf(input), input.query)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.cancelBnplPayment,
       run(input) {
-        const body = parseInput(CancelBnplPaymentSchema, input.body, 'request body')
-        return bnpl.cancel(partnerOf(input), input.params.id ?? '', body?.reason)
+        return bnpl.cancel(partnerOf(input), input.params.id ?? '', input.body?.reason)
       },
-    },
+    }),
   ]
 }

@@ -1,4 +1,3 @@
-import type {DatabaseSync} from 'node:sqlite'
 import {
   BNPL_CANCELLABLE,
   BNPL_INSTALLMENTS,
@@ -18,6 +17,7 @@ import {
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
+import type {Database, Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
@@ -69,41 +69,47 @@ interface InstallmentRow {
   failure_reason: string | null
 }
 
-function statements(db: DatabaseSync) {
+function statements(database: Database) {
   return {
-    user: db.prepare('SELECT partner_id, email FROM users WHERE id = ?'),
-    walletOf: db.prepare('SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?'),
-    payment: db.prepare('SELECT * FROM bnpl_payments WHERE id = ? AND partner_id = ?'),
-    paymentById: db.prepare('SELECT * FROM bnpl_payments WHERE id = ?'),
-    openOf: db.prepare(
+    user: database.prepare<{partner_id: string; email: string}>(
+      'SELECT partner_id, email FROM users WHERE id = ?',
+    ),
+    walletOf: database.prepare<WalletRow>(
+      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
+    ),
+    payment: database.prepare<PaymentRow>('SELECT * FROM bnpl_payments WHERE id = ? AND partner_id = ?'),
+    paymentById: database.prepare<PaymentRow>('SELECT * FROM bnpl_payments WHERE id = ?'),
+    openOf: database.prepare<Pick<PaymentRow, 'id' | 'amount' | 'currency'>>(
       "SELECT id, amount, currency FROM bnpl_payments WHERE user_id = ? AND status IN ('pending', 'active')",
     ),
-    insertPayment: db.prepare(
+    insertPayment: database.prepare(
       `INSERT INTO bnpl_payments (id, partner_id, user_id, wallet_id, merchant_name, description, amount, currency,
          status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
     ),
-    setStatus: db.prepare(
+    setStatus: database.prepare(
       `UPDATE bnpl_payments SET status = ?, failure_reason = ?, updated_at = ?, completed_at = ?, cancelled_at = ?,
          failed_at = ? WHERE id = ?`,
     ),
-    installments: db.prepare('SELECT * FROM bnpl_installments WHERE payment_id = ? ORDER BY number'),
-    insertInstallment: db.prepare(
+    installments: database.prepare<InstallmentRow>(
+      'SELECT * FROM bnpl_installments WHERE payment_id = ? ORDER BY number',
+    ),
+    insertInstallment: database.prepare(
       `INSERT INTO bnpl_installments (payment_id, number, user_id, amount, due_at, collect_at, status)
        VALUES (?, ?, ?, ?, ?, ?, 'scheduled')`,
     ),
-    paid: db.prepare(
+    paid: database.prepare(
       "UPDATE bnpl_installments SET status = 'paid', paid_at = ?, transaction_id = ? WHERE payment_id = ? AND number = ?",
     ),
-    failed: db.prepare(
+    failed: database.prepare(
       "UPDATE bnpl_installments SET status = 'failed', failure_reason = ? WHERE payment_id = ? AND number = ?",
     ),
-    refunded: db.prepare(
+    refunded: database.prepare(
       "UPDATE bnpl_installments SET status = 'refunded', refund_transaction_id = ? WHERE payment_id = ? AND number = ?",
     ),
-    cancelScheduled: db.prepare(
+    cancelScheduled: database.prepare(
       "UPDATE bnpl_installments SET status = 'cancelled' WHERE payment_id = ? AND status = 'scheduled'",
     ),
-    due: db.prepare(
+    due: database.prepare<Pick<InstallmentRow, 'payment_id' | 'number'>>(
       `SELECT i.payment_id, i.number FROM bnpl_installments i JOIN bnpl_payments p ON p.id = i.payment_id
        WHERE i.status = 'scheduled' AND i.collect_at <= ? AND p.status IN ('pending', 'active')
        ORDER BY i.collect_at, i.number LIMIT ?`,
@@ -121,17 +127,17 @@ type Timestamps = Pick<BnplPayment, 'completedAt' | 'cancelledAt' | 'failedAt'>
  */
 export class BnplService {
   private readonly q: ReturnType<typeof statements>
-  private readonly db: DatabaseSync
+  /** One list statement per combination of filters, prepared on first use. */
+  private readonly pages = new Map<string, Statement<PaymentRow>>()
 
   constructor(private readonly ctx: SandboxContext) {
     applyBnplSchema(ctx.database)
-    this.db = ctx.database.db
-    this.q = statements(this.db)
+    this.q = statements(ctx.database)
   }
 
   /** A user named in a body: INVALID_USER_ID (400) when unknown, as the wallet product does. */
   private bodyUser(partnerId: string, userId: string): {email: string} {
-    const row = this.q.user.get(userId) as {partner_id: string; email: string} | undefined
+    const row = this.q.user.get(userId)
     if (row?.partner_id !== partnerId) {
       throw new ApiError('INVALID_USER_ID', `No user ${userId}`, {field: 'userId', value: userId})
     }
@@ -166,11 +172,7 @@ export class BnplService {
     amount: bigint | undefined,
   ): Omit<Prequalification, 'userId' | 'currency' | 'amount'> {
     let owedCents = 0n
-    for (const row of this.q.openOf.all(userId) as unknown as {
-      id: string
-      amount: string
-      currency: Currency
-    }[]) {
+    for (const row of this.q.openOf.all(userId)) {
       const paid = this.installmentRows(row.id)
         .filter((i) => i.status === 'paid')
         .reduce((sum, i) => sum + BigInt(i.amount), 0n)
@@ -240,7 +242,7 @@ export class BnplService {
           },
         )
       }
-      const walletRow = this.q.walletOf.get(body.userId, currency, partnerId) as WalletRow | undefined
+      const walletRow = this.q.walletOf.get(body.userId, currency, partnerId)
       if (walletRow === undefined) {
         throw new ApiError(
           'NOT_FOUND',
@@ -301,9 +303,13 @@ export class BnplService {
       where.push('status = ?')
       params.push(query.status)
     }
-    const rows = this.db
-      .prepare(`SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
-      .all(...params, limit + 1) as unknown as PaymentRow[]
+    const sql = `SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
+    let statement = this.pages.get(sql)
+    if (statement === undefined) {
+      statement = this.ctx.database.prepare<PaymentRow>(sql)
+      this.pages.set(sql, statement)
+    }
+    const rows = statement.all(...params, limit + 1)
     const {shown, hasMore, nextCursor} = pages.page(rows, limit)
     return {payments: shown.map((row) => this.toPayment(row)), hasMore, nextCursor}
   }
@@ -350,10 +356,7 @@ export class BnplService {
   collectDue(): number {
     let done = 0
     for (;;) {
-      const due = this.q.due.all(this.ctx.clock.nowMs(), COLLECT_BATCH) as unknown as {
-        payment_id: string
-        number: number
-      }[]
+      const due = this.q.due.all(this.ctx.clock.nowMs(), COLLECT_BATCH)
       for (const {payment_id, number} of due) {
         if (this.ctx.database.transaction(() => this.collect(payment_id, number))) done++
       }
@@ -367,7 +370,7 @@ export class BnplService {
    * payment, and what is left is never collected (the sandbox does not retry).
    */
   private collect(paymentId: string, number: number): boolean {
-    const row = this.q.paymentById.get(paymentId) as PaymentRow | undefined
+    const row = this.q.paymentById.get(paymentId)
     const installment = this.installmentRows(paymentId).find((i) => i.number === number)
     if (row === undefined || installment === undefined) return false
     if (installment.status !== 'scheduled' || (row.status !== 'pending' && row.status !== 'active'))
@@ -418,7 +421,7 @@ export class BnplService {
   }
 
   private row(id: string, partnerId: string): PaymentRow {
-    const row = this.q.payment.get(id, partnerId) as PaymentRow | undefined
+    const row = this.q.payment.get(id, partnerId)
     if (row === undefined) {
       throw new ApiError('NOT_FOUND', `No BNPL payment ${id}`, {resource: 'bnpl_payment', id})
     }
@@ -430,7 +433,7 @@ export class BnplService {
   }
 
   private installmentRows(paymentId: string): InstallmentRow[] {
-    return this.q.installments.all(paymentId) as unknown as InstallmentRow[]
+    return this.q.installments.all(paymentId)
   }
 
   private toPayment(row: PaymentRow): BnplPayment {

@@ -1,7 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {SandboxHealth} from '../../contract/resources.js'
-import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
-import {NoBodySchema, parseInput} from '../validation.js'
+import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ControlService} from './service.js'
 
 /** The sandbox's own routes, outside /v1: health and reset. */
@@ -9,7 +8,7 @@ export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
   const {settings} = ctx
   const control = new ControlService(ctx.database)
   return [
-    {
+    route({
       endpoint: endpoints.sandboxHealth,
       run(): SandboxHealth {
         return {
@@ -24,15 +23,14 @@ export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
           clock: {now: ctx.clock.now().toISOString(), offsetSeconds: ctx.clock.offsetSeconds},
         }
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.sandboxReset,
       run(input) {
-        parseInput(NoBodySchema, input.body, 'request body')
         const partnerId = callerOf(input).partner.partnerId
         control.reset(partnerId)
         return {reset: true}
       },
-    },
+    }),
   ]
 }

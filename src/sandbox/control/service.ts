@@ -1,14 +1,12 @@
-import type {StatementSync} from 'node:sqlite'
-import {type Database, MONEY_TABLES} from '../database.js'
+import {type Database, MONEY_TABLES, type Statement} from '../database.js'
 
 /** The one change a control route makes to the data: wiping a partner's records. */
 export class ControlService {
-  private readonly wipe: StatementSync[]
+  private readonly wipe: Statement[]
 
   constructor(private readonly database: Database) {
-    const {db} = database
     this.wipe = ['users', 'wallets', 'events', 'idempotency_keys', ...MONEY_TABLES].map((table) =>
-      db.prepare(`DELETE FROM ${table} WHERE partner_id = ?`),
+      database.prepare(`DELETE FROM ${table} WHERE partner_id = ?`),
     )
   }
 

@@ -1,31 +1,6 @@
-import type {z} from 'zod'
 import {endpoints} from '../../contract/endpoints.js'
-import {
-  EnableRoundupsSchema,
-  PutRoundupSettingsSchema,
-  ROUNDUP_MULTIPLIERS,
-  UpdateRoundupSettingsSchema,
-} from '../../contract/roundups.js'
-import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {parseInput, type ReadableIssue} from '../validation.js'
+import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {RoundupService, type SettingsChange} from './service.js'
-
-/** Parse a settings body; a refused multiplier's error also lists the allowed values. */
-function settingsBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  try {
-    return parseInput(schema, body, 'request body')
-  } catch (err) {
-    const issues = err instanceof ApiError ? (err.details?.issues as ReadableIssue[] | undefined) : undefined
-    if (err instanceof ApiError && issues?.some((issue) => issue.path === 'multiplier')) {
-      throw new ApiError(err.code, err.message, {
-        ...err.details,
-        allowed_multipliers: [...ROUNDUP_MULTIPLIERS],
-      })
-    }
-    throw err
-  }
-}
 
 /** The body's fields as a settings change; `destination_account_id: null` removes the destination. */
 function changeOf(body: {
@@ -58,11 +33,11 @@ export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
   })
 
   return [
-    {
+    route({
       endpoint: endpoints.putRoundupSettings,
       run(input) {
         const {partnerId, userId} = path(input)
-        const body = settingsBody(PutRoundupSettingsSchema, input.body)
+        const {body} = input
         // A PUT replaces the settings: no destination given means none. The currency is the
         // sandbox's addition, so callers that do not know it keep theirs.
         return roundups.write(partnerId, userId, {
@@ -70,56 +45,49 @@ export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
           destination: body.destination_account_id ?? null,
         })
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.processRoundup,
       run(input) {
         const partnerId = callerOf(input).partner.partnerId
-        const body = parseInput(endpoints.processRoundup.body, input.body, 'request body')
-        return roundups.process(partnerId, body)
+        return roundups.process(partnerId, input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.enableRoundups,
       run(input) {
         const {partnerId, userId} = path(input)
-        const body = settingsBody(EnableRoundupsSchema, input.body ?? {})
-        return roundups.write(partnerId, userId, {...changeOf(body), enabled: true})
+        return roundups.write(partnerId, userId, {...changeOf(input.body), enabled: true})
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.getRoundupSettings,
       run(input) {
         const {partnerId, userId} = path(input)
         roundups.requireUser(partnerId, userId)
         return roundups.toRecord(roundups.settings(userId))
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.updateRoundupSettings,
       run(input) {
         const {partnerId, userId} = path(input)
-        return roundups.write(
-          partnerId,
-          userId,
-          changeOf(settingsBody(UpdateRoundupSettingsSchema, input.body)),
-        )
+        return roundups.write(partnerId, userId, changeOf(input.body))
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.getPendingRoundups,
       run(input) {
         const {partnerId, userId} = path(input)
         return roundups.pending(partnerId, userId)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.transferRoundups,
       run(input) {
         const {partnerId, userId} = path(input)
-        parseInput(endpoints.transferRoundups.body, input.body, 'request body')
         return roundups.transfer(partnerId, userId)
       },
-    },
+    }),
   ]
 }

@@ -1,4 +1,3 @@
-import type {DatabaseSync} from 'node:sqlite'
 import type {Currency} from '../../contract/currencies.js'
 import {majorToMinor, minorToMajorText} from '../../contract/money.js'
 import {
@@ -12,6 +11,7 @@ import {
   roundupStep,
 } from '../../contract/roundups.js'
 import type {SandboxContext} from '../context.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount, jsonMajor} from '../json.js'
@@ -86,6 +86,14 @@ interface TransferRow {
   completed_at: string | null
 }
 
+/** A purchase to round up, as POST /transactions/process takes it (amount in major units). */
+interface Purchase {
+  user_id: string
+  amount: number
+  merchant_name: string
+  transaction_id: string
+}
+
 /** Where a transfer goes: another wallet of the round-up currency, or the user's bank account. */
 type Destination =
   | {type: 'wallet'; wallet: WalletState}
@@ -108,11 +116,11 @@ function minorOf(value: number, currency: Currency, field: string): bigint {
   }
 }
 
-function statements(db: DatabaseSync) {
+function statements(database: Database) {
   return {
-    userPartner: db.prepare('SELECT partner_id FROM users WHERE id = ?'),
-    settings: db.prepare('SELECT * FROM roundup_settings WHERE user_id = ?'),
-    saveSettings: db.prepare(
+    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
+    settings: database.prepare<SettingsRow>('SELECT * FROM roundup_settings WHERE user_id = ?'),
+    saveSettings: database.prepare(
       `INSERT INTO roundup_settings (user_id, partner_id, enabled, multiplier, max_roundup_amount,
          destination_account_id, currency, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (user_id) DO UPDATE SET enabled = excluded.enabled, multiplier = excluded.multiplier,
@@ -120,34 +128,40 @@ function statements(db: DatabaseSync) {
          destination_account_id = excluded.destination_account_id, currency = excluded.currency,
          updated_at = excluded.updated_at`,
     ),
-    byTransaction: db.prepare('SELECT * FROM roundups WHERE partner_id = ? AND transaction_id = ?'),
-    insertRoundup: db.prepare(
+    byTransaction: database.prepare<RoundupRow>(
+      'SELECT * FROM roundups WHERE partner_id = ? AND transaction_id = ?',
+    ),
+    insertRoundup: database.prepare(
       `INSERT INTO roundups (id, partner_id, user_id, transaction_id, merchant_name, amount, roundup_amount,
          multiplier, capped, currency, status, reason, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    pending: db.prepare("SELECT * FROM roundups WHERE user_id = ? AND status = 'pending' ORDER BY seq"),
-    markTransferred: db.prepare(
+    pending: database.prepare<RoundupRow>(
+      "SELECT * FROM roundups WHERE user_id = ? AND status = 'pending' ORDER BY seq",
+    ),
+    markTransferred: database.prepare(
       "UPDATE roundups SET status = 'transferred', transfer_id = ? WHERE user_id = ? AND status = 'pending'",
     ),
-    markPendingAgain: db.prepare(
+    markPendingAgain: database.prepare(
       "UPDATE roundups SET status = 'pending', transfer_id = NULL WHERE transfer_id = ?",
     ),
-    walletOf: db.prepare('SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?'),
-    bankAccount: db.prepare(
+    walletOf: database.prepare<WalletRow>(
+      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
+    ),
+    bankAccount: database.prepare<{user_id: string; payment_method_id: string}>(
       'SELECT user_id, payment_method_id FROM bank_accounts WHERE id = ? AND partner_id = ?',
     ),
-    insertTransfer: db.prepare(
+    insertTransfer: database.prepare(
       `INSERT INTO roundup_transfers (id, partner_id, user_id, amount, currency, roundup_count, source_wallet_id,
          destination_account_id, destination_type, transaction_id, status, created_at, completed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    processingTransfers: db.prepare(
+    processingTransfers: database.prepare<TransferRow>(
       "SELECT * FROM roundup_transfers WHERE status = 'processing' ORDER BY seq",
     ),
-    processingOf: db.prepare(
+    processingOf: database.prepare<{n: number}>(
       "SELECT COUNT(*) AS n FROM roundup_transfers WHERE user_id = ? AND status = 'processing'",
     ),
-    finishTransfer: db.prepare(
+    finishTransfer: database.prepare(
       'UPDATE roundup_transfers SET status = ?, failure_reason = ?, completed_at = ? WHERE id = ?',
     ),
   }
@@ -163,18 +177,18 @@ export class RoundupService {
 
   constructor(private readonly ctx: SandboxContext) {
     applyRoundupSchema(ctx.database)
-    this.q = statements(ctx.database.db)
+    this.q = statements(ctx.database)
   }
 
   /** The user of a path: 404 when unknown (or another partner's). */
   requireUser(partnerId: string, userId: string): void {
-    const row = this.q.userPartner.get(userId) as {partner_id: string} | undefined
+    const row = this.q.userPartner.get(userId)
     if (row?.partner_id !== partnerId)
       throw new ApiError('NOT_FOUND', `No user ${userId}`, {resource: 'user', id: userId})
   }
 
   settings(userId: string): SettingsState {
-    const row = this.q.settings.get(userId) as SettingsRow | undefined
+    const row = this.q.settings.get(userId)
     if (row === undefined) {
       return {
         userId,
@@ -222,7 +236,7 @@ export class RoundupService {
         // Pending round-ups, and those of a bank transfer that may still fail and come back, are
         // amounts in the current currency.
         const pending = this.pendingRows(userId)
-        const inFlight = (this.q.processingOf.get(userId) as {n: number}).n
+        const inFlight = this.q.processingOf.get(userId)!.n
         if (pending.length > 0 || inFlight > 0) {
           const total = pending.reduce((sum, r) => sum + BigInt(r.roundup_amount), 0n)
           throw new ApiError(
@@ -312,9 +326,7 @@ export class RoundupService {
       }
       return {type: 'wallet', wallet}
     }
-    const account = this.q.bankAccount.get(id, partnerId) as
-      | {user_id: string; payment_method_id: string}
-      | undefined
+    const account = this.q.bankAccount.get(id, partnerId)
     if (account !== undefined) {
       if (account.user_id !== userId) {
         throw refuse('other_user', `Bank account ${id} belongs to another user than ${userId}`)
@@ -334,7 +346,7 @@ export class RoundupService {
   }
 
   private pendingRows(userId: string): RoundupRow[] {
-    return this.q.pending.all(userId) as unknown as RoundupRow[]
+    return this.q.pending.all(userId)
   }
 
   private toRoundup(row: RoundupRow, duplicate: boolean): Roundup {
@@ -361,11 +373,8 @@ export class RoundupService {
    * repeat with the same purchase answers the first result; the same id for another purchase is a
    * conflict.
    */
-  process(
-    partnerId: string,
-    body: {user_id: string; amount: number; merchant_name: string; transaction_id: string},
-  ): Roundup {
-    const user = this.q.userPartner.get(body.user_id) as {partner_id: string} | undefined
+  process(partnerId: string, body: Purchase): Roundup {
+    const user = this.q.userPartner.get(body.user_id)
     if (user?.partner_id !== partnerId) {
       throw new ApiError('INVALID_USER_ID', `No user ${body.user_id}`, {
         field: 'user_id',
@@ -373,36 +382,8 @@ export class RoundupService {
       })
     }
     return this.ctx.database.transaction(() => {
-      const existing = this.q.byTransaction.get(partnerId, body.transaction_id) as RoundupRow | undefined
-      if (existing !== undefined) {
-        let sameAmount: boolean
-        try {
-          sameAmount = majorToMinor(body.amount, existing.currency) === BigInt(existing.amount)
-        } catch {
-          sameAmount = false
-        }
-        if (
-          existing.user_id === body.user_id &&
-          existing.merchant_name === body.merchant_name &&
-          sameAmount
-        ) {
-          return this.toRoundup(existing, true)
-        }
-        throw new ApiError(
-          'DUPLICATE_TRANSACTION',
-          `Transaction ${body.transaction_id} was already processed, for another purchase`,
-          {
-            field: 'transaction_id',
-            transaction_id: body.transaction_id,
-            roundup_id: existing.id,
-            processed: {
-              user_id: existing.user_id,
-              amount: jsonMajor(BigInt(existing.amount), existing.currency),
-              merchant_name: existing.merchant_name,
-            },
-          },
-        )
-      }
+      const existing = this.q.byTransaction.get(partnerId, body.transaction_id)
+      if (existing !== undefined) return this.replay(existing, body)
       const settings = this.settings(body.user_id)
       const amount = minorOf(body.amount, settings.currency, 'amount')
       const {roundup, capped, reason} = computeRoundup(amount, settings)
@@ -439,29 +420,60 @@ export class RoundupService {
       )
       const result = this.toRoundup(row, false)
       // A skipped purchase moves no money and records no event.
-      if (roundup > 0n) {
-        const {duplicate: _duplicate, ...data} = result
-        this.ctx.money.emit('roundupsvc.roundup.processed', partnerId, data, now)
-        const wallet = this.q.walletOf.get(body.user_id, settings.currency, partnerId) as
-          | WalletRow
-          | undefined
-        this.ctx.money.emit(
-          'roundup.processed',
-          partnerId,
-          {
-            id: row.id,
-            userId: row.user_id,
-            walletId: wallet?.id ?? null,
-            transactionId: row.transaction_id,
-            amount: jsonAmount(roundup),
-            currency: row.currency,
-            createdAt: row.processed_at,
-          },
-          now,
-        )
-      }
+      if (roundup > 0n) this.announce(partnerId, result, roundup, now)
       return result
     })
+  }
+
+  /**
+   * The answer for a transaction_id processed before: its first result when the purchase is the
+   * same (user, merchant and amount), DUPLICATE_TRANSACTION when it is another.
+   */
+  private replay(existing: RoundupRow, body: Purchase): Roundup {
+    let sameAmount: boolean
+    try {
+      sameAmount = majorToMinor(body.amount, existing.currency) === BigInt(existing.amount)
+    } catch {
+      sameAmount = false
+    }
+    if (existing.user_id === body.user_id && existing.merchant_name === body.merchant_name && sameAmount) {
+      return this.toRoundup(existing, true)
+    }
+    throw new ApiError(
+      'DUPLICATE_TRANSACTION',
+      `Transaction ${body.transaction_id} was already processed, for another purchase`,
+      {
+        field: 'transaction_id',
+        transaction_id: body.transaction_id,
+        roundup_id: existing.id,
+        processed: {
+          user_id: existing.user_id,
+          amount: jsonMajor(BigInt(existing.amount), existing.currency),
+          merchant_name: existing.merchant_name,
+        },
+      },
+    )
+  }
+
+  /** The events of a processed round-up of `roundup`: the product's own, and the common API's. */
+  private announce(partnerId: string, processed: Roundup, roundup: bigint, now: Date): void {
+    const {duplicate: _duplicate, ...data} = processed
+    this.ctx.money.emit('roundupsvc.roundup.processed', partnerId, data, now)
+    const wallet = this.q.walletOf.get(processed.user_id, processed.currency, partnerId)
+    this.ctx.money.emit(
+      'roundup.processed',
+      partnerId,
+      {
+        id: processed.id,
+        userId: processed.user_id,
+        walletId: wallet?.id ?? null,
+        transactionId: processed.transaction_id,
+        amount: jsonAmount(roundup),
+        currency: processed.currency,
+        createdAt: processed.processed_at,
+      },
+      now,
+    )
   }
 
   pending(partnerId: string, userId: string): PendingRoundups {
@@ -504,7 +516,7 @@ export class RoundupService {
         )
       }
       const destination = this.destination(partnerId, userId, settings.destination, currency)
-      const sourceRow = this.q.walletOf.get(userId, currency, partnerId) as WalletRow | undefined
+      const sourceRow = this.q.walletOf.get(userId, currency, partnerId)
       if (sourceRow === undefined) {
         throw new ApiError('NOT_FOUND', `User ${userId} has no ${currency} wallet to take round-ups from`, {
           resource: 'wallet',
@@ -585,7 +597,7 @@ export class RoundupService {
    * or failed with the round-ups pending again. Returns how many finished.
    */
   settleTransfers(): number {
-    const rows = this.q.processingTransfers.all() as unknown as TransferRow[]
+    const rows = this.q.processingTransfers.all()
     let finished = 0
     for (const row of rows) {
       const done = this.ctx.database.transaction(() => {

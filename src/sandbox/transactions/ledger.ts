@@ -1,7 +1,6 @@
-import type {StatementSync} from 'node:sqlite'
 import type {Currency} from '../../contract/currencies.js'
 import type {Balance, Wallet} from '../../contract/resources.js'
-import type {Database} from '../database.js'
+import type {Database, Statement} from '../database.js'
 import {jsonAmount} from '../json.js'
 
 /**
@@ -118,25 +117,24 @@ export function accountName(posting: Posting): string {
 }
 
 export class Ledger {
-  private readonly byId: StatementSync
-  private readonly insertEntry: StatementSync
-  private readonly saveBalances: StatementSync
+  private readonly byId: Statement<WalletRow>
+  private readonly insertEntry: Statement
+  private readonly saveBalances: Statement
 
   constructor(database: Database) {
-    const {db} = database
-    this.byId = db.prepare('SELECT * FROM wallets WHERE id = ?')
-    this.insertEntry = db.prepare(
+    this.byId = database.prepare<WalletRow>('SELECT * FROM wallets WHERE id = ?')
+    this.insertEntry = database.prepare(
       `INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
     )
-    this.saveBalances = db.prepare(
+    this.saveBalances = database.prepare(
       'UPDATE wallets SET available = ?, pending = ?, reserved = ?, updated_at = ? WHERE id = ?',
     )
   }
 
   /** The wallet `id` of `partnerId`, or undefined (another partner's wallet does not exist for it). */
   wallet(id: string, partnerId: string): WalletState | undefined {
-    const row = this.byId.get(id) as WalletRow | undefined
+    const row = this.byId.get(id)
     return row === undefined || row.partner_id !== partnerId ? undefined : walletFromRow(row)
   }
 

@@ -1,7 +1,6 @@
-import type {StatementSync} from 'node:sqlite'
 import type {Currency} from '../../contract/currencies.js'
 import type {Transaction} from '../../contract/resources.js'
-import type {Database} from '../database.js'
+import type {Database, Statement} from '../database.js'
 import {timeOrderedHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import type {Method} from './catalog.js'
@@ -142,27 +141,26 @@ export interface ListFilter {
 
 /** The `transactions` table. */
 export class TransactionStore {
-  private readonly insertRow: StatementSync
-  private readonly byId: StatementSync
-  private readonly saveState: StatementSync
-  private readonly dueRows: StatementSync
-  private readonly pages = new Map<string, StatementSync>()
+  private readonly insertRow: Statement
+  private readonly byId: Statement<TxRow>
+  private readonly saveState: Statement
+  private readonly dueRows: Statement<TxRow>
+  private readonly pages = new Map<string, Statement<TxRow>>()
 
   constructor(private readonly database: Database) {
-    const {db} = database
-    this.insertRow = db.prepare(
+    this.insertRow = database.prepare(
       `INSERT INTO transactions (id, partner_id, wallet_id, type, status, method, amount, currency, fee,
          net_amount, source_wallet_id, destination_wallet_id, payment_method_id, description, metadata,
          paired_id, original_id, refunded_amount, failure_reason, outcome, settles_at, created_at,
          completed_at, estimated_completion)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    this.byId = db.prepare('SELECT * FROM transactions WHERE id = ?')
-    this.saveState = db.prepare(
+    this.byId = database.prepare<TxRow>('SELECT * FROM transactions WHERE id = ?')
+    this.saveState = database.prepare(
       `UPDATE transactions SET status = ?, refunded_amount = ?, failure_reason = ?, completed_at = ?,
          settles_at = ? WHERE id = ?`,
     )
-    this.dueRows = db.prepare(
+    this.dueRows = database.prepare<TxRow>(
       "SELECT * FROM transactions WHERE status = 'processing' AND settles_at <= ? ORDER BY settles_at, seq LIMIT ?",
     )
   }
@@ -198,7 +196,7 @@ export class TransactionStore {
 
   /** The record `id` of `partnerId`, or undefined. */
   get(id: string, partnerId: string): TxRecord | undefined {
-    const row = this.byId.get(id) as TxRow | undefined
+    const row = this.byId.get(id)
     return row === undefined || row.partner_id !== partnerId ? undefined : fromRow(row)
   }
 
@@ -216,7 +214,7 @@ export class TransactionStore {
 
   /** Processing records due by `nowMs` on the sandbox clock, oldest first. */
   due(nowMs: number, limit: number): TxRecord[] {
-    return (this.dueRows.all(nowMs, limit) as unknown as TxRow[]).map(fromRow)
+    return this.dueRows.all(nowMs, limit).map(fromRow)
   }
 
   list(f: ListFilter): TxRecord[] {
@@ -229,7 +227,7 @@ export class TransactionStore {
       if (f.userId !== undefined) where.push('wallet_id IN (SELECT id FROM wallets WHERE user_id = ?)')
       if (f.status !== undefined) where.push('status = ?')
       if (f.type !== undefined) where.push('type = ?')
-      statement = this.database.db.prepare(
+      statement = this.database.prepare<TxRow>(
         `SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
       )
       this.pages.set(key, statement)
@@ -237,6 +235,6 @@ export class TransactionStore {
     const params: (string | number)[] = [f.partnerId, f.before]
     for (const v of [f.walletId, f.userId, f.status, f.type]) if (v !== undefined) params.push(v)
     params.push(f.limit)
-    return (statement.all(...params) as unknown as TxRow[]).map(fromRow)
+    return statement.all(...params).map(fromRow)
   }
 }

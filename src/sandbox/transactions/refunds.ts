@@ -1,16 +1,16 @@
 import type {z} from 'zod'
 import type {Transaction} from '../../contract/resources.js'
+import type {RefundRequestSchema} from '../../contract/transactions.js'
 import {applyBnplSchema} from '../bnpl/schema.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {jsonAmount} from '../json.js'
 import {applyRoundupSchema} from '../roundups/schema.js'
-import type {RefundInput} from './amounts.js'
 import {REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'
 import {newTransactionId, type TxRecord, toTransaction} from './records.js'
 import {externalOf, type MoneyService} from './service.js'
 
-type Refund = z.output<typeof RefundInput>
+type Refund = z.output<typeof RefundRequestSchema>
 
 /** What a refund gives back: a card-like deposit, a wallet-to-wallet transfer, or a wallet payment. */
 type RefundKind = 'deposit' | 'transfer_out' | 'payment'
@@ -241,16 +241,16 @@ export function productOwnedRefusal(database: Database): (id: string, partnerId:
   // The products' tables, to tell their transactions apart (created here if this runs first).
   applyBnplSchema(database)
   applyRoundupSchema(database)
-  const instalmentOf = database.db.prepare(
+  const instalmentOf = database.prepare<{payment_id: string; number: number}>(
     `SELECT i.payment_id, i.number FROM bnpl_installments i JOIN bnpl_payments p ON p.id = i.payment_id
      WHERE i.transaction_id = ? AND p.partner_id = ?`,
   )
-  const roundupTransferOf = database.db.prepare(
+  const roundupTransferOf = database.prepare<{id: string}>(
     'SELECT id FROM roundup_transfers WHERE transaction_id = ? AND partner_id = ?',
   )
   return function refuseProductOwned(id: string, partnerId: string): void {
-    const instalment = instalmentOf.get(id, partnerId) as {payment_id: string; number: number} | undefined
-    const transfer = roundupTransferOf.get(id, partnerId) as {id: string} | undefined
+    const instalment = instalmentOf.get(id, partnerId)
+    const transfer = roundupTransferOf.get(id, partnerId)
     if (instalment === undefined && transfer === undefined) return
     const [owner, reason] =
       instalment !== undefined

@@ -1,15 +1,9 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {Transaction} from '../../contract/resources.js'
-import {
-  AdvanceClockSchema,
-  ListTransactionsQuerySchema,
-  type TransactionList,
-} from '../../contract/transactions.js'
-import {callerOf, type RouteSpec, type SandboxContext} from '../context.js'
+import type {TransactionList} from '../../contract/transactions.js'
+import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {parseInput} from '../validation.js'
-import {CreateTransactionInput, RefundInput} from './amounts.js'
 import {toTransaction} from './records.js'
 import {productOwnedRefusal, refundTransaction} from './refunds.js'
 
@@ -20,15 +14,14 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
   const {money, clock} = ctx
   const refuseProductOwned = productOwnedRefusal(ctx.database)
   return [
-    {
+    route({
       endpoint: endpoints.createTransaction,
       run(input): Transaction {
         const partnerId = callerOf(input).partner.partnerId
-        const body = parseInput(CreateTransactionInput, input.body, 'request body')
-        return money.createTransaction(partnerId, body)
+        return money.createTransaction(partnerId, input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.getTransaction,
       run(input): Transaction {
         const partnerId = callerOf(input).partner.partnerId
@@ -38,12 +31,12 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
           throw new ApiError('NOT_FOUND', `No transaction ${id}`, {resource: 'transaction', id})
         return toTransaction(record)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.listTransactions,
       run(input): TransactionList {
         const partnerId = callerOf(input).partner.partnerId
-        const query = parseInput(ListTransactionsQuerySchema, input.query, 'query')
+        const {query} = input
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
         const rows = money.records.list({
           partnerId,
@@ -57,19 +50,18 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
         const {shown, hasMore, nextCursor} = pages.page(rows, limit)
         return {transactions: shown.map(toTransaction), hasMore, nextCursor}
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.refundTransaction,
       run(input): Transaction {
         const partnerId = callerOf(input).partner.partnerId
-        // No body refunds whatever is left.
-        const body = parseInput(RefundInput, input.body ?? {}, 'request body')
         const id = input.params.id ?? ''
         refuseProductOwned(id, partnerId)
-        return refundTransaction(money, partnerId, id, body)
+        // No body (no amount) refunds whatever is left.
+        return refundTransaction(money, partnerId, id, input.body)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.sandboxAdvanceClock,
       run(input) {
         const caller = callerOf(input).partner.partnerId
@@ -82,11 +74,10 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
             {partnerId: caller},
           )
         }
-        const {seconds} = parseInput(AdvanceClockSchema, input.body, 'request body')
-        clock.advance(seconds)
+        clock.advance(input.body.seconds)
         const settled = money.settleDue()
         return {now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds, settled}
       },
-    },
+    }),
   ]
 }

@@ -1,13 +1,11 @@
-import type {StatementSync} from 'node:sqlite'
 import type {z} from 'zod'
 import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import type {EventName, Transaction} from '../../contract/resources.js'
+import type {CreateTransactionSchema, EventName, Transaction} from '../../contract/resources.js'
 import type {SandboxClock} from '../clock.js'
-import {type Database, keepWrites} from '../database.js'
+import {type Database, keepWrites, type Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import type {EventLog} from '../events.js'
 import {jsonAmount} from '../json.js'
-import type {CreateTransactionInput} from './amounts.js'
 import {
   ACH_RETURN_REASON,
   ASYNC_METHODS,
@@ -42,7 +40,27 @@ interface Volume {
   monthly: bigint
 }
 
-type CreateTransaction = z.output<typeof CreateTransactionInput>
+/** A wallet's volume as stored in `wallet_volumes`: amounts as text. */
+interface VolumeRow {
+  day: string
+  daily: string
+  month: string
+  monthly: string
+}
+
+/** A payment method a user saved, as stored in `payment_methods`. */
+interface SavedMethodRow {
+  id: string
+  user_id: string
+  type: InstrumentType
+  behaviour: Instrument['behaviour']
+  brand: string | null
+  last4: string | null
+  bank_name: string | null
+  created_at: string
+}
+
+type CreateTransaction = z.output<typeof CreateTransactionSchema>
 
 const SETTLE_BATCH = 200
 
@@ -160,9 +178,9 @@ export class MoneyService {
   readonly database: Database
   private readonly events: EventLog
   private readonly settleAfterMs: number
-  private readonly volumeOf: StatementSync
-  private readonly saveVolume: StatementSync
-  private readonly savedMethod: StatementSync
+  private readonly volumeOf: Statement<VolumeRow>
+  private readonly saveVolume: Statement
+  private readonly savedMethod: Statement<SavedMethodRow>
   /** Work of other products that falls due on the sandbox clock (BNPL instalments, round-up sweeps). */
   private readonly dueWork: (() => number)[] = []
 
@@ -173,14 +191,18 @@ export class MoneyService {
     this.settleAfterMs = deps.settleAfterSeconds * 1000
     this.ledger = new Ledger(deps.database)
     this.records = new TransactionStore(deps.database)
-    const {db} = deps.database
-    this.volumeOf = db.prepare('SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?')
-    this.saveVolume = db.prepare(
+    const {database} = deps
+    this.volumeOf = database.prepare<VolumeRow>(
+      'SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?',
+    )
+    this.saveVolume = database.prepare(
       `INSERT INTO wallet_volumes (wallet_id, partner_id, day, daily, month, monthly) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (wallet_id) DO UPDATE SET
          day = excluded.day, daily = excluded.daily, month = excluded.month, monthly = excluded.monthly`,
     )
-    this.savedMethod = db.prepare('SELECT * FROM payment_methods WHERE id = ? AND partner_id = ?')
+    this.savedMethod = database.prepare<SavedMethodRow>(
+      'SELECT * FROM payment_methods WHERE id = ? AND partner_id = ?',
+    )
   }
 
   // ---- checks -------------------------------------------------------------------------------
@@ -237,9 +259,7 @@ export class MoneyService {
     if (amount > wallet.limits.transaction) return tooLarge('transaction', wallet.limits.transaction)
     const day = nowIso.slice(0, 10)
     const month = nowIso.slice(0, 7)
-    const row = this.volumeOf.get(wallet.id) as
-      | {day: string; daily: string; month: string; monthly: string}
-      | undefined
+    const row = this.volumeOf.get(wallet.id)
     const daily = row?.day === day ? BigInt(row.daily) : 0n
     const monthly = row?.month === month ? BigInt(row.monthly) : 0n
     if (daily + amount > wallet.limits.daily) return tooLarge('daily', wallet.limits.daily, daily)
@@ -266,18 +286,7 @@ export class MoneyService {
   instrument(id: string, partnerId: string): Instrument | undefined {
     const shared = TEST_PAYMENT_METHODS.get(id)
     if (shared !== undefined) return shared
-    const row = this.savedMethod.get(id, partnerId) as
-      | {
-          id: string
-          user_id: string
-          type: InstrumentType
-          behaviour: Instrument['behaviour']
-          brand: string | null
-          last4: string | null
-          bank_name: string | null
-          created_at: string
-        }
-      | undefined
+    const row = this.savedMethod.get(id, partnerId)
     if (row === undefined) return undefined
     const instrument: Instrument = {
       id: row.id,

@@ -1,6 +1,6 @@
-import type {DatabaseSync} from 'node:sqlite'
 import type {CreateUserInput, User} from '../../contract/resources.js'
 import type {SandboxContext} from '../context.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {newId} from '../ids.js'
 
@@ -14,12 +14,12 @@ interface UserRow {
   created_at: string
 }
 
-function statements(db: DatabaseSync) {
+function statements(database: Database) {
   return {
-    insert: db.prepare(
+    insert: database.prepare(
       'INSERT INTO users (id, partner_id, email, first_name, last_name, external_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    byId: db.prepare('SELECT * FROM users WHERE id = ?'),
+    byId: database.prepare<UserRow>('SELECT * FROM users WHERE id = ?'),
   }
 }
 
@@ -28,7 +28,7 @@ export class UserService {
   private readonly q: ReturnType<typeof statements>
 
   constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database.db)
+    this.q = statements(ctx.database)
   }
 
   /** A new user of the partner; a body naming another partner is refused. */
@@ -62,7 +62,7 @@ export class UserService {
 
   /** The partner's user `id`: NOT_FOUND when there is none, or it is another partner's. */
   get(partnerId: string, id: string): User {
-    const row = this.q.byId.get(id) as UserRow | undefined
+    const row = this.q.byId.get(id)
     if (row === undefined || row.partner_id !== partnerId) {
       throw new ApiError('NOT_FOUND', `No user ${id}`, {resource: 'user', id})
     }

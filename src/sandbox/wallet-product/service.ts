@@ -1,26 +1,28 @@
 import {randomInt} from 'node:crypto'
-import type {DatabaseSync} from 'node:sqlite'
 import type {z} from 'zod'
 import type {Currency} from '../../contract/currencies.js'
 import type {
   CreateCardRequestSchema,
   Eligibility,
+  EligibilityRequestSchema,
+  P2PRequestSchema,
   P2PTransfer,
   UserBalance,
   VirtualCard,
   WalletPayment,
+  WalletPaymentRequestSchema,
 } from '../../contract/wallet-product.js'
 import type {SandboxContext} from '../context.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import type {EligibilityInput, P2PInput, WalletPaymentInput} from '../transactions/amounts.js'
 import {toBalance, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
 
-type EligibilityBody = z.output<typeof EligibilityInput>
-type WalletPaymentBody = z.output<typeof WalletPaymentInput>
+type EligibilityBody = z.output<typeof EligibilityRequestSchema>
+type WalletPaymentBody = z.output<typeof WalletPaymentRequestSchema>
 type CreateCardBody = z.output<typeof CreateCardRequestSchema>
-type P2PBody = z.output<typeof P2PInput>
+type P2PBody = z.output<typeof P2PRequestSchema>
 
 /** The Luhn check digit that completes `digits` (a card number without its last digit). */
 export function luhnCheckDigit(digits: string): string {
@@ -44,20 +46,24 @@ export function testVisaNumber(): string {
   return body + luhnCheckDigit(body)
 }
 
-function statements(db: DatabaseSync) {
+function statements(database: Database) {
   return {
-    userPartner: db.prepare('SELECT partner_id FROM users WHERE id = ?'),
-    walletOf: db.prepare('SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?'),
-    walletsOf: db.prepare('SELECT * FROM wallets WHERE user_id = ? AND partner_id = ? ORDER BY seq'),
-    insertPayment: db.prepare(
+    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
+    walletOf: database.prepare<WalletRow>(
+      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
+    ),
+    walletsOf: database.prepare<WalletRow>(
+      'SELECT * FROM wallets WHERE user_id = ? AND partner_id = ? ORDER BY seq',
+    ),
+    insertPayment: database.prepare(
       `INSERT INTO walletsvc_payments (id, partner_id, user_id, wallet_id, transaction_id, merchant_name, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
-    insertTransfer: db.prepare(
+    insertTransfer: database.prepare(
       `INSERT INTO walletsvc_transfers (id, partner_id, from_user_id, to_user_id, out_transaction_id,
          in_transaction_id, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    insertCard: db.prepare(
+    insertCard: database.prepare(
       `INSERT INTO virtual_cards (id, partner_id, user_id, wallet_id, brand, last4, exp_month, exp_year, status,
          label, created_at) VALUES (?, ?, ?, ?, 'visa', ?, ?, ?, 'active', ?, ?)`,
     ),
@@ -69,7 +75,7 @@ export class WalletProductService {
   private readonly q: ReturnType<typeof statements>
 
   constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database.db)
+    this.q = statements(ctx.database)
   }
 
   /** The user of the path: 404 when unknown. */
@@ -145,7 +151,7 @@ export class WalletProductService {
 
   /** The balances of each of the user's wallets, oldest wallet first. */
   balances(partnerId: string, userId: string): UserBalance {
-    const rows = this.q.walletsOf.all(userId, partnerId) as unknown as WalletRow[]
+    const rows = this.q.walletsOf.all(userId, partnerId)
     return {
       userId,
       balances: rows.map((row) => ({...toBalance(walletFromRow(row)), walletId: row.id})),
@@ -259,11 +265,11 @@ export class WalletProductService {
   }
 
   private isUser(userId: string, partnerId: string): boolean {
-    return (this.q.userPartner.get(userId) as {partner_id: string} | undefined)?.partner_id === partnerId
+    return this.q.userPartner.get(userId)?.partner_id === partnerId
   }
 
   private findWallet(userId: string, currency: Currency, partnerId: string): WalletState | undefined {
-    const row = this.q.walletOf.get(userId, currency, partnerId) as WalletRow | undefined
+    const row = this.q.walletOf.get(userId, currency, partnerId)
     return row === undefined ? undefined : walletFromRow(row)
   }
 

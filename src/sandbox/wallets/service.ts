@@ -1,17 +1,23 @@
-import type {DatabaseSync, StatementSync} from 'node:sqlite'
 import type {z} from 'zod'
 import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencies.js'
-import type {Balance, ListWalletsQuerySchema, Wallet, WalletList} from '../../contract/resources.js'
+import type {
+  Balance,
+  CreateWalletSchema,
+  ListWalletsQuerySchema,
+  Wallet,
+  WalletList,
+} from '../../contract/resources.js'
+import type {UpdateWalletSchema} from '../../contract/transactions.js'
 import type {SandboxContext} from '../context.js'
+import type {Database, Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import {newId} from '../ids.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import type {CreateWalletInput, UpdateWalletInput} from '../transactions/amounts.js'
 import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
 import {invalidCurrency} from '../transactions/service.js'
 
-type CreateWallet = z.output<typeof CreateWalletInput>
-type UpdateWallet = z.output<typeof UpdateWalletInput>
+type CreateWallet = z.output<typeof CreateWalletSchema>
+type UpdateWallet = z.output<typeof UpdateWalletSchema>
 type ListWalletsQuery = z.output<typeof ListWalletsQuerySchema>
 
 const walletPages = new Pagination('wallets', 'oldest first')
@@ -28,9 +34,9 @@ const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
   closed: [],
 }
 
-function statements(db: DatabaseSync) {
+function statements(database: Database) {
   // One page statement per combination of filters, prepared once.
-  const pages = new Map<string, StatementSync>()
+  const pages = new Map<string, Statement<WalletRow>>()
   for (const byUser of [false, true]) {
     for (const byCurrency of [false, true]) {
       const where = ['partner_id = ?', 'seq > ?']
@@ -38,24 +44,28 @@ function statements(db: DatabaseSync) {
       if (byCurrency) where.push('currency = ?')
       pages.set(
         `${byUser}/${byCurrency}`,
-        db.prepare(`SELECT * FROM wallets WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`),
+        database.prepare<WalletRow>(
+          `SELECT * FROM wallets WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`,
+        ),
       )
     }
   }
   return {
-    userPartner: db.prepare('SELECT partner_id FROM users WHERE id = ?'),
-    byUserCurrency: db.prepare('SELECT id FROM wallets WHERE user_id = ? AND currency = ?'),
-    insert: db.prepare(
+    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
+    byUserCurrency: database.prepare<{id: string}>(
+      'SELECT id FROM wallets WHERE user_id = ? AND currency = ?',
+    ),
+    insert: database.prepare<WalletRow>(
       `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
          limit_transaction, limit_daily, limit_monthly, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'active', ?, '0', '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
     ),
-    update: db.prepare(
+    update: database.prepare(
       `UPDATE wallets SET label = ?, status = ?, limit_transaction = ?, limit_daily = ?, limit_monthly = ?,
          updated_at = ? WHERE id = ?`,
     ),
-    awaitingSettlement: db.prepare(
-      "SELECT 1 FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
+    awaitingSettlement: database.prepare<{processing: number}>(
+      "SELECT 1 AS processing FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
     ),
     pages,
   }
@@ -66,7 +76,7 @@ export class WalletService {
   private readonly q: ReturnType<typeof statements>
 
   constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database.db)
+    this.q = statements(ctx.database)
   }
 
   /** A new active wallet for one of the partner's users, funded with its initial balance if any. */
@@ -75,14 +85,14 @@ export class WalletService {
     const {userPartner, byUserCurrency, insert} = this.q
     limiter.checkWalletCreation(partnerId)
     if (!isSupportedCurrency(body.currency)) throw invalidCurrency(body.currency)
-    const owner = userPartner.get(body.userId) as {partner_id: string} | undefined
+    const owner = userPartner.get(body.userId)
     if (owner === undefined || owner.partner_id !== partnerId) {
       throw new ApiError('INVALID_USER_ID', `No user ${body.userId}`, {
         field: 'userId',
         value: body.userId,
       })
     }
-    const existing = byUserCurrency.get(body.userId, body.currency) as {id: string} | undefined
+    const existing = byUserCurrency.get(body.userId, body.currency)
     if (existing !== undefined) {
       throw new ApiError('WALLET_EXISTS', `User ${body.userId} already has a wallet in ${body.currency}`, {
         existingWalletId: existing.id,
@@ -105,7 +115,7 @@ export class WalletService {
         limits.monthly.toString(),
         now,
         now,
-      ) as unknown as WalletRow
+      )!
       const state = walletFromRow(row)
       events.record(
         'wallet.created',
@@ -216,7 +226,7 @@ export class WalletService {
     if (query.userId !== undefined) params.push(query.userId)
     if (query.currency !== undefined) params.push(query.currency)
     const page = this.q.pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
-    const rows = page.all(...params, limit + 1) as unknown as WalletRow[]
+    const rows = page.all(...params, limit + 1)
     const {shown, hasMore, nextCursor} = walletPages.page(rows, limit)
     return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
   }

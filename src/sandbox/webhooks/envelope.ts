@@ -1,7 +1,5 @@
 import type {EventEnvelope, EventName} from '../../contract/resources.js'
-
-// JSON.rawJSON (ES2025) is in Node 24 but not yet in TypeScript's es2024 lib.
-const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
+import {rawJSON} from '../json.js'
 
 /** An event as stored: `data` is the JSON text written when the event was recorded. */
 export interface StoredEvent {

@@ -1,11 +1,11 @@
 import {BNPL_INSTALLMENTS, BNPL_INTERVAL_DAYS} from '../../contract/bnpl.js'
 import type {EventName} from '../../contract/resources.js'
-import type {OperationInput, RouteSpec} from '../context.js'
+import type {RawInput, ServedRoute} from '../context.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 
-/** Finds the operation serving an endpoint, if this sandbox serves it. */
-export type OperationLookup = (operationId: string) => RouteSpec | undefined
+/** Finds the operation serving an endpoint, if this sandbox serves it; it parses its input as a request's. */
+export type OperationLookup = (operationId: string) => ServedRoute | undefined
 
 /** What the steps of a fixture created, by step name. */
 export type FixtureObjects = Record<string, Record<string, unknown>>
@@ -387,7 +387,7 @@ function resolve(value: unknown, objects: FixtureObjects): unknown {
 export function runSteps(
   steps: readonly Step[],
   lookup: OperationLookup,
-  caller: OperationInput,
+  caller: RawInput,
   objects: FixtureObjects,
 ): void {
   for (const step of steps) {
@@ -414,7 +414,7 @@ export function runSteps(
 export function runFixture(
   type: EventName,
   lookup: OperationLookup,
-  caller: OperationInput,
+  caller: RawInput,
   transaction: <T>(fn: () => T) => T,
   settings: FixtureSettings,
 ): FixtureObjects {

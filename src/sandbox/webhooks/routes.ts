@@ -1,5 +1,4 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {WebhookRegistrationInputSchema} from '../../contract/resources.js'
 import {
   DEFAULT_ROTATION_OVERLAP_SECONDS,
   type Delivery,
@@ -7,21 +6,15 @@ import {
   type EventDetail,
   type EventList,
   type EventSummary,
-  ListEventsQuerySchema,
   type ListenSession,
-  OpenListenSessionSchema,
-  ResendEventRequestSchema,
-  RotateSecretRequestSchema,
-  TriggerRequestSchema,
   type TriggerResult,
   unknownEventSelector,
   type Webhook,
   type WebhookWithSecret,
 } from '../../contract/webhooks.js'
-import {callerOf, type OperationInput, type RouteSpec, type SandboxContext} from '../context.js'
+import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {parseInput} from '../validation.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
 import type {AttemptRow, DeliveryRow, EndpointRow, SessionRow, WebhookStore} from './store.js'
@@ -159,51 +152,50 @@ export function webhookRoutes(
   const {store} = runtime
   const partnerOf = (input: OperationInput) => callerOf(input).partner.partnerId
   return [
-    {
+    route({
       endpoint: endpoints.createWebhook,
       run(input): WebhookWithSecret {
-        const body = parseInput(WebhookRegistrationInputSchema, input.body, 'request body')
+        const {body} = input
         checkUrl(body.url, {exposed: ctx.settings.listensBeyondLoopback === true})
         const events = checkSelectors(body.events, 'events')
         const now = Date.now()
         return withSecret(store.createEndpoint(partnerOf(input), body.url, events, now), now)
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.listWebhooks,
       run(input) {
         const now = Date.now()
         return {webhooks: store.endpoints(partnerOf(input)).map((row) => toWebhook(row, now))}
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.getWebhook,
       run: (input): Webhook => toWebhook(endpointOf(store, input), Date.now()),
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.deleteWebhook,
       run(input) {
         const row = endpointOf(store, input)
         store.deleteEndpoint(row, Date.now())
         return {id: row.id, deleted: true as const}
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.rotateWebhookSecret,
       run(input): WebhookWithSecret {
-        const body = parseInput(RotateSecretRequestSchema, input.body ?? {}, 'request body')
         const row = endpointOf(store, input)
         const now = Date.now()
         return withSecret(
-          store.rotateSecret(row, body.expiresIn ?? DEFAULT_ROTATION_OVERLAP_SECONDS, now),
+          store.rotateSecret(row, input.body.expiresIn ?? DEFAULT_ROTATION_OVERLAP_SECONDS, now),
           now,
         )
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.openListenSession,
       run(input): ListenSession {
-        const body = parseInput(OpenListenSessionSchema, input.body, 'request body')
+        const {body} = input
         // Without events, a new session selects every event and an existing one keeps its own.
         const events = body.events === undefined ? undefined : checkSelectors(body.events, 'events')
         const now = Date.now()
@@ -227,11 +219,11 @@ export function webhookRoutes(
           createdAt: session.created_at,
         }
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.listEvents,
       run(input): EventList {
-        const query = parseInput(ListEventsQuerySchema, input.query, 'query')
+        const {query} = input
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
         const rows = store.eventsPage(partnerOf(input), query, pages.start(query.cursor), limit + 1)
         const {shown, hasMore, nextCursor} = pages.page(rows, limit)
@@ -243,8 +235,8 @@ export function webhookRoutes(
           nextCursor,
         }
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.getEvent,
       run(input): EventDetail {
         const event = eventOf(store, input)
@@ -256,11 +248,11 @@ export function webhookRoutes(
           })),
         }
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.resendEvent,
       run(input) {
-        const body = parseInput(ResendEventRequestSchema, input.body ?? {}, 'request body')
+        const {body} = input
         const event = eventOf(store, input)
         let target: EndpointRow | undefined
         if (body.webhookId !== undefined) {
@@ -277,11 +269,11 @@ export function webhookRoutes(
         runtime.nudge()
         return {eventId: event.id, deliveries: deliveries.map(toDelivery)}
       },
-    },
-    {
+    }),
+    route({
       endpoint: endpoints.sandboxTrigger,
       run(input): TriggerResult {
-        const {event: type} = parseInput(TriggerRequestSchema, input.body, 'request body')
+        const type = input.body.event
         const partnerId = partnerOf(input)
         // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
         const {objects, produced, event} = ctx.database.transaction(() => {
@@ -304,6 +296,6 @@ export function webhookRoutes(
           ),
         }
       },
-    },
+    }),
   ]
 }

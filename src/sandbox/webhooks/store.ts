@@ -1,7 +1,6 @@
 import {randomBytes} from 'node:crypto'
-import type {StatementSync} from 'node:sqlite'
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
-import type {Database} from '../database.js'
+import type {Database, Statement} from '../database.js'
 import {randomHex} from '../ids.js'
 import type {StoredEvent} from './envelope.js'
 import {nextAttemptAt, type RetrySchedule} from './schedule.js'
@@ -116,121 +115,129 @@ export function receiverOf(url: string): string {
 /** What fan-out reads of an event. */
 type FanOutEvent = Pick<StoredEvent, 'seq' | 'id' | 'type' | 'partner_id'>
 
+/** Every statement of the store, prepared once, each with the type of its rows. */
+function statements(database: Database) {
+  // Long only as a list: one entry per statement.
+  const p = database.prepare.bind(database)
+  return {
+    maxSeq: p<{seq: number}>('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
+    // Only what fan-out needs: not the data, which is most of a row.
+    eventsAfter: p<FanOutEvent>(
+      'SELECT seq, id, type, partner_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+    ),
+    // Where the oldest registration or session starts (NULL with none): no event before it goes anywhere.
+    firstTargetSeq: p<{seq: number | null}>(
+      `SELECT MIN(seq) AS seq FROM (SELECT MIN(from_event_seq) AS seq FROM webhook_endpoints
+         UNION ALL SELECT MIN(from_event_seq) FROM webhook_listen_sessions)`,
+    ),
+    eventById: p<StoredEvent>('SELECT * FROM events WHERE id = ?'),
+    latestOfType: p<StoredEvent>(
+      'SELECT * FROM events WHERE partner_id = ? AND type = ? AND seq > ? ORDER BY seq DESC LIMIT 1',
+    ),
+    saveCursor: p(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ),
+    readCursor: p<{value: string}>('SELECT value FROM meta WHERE key = ?'),
+    insertEndpoint: p<EndpointRow>(
+      `INSERT INTO webhook_endpoints (id, partner_id, url, events, secret, from_event_seq, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    endpointsOf: p<EndpointRow>('SELECT * FROM webhook_endpoints WHERE partner_id = ? ORDER BY seq'),
+    endpointById: p<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?'),
+    deleteEndpoint: p('DELETE FROM webhook_endpoints WHERE id = ?'),
+    rotate: p<EndpointRow>(
+      `UPDATE webhook_endpoints SET previous_secret = ?, previous_secret_expires_at = ?, secret = ?, updated_at = ?
+       WHERE id = ? RETURNING *`,
+    ),
+    sessionByKey: p<SessionRow>(
+      'SELECT * FROM webhook_listen_sessions WHERE partner_id = ? AND listener_key = ?',
+    ),
+    sessionById: p<SessionRow>('SELECT * FROM webhook_listen_sessions WHERE id = ?'),
+    sessionsOf: p<SessionRow>('SELECT * FROM webhook_listen_sessions WHERE partner_id = ?'),
+    insertSession: p<SessionRow>(
+      `INSERT INTO webhook_listen_sessions (id, partner_id, listener_key, secret, events, from_event_seq, last_seen_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    updateSession: p<SessionRow>(
+      'UPDATE webhook_listen_sessions SET events = ?, from_event_seq = ?, last_seen_at = ? WHERE id = ? RETURNING *',
+    ),
+    touchSession: p('UPDATE webhook_listen_sessions SET last_seen_at = ? WHERE id = ?'),
+    staleSessions: p<{id: string}>(
+      `SELECT DISTINCT s.id FROM webhook_listen_sessions s JOIN webhook_deliveries d ON d.session_id = s.id
+       WHERE s.last_seen_at < ? AND d.state = 'pending'`,
+    ),
+    insertDelivery: p<DeliveryRow>(
+      `INSERT INTO webhook_deliveries (id, partner_id, event_id, endpoint_id, session_id, url, state, next_attempt_at, resend_of, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING *`,
+    ),
+    deliveryById: p<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?'),
+    deliveriesOfEvent: p<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY seq'),
+    lastDeliveryTo: p<{id: string}>(
+      `SELECT id FROM webhook_deliveries WHERE event_id = ? AND (endpoint_id = ? OR session_id = ?)
+       ORDER BY seq DESC LIMIT 1`,
+    ),
+    countsOfEvent: p<{state: DeliveryRow['state']; n: number}>(
+      'SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ? GROUP BY state',
+    ),
+    endpointTargets: p<{id: string; url: string}>('SELECT id, url FROM webhook_endpoints ORDER BY seq'),
+    dueOfEndpoint: p<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ?
+       ORDER BY next_attempt_at, seq LIMIT ?`,
+    ),
+    nextOfEndpoint: p<{at: number | null}>(
+      `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending'`,
+    ),
+    dueSession: p<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries WHERE session_id = ? AND state = 'pending' AND next_attempt_at <= ?
+       ORDER BY seq LIMIT ?`,
+    ),
+    nextSession: p<{at: number | null}>(
+      `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
+    ),
+    pendingOfSession: p<{n: number}>(
+      `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
+    ),
+    pendingTypesOfSession: p<{id: string; type: string}>(
+      `SELECT d.id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.session_id = ? AND d.state = 'pending'`,
+    ),
+    lease: p('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?'),
+    insertAttempt: p(
+      `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, via, started_at, signature_t, status, duration_ms, error, response_body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    attemptsOf: p<AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    settle: p(
+      `UPDATE webhook_deliveries SET state = ?, attempts = ?, failures = ?, next_attempt_at = ?, last_status = ?,
+         last_error = ?, completed_at = ? WHERE id = ?`,
+    ),
+    abandon: p(
+      `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
+       WHERE id = ? AND state = 'pending'`,
+    ),
+    abandonOfEndpoint: p(
+      `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
+       WHERE endpoint_id = ? AND state = 'pending'`,
+    ),
+    abandonOfSession: p(
+      `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
+       WHERE session_id = ? AND state = 'pending'`,
+    ),
+  }
+}
+
 /** The webhook tables: registrations, listen sessions, deliveries and their attempts. Synchronous. */
 export class WebhookStore {
   readonly #database: Database
   readonly #schedule: RetrySchedule
-  readonly #s: Record<string, StatementSync>
-  readonly #pages = new Map<string, StatementSync>()
+  readonly #s: ReturnType<typeof statements>
+  readonly #pages = new Map<string, Statement<StoredEvent>>()
 
   constructor(database: Database, schedule: RetrySchedule) {
     this.#database = database
     this.#schedule = schedule
     applyWebhookSchema(database)
-    // Long only as a list: every statement of the store, prepared once here.
-    const {db} = database
-    const p = (sql: string) => db.prepare(sql)
-    this.#s = {
-      maxSeq: p('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
-      // Only what fan-out needs: not the data, which is most of a row.
-      eventsAfter: p('SELECT seq, id, type, partner_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
-      // Where the oldest registration or session starts (NULL with none): no event before it goes anywhere.
-      firstTargetSeq: p(
-        `SELECT MIN(seq) AS seq FROM (SELECT MIN(from_event_seq) AS seq FROM webhook_endpoints
-           UNION ALL SELECT MIN(from_event_seq) FROM webhook_listen_sessions)`,
-      ),
-      eventById: p('SELECT * FROM events WHERE id = ?'),
-      latestOfType: p(
-        'SELECT * FROM events WHERE partner_id = ? AND type = ? AND seq > ? ORDER BY seq DESC LIMIT 1',
-      ),
-      saveCursor: p(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ),
-      readCursor: p('SELECT value FROM meta WHERE key = ?'),
-      insertEndpoint: p(
-        `INSERT INTO webhook_endpoints (id, partner_id, url, events, secret, from_event_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      ),
-      endpointsOf: p('SELECT * FROM webhook_endpoints WHERE partner_id = ? ORDER BY seq'),
-      endpointById: p('SELECT * FROM webhook_endpoints WHERE id = ?'),
-      deleteEndpoint: p('DELETE FROM webhook_endpoints WHERE id = ?'),
-      rotate: p(
-        `UPDATE webhook_endpoints SET previous_secret = ?, previous_secret_expires_at = ?, secret = ?, updated_at = ?
-         WHERE id = ? RETURNING *`,
-      ),
-      sessionByKey: p('SELECT * FROM webhook_listen_sessions WHERE partner_id = ? AND listener_key = ?'),
-      sessionById: p('SELECT * FROM webhook_listen_sessions WHERE id = ?'),
-      sessionsOf: p('SELECT * FROM webhook_listen_sessions WHERE partner_id = ?'),
-      insertSession: p(
-        `INSERT INTO webhook_listen_sessions (id, partner_id, listener_key, secret, events, from_event_seq, last_seen_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      ),
-      updateSession: p(
-        'UPDATE webhook_listen_sessions SET events = ?, from_event_seq = ?, last_seen_at = ? WHERE id = ? RETURNING *',
-      ),
-      touchSession: p('UPDATE webhook_listen_sessions SET last_seen_at = ? WHERE id = ?'),
-      staleSessions: p(
-        `SELECT DISTINCT s.id FROM webhook_listen_sessions s JOIN webhook_deliveries d ON d.session_id = s.id
-         WHERE s.last_seen_at < ? AND d.state = 'pending'`,
-      ),
-      insertDelivery: p(
-        `INSERT INTO webhook_deliveries (id, partner_id, event_id, endpoint_id, session_id, url, state, next_attempt_at, resend_of, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING *`,
-      ),
-      deliveryById: p('SELECT * FROM webhook_deliveries WHERE id = ?'),
-      deliveriesOfEvent: p('SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY seq'),
-      lastDeliveryTo: p(
-        `SELECT id FROM webhook_deliveries WHERE event_id = ? AND (endpoint_id = ? OR session_id = ?)
-         ORDER BY seq DESC LIMIT 1`,
-      ),
-      countsOfEvent: p(
-        'SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ? GROUP BY state',
-      ),
-      endpointTargets: p('SELECT id, url FROM webhook_endpoints ORDER BY seq'),
-      dueOfEndpoint: p(
-        `SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ?
-         ORDER BY next_attempt_at, seq LIMIT ?`,
-      ),
-      nextOfEndpoint: p(
-        `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending'`,
-      ),
-      dueSession: p(
-        `SELECT * FROM webhook_deliveries WHERE session_id = ? AND state = 'pending' AND next_attempt_at <= ?
-         ORDER BY seq LIMIT ?`,
-      ),
-      nextSession: p(
-        `SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
-      ),
-      pendingOfSession: p(
-        `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE session_id = ? AND state = 'pending'`,
-      ),
-      pendingTypesOfSession: p(
-        `SELECT d.id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-         WHERE d.session_id = ? AND d.state = 'pending'`,
-      ),
-      lease: p('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?'),
-      insertAttempt: p(
-        `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, via, started_at, signature_t, status, duration_ms, error, response_body)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      attemptsOf: p('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
-      settle: p(
-        `UPDATE webhook_deliveries SET state = ?, attempts = ?, failures = ?, next_attempt_at = ?, last_status = ?,
-           last_error = ?, completed_at = ? WHERE id = ?`,
-      ),
-      abandon: p(
-        `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
-         WHERE id = ? AND state = 'pending'`,
-      ),
-      abandonOfEndpoint: p(
-        `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
-         WHERE endpoint_id = ? AND state = 'pending'`,
-      ),
-      abandonOfSession: p(
-        `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_error = ?, completed_at = ?
-         WHERE session_id = ? AND state = 'pending'`,
-      ),
-    }
+    this.#s = statements(database)
     // Start delivering from the events recorded after webhooks first ran on this data file.
     database.metaValue(FANOUT_CURSOR, () => String(this.maxEventSeq()))
   }
@@ -240,22 +247,22 @@ export class WebhookStore {
   }
 
   maxEventSeq(): number {
-    return Number((this.#s.maxSeq!.get() as {seq: number}).seq)
+    return Number(this.#s.maxSeq.get()!.seq)
   }
 
   event(id: string): StoredEvent | undefined {
-    return this.#s.eventById!.get(id) as StoredEvent | undefined
+    return this.#s.eventById.get(id)
   }
 
   /** The newest event of `type` of a partner recorded after `afterSeq`, if any. */
   latestEvent(partnerId: string, type: string, afterSeq: number): StoredEvent | undefined {
-    return this.#s.latestOfType!.get(partnerId, type, afterSeq) as StoredEvent | undefined
+    return this.#s.latestOfType.get(partnerId, type, afterSeq)
   }
 
   // Registrations
 
   createEndpoint(partnerId: string, url: string, events: string[], now: number): EndpointRow {
-    return this.#s.insertEndpoint!.get(
+    return this.#s.insertEndpoint.get(
       newWebhookId.endpoint(),
       partnerId,
       url,
@@ -264,39 +271,39 @@ export class WebhookStore {
       this.maxEventSeq(),
       iso(now),
       iso(now),
-    ) as unknown as EndpointRow
+    )!
   }
 
   endpoints(partnerId: string): EndpointRow[] {
-    return this.#s.endpointsOf!.all(partnerId) as unknown as EndpointRow[]
+    return this.#s.endpointsOf.all(partnerId)
   }
 
   endpoint(partnerId: string, id: string): EndpointRow | undefined {
-    const row = this.#s.endpointById!.get(id) as EndpointRow | undefined
+    const row = this.#s.endpointById.get(id)
     return row?.partner_id === partnerId ? row : undefined
   }
 
   endpointById(id: string): EndpointRow | undefined {
-    return this.#s.endpointById!.get(id) as EndpointRow | undefined
+    return this.#s.endpointById.get(id)
   }
 
   /** Delete a registration; its deliveries still pending are given up. */
   deleteEndpoint(row: EndpointRow, now: number): void {
     this.#database.transaction(() => {
-      this.#s.abandonOfEndpoint!.run('the webhook was deleted', iso(now), row.id)
-      this.#s.deleteEndpoint!.run(row.id)
+      this.#s.abandonOfEndpoint.run('the webhook was deleted', iso(now), row.id)
+      this.#s.deleteEndpoint.run(row.id)
     })
   }
 
   /** Replace the secret; the old one keeps signing until `overlapSeconds` from now (0: not at all). */
   rotateSecret(row: EndpointRow, overlapSeconds: number, now: number): EndpointRow {
-    return this.#s.rotate!.get(
+    return this.#s.rotate.get(
       overlapSeconds > 0 ? row.secret : null,
       overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
       newSigningSecret(),
       iso(now),
       row.id,
-    ) as unknown as EndpointRow
+    )!
   }
 
   /** The secrets a delivery to `row` is signed with at `now`: the current one, then the old one. */
@@ -323,9 +330,9 @@ export class WebhookStore {
     now: number,
   ): {session: SessionRow; resumed: boolean; pending: number} {
     return this.#database.transaction(() => {
-      const existing = this.#s.sessionByKey!.get(partnerId, listenerKey) as SessionRow | undefined
+      const existing = this.#s.sessionByKey.get(partnerId, listenerKey)
       if (existing === undefined) {
-        const session = this.#s.insertSession!.get(
+        const session = this.#s.insertSession.get(
           newWebhookId.session(),
           partnerId,
           listenerKey,
@@ -334,12 +341,12 @@ export class WebhookStore {
           this.maxEventSeq(),
           now,
           iso(now),
-        ) as unknown as SessionRow
+        )!
         return {session, resumed: false, pending: 0}
       }
       const expired = !connected(existing.id) && existing.last_seen_at < now - LISTEN_REPLAY_WINDOW_MS
       if (expired) {
-        this.#s.abandonOfSession!.run(
+        this.#s.abandonOfSession.run(
           'the listener was away for longer than the replay window',
           iso(now),
           existing.id,
@@ -349,35 +356,35 @@ export class WebhookStore {
       if (!expired && selectors !== existing.events) {
         const chosen = JSON.parse(selectors) as string[]
         const reason = `the listen session's events changed to ${chosen.join(',')}, which do not select it`
-        for (const row of this.#s.pendingTypesOfSession!.all(existing.id) as {id: string; type: string}[]) {
-          if (!selectsEvent(chosen, row.type)) this.#s.abandon!.run(reason, iso(now), row.id)
+        for (const row of this.#s.pendingTypesOfSession.all(existing.id)) {
+          if (!selectsEvent(chosen, row.type)) this.#s.abandon.run(reason, iso(now), row.id)
         }
       }
-      const session = this.#s.updateSession!.get(
+      const session = this.#s.updateSession.get(
         selectors,
         expired ? this.maxEventSeq() : existing.from_event_seq,
         now,
         existing.id,
-      ) as unknown as SessionRow
-      const pending = Number((this.#s.pendingOfSession!.get(existing.id) as {n: number}).n)
+      )!
+      const pending = Number(this.#s.pendingOfSession.get(existing.id)!.n)
       return {session, resumed: !expired, pending}
     })
   }
 
   session(id: string): SessionRow | undefined {
-    return this.#s.sessionById!.get(id) as SessionRow | undefined
+    return this.#s.sessionById.get(id)
   }
 
   touchSession(id: string, now: number): void {
-    this.#s.touchSession!.run(now, id)
+    this.#s.touchSession.run(now, id)
   }
 
   /** Give up the backlog of sessions whose listener has been away for longer than the window. */
   expireAbandonedSessions(connected: (sessionId: string) => boolean, now: number): void {
-    const stale = this.#s.staleSessions!.all(now - LISTEN_REPLAY_WINDOW_MS) as {id: string}[]
+    const stale = this.#s.staleSessions.all(now - LISTEN_REPLAY_WINDOW_MS)
     for (const {id} of stale) {
       if (!connected(id)) {
-        this.#s.abandonOfSession!.run('the listener was away for longer than the replay window', iso(now), id)
+        this.#s.abandonOfSession.run('the listener was away for longer than the replay window', iso(now), id)
       }
     }
   }
@@ -393,16 +400,13 @@ export class WebhookStore {
     // Nobody registered and nobody listening: no event has anywhere to go, and nothing is written
     // or even begun (this runs after every request that records an event). A target starts at the
     // events recorded after it came, so the cursor may skip to the oldest target's start.
-    const first = (this.#s.firstTargetSeq!.get() as {seq: number | null}).seq
+    const first = this.#s.firstTargetSeq.get()!.seq
     if (first === null) return 0
     let created = 0
     for (;;) {
       const batch = this.#database.transaction(() => {
-        const cursor = Math.max(
-          first,
-          Number((this.#s.readCursor!.get(FANOUT_CURSOR) as {value: string}).value),
-        )
-        const events = this.#s.eventsAfter!.all(cursor, FANOUT_BATCH) as unknown as FanOutEvent[]
+        const cursor = Math.max(first, Number(this.#s.readCursor.get(FANOUT_CURSOR)!.value))
+        const events = this.#s.eventsAfter.all(cursor, FANOUT_BATCH)
         type Target<R> = {row: R; events: readonly string[]}
         const targets = new Map<string, {endpoints: Target<EndpointRow>[]; sessions: Target<SessionRow>[]}>()
         const withEvents = <R extends {events: string}>(row: R): Target<R> => ({
@@ -414,10 +418,8 @@ export class WebhookStore {
           let of = targets.get(partner)
           if (of === undefined) {
             of = {
-              endpoints: (this.#s.endpointsOf!.all(partner) as unknown as EndpointRow[]).map(withEvents),
-              sessions: (this.#s.sessionsOf!.all(partner) as unknown as SessionRow[])
-                .filter(sessionCollects)
-                .map(withEvents),
+              endpoints: this.#s.endpointsOf.all(partner).map(withEvents),
+              sessions: this.#s.sessionsOf.all(partner).filter(sessionCollects).map(withEvents),
             }
             targets.set(partner, of)
           }
@@ -435,7 +437,7 @@ export class WebhookStore {
           }
         }
         const last = events.at(-1)
-        if (last !== undefined) this.#s.saveCursor!.run(FANOUT_CURSOR, String(last.seq))
+        if (last !== undefined) this.#s.saveCursor.run(FANOUT_CURSOR, String(last.seq))
         return events.length
       })
       if (batch < FANOUT_BATCH) return created
@@ -450,7 +452,7 @@ export class WebhookStore {
   ): DeliveryRow {
     const endpoint = 'endpoint' in target ? target.endpoint : undefined
     const session = 'session' in target ? target.session : undefined
-    return this.#s.insertDelivery!.get(
+    return this.#s.insertDelivery.get(
       newWebhookId.delivery(),
       event.partner_id,
       event.id,
@@ -460,7 +462,7 @@ export class WebhookStore {
       now,
       resendOf,
       iso(now),
-    ) as unknown as DeliveryRow
+    )!
   }
 
   /**
@@ -481,7 +483,7 @@ export class WebhookStore {
         for (const endpoint of this.endpoints(event.partner_id)) {
           if (selectsEvent(JSON.parse(endpoint.events), event.type)) targets.push({endpoint})
         }
-        for (const session of this.#s.sessionsOf!.all(event.partner_id) as unknown as SessionRow[]) {
+        for (const session of this.#s.sessionsOf.all(event.partner_id)) {
           if (sessionCollects(session) && selectsEvent(JSON.parse(session.events), event.type)) {
             targets.push({session})
           }
@@ -489,7 +491,7 @@ export class WebhookStore {
       }
       return targets.map((t) => {
         const id = 'endpoint' in t ? t.endpoint.id : t.session.id
-        const previous = this.#s.lastDeliveryTo!.get(event.id, id, id) as {id: string} | undefined
+        const previous = this.#s.lastDeliveryTo.get(event.id, id, id)
         return this.#insertDelivery(event, t, previous?.id ?? null, now)
       })
     })
@@ -520,7 +522,7 @@ export class WebhookStore {
         const room = Math.min(limit, capacityOf(origin))
         if (room <= 0) continue
         const rows = ids
-          .flatMap((id) => this.#s.dueOfEndpoint!.all(id, now, room) as unknown as DeliveryRow[])
+          .flatMap((id) => this.#s.dueOfEndpoint.all(id, now, room))
           .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || a.seq - b.seq)
           .slice(0, room)
         if (rows.length > 0) queues.push({origin, rows, room})
@@ -539,7 +541,7 @@ export class WebhookStore {
         }
         if (!any) break
       }
-      for (const row of taken) this.#s.lease!.run(leaseUntil, row.id, 'pending')
+      for (const row of taken) this.#s.lease.run(leaseUntil, row.id, 'pending')
       return taken
     })
   }
@@ -550,7 +552,7 @@ export class WebhookStore {
     for (const [origin, ids] of this.#receivers()) {
       if (capacityOf(origin) <= 0) continue
       for (const id of ids) {
-        const at = (this.#s.nextOfEndpoint!.get(id) as {at: number | null}).at
+        const at = this.#s.nextOfEndpoint.get(id)!.at
         if (at !== null && (next === undefined || at < next)) next = at
       }
     }
@@ -560,7 +562,7 @@ export class WebhookStore {
   /** Registration ids by receiver origin. */
   #receivers(): Map<string, string[]> {
     const byOrigin = new Map<string, string[]>()
-    for (const {id, url} of this.#s.endpointTargets!.all() as {id: string; url: string}[]) {
+    for (const {id, url} of this.#s.endpointTargets.all()) {
       const origin = receiverOf(url)
       const ids = byOrigin.get(origin)
       if (ids === undefined) byOrigin.set(origin, [id])
@@ -573,23 +575,23 @@ export class WebhookStore {
   takeDueForSession(sessionId: string, now: number, limit: number, leaseUntil: number): DeliveryRow[] {
     if (limit <= 0) return []
     return this.#database.transaction(() => {
-      const rows = this.#s.dueSession!.all(sessionId, now, limit) as unknown as DeliveryRow[]
-      for (const row of rows) this.#s.lease!.run(leaseUntil, row.id, 'pending')
+      const rows = this.#s.dueSession.all(sessionId, now, limit)
+      for (const row of rows) this.#s.lease.run(leaseUntil, row.id, 'pending')
       return rows
     })
   }
 
   nextSessionDue(sessionId: string): number | undefined {
-    const at = (this.#s.nextSession!.get(sessionId) as {at: number | null}).at
+    const at = this.#s.nextSession.get(sessionId)!.at
     return at ?? undefined
   }
 
   pendingForSession(sessionId: string): number {
-    return Number((this.#s.pendingOfSession!.get(sessionId) as {n: number}).n)
+    return Number(this.#s.pendingOfSession.get(sessionId)!.n)
   }
 
   delivery(id: string): DeliveryRow | undefined {
-    return this.#s.deliveryById!.get(id) as DeliveryRow | undefined
+    return this.#s.deliveryById.get(id)
   }
 
   /**
@@ -602,7 +604,7 @@ export class WebhookStore {
       const row = this.delivery(deliveryId)
       if (row === undefined || row.state !== 'pending') return undefined
       const attempt = row.attempts + 1
-      this.#s.insertAttempt!.run(
+      this.#s.insertAttempt.run(
         deliveryId,
         attempt,
         outcome.via,
@@ -624,7 +626,7 @@ export class WebhookStore {
         next = nextAttemptAt(this.#schedule, failures, now) ?? null
         if (next === null) state = 'failed'
       }
-      this.#s.settle!.run(
+      this.#s.settle.run(
         state,
         attempt,
         failures,
@@ -640,25 +642,22 @@ export class WebhookStore {
 
   /** Give a delivery up without an attempt (its registration or event is gone). */
   abandon(deliveryId: string, reason: string, now: number): void {
-    this.#s.abandon!.run(reason, iso(now), deliveryId)
+    this.#s.abandon.run(reason, iso(now), deliveryId)
   }
 
   // The delivery log
 
   deliveriesOf(eventId: string): DeliveryRow[] {
-    return this.#s.deliveriesOfEvent!.all(eventId) as unknown as DeliveryRow[]
+    return this.#s.deliveriesOfEvent.all(eventId)
   }
 
   attemptsOf(deliveryId: string): AttemptRow[] {
-    return this.#s.attemptsOf!.all(deliveryId) as unknown as AttemptRow[]
+    return this.#s.attemptsOf.all(deliveryId)
   }
 
   deliveryCounts(eventId: string): {total: number; pending: number; succeeded: number; failed: number} {
     const counts = {total: 0, pending: 0, succeeded: 0, failed: 0}
-    for (const {state, n} of this.#s.countsOfEvent!.all(eventId) as {
-      state: DeliveryRow['state']
-      n: number
-    }[]) {
+    for (const {state, n} of this.#s.countsOfEvent.all(eventId)) {
       counts[state] = Number(n)
       counts.total += Number(n)
     }
@@ -686,9 +685,9 @@ export class WebhookStore {
     const sql = `SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
     let statement = this.#pages.get(sql)
     if (statement === undefined) {
-      statement = this.#database.db.prepare(sql)
+      statement = this.#database.prepare<StoredEvent>(sql)
       this.#pages.set(sql, statement)
     }
-    return statement.all(...params, limit) as unknown as StoredEvent[]
+    return statement.all(...params, limit)
   }
 }

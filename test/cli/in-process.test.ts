@@ -1,0 +1,53 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {payctl, runCli} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+
+/**
+ * Most command tests run the CLI in the test's own process (`payctl()`), for speed. Here the same
+ * commands run both ways: what the in-process run reports must be what a process of its own prints
+ * and exits with, or those tests would prove nothing about the real command.
+ */
+describe('a command run in-process answers as its own process does', () => {
+  let sandbox: SandboxProcess
+  let userId: string
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess()
+    const r = await runCli(
+      ['users', 'create', '--email', 'same@example.test', '--first-name', 'S', '--last-name', 'Ame'],
+      {
+        configDir: sandbox.configDir,
+      },
+    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    userId = r.stdout.trim()
+  })
+  afterAll(async () => {
+    await sandbox.stop()
+  })
+
+  const cases: [string, () => string[]][] = [
+    ['a record under --json', () => ['users', 'get', userId, '--json']],
+    ['a record as a card', () => ['users', 'get', userId]],
+    ['an answer of the service that is an error', () => ['wallets', 'get', 'wal_missing']],
+    ['the same error under --json', () => ['wallets', 'get', 'wal_missing', '--json']],
+    ['a missing flag, without a terminal', () => ['wallets', 'create', '--currency', 'USD']],
+    ['a flag the command does not take', () => ['users', 'get', userId, '--nope']],
+    ['an unknown command', () => ['walets', 'list']],
+    ['help', () => ['wallets', 'create', '--help']],
+    ['an empty list', () => ['transactions', 'list', '--user', userId]],
+  ]
+  for (const [what, args] of cases) {
+    it(what, async () => {
+      const own = await runCli(args(), {configDir: sandbox.configDir})
+      const here = await payctl(args(), {configDir: sandbox.configDir})
+      // Request ids differ from one call to the next; nothing else may.
+      const stable = (text: string) => text.replace(/req_\w+/g, 'req_…')
+      expect({exitCode: here.exitCode, stdout: stable(here.stdout), stderr: stable(here.stderr)}).toEqual({
+        exitCode: own.exitCode,
+        stdout: stable(own.stdout),
+        stderr: stable(own.stderr),
+      })
+    })
+  }
+})
