@@ -94,7 +94,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     // restarted file-backed sandbox answers the records again for their idempotency keys.
     const instance =
       this.profile.kind === 'local'
-        ? ((await this.api.sandbox.health().catch(() => undefined))?.startedAt ?? '')
+        ? ((await this.api.call('sandboxHealth').catch(() => undefined))?.startedAt ?? '')
         : ''
     collectGarbage()
     const started = performance.now()
@@ -173,7 +173,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       return n
     }
     if (this.profile.kind === 'local') {
-      const health = await this.api.sandbox.health().catch(() => undefined)
+      const health = await this.api.call('sandboxHealth').catch(() => undefined)
       if (health?.rateLimit === 'off') return undefined
     }
     return RATE_BY_KIND[this.profile.kind]

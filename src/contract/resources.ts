@@ -73,7 +73,6 @@ export const CreateWalletSchema = z
     initialBalance: NonNegativeMinorAmount.optional().describe('sandbox only; smallest currency unit'),
   })
   .meta({id: 'CreateWalletRequest'})
-export type CreateWalletInput = z.input<typeof CreateWalletSchema>
 
 export const ListWalletsQuerySchema = z.strictObject({
   userId: z.string().optional(),
@@ -81,7 +80,6 @@ export const ListWalletsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).optional(),
   cursor: z.string().optional(),
 })
-export type ListWalletsQuery = z.infer<typeof ListWalletsQuerySchema>
 
 export const WalletListSchema = z
   .object({
@@ -135,7 +133,6 @@ export const CreateTransactionSchema = z
       .describe('1 to 255 printable ASCII characters, like the Idempotency-Key header'),
   })
   .meta({id: 'CreateTransactionRequest'})
-export type CreateTransactionInput = z.input<typeof CreateTransactionSchema>
 
 export const SCOPES_A = [
   'users:read',

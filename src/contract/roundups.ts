@@ -82,7 +82,6 @@ export const PutRoundupSettingsSchema = z
     currency: settingsFields.currency.optional().describe('sandbox addition; omitted: unchanged'),
   })
   .meta({id: 'PutRoundupSettingsRequest'})
-export type PutRoundupSettingsInput = z.infer<typeof PutRoundupSettingsSchema>
 
 /** PUT /roundupsvc/users/{id}/roundups/settings: any of the fields, merged onto the current settings. */
 export const UpdateRoundupSettingsSchema = z
@@ -108,11 +107,9 @@ export const EnableRoundupsSchema = z
     currency: settingsFields.currency.optional(),
   })
   .meta({id: 'EnableRoundupsRequest'})
-export type EnableRoundupsInput = z.infer<typeof EnableRoundupsSchema>
 
 /** POST /transactions/process: the spec's body, with messages that name the rule broken. */
 export const ProcessRoundupSchema = RoundupProcessSchema
-export type ProcessRoundupInput = z.infer<typeof ProcessRoundupSchema>
 
 export const ROUNDUP_STATUSES = ['pending', 'transferred', 'skipped'] as const
 /** Why a processed purchase yielded no round-up. */

@@ -34,7 +34,6 @@ export const ListTransactionsQuerySchema = z
     ...page,
   })
   .meta({id: 'ListTransactionsQuery'})
-export type ListTransactionsQuery = z.infer<typeof ListTransactionsQuerySchema>
 
 export const TransactionListSchema = z
   .object({transactions: z.array(TransactionSchema), hasMore: z.boolean(), nextCursor: z.string().nullable()})
@@ -47,7 +46,6 @@ export const RefundRequestSchema = z
     reason: z.string().max(500).optional(),
   })
   .meta({id: 'RefundRequest'})
-export type RefundInput = z.input<typeof RefundRequestSchema>
 
 /** Payment-method types: the spec's methods that draw on a saved instrument. */
 export const PAYMENT_METHOD_TYPES = [
@@ -80,7 +78,6 @@ export const AddPaymentMethodSchema = z
     token: z.string().min(1).describe('a test token such as tok_visa, tok_card_declined or tok_ach_success'),
   })
   .meta({id: 'AddPaymentMethodRequest'})
-export type AddPaymentMethodInput = z.infer<typeof AddPaymentMethodSchema>
 
 export const PaymentMethodListSchema = z
   .object({
@@ -141,7 +138,6 @@ export const UpdateWalletSchema = z
       .optional(),
   })
   .meta({id: 'UpdateWalletRequest'})
-export type UpdateWalletInput = z.input<typeof UpdateWalletSchema>
 
 export const SandboxClockSchema = z
   .object({

@@ -1,11 +1,6 @@
 import {randomUUID} from 'node:crypto'
 import {z} from 'zod'
 import {
-  type AddPaymentMethodInput,
-  type CreateTransactionInput,
-  type CreateUserInput,
-  type CreateWalletInput,
-  type EnableRoundupsInput,
   type EndpointBody,
   type EndpointId,
   type EndpointParams,
@@ -15,17 +10,9 @@ import {
   endpoints,
   isAuthEndpoint,
   issuesToken,
-  type ListBnplPaymentsQuery,
-  type ListTransactionsQuery,
-  type ListWalletsQuery,
   normaliseErrorBody,
   onAuthHost,
-  type ProcessRoundupInput,
-  type PutRoundupSettingsInput,
-  type RefundInput,
   surfaceOf,
-  type UpdateRoundupSettingsInput,
-  type UpdateWalletInput,
   unwrapEnvelope,
 } from '../contract/index.js'
 import {assertCredentialFitsEnvironment} from './environments.js'
@@ -41,14 +28,43 @@ export interface ClientOptions extends TransportOptions {
   store?: ProfileStore | undefined
 }
 
-/** A call of operation `K`: its body and query as the contract types them, amounts possibly exact. */
-export interface CallInput<K extends EndpointId = EndpointId> {
-  params?: Record<EndpointParams<K>, string>
-  query?: EndpointQuery<K>
-  body?: Exact<EndpointBody<K>>
-  /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
+/**
+ * A call of operation `K`: its path parameters, body and query as the contract types them, amounts
+ * possibly exact. `params` is required when the path has placeholders; `body` when the operation
+ * requires one, as the OpenAPI document says (its schema refuses a missing body and the entry has
+ * no `bodyOptional`). Either is refused for an operation that takes none.
+ */
+export type CallInput<K extends EndpointId = EndpointId> = CallParams<K> &
+  CallBody<K> & {
+    query?: EndpointQuery<K>
+    /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
+    idempotencyKey?: string | undefined
+    /** Override the Bearer credential (used for refresh and revoke of a specific token). */
+    bearer?: string
+  }
+
+type CallParams<K extends EndpointId> = [EndpointParams<K>] extends [never]
+  ? {params?: never}
+  : {params: Record<EndpointParams<K>, string>}
+
+type CallBody<K extends EndpointId> = [EndpointBody<K>] extends [never]
+  ? {body?: never}
+  : (typeof endpoints)[K] extends {bodyOptional: true}
+    ? {body?: Exact<EndpointBody<K>>}
+    : undefined extends EndpointBody<K>
+      ? {body?: Exact<EndpointBody<K>>}
+      : {body: Exact<EndpointBody<K>>}
+
+/** The arguments after the operation id: the input may be left out only when nothing in it is required. */
+export type CallArgs<K extends EndpointId> =
+  Record<never, never> extends CallInput<K> ? [input?: CallInput<K>] : [input: CallInput<K>]
+
+/** What the implementation reads of any operation's input. */
+interface AnyCallInput {
+  params?: Record<string, string>
+  query?: Record<string, unknown>
+  body?: unknown
   idempotencyKey?: string | undefined
-  /** Override the Bearer credential (used for refresh and revoke of a specific token). */
   bearer?: string
 }
 
@@ -60,11 +76,6 @@ export interface MutationRecord {
   requestId: string | undefined
   /** undefined when no answer came. */
   status: number | undefined
-}
-
-/** Options of a mutation: the idempotency key to send (default: a new one, reused by retries). */
-export interface Keyed {
-  idempotencyKey?: string | undefined
 }
 
 /** Input with its amounts widened to bigint, for amounts beyond 2^53 (sent as exact digits). */
@@ -96,122 +107,19 @@ export class PayctlClient {
     })
   }
 
-  readonly auth = {
-    /** Exchange the profile's partner credentials for a new access token. */
-    token: (body: EndpointBody<'createToken'>) => this.call('createToken', {body}),
-    revoke: (token: string) => this.call('revokeToken', {bearer: token}),
-    /** Revoke every token of the partner, with the profile's own credential (sandbox extension). */
-    revokeAll: () => this.call('revokeAllTokens', {}),
-    mintJwt: (body: EndpointBody<'mintJwt'>) => this.call('mintJwt', {body}),
-  }
-
-  readonly users = {
-    create: (input: CreateUserInput, opts: Keyed = {}) => this.call('createUser', {body: input, ...opts}),
-    get: (id: string) => this.call('getUser', {params: {id}}),
-    /** Balance in every currency the user holds (wallet product). */
-    balance: (id: string) => this.call('getUserBalance', {params: {id}}),
-  }
-
-  readonly wallets = {
-    create: (input: Exact<CreateWalletInput>, opts: Keyed = {}) =>
-      this.call('createWallet', {body: input, ...opts}),
-    get: (id: string) => this.call('getWallet', {params: {id}}),
-    list: (query: ListWalletsQuery = {}) => this.call('listWallets', {query}),
-    update: (id: string, input: Exact<UpdateWalletInput>) =>
-      this.call('updateWallet', {params: {id}, body: input}),
-    balance: (id: string) => this.call('getWalletBalance', {params: {id}}),
-  }
-
-  readonly transactions = {
-    create: (input: Exact<CreateTransactionInput>, opts: Keyed = {}) =>
-      this.call('createTransaction', {body: input, ...opts}),
-    get: (id: string) => this.call('getTransaction', {params: {id}}),
-    list: (query: ListTransactionsQuery = {}) => this.call('listTransactions', {query}),
-    refund: (id: string, input: Exact<RefundInput> = {}, opts: Keyed = {}) =>
-      this.call('refundTransaction', {params: {id}, body: input, ...opts}),
-  }
-
-  readonly paymentMethods = {
-    add: (userId: string, input: AddPaymentMethodInput, opts: Keyed = {}) =>
-      this.call('addPaymentMethod', {params: {id: userId}, body: input, ...opts}),
-    list: (userId: string, query: EndpointQuery<'listPaymentMethods'> = {}) =>
-      this.call('listPaymentMethods', {params: {id: userId}, query}),
-  }
-
-  readonly accounts = {
-    /** Start connecting a bank account: a link token. */
-    connect: (userId: string, opts: Keyed = {}) =>
-      this.call('connectAccount', {params: {id: userId}, ...opts}),
-    /** Finish the link with its token; the account becomes an ACH payment method. */
-    link: (userId: string, input: EndpointBody<'exchangeLinkToken'>, opts: Keyed = {}) =>
-      this.call('exchangeLinkToken', {params: {id: userId}, body: input, ...opts}),
-    list: (userId: string) => this.call('listAccounts', {params: {id: userId}}),
-  }
-
-  /** The wallet and payment-method product (`/walletsvc`). */
-  readonly walletProduct = {
-    checkEligibility: (input: Exact<EndpointBody<'checkEligibility'>>) =>
-      this.call('checkEligibility', {body: input}),
-    pay: (input: Exact<EndpointBody<'processPayment'>>, opts: Keyed = {}) =>
-      this.call('processPayment', {body: input, ...opts}),
-    createCard: (userId: string, input: EndpointBody<'createCard'> = {}, opts: Keyed = {}) =>
-      this.call('createCard', {params: {id: userId}, body: input, ...opts}),
-    sendP2P: (input: Exact<EndpointBody<'sendP2P'>>, opts: Keyed = {}) =>
-      this.call('sendP2P', {body: input, ...opts}),
-  }
-
-  /**
-   * Round-ups, over both families of the spec: the common endpoints (`putSettings`, `process`) and
-   * the product's (`/roundupsvc`); they share one settings record and one set of pending round-ups.
-   */
-  readonly roundups = {
-    /** Replace the settings (PUT /users/{id}/roundup-settings). */
-    putSettings: (userId: string, input: PutRoundupSettingsInput) =>
-      this.call('putRoundupSettings', {params: {id: userId}, body: input}),
-    /** Process a purchase (amount in major units); the same transaction_id yields one round-up. */
-    process: (input: ProcessRoundupInput, opts: Keyed = {}) =>
-      this.call('processRoundup', {body: input, ...opts}),
-    enable: (userId: string, input: EnableRoundupsInput = {}, opts: Keyed = {}) =>
-      this.call('enableRoundups', {params: {id: userId}, body: input, ...opts}),
-    settings: (userId: string) => this.call('getRoundupSettings', {params: {id: userId}}),
-    /** Change some settings, keeping the others. */
-    updateSettings: (userId: string, input: UpdateRoundupSettingsInput) =>
-      this.call('updateRoundupSettings', {params: {id: userId}, body: input}),
-    pending: (userId: string) => this.call('getPendingRoundups', {params: {id: userId}}),
-    /** Move every pending round-up to the destination as one ledger transfer. */
-    transfer: (userId: string, opts: Keyed = {}) =>
-      this.call('transferRoundups', {params: {id: userId}, ...opts}),
-  }
-
-  /** Buy now, pay later (`/bnplsvc`). */
-  readonly bnpl = {
-    prequalify: (input: Exact<EndpointBody<'prequalifyBnpl'>>) => this.call('prequalifyBnpl', {body: input}),
-    create: (input: Exact<EndpointBody<'createBnplPayment'>>, opts: Keyed = {}) =>
-      this.call('createBnplPayment', {body: input, ...opts}),
-    get: (id: string) => this.call('getBnplPayment', {params: {id}}),
-    list: (query: ListBnplPaymentsQuery = {}) => this.call('listBnplPayments', {query}),
-    /** Cancel a pending or active payment; what was collected is refunded. */
-    cancel: (id: string, input: EndpointBody<'cancelBnplPayment'> = {}, opts: Keyed = {}) =>
-      this.call('cancelBnplPayment', {params: {id}, body: input, ...opts}),
-  }
-
-  readonly sandbox = {
-    health: () => this.call('sandboxHealth'),
-    reset: () => this.call('sandboxReset'),
-    advanceClock: (seconds: number) => this.call('sandboxAdvanceClock', {body: {seconds}}),
-  }
-
   /** Call one operation of the contract and return its validated result. */
-  async call<K extends EndpointId>(id: K, input: CallInput<K> = {}): Promise<EndpointResult<K>> {
-    return (await this.callWithMeta(id, input)).data
+  async call<K extends EndpointId>(id: K, ...args: CallArgs<K>): Promise<EndpointResult<K>> {
+    return (await this.callWithMeta(id, ...args)).data
   }
 
+  /** Call one operation and return its validated result with its request id, status and replay flag. */
   async callWithMeta<K extends EndpointId>(
     id: K,
-    input: CallInput<K> = {},
+    ...args: CallArgs<K>
   ): Promise<CallResult<EndpointResult<K>>> {
     const ep = endpoints[id]
-    const params: Record<string, string> = input.params ?? {}
+    const input = (args[0] ?? {}) as AnyCallInput
+    const params = input.params ?? {}
     const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = params[name]
       // An empty id would name another route (`/wallets/` is the list of wallets).

@@ -10,12 +10,12 @@ export {
   verifySignature,
 } from '../contract/webhook-signature.js'
 export {
+  type CallArgs,
   type CallInput,
   type CallResult,
   type ClientOptions,
   type Exact,
   errorFrom,
-  type Keyed,
   type MutationRecord,
   PayctlClient,
 } from './client.js'

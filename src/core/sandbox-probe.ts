@@ -13,7 +13,7 @@ export async function probeSandbox(url: string, timeoutMs = 3_000): Promise<Sand
     connections,
   })
   try {
-    return await client.sandbox.health().catch(() => undefined)
+    return await client.call('sandboxHealth').catch(() => undefined)
   } finally {
     await connections.close()
   }

@@ -53,7 +53,7 @@ export async function verifyCredentials(client: PayctlClient): Promise<void> {
   try {
     // Any wallet id will do: only whether the credential is refused matters. The wallet read is an
     // operation the interface shows, so this works against any service, not only the sandbox.
-    await client.wallets.get('wal_payctl_credential_check')
+    await client.call('getWallet', {params: {id: 'wal_payctl_credential_check'}})
   } catch (err) {
     // Not found, or a key without the permission: the service took the credential. A refusal
     // (401), a rate limit (429) or a server error proves nothing, and is reported.
@@ -124,13 +124,13 @@ export async function logout(
 ): Promise<{revoked: boolean}> {
   let revoked = false
   if (opts.everywhere) {
-    await client.auth.revokeAll()
+    await client.call('revokeAllTokens')
     revoked = true
   }
   const token = client.tokens.cached()
   if (!revoked && client.profile.auth?.variant === 'A' && token && Date.parse(token.expiresAt) > Date.now()) {
     try {
-      await client.auth.revoke(token.accessToken)
+      await client.call('revokeToken', {bearer: token.accessToken})
       revoked = true
     } catch (err) {
       // A token the service already refuses is as good as revoked; anything else is worth telling.

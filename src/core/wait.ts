@@ -31,7 +31,7 @@ export async function waitForFinal(
       })
     }
     await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** i, 3_000, Math.max(0, deadline - Date.now()))))
-    current = await client.transactions.get(current.id)
+    current = await client.call('getTransaction', {params: {id: current.id}})
     opts.onPoll?.(current)
   }
   return current

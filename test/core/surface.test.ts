@@ -65,53 +65,65 @@ describe('answers checked against the service surface', () => {
   it('keeps every field of the answer, known or not, in either response shape', async () => {
     const extra = {...wallet, nickname: 'holiday', balance: {...wallet.balance, frozen: 3}}
     answer = {status: 200, body: JSON.stringify(extra)}
-    expect(await client().wallets.get('wal_1')).toEqual(extra)
+    expect(await client().call('getWallet', {params: {id: 'wal_1'}})).toEqual(extra)
     answer = {
       status: 200,
       body: JSON.stringify({success: true, data: extra, meta: {requestId: 'r', timestamp: 't'}}),
     }
-    expect(await client().wallets.get('wal_1')).toEqual(extra)
+    expect(await client().call('getWallet', {params: {id: 'wal_1'}})).toEqual(extra)
   })
 
   it('takes a user that is only an id, and a user in the SDK camelCase form', async () => {
     answer = {status: 201, body: '{"id":"usr_9"}'}
-    expect(await client().users.create({email: 'a@b.test', first_name: 'A', last_name: 'B'})).toEqual({
+    expect(
+      await client().call('createUser', {body: {email: 'a@b.test', first_name: 'A', last_name: 'B'}}),
+    ).toEqual({
       id: 'usr_9',
     })
     answer = {status: 200, body: '{"id":"usr_9","firstName":"Ada","createdAt":1700000000}'}
-    expect(await client().users.get('usr_9')).toEqual({id: 'usr_9', firstName: 'Ada', createdAt: 1700000000})
+    expect(await client().call('getUser', {params: {id: 'usr_9'}})).toEqual({
+      id: 'usr_9',
+      firstName: 'Ada',
+      createdAt: 1700000000,
+    })
   })
 
   it('refuses a field the document shows when it has another type, naming it', async () => {
     answer = {status: 200, body: JSON.stringify({...wallet, balance: {...wallet.balance, available: '100'}})}
-    const err = await failure(client().wallets.get('wal_1'))
+    const err = await failure(client().call('getWallet', {params: {id: 'wal_1'}}))
     expect(err.code).toBe('INVALID_RESPONSE')
     expect(err.message).toMatch(/balance\.available/)
     answer = {status: 200, body: JSON.stringify({id: 'wal_1'})}
-    expect((await failure(client().wallets.get('wal_1'))).message).toMatch(/userId/)
+    expect((await failure(client().call('getWallet', {params: {id: 'wal_1'}}))).message).toMatch(/userId/)
     answer = {status: 201, body: '{"email":"a@b.test"}'}
-    const user = await failure(client().users.create({email: 'a@b.test', first_name: 'A', last_name: 'B'}))
+    const user = await failure(
+      client().call('createUser', {body: {email: 'a@b.test', first_name: 'A', last_name: 'B'}}),
+    )
     expect(user.message).toMatch(/→ at id/)
   })
 
   it('reads an empty 2xx or 204 as an empty record where the document shows no answer, and only there', async () => {
     answer = {status: 204, body: ''}
-    expect(await client().bnpl.cancel('bnpl_1')).toEqual({})
-    expect(await client().roundups.transfer('usr_1')).toEqual({})
+    expect(await client().call('cancelBnplPayment', {params: {id: 'bnpl_1'}, body: {}})).toEqual({})
+    expect(await client().call('transferRoundups', {params: {id: 'usr_1'}})).toEqual({})
     answer = {status: 200, body: ''}
-    expect(await client().walletProduct.createCard('usr_1')).toEqual({})
+    expect(await client().call('createCard', {params: {id: 'usr_1'}, body: {}})).toEqual({})
     answer = {status: 201, body: ''}
-    const err = await failure(client().users.create({email: 'a@b.test', first_name: 'A', last_name: 'B'}))
+    const err = await failure(
+      client().call('createUser', {body: {email: 'a@b.test', first_name: 'A', last_name: 'B'}}),
+    )
     expect(err.message).toMatch(/empty body/)
   })
 
   it('accepts the link token in either spelling, and nothing without one', async () => {
     answer = {status: 200, body: '{"link_token":"lt_1"}'}
-    expect(await client().accounts.connect('usr_1')).toEqual({link_token: 'lt_1'})
+    expect(await client().call('connectAccount', {params: {id: 'usr_1'}})).toEqual({link_token: 'lt_1'})
     answer = {status: 200, body: '{"linkToken":"lt_2"}'}
-    expect(await client().accounts.connect('usr_1')).toEqual({linkToken: 'lt_2'})
+    expect(await client().call('connectAccount', {params: {id: 'usr_1'}})).toEqual({linkToken: 'lt_2'})
     answer = {status: 200, body: '{"token":"lt_3"}'}
-    expect((await failure(client().accounts.connect('usr_1'))).message).toMatch(/link token/)
+    expect((await failure(client().call('connectAccount', {params: {id: 'usr_1'}}))).message).toMatch(
+      /link token/,
+    )
   })
 })
 
@@ -149,6 +161,6 @@ describe('tokens from a service that says little', () => {
 
   it('takes a revoke answered with no body as done', async () => {
     answer = {status: 204, body: ''}
-    expect(await client(partner).auth.revoke('some-token')).toEqual({})
+    expect(await client(partner).call('revokeToken', {bearer: 'some-token'})).toEqual({})
   })
 })

@@ -29,7 +29,7 @@ export default class AccountsConnect extends BaseCommand<typeof AccountsConnect>
     const f = this.flags
     await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
     const link = await this.spin('Creating link token', () =>
-      this.api.accounts.connect(this.args.user, {idempotencyKey: f['idempotency-key']}),
+      this.api.call('connectAccount', {params: {id: this.args.user}, idempotencyKey: f['idempotency-key']}),
     )
     // The interface spells it both ways; the answer's surface guarantees one of them.
     const linkToken = (link.linkToken ?? link.link_token) as string
@@ -42,7 +42,10 @@ export default class AccountsConnect extends BaseCommand<typeof AccountsConnect>
       return link
     }
     const account = await this.spin('Connecting account', () =>
-      this.api.accounts.link(this.args.user, {link_token: linkToken, test_account: f['test-account']}),
+      this.api.call('exchangeLinkToken', {
+        params: {id: this.args.user},
+        body: {link_token: linkToken, test_account: f['test-account']},
+      }),
     )
     this.created('Connected account', account.paymentMethodId, bankAccountCard(account))
     return account

@@ -24,11 +24,11 @@ export default class AccountsLink extends BaseCommand<typeof AccountsLink> {
     const token = f['link-token'] ?? (await this.ask('link-token', 'Link token'))
     await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
     const account = await this.spin('Connecting account', () =>
-      this.api.accounts.link(
-        this.args.user,
-        {link_token: token, test_account: f['test-account']},
-        {idempotencyKey: f['idempotency-key']},
-      ),
+      this.api.call('exchangeLinkToken', {
+        params: {id: this.args.user},
+        body: {link_token: token, test_account: f['test-account']},
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Connected account', account.paymentMethodId, bankAccountCard(account))
     return account

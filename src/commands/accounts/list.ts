@@ -11,7 +11,9 @@ export default class AccountsList extends BaseCommand<typeof AccountsList> {
   static override flags = {...outputFlags}
 
   async run(): Promise<{accounts: BankAccount[]}> {
-    const result = await this.spin('Listing accounts', () => this.api.accounts.list(this.args.user))
+    const result = await this.spin('Listing accounts', () =>
+      this.api.call('listAccounts', {params: {id: this.args.user}}),
+    )
     if (await this.printList(result, 'accounts', result.accounts, bankAccountColumns, this.flags))
       return result
     if (result.accounts.length === 0) this.log('No connected accounts.')

@@ -46,7 +46,9 @@ API-key profiles mint a short-lived JWT: --scopes narrows it (default: every sco
     const expiresIn = f.ttl ? parseDuration(f.ttl, 'ttl') : 3600
     if (expiresIn < 60 || expiresIn > 86400)
       throw usageError('--ttl must be between 1m and 24h', 'INVALID_DURATION')
-    const minted = await this.api.auth.mintJwt({scopes: scopes.filter(known), expires_in: expiresIn})
+    const minted = await this.api.call('mintJwt', {
+      body: {scopes: scopes.filter(known), expires_in: expiresIn},
+    })
     this.log(minted.token)
     return {token: minted.token, expiresAt: minted.expires_at, scopes: minted.scopes}
   }

@@ -28,7 +28,7 @@ export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
     const currency = currencyFrom(f.currency, f.amount) ?? 'USD'
     const amount = f.amount === undefined ? undefined : amountFrom(f.amount, currency, f.decimal)
     const result = await this.spin('Pre-qualifying', () =>
-      this.api.bnpl.prequalify({userId, currency, ...(amount === undefined ? {} : {amount})}),
+      this.api.call('prequalifyBnpl', {body: {userId, currency, ...(amount === undefined ? {} : {amount})}}),
     )
     this.card(prequalificationCard(result))
     return result

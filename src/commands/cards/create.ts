@@ -23,11 +23,11 @@ export default class CardsCreate extends BaseCommand<typeof CardsCreate> {
     const f = this.flags
     await this.confirmProduction(`issue a card to ${this.args.user}`, f.yes)
     const card = await this.spin('Issuing card', () =>
-      this.api.walletProduct.createCard(
-        this.args.user,
-        {...(f.wallet ? {walletId: f.wallet} : {}), ...(f.label ? {label: f.label} : {})},
-        {idempotencyKey: f['idempotency-key']},
-      ),
+      this.api.call('createCard', {
+        params: {id: this.args.user},
+        body: {...(f.wallet ? {walletId: f.wallet} : {}), ...(f.label ? {label: f.label} : {})},
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Issued card', card.id, virtualCardCard(card), card)
     if (card.number !== undefined) this.warnLine('The card number and CVC are not shown again.')

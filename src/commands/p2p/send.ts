@@ -32,10 +32,10 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
     const amount = amountFrom(amountText, currency, f.decimal)
     await this.confirmProduction(`send money from ${from} to ${to}`, f.yes)
     const transfer = await this.spin('Sending', () =>
-      this.api.walletProduct.sendP2P(
-        {fromUserId: from, toUserId: to, amount, currency, ...(f.note ? {note: f.note} : {})},
-        {idempotencyKey: f['idempotency-key']},
-      ),
+      this.api.call('sendP2P', {
+        body: {fromUserId: from, toUserId: to, amount, currency, ...(f.note ? {note: f.note} : {})},
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Sent', transfer.id, p2pCard(transfer), transfer)
     return transfer

@@ -25,7 +25,11 @@ export default class PaymentMethodsAdd extends BaseCommand<typeof PaymentMethods
     const token = f.token ?? (await this.ask('token', 'Token', {default: 'tok_visa'}))
     await this.confirmProduction(`add a payment method to ${user}`, f.yes)
     const pm = await this.spin('Saving payment method', () =>
-      this.api.paymentMethods.add(user, {type, token}, {idempotencyKey: f['idempotency-key']}),
+      this.api.call('addPaymentMethod', {
+        params: {id: user},
+        body: {type, token},
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Saved payment method', pm.id, paymentMethodCard(pm))
     return pm

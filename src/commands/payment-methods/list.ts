@@ -16,7 +16,8 @@ export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethod
     await this.list(
       {
         key: 'paymentMethods',
-        fetch: (cursor, limit) => this.api.paymentMethods.list(f.user, {limit, cursor}),
+        fetch: (cursor, limit) =>
+          this.api.call('listPaymentMethods', {params: {id: f.user}, query: {limit, cursor}}),
         items: (page) => page.paymentMethods,
         columns: paymentMethodColumns,
       },

@@ -31,16 +31,16 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
     const amount = amountFrom(amountText, currency, f.decimal)
     await this.confirmProduction(`charge ${user}`, f.yes)
     const payment = await this.spin('Processing payment', () =>
-      this.api.walletProduct.pay(
-        {
+      this.api.call('processPayment', {
+        body: {
           userId: user,
           amount,
           currency,
           ...(f.merchant ? {merchantName: f.merchant} : {}),
           ...(f.description ? {description: f.description} : {}),
         },
-        {idempotencyKey: f['idempotency-key']},
-      ),
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Payment', payment.id, walletPaymentCard(payment), payment)
     return payment

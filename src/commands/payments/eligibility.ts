@@ -24,7 +24,7 @@ export default class PaymentsEligibility extends BaseCommand<typeof PaymentsElig
     const currency = currencyFrom(f.currency, amountText) ?? 'USD'
     const amount = amountFrom(amountText, currency, f.decimal)
     const result = await this.spin('Checking eligibility', () =>
-      this.api.walletProduct.checkEligibility({userId: user, amount, currency}),
+      this.api.call('checkEligibility', {body: {userId: user, amount, currency}}),
     )
     this.card(eligibilityCard(result))
     return result

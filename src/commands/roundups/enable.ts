@@ -18,7 +18,11 @@ export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
     const {enabled: _enabled, ...change} = settingsChange(this.flags)
     await this.confirmProduction(`turn round-ups on for ${this.args.user}`, this.flags.yes)
     const settings = await this.spin('Enabling round-ups', () =>
-      this.api.roundups.enable(this.args.user, change, {idempotencyKey: this.flags['idempotency-key']}),
+      this.api.call('enableRoundups', {
+        params: {id: this.args.user},
+        body: change,
+        idempotencyKey: this.flags['idempotency-key'],
+      }),
     )
     this.created('Round-ups on for', this.args.user, roundupSettingsCard(settings))
     return settings

@@ -12,7 +12,7 @@ export default class RoundupsPending extends BaseCommand<typeof RoundupsPending>
 
   async run(): Promise<Loose<PendingRoundups>> {
     const pending = await this.spin('Fetching pending round-ups', () =>
-      this.api.roundups.pending(this.args.user),
+      this.api.call('getPendingRoundups', {params: {id: this.args.user}}),
     )
     const roundups = pendingRoundups(pending)
     if (await this.printList(pending, 'roundups', roundups, roundupColumns, this.flags)) return pending

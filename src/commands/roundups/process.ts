@@ -38,10 +38,10 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
       f['transaction-id'] ?? (await this.ask('transaction-id', 'Transaction id of the purchase'))
     await this.confirmProduction(`process a purchase of ${user}`, f.yes)
     const roundup = await this.spin('Processing purchase', () =>
-      this.api.roundups.process(
-        {user_id: user, amount, merchant_name: merchant, transaction_id: transactionId},
-        {idempotencyKey: f['idempotency-key']},
-      ),
+      this.api.call('processRoundup', {
+        body: {user_id: user, amount, merchant_name: merchant, transaction_id: transactionId},
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created(
       roundup.duplicate === true ? 'Already processed: round-up' : 'Round-up',

@@ -15,7 +15,9 @@ export default class SandboxAdvance extends BaseCommand<typeof SandboxAdvance> {
   async run(): Promise<{now: string; offsetSeconds: number; settled: number}> {
     this.requireLocal('the sandbox clock')
     const seconds = parseDuration(this.args.by, 'by')
-    const clock = await this.spin('Advancing the clock', () => this.api.sandbox.advanceClock(seconds))
+    const clock = await this.spin('Advancing the clock', () =>
+      this.api.call('sandboxAdvanceClock', {body: {seconds}}),
+    )
     this.log(`✓ Sandbox clock now ${clock.now}; ${clock.settled} transaction(s) settled`)
     return clock
   }

@@ -12,7 +12,7 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
     if (!this.flags.yes && this.interactive) {
       await this.confirm(`Delete every record in the sandbox at ${this.profile.baseUrl}?`)
     }
-    const result = await this.spin('Resetting sandbox', () => this.api.sandbox.reset())
+    const result = await this.spin('Resetting sandbox', () => this.api.call('sandboxReset'))
     this.log(`✓ Sandbox at ${this.profile.baseUrl} reset`)
     return result
   }

@@ -65,8 +65,8 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
     await this.confirmProduction(`move ${amountText} ${f.decimal ? currency : ''}`.trim(), f.yes)
 
     let tx = await this.spin('Creating transaction', () =>
-      this.api.transactions.create(
-        {
+      this.api.call('createTransaction', {
+        body: {
           amount,
           currency: currency.toUpperCase(),
           method: method as (typeof PAYMENT_METHODS)[number],
@@ -76,8 +76,8 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
           ...(f.description ? {description: f.description} : {}),
           ...(f.metadata ? {metadata: metadataFrom(f.metadata)} : {}),
         },
-        {idempotencyKey: f['idempotency-key']},
-      ),
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     if (f.wait && !isFinal(tx)) {
       // The money has moved: Ctrl-C while waiting must not lose the id, which is only on the spinner.

@@ -9,7 +9,9 @@ export default class TransactionsGet extends BaseCommand<typeof TransactionsGet>
   static override args = {id: Args.string({description: 'transaction id', required: true})}
 
   async run(): Promise<TransactionView> {
-    const tx = await this.spin('Fetching transaction', () => this.api.transactions.get(this.args.id))
+    const tx = await this.spin('Fetching transaction', () =>
+      this.api.call('getTransaction', {params: {id: this.args.id}}),
+    )
     this.card(transactionCard(tx))
     return tx
   }

@@ -25,13 +25,8 @@ export default class TransactionsList extends BaseCommand<typeof TransactionsLis
       {
         key: 'transactions',
         fetch: (cursor, limit) =>
-          this.api.transactions.list({
-            walletId: f.wallet,
-            userId: f.user,
-            status: f.status,
-            type: f.type,
-            limit,
-            cursor,
+          this.api.call('listTransactions', {
+            query: {walletId: f.wallet, userId: f.user, status: f.status, type: f.type, limit, cursor},
           }),
         items: (page) => page.transactions,
         columns: transactionColumns,

@@ -24,11 +24,11 @@ export default class TransactionsRefund extends BaseCommand<typeof TransactionsR
     const amount = f.amount === undefined ? undefined : parseAmount(f.amount).amount
     await this.confirmProduction(`refund ${this.args.id}`, f.yes)
     const refund = await this.spin('Refunding', () =>
-      this.api.transactions.refund(
-        this.args.id,
-        {...(amount === undefined ? {} : {amount}), ...(f.reason ? {reason: f.reason} : {})},
-        {idempotencyKey: f['idempotency-key']},
-      ),
+      this.api.call('refundTransaction', {
+        params: {id: this.args.id},
+        body: {...(amount === undefined ? {} : {amount}), ...(f.reason ? {reason: f.reason} : {})},
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Refund', refund.id, transactionCard(refund))
     return refund

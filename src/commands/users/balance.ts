@@ -9,7 +9,9 @@ export default class UsersBalance extends BaseCommand<typeof UsersBalance> {
   static override args = {id: Args.string({description: 'user id', required: true})}
 
   async run(): Promise<Loose<UserBalance>> {
-    const balance = await this.spin('Fetching balance', () => this.api.users.balance(this.args.id))
+    const balance = await this.spin('Fetching balance', () =>
+      this.api.call('getUserBalance', {params: {id: this.args.id}}),
+    )
     const balances = userBalances(balance)
     if (balances.length === 0) this.log('No wallets.')
     else this.table(balances, userBalanceColumns)

@@ -29,16 +29,16 @@ export default class UsersCreate extends BaseCommand<typeof UsersCreate> {
     await this.confirmProduction('create a user', f.yes)
     const partnerId = f['partner-id'] ?? this.profile.auth?.partnerId
     const user = await this.spin('Creating user', () =>
-      this.api.users.create(
-        {
+      this.api.call('createUser', {
+        body: {
           email,
           first_name: first,
           last_name: last,
           ...(partnerId ? {partner_id: partnerId} : {}),
           ...(f['external-id'] ? {external_id: f['external-id']} : {}),
         },
-        {idempotencyKey: f['idempotency-key']},
-      ),
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Created user', user.id, userCard(user))
     return user

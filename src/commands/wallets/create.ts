@@ -32,15 +32,15 @@ export default class WalletsCreate extends BaseCommand<typeof WalletsCreate> {
       : undefined
     await this.confirmProduction('create a wallet', f.yes)
     const wallet = await this.spin('Creating wallet', () =>
-      this.api.wallets.create(
-        {
+      this.api.call('createWallet', {
+        body: {
           userId,
           currency,
           ...(f.label === undefined ? {} : {label: f.label}),
           ...(initialBalance === undefined ? {} : {initialBalance}),
         },
-        {idempotencyKey: f['idempotency-key']},
-      ),
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created('Created wallet', wallet.id, walletCard(wallet))
     return wallet

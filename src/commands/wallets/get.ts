@@ -9,7 +9,9 @@ export default class WalletsGet extends BaseCommand<typeof WalletsGet> {
   static override args = {id: Args.string({description: 'wallet id', required: true})}
 
   async run(): Promise<WalletView> {
-    const wallet = await this.spin('Fetching wallet', () => this.api.wallets.get(this.args.id))
+    const wallet = await this.spin('Fetching wallet', () =>
+      this.api.call('getWallet', {params: {id: this.args.id}}),
+    )
     this.card(walletCard(wallet))
     return wallet
   }

@@ -23,7 +23,7 @@ export default class WalletsList extends BaseCommand<typeof WalletsList> {
       {
         key: 'wallets',
         fetch: (cursor, limit) =>
-          this.api.wallets.list({userId: f.user, currency: f.currency, limit, cursor}),
+          this.api.call('listWallets', {query: {userId: f.user, currency: f.currency, limit, cursor}}),
         items: (page) => page.wallets,
         columns: walletColumns,
       },

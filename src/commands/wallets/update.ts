@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
 import {walletCard} from '../../cli/views.js'
-import {type UpdateWalletInput, WALLET_STATUSES, type Wallet} from '../../contract/index.js'
+import {type EndpointBody, WALLET_STATUSES, type Wallet} from '../../contract/index.js'
 import {type Exact, parseAmount, usageError} from '../../core/index.js'
 
 export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
@@ -32,7 +32,7 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
       daily: limit(f['limit-daily']),
       monthly: limit(f['limit-monthly']),
     }
-    const input: Exact<UpdateWalletInput> = {
+    const input: Exact<EndpointBody<'updateWallet'>> = {
       ...(f.label === undefined ? {} : {label: f.label}),
       ...(f.status === undefined ? {} : {status: f.status}),
       ...(Object.values(limits).some((v) => v !== undefined)
@@ -43,7 +43,9 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
       throw usageError('nothing to change: pass --label, --status or a --limit-* flag', 'MISSING_FLAG')
     }
     await this.confirmProduction(`update wallet ${this.args.id}`, f.yes)
-    const wallet = await this.spin('Updating wallet', () => this.api.wallets.update(this.args.id, input))
+    const wallet = await this.spin('Updating wallet', () =>
+      this.api.call('updateWallet', {params: {id: this.args.id}, body: input}),
+    )
     this.created('Updated wallet', wallet.id, walletCard(wallet))
     return wallet
   }

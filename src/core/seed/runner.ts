@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {currencySuffix, type PutRoundupSettingsInput, unwrapEnvelope} from '../../contract/index.js'
+import {currencySuffix, type EndpointBody, unwrapEnvelope} from '../../contract/index.js'
 import type {PayctlClient} from '../client.js'
 import {errorFrom} from '../client.js'
 import {PayctlError} from '../errors.js'
@@ -53,73 +53,76 @@ const amountOf = (v: unknown, currency?: string) =>
 /** How each kind of record is created; fixture fields are snake_case, like the service's own inputs. */
 const CREATORS: Record<RecordKind, Create> = {
   roundup_settings: async (c, f) => {
-    const settings = await c.roundups.putSettings(String(f.user), {
-      enabled: f.enabled !== false,
-      multiplier: f.multiplier as 1 | 2 | 3 | 5,
-      max_roundup_amount: Number(f.max_roundup_amount),
-      ...(f.destination_account_id ? {destination_account_id: String(f.destination_account_id)} : {}),
-      ...(f.currency ? {currency: String(f.currency).toUpperCase()} : {}),
-    } as PutRoundupSettingsInput)
+    const settings = await c.call('putRoundupSettings', {
+      params: {id: String(f.user)},
+      body: {
+        enabled: f.enabled !== false,
+        multiplier: f.multiplier as 1 | 2 | 3 | 5,
+        max_roundup_amount: Number(f.max_roundup_amount),
+        ...(f.destination_account_id ? {destination_account_id: String(f.destination_account_id)} : {}),
+        ...(f.currency ? {currency: String(f.currency).toUpperCase()} : {}),
+      } as EndpointBody<'putRoundupSettings'>,
+    })
     // A user has one settings record, so the user's id stands for it.
     return {...settings, id: String(f.user)}
   },
   purchases: async (c, f, key) => {
     const transactionId = str(f.transaction_id) ?? key
-    const roundup = await c.roundups.process(
-      {
+    const roundup = await c.call('processRoundup', {
+      body: {
         user_id: String(f.user),
         amount: Number(f.amount),
         merchant_name: String(f.merchant_name),
         transaction_id: transactionId,
       },
-      {idempotencyKey: key},
-    )
+      idempotencyKey: key,
+    })
     // The interface shows only `roundup_amount`: the purchase's own transaction id names it.
     return {...roundup, id: typeof roundup.id === 'string' ? roundup.id : transactionId}
   },
   bnpl_payments: async (c, f, key) => {
     const currency = str(f.currency) ?? currencySuffix(String(f.amount)) ?? 'USD'
-    const payment = await c.bnpl.create(
-      {
+    const payment = await c.call('createBnplPayment', {
+      body: {
         userId: String(f.user),
         amount: amountOf(f.amount, currency),
         currency: currency.toUpperCase(),
         merchantName: String(f.merchant_name),
         ...(f.description ? {description: String(f.description)} : {}),
       },
-      {idempotencyKey: key},
-    )
+      idempotencyKey: key,
+    })
     return {...payment, id: requireId(payment.id, 'BNPL payment')}
   },
   users: (c, f, key) =>
-    c.users.create(
-      {
+    c.call('createUser', {
+      body: {
         email: String(f.email),
         first_name: String(f.first_name),
         last_name: String(f.last_name),
         ...(f.external_id ? {external_id: String(f.external_id)} : {}),
         ...(c.profile.auth?.partnerId ? {partner_id: c.profile.auth.partnerId} : {}),
       },
-      {idempotencyKey: key},
-    ),
+      idempotencyKey: key,
+    }),
   wallets: (c, f, key) => {
     const currency = String(f.currency).toUpperCase()
-    return c.wallets.create(
-      {
+    return c.call('createWallet', {
+      body: {
         userId: String(f.user),
         currency,
         ...(f.label === undefined ? {} : {label: String(f.label)}),
         ...(f.initial_balance === undefined ? {} : {initialBalance: amountOf(f.initial_balance, currency)}),
       },
-      {idempotencyKey: key},
-    )
+      idempotencyKey: key,
+    })
   },
   payment_methods: (c, f, key) =>
-    c.paymentMethods.add(
-      String(f.user),
-      {type: f.type as 'card', token: String(f.token)},
-      {idempotencyKey: key},
-    ),
+    c.call('addPaymentMethod', {
+      params: {id: String(f.user)},
+      body: {type: f.type as 'card', token: String(f.token)},
+      idempotencyKey: key,
+    }),
   transactions: (c, f, key) => {
     const amount = amountOf(f.amount, str(f.currency))
     const currency = str(f.currency) ?? currencySuffix(String(f.amount))
@@ -129,8 +132,8 @@ const CREATORS: Record<RecordKind, Create> = {
         code: 'INVALID_FIXTURE',
         message: 'a transaction needs currency, or an amount like 12.34USD',
       })
-    return c.transactions.create(
-      {
+    return c.call('createTransaction', {
+      body: {
         amount,
         currency: currency.toUpperCase(),
         method: f.method as 'card',
@@ -140,8 +143,8 @@ const CREATORS: Record<RecordKind, Create> = {
         ...(f.description ? {description: String(f.description)} : {}),
         ...(f.metadata ? {metadata: f.metadata as Record<string, string>} : {}),
       },
-      {idempotencyKey: key},
-    )
+      idempotencyKey: key,
+    })
   },
   webhooks: async (c, f, key) => {
     const res = await c.raw('POST', '/webhooks', {

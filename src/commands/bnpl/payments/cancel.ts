@@ -31,7 +31,9 @@ export default class BnplPaymentsCancel extends BaseCommand<typeof BnplPaymentsC
       await this.confirmProduction(`cancel BNPL payment ${this.args.id}`, false)
     }
     const payment = await this.spin('Cancelling BNPL payment', () =>
-      this.api.bnpl.cancel(this.args.id, f.reason ? {reason: f.reason} : {}, {
+      this.api.call('cancelBnplPayment', {
+        params: {id: this.args.id},
+        body: f.reason ? {reason: f.reason} : {},
         idempotencyKey: f['idempotency-key'],
       }),
     )

@@ -33,10 +33,16 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
     const merchantName = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
     await this.confirmProduction(`create a BNPL payment of ${amountText}`, f.yes)
     const payment = await this.spin('Creating BNPL payment', () =>
-      this.api.bnpl.create(
-        {userId, amount, currency, merchantName, ...(f.description ? {description: f.description} : {})},
-        {idempotencyKey: f['idempotency-key']},
-      ),
+      this.api.call('createBnplPayment', {
+        body: {
+          userId,
+          amount,
+          currency,
+          merchantName,
+          ...(f.description ? {description: f.description} : {}),
+        },
+        idempotencyKey: f['idempotency-key'],
+      }),
     )
     this.created(
       `BNPL payment${typeof payment.status === 'string' ? ` ${payment.status}` : ''}:`,

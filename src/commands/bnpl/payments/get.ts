@@ -9,7 +9,9 @@ export default class BnplPaymentsGet extends BaseCommand<typeof BnplPaymentsGet>
   static override args = {id: Args.string({description: 'BNPL payment id', required: true})}
 
   async run(): Promise<Loose<BnplPayment>> {
-    const payment = await this.spin('Fetching BNPL payment', () => this.api.bnpl.get(this.args.id))
+    const payment = await this.spin('Fetching BNPL payment', () =>
+      this.api.call('getBnplPayment', {params: {id: this.args.id}}),
+    )
     this.card(bnplCard(payment))
     const instalments = schedule(payment)
     if (instalments.length > 0) {

@@ -22,7 +22,8 @@ export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsLis
     await this.list(
       {
         key: 'payments',
-        fetch: (cursor, limit) => this.api.bnpl.list({userId: f.user, status: f.status, limit, cursor}),
+        fetch: (cursor, limit) =>
+          this.api.call('listBnplPayments', {query: {userId: f.user, status: f.status, limit, cursor}}),
         items: (page) => (Array.isArray(page.payments) ? page.payments.filter(isRecord) : []),
         columns: bnplColumns,
       },

@@ -10,7 +10,7 @@ export default class RoundupsSettingsGet extends BaseCommand<typeof RoundupsSett
 
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const settings = await this.spin('Fetching round-up settings', () =>
-      this.api.roundups.settings(this.args.user),
+      this.api.call('getRoundupSettings', {params: {id: this.args.user}}),
     )
     this.card(roundupSettingsCard(settings))
     return settings

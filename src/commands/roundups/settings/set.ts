@@ -40,15 +40,17 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
           {flag: '--multiplier'},
         )
       }
-      const current = await this.spin('Fetching round-up settings', () => this.api.roundups.settings(user))
+      const current = await this.spin('Fetching round-up settings', () =>
+        this.api.call('getRoundupSettings', {params: {id: user}}),
+      )
       const start = walkthroughStart(user, current)
       const check = destinationChecker(start, {
         wallet: (id) =>
-          this.api.wallets.get(id).catch((err: unknown) => {
+          this.api.call('getWallet', {params: {id}}).catch((err: unknown) => {
             if (err instanceof PayctlError && err.status === 404) return undefined
             throw err
           }),
-        bankAccounts: async (id) => (await this.api.accounts.list(id)).accounts,
+        bankAccounts: async (id) => (await this.api.call('listAccounts', {params: {id}})).accounts,
       })
       change = await askRoundupSettings(start, terminalPrompter(), check)
       if (Object.keys(change).length === 0) {
@@ -58,7 +60,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
     }
     await this.confirmProduction(`change the round-up settings of ${user}`, this.flags.yes)
     const settings = await this.spin('Saving round-up settings', () =>
-      this.api.roundups.updateSettings(user, change),
+      this.api.call('updateRoundupSettings', {params: {id: user}, body: change}),
     )
     this.created('Round-up settings saved for', user, roundupSettingsCard(settings))
     return settings
