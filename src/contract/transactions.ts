@@ -87,6 +87,10 @@ export const PaymentMethodListSchema = z
   })
   .meta({id: 'PaymentMethodList'})
 
+export const RemovedPaymentMethodSchema = z
+  .object({id: z.string(), deleted: z.literal(true)})
+  .meta({id: 'RemovedPaymentMethod'})
+
 export const LinkTokenSchema = z
   .strictObject({
     linkToken: z.string(),
@@ -302,6 +306,19 @@ export const transactionEndpoints = {
     scopes: {a: 'accounts:read', b: 'payments:read'},
     query: z.strictObject(page),
     response: PaymentMethodListSchema,
+    status: 200,
+    errors: ['NOT_FOUND'],
+    enveloped: true,
+  },
+  removePaymentMethod: {
+    operationId: 'removePaymentMethod',
+    method: 'DELETE',
+    path: '/users/{id}/payment-methods/{methodId}',
+    summary: "remove a user's saved payment method, and the bank-account link it came from",
+    tag: 'payment-methods',
+    auth: 'bearer',
+    scopes: {a: 'accounts:write', b: 'payments:create'},
+    response: RemovedPaymentMethodSchema,
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,

@@ -550,6 +550,29 @@ describe('accounts, payment methods and the wallet product', () => {
     expect(list.stdout).toContain(`•••• ${pm.last4}`)
   })
 
+  it('removes a saved payment method: its id when piped, the answer under --json, 404 the second time', async () => {
+    const user = await newUser('rm')
+    const add = (token: string) =>
+      json<{id: string}>('payment-methods', 'add', '--user', user, '--type', 'card', '--token', token)
+    const [first, second] = [await add('tok_visa'), await add('tok_visa')]
+    const piped = await cli('payment-methods', 'remove', first.id, '--user', user)
+    expect(piped.exitCode, piped.stderr).toBe(0)
+    expect(piped.stdout).toBe(`${first.id}\n`)
+    expect(await json('payment-methods', 'remove', second.id, '--user', user)).toEqual({
+      id: second.id,
+      deleted: true,
+    })
+    const list = await json<{paymentMethods: unknown[]}>('payment-methods', 'list', '--user', user)
+    expect(list.paymentMethods).toEqual([])
+
+    const again = await cli('payment-methods', 'remove', first.id, '--user', user, '--json')
+    expect(again.exitCode).toBe(1)
+    expect(errorOf(again)).toMatchObject({code: 'NOT_FOUND', status: 404})
+    const noUser = await cli('payment-methods', 'remove', first.id)
+    expect(noUser.exitCode).toBe(2)
+    expect(noUser.stderr).toContain('MISSING_FLAG: missing required flag --user')
+  })
+
   it('checks eligibility, pays from the wallet, issues a card and sends money to a friend', async () => {
     const alice = await newUser('alice')
     const bob = await newUser('bob')

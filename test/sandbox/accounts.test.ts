@@ -178,4 +178,69 @@ describe('payment methods', () => {
     })
     expect(mismatch.body.error.details).toEqual({field: 'type', type: 'card', tokenType: 'ach'})
   })
+
+  test('removes a saved method and the bank account linked through it; new payments from it are refused', async () => {
+    const userId = await t.user()
+    const usd = await wallet(t, 'USD', 0, userId)
+    const card = data(await t.post(`/v1/users/${userId}/payment-methods`, {type: 'card', token: 'tok_visa'}))
+    const paid = await createTx(t, {
+      amount: 1_000,
+      currency: 'USD',
+      method: 'card',
+      paymentMethodId: card.id,
+      destinationWalletId: usd,
+    })
+    expect(paid.status).toBe(201)
+    const before = (await balanceOf(t, usd)).available
+    const {linkToken} = data(await t.post(`/v1/users/${userId}/accounts/connect`))
+    const account = data(await t.post(`/v1/users/${userId}/accounts`, {link_token: linkToken}))
+
+    const removed = await t.call('DELETE', `/v1/users/${userId}/payment-methods/${card.id}`)
+    expect(removed.status).toBe(200)
+    expect(data(removed)).toEqual({id: card.id, deleted: true})
+    const removedAch = await t.call(
+      'DELETE',
+      `/v1/users/${userId}/payment-methods/${account.paymentMethodId}`,
+    )
+    expect(data(removedAch)).toEqual({id: account.paymentMethodId, deleted: true})
+
+    expect(data(await t.get(`/v1/users/${userId}/payment-methods`)).paymentMethods).toEqual([])
+    expect(data(await t.get(`/v1/users/${userId}/accounts`))).toEqual({accounts: []})
+    // What was paid stays as it was, the method's id with it.
+    expect(data(await t.get(`/v1/transactions/${data(paid).id}`))).toMatchObject({
+      status: 'completed',
+      paymentMethodId: card.id,
+    })
+    const again = await createTx(t, {
+      amount: 1_000,
+      currency: 'USD',
+      method: 'card',
+      paymentMethodId: card.id,
+      destinationWalletId: usd,
+    })
+    expect(again.status).toBe(404)
+    expect(again.body.error).toMatchObject({
+      code: 'PAYMENT_METHOD_NOT_FOUND',
+      details: {paymentMethodId: card.id},
+    })
+    expect((await balanceOf(t, usd)).available).toBe(before)
+  })
+
+  test('removing answers 404 for a method already removed, another user’s, or a shared test method', async () => {
+    const userId = await t.user()
+    const other = await t.user()
+    const card = data(await t.post(`/v1/users/${userId}/payment-methods`, {type: 'card', token: 'tok_visa'}))
+    const remove = (user: string, id: string) => t.call('DELETE', `/v1/users/${user}/payment-methods/${id}`)
+    const strangers = await remove(other, card.id)
+    expect(strangers.status).toBe(404)
+    expect(strangers.body.error).toMatchObject({
+      code: 'NOT_FOUND',
+      details: {resource: 'payment_method', id: card.id},
+    })
+    expect(data(await t.get(`/v1/users/${userId}/payment-methods`)).paymentMethods).toHaveLength(1)
+    expect((await remove(userId, card.id)).status).toBe(200)
+    expect((await remove(userId, card.id)).status).toBe(404)
+    expect((await remove(userId, 'pm_card_visa')).status).toBe(404)
+    expect((await remove('usr_nobody', card.id)).body.error).toMatchObject({details: {resource: 'user'}})
+  })
 })

@@ -51,5 +51,12 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
         return accounts.listPaymentMethods(partnerId, userId, input.query)
       },
     }),
+    route({
+      endpoint: endpoints.removePaymentMethod,
+      run(input) {
+        const {partnerId, userId} = userOf(input)
+        return accounts.removePaymentMethod(partnerId, userId, input.params.methodId ?? '')
+      },
+    }),
   ]
 }

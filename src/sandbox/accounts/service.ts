@@ -115,6 +115,10 @@ function statements(database: Database) {
       `INSERT INTO bank_accounts (id, partner_id, user_id, bank_name, last4, payment_method_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
+    deleteMethod: database.prepare(
+      'DELETE FROM payment_methods WHERE id = ? AND user_id = ? AND partner_id = ?',
+    ),
+    deleteAccountOf: database.prepare('DELETE FROM bank_accounts WHERE payment_method_id = ?'),
     accountsOf: database.prepare<AccountRow>(
       'SELECT * FROM bank_accounts WHERE user_id = ? AND partner_id = ? ORDER BY seq',
     ),
@@ -214,6 +218,24 @@ export class AccountService {
     const rows = this.q.methodsPage.all(userId, partnerId, start, limit + 1)
     const {shown, hasMore, nextCursor} = pages.page(rows, limit)
     return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
+  }
+
+  /**
+   * Remove a payment method the user saved; a bank account linked through it goes with it. Its past
+   * transactions keep its id; new ones from it are refused (PAYMENT_METHOD_NOT_FOUND).
+   */
+  removePaymentMethod(partnerId: string, userId: string, methodId: string): {id: string; deleted: true} {
+    return this.ctx.database.transaction(() => {
+      const {changes} = this.q.deleteMethod.run(methodId, userId, partnerId)
+      if (changes === 0) {
+        throw new ApiError('NOT_FOUND', `No payment method ${methodId} saved for user ${userId}`, {
+          resource: 'payment_method',
+          id: methodId,
+        })
+      }
+      this.q.deleteAccountOf.run(methodId)
+      return {id: methodId, deleted: true}
+    })
   }
 
   private saveMethod(partnerId: string, userId: string, t: InstrumentTemplate, now: string): MethodRow {
