@@ -22,7 +22,6 @@ import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {type WalletRow, walletFromRow} from '../transactions/ledger.js'
 import {refundTransaction} from '../transactions/refunds.js'
 import {applyBnplSchema} from './schema.js'
 
@@ -73,9 +72,6 @@ function statements(database: Database) {
   return {
     user: database.prepare<{partner_id: string; email: string}>(
       'SELECT partner_id, email FROM users WHERE id = ?',
-    ),
-    walletOf: database.prepare<WalletRow>(
-      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
     ),
     payment: database.prepare<PaymentRow>('SELECT * FROM bnpl_payments WHERE id = ? AND partner_id = ?'),
     paymentById: database.prepare<PaymentRow>('SELECT * FROM bnpl_payments WHERE id = ?'),
@@ -242,15 +238,15 @@ export class BnplService {
           },
         )
       }
-      const walletRow = this.q.walletOf.get(body.userId, currency, partnerId)
-      if (walletRow === undefined) {
+      const wallet = this.ctx.money.ledger.walletOfUser(body.userId, currency, partnerId)
+      if (wallet === undefined) {
         throw new ApiError(
           'NOT_FOUND',
           `User ${body.userId} has no ${currency} wallet to pay the instalments from`,
           {resource: 'wallet', userId: body.userId, currency},
         )
       }
-      this.ctx.money.check(this.ctx.money.activeProblem(walletFromRow(walletRow)))
+      this.ctx.money.check(this.ctx.money.activeProblem(wallet))
       const now = this.ctx.clock.now()
       const nowIso = now.toISOString()
       const id = `bnpl_${randomHex(12)}`
@@ -258,7 +254,7 @@ export class BnplService {
         id,
         partnerId,
         body.userId,
-        walletRow.id,
+        wallet.id,
         body.merchantName,
         body.description ?? null,
         body.amount.toString(),

@@ -15,8 +15,7 @@ import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount, jsonMajor} from '../json.js'
-import type {WalletRow, WalletState} from '../transactions/ledger.js'
-import {walletFromRow} from '../transactions/ledger.js'
+import type {WalletState} from '../transactions/ledger.js'
 import {applyRoundupSchema} from './schema.js'
 
 /** The settings in effect for a user: their own, or the defaults until they set some. */
@@ -143,9 +142,6 @@ function statements(database: Database) {
     ),
     markPendingAgain: database.prepare(
       "UPDATE roundups SET status = 'pending', transfer_id = NULL WHERE transfer_id = ?",
-    ),
-    walletOf: database.prepare<WalletRow>(
-      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
     ),
     bankAccount: database.prepare<{user_id: string; payment_method_id: string}>(
       'SELECT user_id, payment_method_id FROM bank_accounts WHERE id = ? AND partner_id = ?',
@@ -459,7 +455,7 @@ export class RoundupService {
   private announce(partnerId: string, processed: Roundup, roundup: bigint, now: Date): void {
     const {duplicate: _duplicate, ...data} = processed
     this.ctx.money.emit('roundupsvc.roundup.processed', partnerId, data, now)
-    const wallet = this.q.walletOf.get(processed.user_id, processed.currency, partnerId)
+    const wallet = this.ctx.money.ledger.walletOfUser(processed.user_id, processed.currency, partnerId)
     this.ctx.money.emit(
       'roundup.processed',
       partnerId,
@@ -516,15 +512,14 @@ export class RoundupService {
         )
       }
       const destination = this.destination(partnerId, userId, settings.destination, currency)
-      const sourceRow = this.q.walletOf.get(userId, currency, partnerId)
-      if (sourceRow === undefined) {
+      const source = this.ctx.money.ledger.walletOfUser(userId, currency, partnerId)
+      if (source === undefined) {
         throw new ApiError('NOT_FOUND', `User ${userId} has no ${currency} wallet to take round-ups from`, {
           resource: 'wallet',
           userId,
           currency,
         })
       }
-      const source = walletFromRow(sourceRow)
       const total = rows.reduce((sum, r) => sum + BigInt(r.roundup_amount), 0n)
       const now = this.ctx.clock.now()
       const id = `rtr_${randomHex(12)}`

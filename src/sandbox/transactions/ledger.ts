@@ -118,11 +118,19 @@ export function accountName(posting: Posting): string {
 
 export class Ledger {
   private readonly byId: Statement<WalletRow>
+  private readonly byUserCurrency: Statement<WalletRow>
+  private readonly byUser: Statement<WalletRow>
   private readonly insertEntry: Statement
   private readonly saveBalances: Statement
 
   constructor(database: Database) {
     this.byId = database.prepare<WalletRow>('SELECT * FROM wallets WHERE id = ?')
+    this.byUserCurrency = database.prepare<WalletRow>(
+      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
+    )
+    this.byUser = database.prepare<WalletRow>(
+      'SELECT * FROM wallets WHERE user_id = ? AND partner_id = ? ORDER BY seq',
+    )
     this.insertEntry = database.prepare(
       `INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -136,6 +144,17 @@ export class Ledger {
   wallet(id: string, partnerId: string): WalletState | undefined {
     const row = this.byId.get(id)
     return row === undefined || row.partner_id !== partnerId ? undefined : walletFromRow(row)
+  }
+
+  /** The user's wallet in `currency` (a user holds at most one per currency), or undefined. */
+  walletOfUser(userId: string, currency: string, partnerId: string): WalletState | undefined {
+    const row = this.byUserCurrency.get(userId, currency, partnerId)
+    return row === undefined ? undefined : walletFromRow(row)
+  }
+
+  /** The user's wallets, oldest first. */
+  walletsOfUser(userId: string, partnerId: string): WalletState[] {
+    return this.byUser.all(userId, partnerId).map(walletFromRow)
   }
 
   /**

@@ -17,7 +17,7 @@ import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import {toBalance, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
+import {toBalance, type WalletState} from '../transactions/ledger.js'
 
 type EligibilityBody = z.output<typeof EligibilityRequestSchema>
 type WalletPaymentBody = z.output<typeof WalletPaymentRequestSchema>
@@ -49,12 +49,6 @@ export function testVisaNumber(): string {
 function statements(database: Database) {
   return {
     userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
-    walletOf: database.prepare<WalletRow>(
-      'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
-    ),
-    walletsOf: database.prepare<WalletRow>(
-      'SELECT * FROM wallets WHERE user_id = ? AND partner_id = ? ORDER BY seq',
-    ),
     insertPayment: database.prepare(
       `INSERT INTO walletsvc_payments (id, partner_id, user_id, wallet_id, transaction_id, merchant_name, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -89,7 +83,7 @@ export class WalletProductService {
     const {money, clock} = this.ctx
     this.bodyUser(body.userId, partnerId, 'userId')
     const currency = money.currency(body.currency)
-    const wallet = this.findWallet(body.userId, currency, partnerId)
+    const wallet = this.ctx.money.ledger.walletOfUser(body.userId, currency, partnerId)
     const reasons: Eligibility['reasons'] = []
     if (money.minimumProblem(body.amount, currency) !== undefined) reasons.push('AMOUNT_TOO_SMALL')
     if (wallet === undefined) {
@@ -151,10 +145,11 @@ export class WalletProductService {
 
   /** The balances of each of the user's wallets, oldest wallet first. */
   balances(partnerId: string, userId: string): UserBalance {
-    const rows = this.q.walletsOf.all(userId, partnerId)
     return {
       userId,
-      balances: rows.map((row) => ({...toBalance(walletFromRow(row)), walletId: row.id})),
+      balances: this.ctx.money.ledger
+        .walletsOfUser(userId, partnerId)
+        .map((wallet) => ({...toBalance(wallet), walletId: wallet.id})),
     }
   }
 
@@ -268,13 +263,8 @@ export class WalletProductService {
     return this.q.userPartner.get(userId)?.partner_id === partnerId
   }
 
-  private findWallet(userId: string, currency: Currency, partnerId: string): WalletState | undefined {
-    const row = this.q.walletOf.get(userId, currency, partnerId)
-    return row === undefined ? undefined : walletFromRow(row)
-  }
-
   private requireWallet(userId: string, currency: Currency, partnerId: string): WalletState {
-    const wallet = this.findWallet(userId, currency, partnerId)
+    const wallet = this.ctx.money.ledger.walletOfUser(userId, currency, partnerId)
     if (wallet === undefined) {
       throw new ApiError('NOT_FOUND', `User ${userId} has no ${currency} wallet`, {
         resource: 'wallet',
