@@ -25,6 +25,7 @@ import {userRoutes} from './users/routes.js'
 import {parseRequest} from './validation.js'
 import {walletProductRoutes} from './wallet-product/routes.js'
 import {walletRoutes} from './wallets/routes.js'
+import {webhookRoutes} from './webhooks/routes.js'
 import {WebhookService} from './webhooks/service.js'
 
 /** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
@@ -121,7 +122,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     ...bnplRoutes(ctx),
     ...controlRoutes(ctx),
     // The trigger runs other operations as fixture steps: it finds them among these, parsing as a request does.
-    ...webhooks.routes((id) => operations.get(id)),
+    ...webhookRoutes(ctx, webhooks, (id) => operations.get(id)),
   ]
   checkEveryEndpointServed(routes)
   const operations = new Map(routes.map((spec) => [spec.endpoint.operationId, served(spec)]))

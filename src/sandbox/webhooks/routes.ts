@@ -17,7 +17,8 @@ import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
-import type {AttemptRow, DeliveryRow, EndpointRow, SessionRow, WebhookStore} from './store.js'
+import type {WebhookService} from './service.js'
+import type {AttemptRow, DeliveryRow, EndpointRow, WebhookStore} from './store.js'
 import {LISTEN_REPLAY_WINDOW_MS} from './store.js'
 import {HEARTBEAT_SECONDS} from './tunnel.js'
 import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
@@ -26,16 +27,6 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const pages = new Pagination('events', 'newest first')
 
 /** What the routes need of the running webhook machinery. */
-export interface WebhookRuntime {
-  store: WebhookStore
-  /** Whether a listen session collects deliveries now (its listener is connected or recently was). */
-  collects(session: SessionRow, now: number): boolean
-  isConnected(sessionId: string): boolean
-  issueTicket(sessionId: string, now: number): string
-  /** Look for new work (events to fan out, deliveries due) once the current transaction commits. */
-  nudge(): void
-}
-
 function toWebhook(row: EndpointRow, now: number): Webhook {
   const overlap = row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > now
   return {
@@ -145,7 +136,7 @@ function eventOf(store: WebhookStore, input: OperationInput): StoredEvent {
 /** Registrations, the delivery log, listen sessions and the trigger. */
 export function webhookRoutes(
   ctx: SandboxContext,
-  runtime: WebhookRuntime,
+  runtime: WebhookService,
   lookup: OperationLookup,
 ): RouteSpec[] {
   // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.

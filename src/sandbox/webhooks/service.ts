@@ -1,12 +1,10 @@
 import websocket from '@fastify/websocket'
 import type {FastifyInstance} from 'fastify'
 import {unixSeconds} from '../../contract/webhook-signature.js'
-import type {RouteSpec, SandboxContext} from '../context.js'
+import type {SandboxContext} from '../context.js'
 import {onEventRecorded} from '../events.js'
 import {envelopeBody} from './envelope.js'
-import type {OperationLookup} from './fixtures.js'
 import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
-import {webhookRoutes} from './routes.js'
 import {
   type DeliveryRow,
   LISTEN_REPLAY_WINDOW_MS,
@@ -65,21 +63,6 @@ export class WebhookService {
     this.#hub = new ListenHub(this.store, () => this.nudge(), this.#version)
   }
 
-  /** The routes of webhooks, events, listen sessions and the trigger. */
-  routes(lookup: OperationLookup): RouteSpec[] {
-    return webhookRoutes(
-      this.ctx,
-      {
-        store: this.store,
-        collects: (session, now) => this.#collects(session, now),
-        isConnected: (id) => this.#hub.isConnected(id),
-        issueTicket: (id, now) => this.#hub.issueTicket(id, now),
-        nudge: () => this.nudge(),
-      },
-      lookup,
-    )
-  }
-
   /** Serve the listen WebSocket on `app`, and deliver while `app` is ready until it closes. */
   attach(app: FastifyInstance): void {
     void app.register(websocket, {options: {maxPayload: SOCKET_MAX_PAYLOAD}})
@@ -111,6 +94,14 @@ export class WebhookService {
     await this.#poster.close()
   }
 
+  /** Whether a `webhooks listen` session has its listener connected now. */
+  readonly isConnected = (sessionId: string): boolean => this.#hub.isConnected(sessionId)
+
+  /** A one-use ticket with which the session's listener opens its socket. */
+  issueTicket(sessionId: string, now: number): string {
+    return this.#hub.issueTicket(sessionId, now)
+  }
+
   /** Look for work soon: once the current synchronous work (and its transaction) is done. */
   nudge(): void {
     if (this.#scheduled || this.#stopped || !this.#started) return
@@ -118,7 +109,8 @@ export class WebhookService {
     setImmediate(() => this.#pump())
   }
 
-  #collects(session: SessionRow, now: number): boolean {
+  /** Whether a listen session collects deliveries now (its listener is connected or recently was). */
+  collects(session: SessionRow, now: number): boolean {
     return this.#hub.isConnected(session.id) || session.last_seen_at >= now - LISTEN_REPLAY_WINDOW_MS
   }
 
@@ -129,7 +121,7 @@ export class WebhookService {
     try {
       // Deliver only committed events: a group commit still open could yet fail.
       this.ctx.database.flush()
-      this.store.fanOut((session) => this.#collects(session, now), now)
+      this.store.fanOut((session) => this.collects(session, now), now)
       if (now - this.#lastSweep >= SWEEP_MS) {
         this.#lastSweep = now
         this.store.expireAbandonedSessions((id) => this.#hub.isConnected(id), now)
