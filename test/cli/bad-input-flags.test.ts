@@ -2,7 +2,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl} from '../helpers/cli.js'
+import {type CliResult, runCli} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 /**
@@ -341,7 +341,7 @@ describe('every command’s flags against random values', () => {
     it.concurrent(`${group}: a clear error or a result, never a crash`, async () => {
       await fc.assert(
         fc.asyncProperty(arb, async (args) => {
-          const r = await payctl(args, {configDir: sandbox.configDir, timeoutMs: 30_000})
+          const r = await runCli(args, {configDir: sandbox.configDir, timeoutMs: 30_000})
           runs.push({args, r})
           check(args, r)
         }),

@@ -60,8 +60,9 @@ let running: Promise<unknown> = Promise.resolve()
  * exit code and its files are those of a process of its own, with stdin, stdout and stderr not
  * terminals, and the environment `runCli` would give it. Runs one at a time (output is captured
  * from the process's streams), and a command that would exit the process fails the test. A run
- * given stdin (`input`) gets a process of its own: commands read it from descriptor 0. Prompts,
- * signals, detached processes and commands racing each other need `runCli`.
+ * given stdin (`input`) gets a process of its own: commands read it from descriptor 0. A command
+ * that reads stdin unasked (a flag given `-`) would read the test runner's, so random flags, like
+ * prompts, signals, detached processes and commands racing each other, need `runCli`.
  */
 export function payctl(args: string[], opts: CliOptions): Promise<CliResult> {
   if (opts.input !== undefined) return runCli(args, opts)
