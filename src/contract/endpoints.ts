@@ -353,9 +353,13 @@ export function isAuthEndpoint(endpoint: Endpoint): boolean {
   return endpoint.path.startsWith('/auth/')
 }
 
-/** POSTs honour an `Idempotency-Key` header, except the auth endpoints. */
+/**
+ * Every change (POST, PUT, PATCH, DELETE) honours an `Idempotency-Key` header, except on the auth
+ * endpoints: the client sends one on each, so that a retry after a lost answer replays it (a
+ * retried DELETE answers as the first did, not 404).
+ */
 export function takesIdempotencyKey(endpoint: Endpoint): boolean {
-  return endpoint.method === 'POST' && !isAuthEndpoint(endpoint)
+  return endpoint.method !== 'GET' && !isAuthEndpoint(endpoint)
 }
 
 /** Whether a call only hands out a token (an exchange or a refresh): it changes nothing worth auditing. */

@@ -13,6 +13,7 @@ import {
   normaliseErrorBody,
   onAuthHost,
   surfaceOf,
+  takesIdempotencyKey,
   unwrapEnvelope,
 } from '../contract/index.js'
 import {assertCredentialFitsEnvironment} from './environments.js'
@@ -137,8 +138,7 @@ export class PayctlClient {
     if (input.body !== undefined) headers['content-type'] = 'application/json'
     // Every mutation carries a key, so that retrying it (below, in the transport) is safe; the auth
     // endpoints take none: a token is never replayed.
-    if (ep.method !== 'GET' && !isAuthEndpoint(ep))
-      headers['idempotency-key'] = input.idempotencyKey ?? randomUUID()
+    if (takesIdempotencyKey(ep)) headers['idempotency-key'] = input.idempotencyKey ?? randomUUID()
 
     let bearer: string | undefined
     if (input.bearer !== undefined) bearer = input.bearer

@@ -25,6 +25,29 @@ describe('Idempotency-Key', () => {
     expect((await t.get(`/v1/wallets?userId=${userId}`)).body.data.wallets).toHaveLength(1)
   })
 
+  test('replays a DELETE and a PATCH too: a retry after a lost answer is not a 404 or a second change', async () => {
+    const userId = await t.user()
+    const method = (await t.post(`/v1/users/${userId}/payment-methods`, {type: 'card', token: 'tok_visa'}))
+      .body.data.id as string
+    const remove = (key: string) =>
+      t.call('DELETE', `/v1/users/${userId}/payment-methods/${method}`, {headers: {'idempotency-key': key}})
+    const first = await remove('remove-pm-1')
+    const retry = await remove('remove-pm-1')
+    expect(first.status).toBe(200)
+    expect(retry.status).toBe(200)
+    expect(retry.text).toBe(first.text)
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    // Another key is another request: the method is gone by then.
+    expect((await remove('remove-pm-2')).status).toBe(404)
+
+    const wallet = (await t.post('/v1/wallets', {userId, currency: 'USD'})).body.data.id as string
+    const patch = (label: string) =>
+      t.call('PATCH', `/v1/wallets/${wallet}`, {body: {label}, headers: {'idempotency-key': 'label-1'}})
+    expect((await patch('travel')).status).toBe(200)
+    expect((await patch('savings')).body.error.code).toBe('DUPLICATE_TRANSACTION')
+    expect((await t.get(`/v1/wallets/${wallet}`)).body.data.label).toBe('travel')
+  })
+
   test('refuses the same key for a different request with DUPLICATE_TRANSACTION', async () => {
     const userId = await t.user()
     const headers = {'idempotency-key': 'create-eur-1'}
