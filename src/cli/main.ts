@@ -23,18 +23,16 @@ export async function main(): Promise<void> {
   await execute({loadOptions: loadOptions()})
 }
 
-let config: Promise<Config> | undefined
-
 /**
  * Run one payctl command in this process and resolve with its exit code where `main` would exit:
  * how the test suite runs most commands (test/helpers/cli.ts). Output goes to process.stdout and
- * process.stderr as in a process of its own; the configuration is read once.
+ * process.stderr as in a process of its own. Each run loads oclif's configuration afresh, as a
+ * process does: a run keeps state in it (topic help leaves its topic's commands misread).
  */
 export async function runCommand(args: string[]): Promise<number> {
-  config ??= Config.load(loadOptions())
   process.exitCode = undefined
   try {
-    await run(args, await config)
+    await run(args, await Config.load(loadOptions()))
     return Number(process.exitCode ?? 0)
   } catch (err) {
     // Errors the commands render themselves end in oclif's exit signal; others (an unknown

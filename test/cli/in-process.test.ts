@@ -35,6 +35,9 @@ describe('a command run in-process answers as its own process does', () => {
     ['a flag the command does not take', () => ['users', 'get', userId, '--nope']],
     ['an unknown command', () => ['walets', 'list']],
     ['help', () => ['wallets', 'create', '--help']],
+    // After a topic's help, in one process, a command of the topic must still be read as one.
+    ["a topic's help", () => ['wallets']],
+    ['a command of that topic after it', () => ['wallets', 'get']],
     ['an empty list', () => ['transactions', 'list', '--user', userId]],
   ]
   for (const [what, args] of cases) {

@@ -215,7 +215,9 @@ describe('webhooks commands', () => {
 
   it('listen --exit-on-failure exits non-zero instead of reconnecting, never printing Ready', async () => {
     const port = await freePort()
-    const r = await cli(['webhooks', 'listen', '--exit-on-failure', '--json'], {
+    // A process of its own: what a supervisor sees is the process ending, nothing left holding it.
+    const r = await runCli(['webhooks', 'listen', '--exit-on-failure', '--json'], {
+      configDir: sandbox.configDir,
       env: {PAYCTL_BASE_URL: `http://127.0.0.1:${port}`},
     })
     expect(r.exitCode).toBe(1)

@@ -66,12 +66,25 @@ let running: Promise<unknown> = Promise.resolve()
  */
 export function payctl(args: string[], opts: CliOptions): Promise<CliResult> {
   if (opts.input !== undefined) return runCli(args, opts)
-  const run = running.then(() => runInProcess(args, opts))
-  running = run.catch(() => undefined)
+  // The next run waits for this command to end, even when the test gave up on it (a timeout).
+  let ended: Promise<unknown> = Promise.resolve()
+  const run = running.then(() =>
+    runInProcess(args, opts, (command) => {
+      ended = command.catch(() => undefined)
+    }),
+  )
+  running = run.then(
+    () => ended,
+    () => ended,
+  )
   return run
 }
 
-async function runInProcess(args: string[], opts: CliOptions): Promise<CliResult> {
+async function runInProcess(
+  args: string[],
+  opts: CliOptions,
+  started: (command: Promise<number>) => void,
+): Promise<CliResult> {
   bundle ??= import(pathToFileURL(join(ROOT, 'dist', 'bundle', 'main.js')).href) as Promise<Bundle>
   const {runCommand} = await bundle
   let stdout = ''
@@ -98,8 +111,11 @@ async function runInProcess(args: string[], opts: CliOptions): Promise<CliResult
   process.env = cliEnv(opts.configDir, opts.env)
   // oclif prints through console.log, which the test runner takes over: a console of the streams.
   globalThis.console = new Console(process.stdout, process.stderr)
+  // A command that exits its process cannot be run here: the run fails, whatever it returned.
+  let exited: number | undefined
   process.exit = ((code?: number) => {
-    throw new Error(`payctl ${args.join(' ')} called process.exit(${code}): run it with runCli`)
+    exited = code ?? 0
+    throw new Error(`payctl ${args.join(' ')} called process.exit(${exited})`)
   }) as typeof process.exit
   process.stdout.write = capture((t) => {
     stdout += t
@@ -116,7 +132,12 @@ async function runInProcess(args: string[], opts: CliOptions): Promise<CliResult
         opts.timeoutMs ?? 20_000,
       )
     })
-    const exitCode = await Promise.race([runCommand(args), timeout])
+    const command = runCommand(args)
+    started(command)
+    const exitCode = await Promise.race([command, timeout])
+    if (exited !== undefined) {
+      throw new Error(`payctl ${args.join(' ')} called process.exit(${exited}): run it with runCli`)
+    }
     return result(stdout, stderr, exitCode)
   } finally {
     clearTimeout(timer)
