@@ -293,7 +293,9 @@ type SurfaceOf<E> = E extends {surface: infer S extends z.ZodType}
 /** What a call of the client returns: the answer as the service sent it, checked against the surface. */
 export type EndpointResult<K extends EndpointId> = z.infer<SurfaceOf<(typeof endpoints)[K]>>
 /** The names of the `{param}` placeholders of a path template. */
-type PathParams<P extends string> = P extends `${string}{${infer N}}${infer R}` ? N | PathParams<R> : never
+export type PathParams<P extends string> = P extends `${string}{${infer N}}${infer R}`
+  ? N | PathParams<R>
+  : never
 /** The path parameters an operation takes (`never` for none). */
 export type EndpointParams<K extends EndpointId> = PathParams<(typeof endpoints)[K]['path']>
 /** The body an operation takes (`never` for one that takes none). */

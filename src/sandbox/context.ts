@@ -1,5 +1,5 @@
 import type {z} from 'zod'
-import type {Endpoint, EndpointId, endpoints} from '../contract/endpoints.js'
+import type {Endpoint, EndpointId, endpoints, PathParams} from '../contract/endpoints.js'
 import type {ResponseShape} from '../contract/envelope.js'
 import type {Principal} from './auth/authenticate.js'
 import type {PartnerDirectory} from './auth/partners.js'
@@ -42,11 +42,12 @@ export interface SandboxContext {
 }
 
 /** One request, as an operation sees it: already authenticated and rate-limited. */
-interface Request<Body, Query> {
+interface Request<Body, Query, Params extends string = string> {
   principal: Principal | undefined
   body: Body
   query: Query
-  params: Record<string, string>
+  /** The path's parameters, by the names of its `{placeholders}`. */
+  params: Record<Params, string>
   /** Remote address, for the failed-login guard. */
   ip: string
   /** Add response headers (also kept when the operation then throws). */
@@ -62,14 +63,19 @@ type BodyOf<E> = E extends {body: infer S extends z.ZodType}
   : undefined
 /** The query an operation of `E` receives: its query schema's output, none without one. */
 type QueryOf<E> = E extends {query: infer S extends z.ZodType} ? z.output<S> : undefined
+/** The names of the path parameters of `E`. */
+type ParamsOf<E> = E extends {path: infer P extends string} ? PathParams<P> : never
 
 /**
  * A request to endpoint `K`, its body and query parsed by the server with the endpoint's schemas
  * (validation.ts, parseRequest). Without `K`, a request to any endpoint.
  */
 export type OperationInput<K extends EndpointId = EndpointId> = K extends EndpointId
-  ? Request<BodyOf<EndpointOf<K>>, QueryOf<EndpointOf<K>>>
+  ? Request<BodyOf<EndpointOf<K>>, QueryOf<EndpointOf<K>>, ParamsOf<EndpointOf<K>>>
   : never
+
+/** What a helper needs of a request whose path names the parameters `P`: the caller and them. */
+export type PathInput<P extends string> = Pick<Request<unknown, unknown, P>, 'principal' | 'params'>
 
 /** A request as it came, its body and query not yet parsed: what the server and fixture steps hand over. */
 export type RawInput = Request<unknown, unknown>
@@ -85,7 +91,7 @@ type SandboxResponse<E extends TableEndpoint> = z.output<E['response']>
  */
 interface Route<E extends TableEndpoint> {
   endpoint: E
-  run(input: Request<BodyOf<E>, QueryOf<E>>): SandboxResponse<E> | Promise<SandboxResponse<E>>
+  run(input: Request<BodyOf<E>, QueryOf<E>, ParamsOf<E>>): SandboxResponse<E> | Promise<SandboxResponse<E>>
   /**
    * What an idempotent replay answers instead of the resource, when the first answer holds
    * something that must not be stored (a virtual card's full number): the stored response is built

@@ -287,7 +287,7 @@ function methodNotAllowed(paths: PathMethods, request: FastifyRequest): ApiError
  * idempotency store.
  */
 function served(spec: RouteSpec): ServedRoute {
-  // Erased here, and only here: the input is parsed with this endpoint's own schemas.
+  // Erased here (as route() erases it, in context.ts): the input is parsed with this endpoint's own schemas.
   const operation = spec as unknown as {run(input: RawInput): unknown; forReplay?(resource: unknown): unknown}
   return {
     endpoint: spec.endpoint,

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, type runCli, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, payctl, tempConfigDir} from '../helpers/cli.js'
 import {
   type ErrorShape,
   type ReferenceService,
@@ -316,7 +316,7 @@ type Mistake = (
   configDir: string,
 ) => Promise<Outcome>
 
-const outcome = (r: Awaited<ReturnType<typeof runCli>>): Outcome => ({
+const outcome = (r: CliResult): Outcome => ({
   code: r.json<{error: {code: string}}>().error.code,
   exitCode: r.exitCode,
 })

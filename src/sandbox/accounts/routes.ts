@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {BankAccount, LinkToken, PaymentMethod} from '../../contract/transactions.js'
-import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {callerOf, type PathInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {AccountService} from './service.js'
 
 /** Bank-account links (`accounts`) and saved payment methods of users. */
@@ -8,9 +8,9 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
   const accounts = new AccountService(ctx)
 
   /** The caller's partner and the user of the path, which must be one of its users. */
-  function userOf(input: OperationInput): {partnerId: string; userId: string} {
+  function userOf(input: PathInput<'id'>): {partnerId: string; userId: string} {
     const partnerId = callerOf(input).partner.partnerId
-    const userId = input.params.id ?? ''
+    const userId = input.params.id
     accounts.requireUser(partnerId, userId)
     return {partnerId, userId}
   }
@@ -55,7 +55,7 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.removePaymentMethod,
       run(input) {
         const {partnerId, userId} = userOf(input)
-        return accounts.removePaymentMethod(partnerId, userId, input.params.methodId ?? '')
+        return accounts.removePaymentMethod(partnerId, userId, input.params.methodId)
       },
     }),
   ]

@@ -24,7 +24,7 @@ export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.getBnplPayment,
       run(input) {
-        return bnpl.get(partnerOf(input), input.params.id ?? '')
+        return bnpl.get(partnerOf(input), input.params.id)
       },
     }),
     route({
@@ -36,7 +36,7 @@ export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.cancelBnplPayment,
       run(input) {
-        return bnpl.cancel(partnerOf(input), input.params.id ?? '', input.body?.reason)
+        return bnpl.cancel(partnerOf(input), input.params.id, input.body?.reason)
       },
     }),
   ]

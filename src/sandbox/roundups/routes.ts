@@ -1,5 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {callerOf, type PathInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {RoundupService, type SettingsChange} from './service.js'
 
 /** The body's fields as a settings change; `destination_account_id: null` removes the destination. */
@@ -27,9 +27,9 @@ function changeOf(body: {
 export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
   const roundups = new RoundupService(ctx)
   ctx.money.onDue(() => roundups.settleTransfers())
-  const path = (input: OperationInput) => ({
+  const path = (input: PathInput<'id'>) => ({
     partnerId: callerOf(input).partner.partnerId,
-    userId: input.params.id ?? '',
+    userId: input.params.id,
   })
 
   return [

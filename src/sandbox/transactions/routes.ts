@@ -25,7 +25,7 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.getTransaction,
       run(input): Transaction {
         const partnerId = callerOf(input).partner.partnerId
-        const id = input.params.id ?? ''
+        const id = input.params.id
         const record = money.records.get(id, partnerId)
         if (record === undefined)
           throw new ApiError('NOT_FOUND', `No transaction ${id}`, {resource: 'transaction', id})
@@ -55,7 +55,7 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.refundTransaction,
       run(input): Transaction {
         const partnerId = callerOf(input).partner.partnerId
-        const id = input.params.id ?? ''
+        const id = input.params.id
         refuseProductOwned(id, partnerId)
         // No body (no amount) refunds whatever is left.
         return refundTransaction(money, partnerId, id, input.body)

@@ -18,7 +18,7 @@ export function userRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.getUser,
       run(input): User {
         const caller = callerOf(input)
-        return users.get(caller.partner.partnerId, input.params.id ?? '')
+        return users.get(caller.partner.partnerId, input.params.id)
       },
     }),
   ]

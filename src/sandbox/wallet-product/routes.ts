@@ -6,7 +6,7 @@ import type {
   VirtualCard,
   WalletPayment,
 } from '../../contract/wallet-product.js'
-import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {callerOf, type PathInput, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {WalletProductService} from './service.js'
 
 /** The wallet product (`/walletsvc`): eligibility, payments, balances, virtual cards, P2P. */
@@ -14,9 +14,9 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
   const product = new WalletProductService(ctx)
 
   /** The caller's partner and the user of the path: 404 when unknown. */
-  function pathUser(input: OperationInput): {partnerId: string; userId: string} {
+  function pathUser(input: PathInput<'id'>): {partnerId: string; userId: string} {
     const partnerId = callerOf(input).partner.partnerId
-    const userId = input.params.id ?? ''
+    const userId = input.params.id
     product.pathUser(userId, partnerId)
     return {partnerId, userId}
   }

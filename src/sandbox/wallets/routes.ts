@@ -17,21 +17,21 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
       endpoint: endpoints.getWallet,
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
-        return wallets.get(partnerId, input.params.id ?? '')
+        return wallets.get(partnerId, input.params.id)
       },
     }),
     route({
       endpoint: endpoints.getWalletBalance,
       run(input): Balance {
         const partnerId = callerOf(input).partner.partnerId
-        return wallets.balance(partnerId, input.params.id ?? '')
+        return wallets.balance(partnerId, input.params.id)
       },
     }),
     route({
       endpoint: endpoints.updateWallet,
       run(input): Wallet {
         const partnerId = callerOf(input).partner.partnerId
-        return wallets.update(partnerId, input.params.id ?? '', input.body)
+        return wallets.update(partnerId, input.params.id, input.body)
       },
     }),
     route({

@@ -12,7 +12,14 @@ import {
   type Webhook,
   type WebhookWithSecret,
 } from '../../contract/webhooks.js'
-import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {
+  callerOf,
+  type OperationInput,
+  type PathInput,
+  type RouteSpec,
+  route,
+  type SandboxContext,
+} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
@@ -117,15 +124,15 @@ function checkUrl(url: string, policy: UrlPolicy): void {
   if (why !== undefined) refuse('url_not_allowed', why)
 }
 
-function endpointOf(store: WebhookStore, input: OperationInput): EndpointRow {
-  const id = input.params.id ?? ''
+function endpointOf(store: WebhookStore, input: PathInput<'id'>): EndpointRow {
+  const id = input.params.id
   const row = store.endpoint(callerOf(input).partner.partnerId, id)
   if (row === undefined) throw new ApiError('NOT_FOUND', `No webhook ${id}`, {resource: 'webhook', id})
   return row
 }
 
-function eventOf(store: WebhookStore, input: OperationInput): StoredEvent {
-  const id = input.params.id ?? ''
+function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
+  const id = input.params.id
   const event = store.event(id)
   if (event === undefined || event.partner_id !== callerOf(input).partner.partnerId) {
     throw new ApiError('NOT_FOUND', `No event ${id}`, {resource: 'event', id})
