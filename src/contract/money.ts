@@ -43,6 +43,12 @@ export const MINOR_UNITS: Record<Currency, number> = {
 export const MinorAmount = z.number().multipleOf(1)
 
 /**
+ * JSON.rawJSON: `text` spliced as is into what JSON.stringify writes, which is how an amount beyond
+ * 2^53 is written exactly. ES2025, in Node 24 but not yet in TypeScript's es2024 lib.
+ */
+export const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
+
+/**
  * Most digits an exact integer of a request body may have. Far above any amount (a yoctoNEAR balance
  * of every NEAR in existence has 33), and low enough that a body packed with `1e400` literals or one
  * literal of a million digits stays cheap to read: the sandbox leaves a longer literal as the double

@@ -1,13 +1,11 @@
+import {rawJSON} from '../contract/money.js'
+
 /**
  * JSON that keeps integers exact beyond 2^53: amounts of 18- and 24-decimal currencies (wei,
  * yoctoNEAR) travel as plain JSON numbers, which `JSON.parse` would round to the nearest double.
  */
 
-interface RawJson {
-  rawJSON(text: string): unknown
-}
-// JSON.rawJSON and the reviver's `context.source` are ES2025, in Node 24 but not yet in TypeScript's lib.
-const rawJSON = (JSON as unknown as RawJson).rawJSON
+// The reviver's `context.source` is ES2025, like JSON.rawJSON: in Node 24, not yet in TypeScript's lib.
 
 // Every integer of 15 digits or fewer is safe: without a run of 16 digits, no number needs the
 // reviver. (A string holding such a run merely takes the slower path.)

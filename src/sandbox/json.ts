@@ -1,12 +1,6 @@
 import {hash, randomBytes} from 'node:crypto'
 import type {Currency} from '../contract/currencies.js'
-import {exactNumber, MAX_EXACT_DIGITS, minorToMajorText} from '../contract/money.js'
-
-/**
- * JSON.rawJSON: `text` spliced as is into what JSON.stringify writes. ES2025, in Node 24 but not yet
- * in TypeScript's es2024 lib.
- */
-export const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).rawJSON
+import {exactNumber, MAX_EXACT_DIGITS, minorToMajorText, rawJSON} from '../contract/money.js'
 
 /**
  * An amount for a response body: a plain number while it is a safe integer, otherwise the exact
