@@ -98,10 +98,9 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       if (!this.jsonEnabled()) process.stderr.write('stdout was closed: stopped listening.\n')
       // At once: oclif's final flush of a closed stdout would wait for a drain that never comes.
       this.exit(0)
-    } finally {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
     }
+    // The signal handlers stay until the process ends: when-exit (used by conf) raises the signal
+    // once more as the process winds down, which would otherwise end it with the signal's default.
     return undefined
   }
 
