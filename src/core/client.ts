@@ -38,7 +38,7 @@ export interface ClientOptions extends TransportOptions {
 export type CallInput<K extends EndpointId = EndpointId> = CallParams<K> &
   CallBody<K> & {
     query?: EndpointQuery<K>
-    /** Sent as `Idempotency-Key` on a POST; generated when absent, and reused by every retry. */
+    /** Sent as `Idempotency-Key` on a change (takesIdempotencyKey); generated when absent, reused by every retry. */
     idempotencyKey?: string | undefined
     /** Override the Bearer credential (used for refresh and revoke of a specific token). */
     bearer?: string

@@ -127,3 +127,8 @@ export function callerOf(input: {principal: Principal | undefined}): Principal {
   if (input.principal === undefined) throw new Error('route requires an authenticated caller')
   return input.principal
 }
+
+/** The caller's partner id, for routes that require authentication. */
+export function partnerOf(input: {principal: Principal | undefined}): string {
+  return callerOf(input).partner.partnerId
+}

@@ -68,7 +68,7 @@ export function validationError(
 }
 
 /** Parse `value` with `schema`, or throw a VALIDATION_ERROR naming `where` (request body, query). */
-export function parseInput<S extends z.ZodType>(
+function parseInput<S extends z.ZodType>(
   schema: S,
   value: unknown,
   where: string,

@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {BankAccount, LinkToken, PaymentMethod} from '../../contract/transactions.js'
-import {callerOf, type PathInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {AccountService} from './service.js'
 
 /** Bank-account links (`accounts`) and saved payment methods of users. */
@@ -9,7 +9,7 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
 
   /** The caller's partner and the user of the path, which must be one of its users. */
   function userOf(input: PathInput<'id'>): {partnerId: string; userId: string} {
-    const partnerId = callerOf(input).partner.partnerId
+    const partnerId = partnerOf(input)
     const userId = input.params.id
     accounts.requireUser(partnerId, userId)
     return {partnerId, userId}

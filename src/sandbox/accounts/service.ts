@@ -55,7 +55,7 @@ interface LinkTokenRow {
   used: number
 }
 
-export function toPaymentMethod(
+function toPaymentMethod(
   m: Omit<Instrument, 'behaviour'> & {status?: PaymentMethod['status']},
 ): PaymentMethod {
   const out: PaymentMethod = {

@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {type AccessToken, type MintedJwt, TOKEN_SCOPES} from '../../contract/resources.js'
-import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {callerOf, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {RATE_LIMITS} from '../rate-limiter.js'
 import {type SandboxCredentials, sameSecret} from './partners.js'
@@ -83,7 +83,7 @@ export function authRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.revokeAllTokens,
       run(input) {
-        tokens.revokeAll(callerOf(input).partner.partnerId)
+        tokens.revokeAll(partnerOf(input))
         return {revoked: true}
       },
     }),

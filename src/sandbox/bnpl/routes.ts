@@ -1,12 +1,11 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {callerOf, type OperationInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {BnplService} from './service.js'
 
 /** Buy now, pay later (`/bnplsvc`). Instalments are collected on the settlement tick. */
 export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
   const bnpl = new BnplService(ctx)
   ctx.money.onDue(() => bnpl.collectDue())
-  const partnerOf = (input: OperationInput) => callerOf(input).partner.partnerId
 
   return [
     route({

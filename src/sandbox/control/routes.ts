@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {SandboxHealth} from '../../contract/resources.js'
-import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ControlService} from './service.js'
 
 /** The sandbox's own routes, outside /v1: health and reset. */
@@ -27,7 +27,7 @@ export function controlRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.sandboxReset,
       run(input) {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         control.reset(partnerId)
         return {reset: true}
       },

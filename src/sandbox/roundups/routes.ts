@@ -1,5 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {callerOf, type PathInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {RoundupService, type SettingsChange} from './service.js'
 
 /** The body's fields as a settings change; `destination_account_id: null` removes the destination. */
@@ -28,7 +28,7 @@ export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
   const roundups = new RoundupService(ctx)
   ctx.money.onDue(() => roundups.settleTransfers())
   const path = (input: PathInput<'id'>) => ({
-    partnerId: callerOf(input).partner.partnerId,
+    partnerId: partnerOf(input),
     userId: input.params.id,
   })
 
@@ -49,7 +49,7 @@ export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.processRoundup,
       run(input) {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return roundups.process(partnerId, input.body)
       },
     }),

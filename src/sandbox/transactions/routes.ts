@@ -1,7 +1,7 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {Transaction} from '../../contract/resources.js'
 import type {TransactionList} from '../../contract/transactions.js'
-import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {toTransaction} from './records.js'
@@ -17,14 +17,14 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.createTransaction,
       run(input): Transaction {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return money.createTransaction(partnerId, input.body)
       },
     }),
     route({
       endpoint: endpoints.getTransaction,
       run(input): Transaction {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         const id = input.params.id
         const record = money.records.get(id, partnerId)
         if (record === undefined)
@@ -35,7 +35,7 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.listTransactions,
       run(input): TransactionList {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         const {query} = input
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
         const rows = money.records.list({
@@ -54,7 +54,7 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.refundTransaction,
       run(input): Transaction {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         const id = input.params.id
         refuseProductOwned(id, partnerId)
         // No body (no amount) refunds whatever is left.
@@ -64,7 +64,7 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.sandboxAdvanceClock,
       run(input) {
-        const caller = callerOf(input).partner.partnerId
+        const caller = partnerOf(input)
         // One clock dates and settles every partner's records in the data file: only the partner
         // this sandbox was started for may move it (docs/sandbox.md#the-sandbox-clock).
         if (caller !== ctx.partners.served) {

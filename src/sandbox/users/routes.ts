@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {User} from '../../contract/resources.js'
-import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {UserService} from './service.js'
 
 export function userRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -9,16 +9,14 @@ export function userRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.createUser,
       run(input): User {
-        const caller = callerOf(input)
         // Either form of the body (snake_case or the SDK's camelCase) arrives in the snake_case one.
-        return users.create(caller.partner.partnerId, input.body)
+        return users.create(partnerOf(input), input.body)
       },
     }),
     route({
       endpoint: endpoints.getUser,
       run(input): User {
-        const caller = callerOf(input)
-        return users.get(caller.partner.partnerId, input.params.id)
+        return users.get(partnerOf(input), input.params.id)
       },
     }),
   ]

@@ -6,7 +6,7 @@ import type {
   VirtualCard,
   WalletPayment,
 } from '../../contract/wallet-product.js'
-import {callerOf, type PathInput, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {WalletProductService} from './service.js'
 
 /** The wallet product (`/walletsvc`): eligibility, payments, balances, virtual cards, P2P. */
@@ -15,7 +15,7 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
 
   /** The caller's partner and the user of the path: 404 when unknown. */
   function pathUser(input: PathInput<'id'>): {partnerId: string; userId: string} {
-    const partnerId = callerOf(input).partner.partnerId
+    const partnerId = partnerOf(input)
     const userId = input.params.id
     product.pathUser(userId, partnerId)
     return {partnerId, userId}
@@ -25,14 +25,14 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.checkEligibility,
       run(input): Eligibility {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return product.eligibility(partnerId, input.body)
       },
     }),
     route({
       endpoint: endpoints.processPayment,
       run(input): WalletPayment {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return product.pay(partnerId, input.body)
       },
     }),
@@ -58,7 +58,7 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.sendP2P,
       run(input): P2PTransfer {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return product.sendP2P(partnerId, input.body)
       },
     }),

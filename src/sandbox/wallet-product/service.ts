@@ -40,7 +40,7 @@ export function luhnCheckDigit(digits: string): string {
 }
 
 /** A 16-digit test Visa number: a sandbox BIN, random digits, and a valid Luhn check digit. */
-export function testVisaNumber(): string {
+function testVisaNumber(): string {
   let body = '400000'
   while (body.length < 15) body += String(randomInt(10))
   return body + luhnCheckDigit(body)

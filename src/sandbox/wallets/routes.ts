@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {Balance, Wallet, WalletList} from '../../contract/resources.js'
-import {callerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {WalletService} from './service.js'
 
 export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
@@ -9,35 +9,35 @@ export function walletRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.createWallet,
       run(input): Wallet {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return wallets.create(partnerId, input.body)
       },
     }),
     route({
       endpoint: endpoints.getWallet,
       run(input): Wallet {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return wallets.get(partnerId, input.params.id)
       },
     }),
     route({
       endpoint: endpoints.getWalletBalance,
       run(input): Balance {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return wallets.balance(partnerId, input.params.id)
       },
     }),
     route({
       endpoint: endpoints.updateWallet,
       run(input): Wallet {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return wallets.update(partnerId, input.params.id, input.body)
       },
     }),
     route({
       endpoint: endpoints.listWallets,
       run(input): WalletList {
-        const partnerId = callerOf(input).partner.partnerId
+        const partnerId = partnerOf(input)
         return wallets.list(partnerId, input.query)
       },
     }),

@@ -12,14 +12,7 @@ import {
   type Webhook,
   type WebhookWithSecret,
 } from '../../contract/webhooks.js'
-import {
-  callerOf,
-  type OperationInput,
-  type PathInput,
-  type RouteSpec,
-  route,
-  type SandboxContext,
-} from '../context.js'
+import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
@@ -126,7 +119,7 @@ function checkUrl(url: string, policy: UrlPolicy): void {
 
 function endpointOf(store: WebhookStore, input: PathInput<'id'>): EndpointRow {
   const id = input.params.id
-  const row = store.endpoint(callerOf(input).partner.partnerId, id)
+  const row = store.endpoint(partnerOf(input), id)
   if (row === undefined) throw new ApiError('NOT_FOUND', `No webhook ${id}`, {resource: 'webhook', id})
   return row
 }
@@ -134,7 +127,7 @@ function endpointOf(store: WebhookStore, input: PathInput<'id'>): EndpointRow {
 function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
   const id = input.params.id
   const event = store.event(id)
-  if (event === undefined || event.partner_id !== callerOf(input).partner.partnerId) {
+  if (event === undefined || event.partner_id !== partnerOf(input)) {
     throw new ApiError('NOT_FOUND', `No event ${id}`, {resource: 'event', id})
   }
   return event
@@ -148,7 +141,6 @@ export function webhookRoutes(
 ): RouteSpec[] {
   // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
-  const partnerOf = (input: OperationInput) => callerOf(input).partner.partnerId
   return [
     route({
       endpoint: endpoints.createWebhook,
