@@ -7,7 +7,7 @@ import {
   assertConfigDir,
   configDir,
   DEFAULT_LOCAL_URL,
-  isLoopbackUrl,
+  isLocalUrl,
   PayctlError,
   type ProfileStore,
   probeSandbox,
@@ -54,14 +54,10 @@ export function readState(): SandboxState | undefined {
   }
 }
 
-/**
- * Whether a URL names this machine: loopback, the any-address a sandbox binds with --host 0.0.0.0,
- * or one of the machine's own addresses.
- */
+/** Whether a URL names this machine: loopback, the unspecified address, or one of the machine's own addresses. */
 function onThisMachine(url: string): boolean {
-  if (isLoopbackUrl(url)) return true
+  if (isLocalUrl(url)) return true
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-  if (host === '0.0.0.0' || host === '::') return true
   return Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === host))
 }
 

@@ -1,4 +1,5 @@
 import {statSync} from 'node:fs'
+import {isLocalUrl} from '../contract/loopback.js'
 import {PayctlClient} from './client.js'
 import {configDirProblem} from './config-dir.js'
 import {PayctlError} from './errors.js'
@@ -63,7 +64,7 @@ export async function runDoctor(
     detail: `"${profile.name}" (${s.profile}), environment ${profile.environment} [${profile.kind}] (${s.environment}), ${profile.baseUrl} (${s.baseUrl})`,
   })
   checks.push(credentialsCheck(profile, store, env))
-  checks.push(proxyCheck(profile.baseUrl, env))
+  checks.push(proxyCheck([profile.baseUrl, ...(profile.authUrl ? [profile.authUrl] : [])], env))
 
   const connections = new Connections()
   try {
@@ -180,24 +181,40 @@ function credentialsCheck(profile: ResolvedProfile, store: ProfileStore, env: No
   }
 }
 
-function proxyCheck(baseUrl: string, env: NodeJS.ProcessEnv): Check {
+/**
+ * Which proxy, if any, sees payctl's requests. A proxy that would see a request to this machine, or
+ * any plain-http request (its credentials travel in clear), is a warning: it reads the secret.
+ */
+function proxyCheck(urls: string[], env: NodeJS.ProcessEnv): Check {
   const https = env.HTTPS_PROXY ?? env.https_proxy
   const http = env.HTTP_PROXY ?? env.http_proxy
   const noProxy = env.NO_PROXY ?? env.no_proxy
-  const proxy = baseUrl.startsWith('https:') ? https : http
   if (!https && !http) return {name: 'proxy', status: 'pass', detail: 'none set; connecting directly'}
-  const host = new URL(baseUrl).hostname
-  const bypass =
-    bypassesProxy(baseUrl, env) ||
-    (noProxy ?? '')
-      .split(',')
-      .map((h) => h.trim().replace(/^\*?\./, ''))
-      .some((h) => h === '*' || (h !== '' && (host === h || host.endsWith(`.${h}`))))
   const shown = (v: string | undefined) => (v ? redactText(v.replace(/\/\/[^@/]*@/, '//***@')) : 'unset')
+  const routes = urls.map((url) => {
+    const proxy = url.startsWith('https:') ? https : http
+    const host = new URL(url).hostname
+    const exempt =
+      bypassesProxy(url, env) ||
+      (noProxy ?? '')
+        .split(',')
+        .map((h) => h.trim().replace(/^\*?\./, ''))
+        .some((h) => h === '*' || (h !== '' && (host === h || host.endsWith(`.${h}`))))
+    const via = exempt || !proxy ? undefined : proxy
+    return {url, host, via, exposed: via !== undefined && (isLocalUrl(url) || url.startsWith('http:'))}
+  })
+  const exposed = routes.find((r) => r.exposed)
+  const detail = `HTTPS_PROXY ${shown(https)}, HTTP_PROXY ${shown(http)}, NO_PROXY ${noProxy ?? 'unset'}: ${routes
+    .map((r) => `${r.host} is reached ${r.via === undefined ? 'directly' : `through ${shown(r.via)}`}`)
+    .join('; ')}`
+  if (exposed === undefined) return {name: 'proxy', status: 'pass', detail}
   return {
     name: 'proxy',
-    status: 'pass',
-    detail: `HTTPS_PROXY ${shown(https)}, HTTP_PROXY ${shown(http)}, NO_PROXY ${noProxy ?? 'unset'}: ${host} is reached ${bypass || !proxy ? 'directly' : `through ${shown(proxy)}`}`,
+    status: 'warn',
+    detail: `${detail}; the proxy sees ${exposed.url}'s credentials in clear`,
+    fix: isLocalUrl(exposed.url)
+      ? 'Unset PAYCTL_PROXY_LOOPBACK: requests to this machine then go directly'
+      : `Use an https:// base URL, or add ${exposed.host} to NO_PROXY`,
   }
 }
 

@@ -1,3 +1,4 @@
+import {isLocalUrl} from '../contract/loopback.js'
 import {PayctlError} from './errors.js'
 
 /** The three kinds of environment payctl tells apart; a custom environment name maps to one. */
@@ -7,22 +8,13 @@ export const DEFAULT_LOCAL_URL = 'http://127.0.0.1:4010'
 
 const PRODUCTION_NAMES = new Set(['production', 'prod', 'live'])
 
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-    return host === 'localhost' || host === '::1' || host.startsWith('127.')
-  } catch {
-    return false
-  }
-}
-
 /**
  * Production by name (`production`, `prod`, `live`) whatever the URL; otherwise local when the
- * base URL is loopback or the name is `local`; otherwise sandbox.
+ * base URL stays on this machine (loopback or 0.0.0.0, any spelling) or the name is `local`; otherwise sandbox.
  */
 export function environmentKind(environment: string, baseUrl: string | undefined): EnvironmentKind {
   if (PRODUCTION_NAMES.has(environment.toLowerCase())) return 'production'
-  if (environment === 'local' || (baseUrl !== undefined && isLoopbackUrl(baseUrl))) return 'local'
+  if (environment === 'local' || (baseUrl !== undefined && isLocalUrl(baseUrl))) return 'local'
   return 'sandbox'
 }
 

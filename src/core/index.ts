@@ -1,3 +1,4 @@
+export {connectableHost, isLocalUrl, isLoopbackHost} from '../contract/loopback.js'
 export {formatMinor, formatMoney} from '../contract/money.js'
 export {
   computeSignature,
@@ -25,7 +26,6 @@ export {
   DEFAULT_LOCAL_URL,
   type EnvironmentKind,
   environmentKind,
-  isLoopbackUrl,
 } from './environments.js'
 export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
 export {parseExact, stringifyExact} from './exact-json.js'

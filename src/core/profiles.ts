@@ -2,8 +2,9 @@ import {createHash} from 'node:crypto'
 import {mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import Conf from 'conf'
+import {isLocalUrl} from '../contract/loopback.js'
 import {assertConfigDir, configDir} from './config-dir.js'
-import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind, isLoopbackUrl} from './environments.js'
+import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind} from './environments.js'
 import {PayctlError} from './errors.js'
 
 /** Variant A partner credentials, or a Variant B secret API key. */
@@ -303,7 +304,7 @@ export function resolveProfile(
  * key gets production's safeguards and a test key is never taken for local.
  */
 function unnamedEnvironment(baseUrl: string | undefined, auth: StoredAuth | undefined): string {
-  if (baseUrl === undefined || isLoopbackUrl(baseUrl)) return 'local'
+  if (baseUrl === undefined || isLocalUrl(baseUrl)) return 'local'
   const key = auth === undefined ? '' : auth.variant === 'A' ? auth.apiKey : auth.secretKey
   return /^(?:pk_|sk_)?live_/.test(key) ? 'production' : 'sandbox'
 }

@@ -1,5 +1,6 @@
 import {randomInt} from 'node:crypto'
 import type {Dispatcher} from 'undici'
+import {isLocalUrl} from '../contract/loopback.js'
 import {PayctlError} from './errors.js'
 import {redactHeaders, redactText, redactValue} from './redact.js'
 
@@ -75,26 +76,13 @@ interface Dispatchers {
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
 
 /**
- * Whether a URL names this machine: `localhost` (and names under it), 127.0.0.0/8 or ::1 as
- * literals. Such requests never go through a proxy unless PAYCTL_PROXY_LOOPBACK=1: the local
- * sandbox's secret key has no business travelling in clear to a proxy, which NO_PROXY left unset
- * would otherwise allow.
+ * Whether a request to `url` skips the proxy: it stays on this machine (loopback or the
+ * unspecified address, in any spelling; see loopback.ts). Such requests never go through a proxy
+ * unless PAYCTL_PROXY_LOOPBACK=1: the local sandbox's secret key has no business travelling in
+ * clear to a proxy, which NO_PROXY left unset would otherwise allow.
  */
 export function bypassesProxy(url: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.PAYCTL_PROXY_LOOPBACK === '1') return false
-  let host: string
-  try {
-    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '')
-  } catch {
-    return false
-  }
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '::1' ||
-    host === '::ffff:7f00:1' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  )
+  return env.PAYCTL_PROXY_LOOPBACK !== '1' && isLocalUrl(url)
 }
 
 /**

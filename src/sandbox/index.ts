@@ -2,6 +2,7 @@ import {readFileSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'
 import {z} from 'zod'
 import {RESPONSE_SHAPES, type ResponseShape} from '../contract/envelope.js'
+import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
 import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './auth/partners.js'
 import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
@@ -80,12 +81,6 @@ const OptionsSchema = z.object({
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
 })
 
-/** 127.0.0.0/8, ::1 or localhost: reachable from this machine only. */
-function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '')
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
-}
-
 function packageVersion(): string {
   try {
     // Two levels up from src/sandbox and from dist/sandbox alike.
@@ -136,10 +131,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const settlement = startSettlement(money, opts.log)
     const checkpoints = checkpointInBackground(database, opts.log)
     const port = (app.server.address() as AddressInfo).port
-    const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host
     let closing: Promise<void> | undefined
     return {
-      url: `http://${urlHost}:${port}`,
+      // A client connects to loopback where the server binds the unspecified address.
+      url: `http://${connectableHost(options.host)}:${port}`,
       port,
       host: options.host,
       credentials,

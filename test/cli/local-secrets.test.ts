@@ -318,4 +318,62 @@ describe('proxies', () => {
       await proxy.close()
     }
   }, 90_000)
+
+  it('sends nothing through a proxy for any spelling of this machine, under HTTP_PROXY and http_proxy', async () => {
+    const proxy = await countingServer(() => ({status: 502, body: '{}'}))
+    const port = new URL(sandbox.url).port
+    try {
+      for (const variable of ['HTTP_PROXY', 'http_proxy']) {
+        // Each spelling is a new base URL, so each run exchanges the api secret for a token anew.
+        for (const host of ['0.0.0.0', '127.1', '2130706433', 'localhost.', '[::ffff:127.0.0.1]', '[::]']) {
+          const run = await payctl(['users', 'get', 'usr_nobody', '--json'], {
+            configDir: sandbox.configDir,
+            env: {
+              [variable]: proxy.url,
+              NO_PROXY: '',
+              no_proxy: '',
+              PAYCTL_BASE_URL: `http://${host}:${port}`,
+            },
+            timeoutMs: 60_000,
+          })
+          expect(proxy.hits(), `${variable} ${host}`).toBe(0)
+          // Where the spelling reaches the sandbox (IPv4), the request went through to it directly.
+          if (!host.startsWith('[') && host !== 'localhost.')
+            expect(run.stdout + run.stderr).toMatch(/NOT_FOUND|INVALID_USER_ID/)
+        }
+      }
+    } finally {
+      await proxy.close()
+    }
+  }, 120_000)
+
+  it('doctor warns when a proxy would see a request to this machine', async () => {
+    const proxy = await countingServer(() => ({status: 502, body: '{}'}))
+    try {
+      const env = {HTTP_PROXY: proxy.url, NO_PROXY: ''}
+      const direct = await payctl(['doctor', '--json'], {configDir: sandbox.configDir, env})
+      const directCheck = direct.json<{checks: {name: string; status: string; detail: string}[]}>().checks
+      expect(directCheck.find((c) => c.name === 'proxy')).toMatchObject({
+        status: 'pass',
+        detail: expect.stringMatching(/reached directly/),
+      })
+      const through = await payctl(['doctor', '--json'], {
+        configDir: sandbox.configDir,
+        env: {
+          ...env,
+          PAYCTL_PROXY_LOOPBACK: '1',
+          PAYCTL_BASE_URL: `http://0.0.0.0:${new URL(sandbox.url).port}`,
+        },
+        timeoutMs: 60_000,
+      })
+      const check = through
+        .json<{checks: {name: string; status: string; detail: string; fix?: string}[]}>()
+        .checks.find((c) => c.name === 'proxy')
+      expect(check?.status).toBe('warn')
+      expect(check?.detail).toMatch(/through .*credentials in clear/)
+      expect(check?.fix).toMatch(/PAYCTL_PROXY_LOOPBACK/)
+    } finally {
+      await proxy.close()
+    }
+  }, 90_000)
 })

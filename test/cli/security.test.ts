@@ -378,6 +378,10 @@ describe('where the sandbox listens', () => {
       )
       if (outside !== undefined)
         expect(await reachable(outside, Number(new URL(exposed.url).port))).toBe(true)
+      // The profile gets an address to connect to, not the bind address (which proxies would not skip).
+      expect(exposed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      const profiles = JSON.parse(readFileSync(join(exposed.configDir, 'profiles.json'), 'utf8'))
+      expect(profiles.profiles.local.baseUrl).toBe(exposed.url)
     } finally {
       await exposed.stop()
     }

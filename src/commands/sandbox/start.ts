@@ -15,7 +15,7 @@ import {
 import {paint} from '../../cli/terminal.js'
 import {
   configDir,
-  isLoopbackUrl,
+  isLoopbackHost,
   PayctlError,
   probeSandbox,
   saveLocalProfile,
@@ -92,7 +92,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       })
     }
     mkdirSync(configDir(), {recursive: true, mode: 0o700})
-    if (!isLoopbackUrl(`http://${f.host.includes(':') ? `[${f.host}]` : f.host}`)) {
+    if (!isLoopbackHost(f.host)) {
       // Said before detaching (the background copy's stderr goes to a log file) and under --json
       // too: this is about who can reach the credentials, not progress chatter.
       process.stderr.write(

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {clearState, findSandbox, isAlive, isSandboxProcess, readState} from '../../cli/sandbox-process.js'
-import {isLoopbackUrl} from '../../core/index.js'
+import {isLocalUrl} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override summary = 'stop the sandbox started with payctl sandbox start'
@@ -16,7 +16,7 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
     // profile's URL must be loopback.
     const {url, health, state} = await findSandbox(this.store, this.flags.profile)
     const pid = health?.pid
-    const here = state !== undefined || isLoopbackUrl(url)
+    const here = state !== undefined || isLocalUrl(url)
     if (pid === undefined || !here || !isSandboxProcess(pid)) {
       if (recorded && !isAlive(recorded.pid)) clearState(recorded.pid)
       this.warnLine(
