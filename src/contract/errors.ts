@@ -48,6 +48,8 @@ export const ERROR_STATUS = {
   ROUNDUP_DESTINATION_REQUIRED: 422,
   NO_PENDING_ROUNDUPS: 422,
   BNPL_DECLINED: 422,
+  // Webhooks (docs/webhooks.md).
+  LISTEN_SESSION_LIMIT: 429,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -309,7 +309,19 @@ export const webhookEndpoints = {
     body: OpenListenSessionSchema,
     response: ListenSessionSchema,
     status: 200,
-    errors: ['DUPLICATE_TRANSACTION'],
+    errors: ['DUPLICATE_TRANSACTION', 'LISTEN_SESSION_LIMIT'],
+  },
+  endListenSession: {
+    ...common,
+    operationId: 'endListenSession',
+    method: 'DELETE',
+    path: '/webhooks/listen-sessions/{id}',
+    summary:
+      'end a listen session: it collects nothing more, what waits for it is given up, and its listener is closed',
+    scopes: write,
+    response: DeletedWebhookSchema,
+    status: 200,
+    errors: ['NOT_FOUND'],
   },
   listEvents: {
     ...common,
@@ -418,4 +430,6 @@ export const LISTEN_CLOSE = {
   replaced: 4409,
   /** A frame the sandbox could not read. */
   protocol: 4400,
+  /** The session was ended (DELETE): this listener should stop, not reconnect. */
+  ended: 4410,
 } as const

@@ -18,8 +18,11 @@ function chmodPrivate(file: string): void {
   }
 }
 
-/** Bumped whenever the tables below change shape; a file from a newer sandbox is refused. */
-const SCHEMA_VERSION = 2
+/**
+ * Bumped whenever the tables change shape (those below and each feature's own); a file from a
+ * newer sandbox is refused. 3: listen sessions record when a listener connected and when they ended.
+ */
+const SCHEMA_VERSION = 3
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (

@@ -175,9 +175,32 @@ describe('webhooks listen', () => {
     expect(deliveryIds[0]).not.toBe(delivery!.id)
   })
 
-  it('stops cleanly on Ctrl-C', async () => {
+  it('stops cleanly on Ctrl-C, ending its session: nothing is collected for it while it is stopped', async () => {
     listen.kill('SIGINT')
     expect(await listen.exited).toBe(0)
     expect(listen.stderr()).not.toMatch(/Error|UNEXPECTED/)
+    const whileStopped = await trigger('wallet.created')
+    const event = await fetch(`${sandbox.url}/v1/events/${whileStopped}`, {
+      headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`},
+    })
+    const {deliveries} = ((await event.json()) as {data: {deliveries: {listenSessionId: string | null}[]}})
+      .data
+    expect(deliveries.filter((d) => d.listenSessionId !== null)).toEqual([])
+
+    // Started again, it has the same secret and starts afresh.
+    listen = startListen(['--forward-to', receiver.url], {configDir: sandbox.configDir})
+    const ready = await listen.waitFor((l) => l.type === 'ready')
+    expect(ready).toMatchObject({secret, resumed: false, pending: 0})
+  })
+
+  it('stops with LISTEN_SESSION_ENDED when its session is ended under it', async () => {
+    const [ready] = listen.lines.filter((l) => l.type === 'ready')
+    const res = await fetch(`${sandbox.url}/v1/webhooks/listen-sessions/${ready!.sessionId}`, {
+      method: 'DELETE',
+      headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`},
+    })
+    expect(res.status).toBe(200)
+    expect(await listen.exited).toBe(1)
+    expect(JSON.stringify(listen.lines) + listen.stderr()).toMatch(/LISTEN_SESSION_ENDED/)
   })
 })

@@ -147,7 +147,7 @@ describe('the ledger', () => {
       expect(
         query(files.file, "SELECT type, amount, status FROM transactions WHERE wallet_id = 'wal_old'"),
       ).toEqual([{type: 'adjustment', amount: '12345', status: 'completed'}])
-      expect(query(files.file, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{value: '2'}])
+      expect(query(files.file, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{value: '3'}])
     } finally {
       files.cleanup()
     }

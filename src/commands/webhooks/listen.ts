@@ -12,7 +12,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override description =
     `Opens this profile's listen session and holds a link to it. Each event is printed, checked against the session's signing secret, and (with --forward-to) POSTed to your app with its exact body bytes and its x-service-signature header, so your app verifies it with the secret printed at start. The secret stays the same every time you listen with this profile.
 
-Events made while listen is not running (for up to an hour) are replayed when it starts again; each delivery reaches your app once. A dropped link is re-established with backoff; Ctrl-C finishes the forwards in hand and stops.
+Events made while listen is cut off or killed (for up to an hour) are replayed when it is back; each delivery reaches your app once. A dropped link is re-established with backoff. Ctrl-C finishes the forwards in hand, ends the session (nothing is collected while listen is stopped; the secret stays) and stops.
 
 With --json, every line of stdout is one JSON object: {"type": "ready" | "event" | "forward" | "skipped" | "reconnecting" | "reconnected" | "duplicate", …}.`
   static override examples = [

@@ -97,6 +97,8 @@ export interface ListenSummary {
 
 /** How long a stopping listener waits for the forwards in hand. */
 const DRAIN_MS = 10_000
+/** How long a stopping listener tries to end its session. */
+const END_MS = 2_000
 /** How long a freshly opened socket may take to say `ready`. */
 const READY_TIMEOUT_MS = 10_000
 
@@ -195,6 +197,7 @@ export class Listener {
     const signal = this.#signal
     let ready = false
     let failures = 0
+    let sessionId: string | undefined
     try {
       while (!signal.aborted) {
         let reason: string
@@ -203,6 +206,7 @@ export class Listener {
           const session = await this.#o.client.call('openListenSession', {
             body: {listenerKey: this.#o.state.listenerKey, events: this.#o.events},
           })
+          sessionId = session.id
           if (signal.aborted) break
           const link = await this.#link(session, ready)
           if (link.ready) {
@@ -211,6 +215,14 @@ export class Listener {
             failures = 0
           }
           if (signal.aborted) break
+          if (link.code === LISTEN_CLOSE.ended) {
+            throw new PayctlError({
+              kind: 'api',
+              code: 'LISTEN_SESSION_ENDED',
+              message: `the listen session ${session.id} was ended (DELETE /v1/webhooks/listen-sessions/${session.id})`,
+              suggestions: ['Run payctl webhooks listen again to start it afresh, with the same secret.'],
+            })
+          }
           if (link.code === LISTEN_CLOSE.replaced) {
             throw new PayctlError({
               kind: 'api',
@@ -243,10 +255,20 @@ export class Listener {
     } finally {
       await this.#drain()
       this.#socket?.close(1000, 'listener stopped')
+      // Stopped by its user, the listener ends its session: the sandbox collects nothing for a
+      // listener that is not coming back. Lost, replaced or failed, it keeps it for a restart.
+      if (this.#o.signal.aborted && this.#failure === undefined && sessionId !== undefined)
+        await this.#end(sessionId)
       await closeForwarding()
     }
     if (this.#failure !== undefined) throw this.#failure
     return this.#summary
+  }
+
+  /** End the session, giving up quietly after END_MS (the sandbox may be gone already). */
+  async #end(sessionId: string): Promise<void> {
+    const ended = this.#o.client.call('endListenSession', {params: {id: sessionId}}).catch(() => undefined)
+    await Promise.race([ended, new Promise((r) => setTimeout(r, END_MS).unref())])
   }
 
   /** The forwards in hand finished (or DRAIN_MS passed, whichever comes first). */

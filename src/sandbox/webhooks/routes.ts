@@ -211,6 +211,16 @@ export function webhookRoutes(
       },
     }),
     route({
+      endpoint: endpoints.endListenSession,
+      run(input) {
+        const {id} = input.params
+        if (!runtime.endSession(partnerOf(input), id, Date.now())) {
+          throw new ApiError('NOT_FOUND', `No listen session ${id}`, {resource: 'listen_session', id})
+        }
+        return {id, deleted: true as const}
+      },
+    }),
+    route({
       endpoint: endpoints.listEvents,
       run(input): EventList {
         const {query} = input
@@ -255,7 +265,7 @@ export function webhookRoutes(
           }
         }
         const now = Date.now()
-        const deliveries = store.resend(event, target, (s) => runtime.collects(s, now), now)
+        const deliveries = store.resend(event, target, now)
         runtime.nudge()
         return {eventId: event.id, deliveries: deliveries.map(toDelivery)}
       },

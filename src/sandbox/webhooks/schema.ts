@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS webhook_listen_sessions (
   from_event_seq INTEGER NOT NULL,
   last_seen_at INTEGER NOT NULL,
   created_at TEXT NOT NULL,
+  connected_at INTEGER,
+  ended_at INTEGER,
   UNIQUE (partner_id, listener_key)
 ) WITHOUT ROWID;
 
@@ -83,7 +85,22 @@ CREATE TRIGGER IF NOT EXISTS webhook_deliveries_follow_events AFTER DELETE ON ev
 END;
 `
 
-/** Create the webhook tables in `database` if they are missing. */
+/** Columns added since the tables first shipped: a data file written before gains them. */
+const ADDED_COLUMNS = [
+  // When a listener last connected (NULL: never), and when the partner ended the session.
+  {table: 'webhook_listen_sessions', column: 'connected_at', type: 'INTEGER'},
+  {table: 'webhook_listen_sessions', column: 'ended_at', type: 'INTEGER'},
+]
+
+/** Create the webhook tables in `database` if they are missing, and add columns they lack. */
 export function applyWebhookSchema(database: Database): void {
-  database.transaction(() => database.db.exec(WEBHOOK_SCHEMA))
+  database.transaction(() => {
+    database.db.exec(WEBHOOK_SCHEMA)
+    for (const {table, column, type} of ADDED_COLUMNS) {
+      const has = database.prepare<{name: string}>(
+        `SELECT name FROM pragma_table_info('${table}') WHERE name = ?`,
+      )
+      if (has.get(column) === undefined) database.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+    }
+  })
 }

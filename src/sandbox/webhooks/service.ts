@@ -5,13 +5,7 @@ import type {SandboxContext} from '../context.js'
 import {onEventRecorded} from '../events.js'
 import {envelopeBody} from './envelope.js'
 import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
-import {
-  type DeliveryRow,
-  LISTEN_REPLAY_WINDOW_MS,
-  receiverOf,
-  type SessionRow,
-  WebhookStore,
-} from './store.js'
+import {type DeliveryRow, receiverOf, WebhookStore} from './store.js'
 import {ListenHub} from './tunnel.js'
 import {displayUrl} from './url-policy.js'
 
@@ -109,9 +103,11 @@ export class WebhookService {
     setImmediate(() => this.#pump())
   }
 
-  /** Whether a listen session collects deliveries now (its listener is connected or recently was). */
-  collects(session: SessionRow, now: number): boolean {
-    return this.#hub.isConnected(session.id) || session.last_seen_at >= now - LISTEN_REPLAY_WINDOW_MS
+  /** End a partner's listen session: it collects nothing more and its listener is told so. */
+  endSession(partnerId: string, id: string, now: number): boolean {
+    if (!this.store.endSession(partnerId, id, now)) return false
+    this.#hub.end(id)
+    return true
   }
 
   #pump(): void {
@@ -121,7 +117,7 @@ export class WebhookService {
     try {
       // Deliver only committed events: a group commit still open could yet fail.
       this.ctx.database.flush()
-      this.store.fanOut((session) => this.collects(session, now), now)
+      this.store.fanOut(now)
       if (now - this.#lastSweep >= SWEEP_MS) {
         this.#lastSweep = now
         this.store.expireAbandonedSessions((id) => this.#hub.isConnected(id), now)

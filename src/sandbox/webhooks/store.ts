@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
 import type {Database, Statement} from '../database.js'
+import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import type {StoredEvent} from './envelope.js'
 import {nextAttemptAt, type RetrySchedule} from './schedule.js'
@@ -8,6 +9,10 @@ import {applyWebhookSchema} from './schema.js'
 
 /** How long a listen session keeps collecting deliveries after its listener was last connected. */
 export const LISTEN_REPLAY_WINDOW_MS = 60 * 60 * 1000
+/** How long a session no listener has connected to yet collects: a ticket's life. */
+export const LISTEN_PRECONNECT_MS = 60 * 1000
+/** Open listen sessions a partner may have at once. */
+export const LISTEN_SESSION_CAP = 100
 /** How much of a receiver's answer is kept with an attempt. */
 export const RESPONSE_BODY_LIMIT = 2048
 /** How much of an answer that is not a 2xx is kept: enough to see what went wrong, not a page. */
@@ -50,7 +55,29 @@ export interface SessionRow {
   from_event_seq: number
   last_seen_at: number
   created_at: string
+  connected_at: number | null
+  ended_at: number | null
 }
+
+/**
+ * Whether a session is open (collects deliveries) at `now`: not ended, and its listener connected
+ * within the replay window, or, if none ever connected, it was opened within a ticket's life. A
+ * connected listener touches its session every few seconds.
+ */
+export function sessionIsOpen(session: SessionRow, now: number): boolean {
+  if (session.ended_at !== null) return false
+  return (
+    session.last_seen_at >=
+    now - (session.connected_at === null ? LISTEN_PRECONNECT_MS : LISTEN_REPLAY_WINDOW_MS)
+  )
+}
+
+// The same rule in SQL, with the two horizons as parameters (now - preconnect, now - replay window).
+const OPEN_SESSION = `ended_at IS NULL AND last_seen_at >= CASE WHEN connected_at IS NULL THEN ? ELSE ? END`
+const horizons = (now: number): [number, number] => [
+  now - LISTEN_PRECONNECT_MS,
+  now - LISTEN_REPLAY_WINDOW_MS,
+]
 
 export interface DeliveryRow {
   seq: number
@@ -153,18 +180,26 @@ function statements(database: Database) {
       'SELECT * FROM webhook_listen_sessions WHERE partner_id = ? AND listener_key = ?',
     ),
     sessionById: p<SessionRow>('SELECT * FROM webhook_listen_sessions WHERE id = ?'),
-    sessionsOf: p<SessionRow>('SELECT * FROM webhook_listen_sessions WHERE partner_id = ?'),
+    openSessionsOf: p<SessionRow>(
+      `SELECT * FROM webhook_listen_sessions WHERE partner_id = ? AND ${OPEN_SESSION}`,
+    ),
+    countOpenSessions: p<{n: number; lapse: number | null}>(
+      `SELECT COUNT(*) AS n, MIN(last_seen_at + CASE WHEN connected_at IS NULL THEN ${LISTEN_PRECONNECT_MS} ELSE ${LISTEN_REPLAY_WINDOW_MS} END) AS lapse
+       FROM webhook_listen_sessions WHERE partner_id = ? AND ${OPEN_SESSION}`,
+    ),
     insertSession: p<SessionRow>(
       `INSERT INTO webhook_listen_sessions (id, partner_id, listener_key, secret, events, from_event_seq, last_seen_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
     updateSession: p<SessionRow>(
-      'UPDATE webhook_listen_sessions SET events = ?, from_event_seq = ?, last_seen_at = ? WHERE id = ? RETURNING *',
+      'UPDATE webhook_listen_sessions SET events = ?, from_event_seq = ?, last_seen_at = ?, ended_at = NULL WHERE id = ? RETURNING *',
     ),
     touchSession: p('UPDATE webhook_listen_sessions SET last_seen_at = ? WHERE id = ?'),
+    connectSession: p('UPDATE webhook_listen_sessions SET last_seen_at = ?, connected_at = ? WHERE id = ?'),
+    endSession: p('UPDATE webhook_listen_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL'),
     staleSessions: p<{id: string}>(
       `SELECT DISTINCT s.id FROM webhook_listen_sessions s JOIN webhook_deliveries d ON d.session_id = s.id
-       WHERE s.last_seen_at < ? AND d.state = 'pending'`,
+       WHERE d.state = 'pending' AND NOT (${OPEN_SESSION})`,
     ),
     insertDelivery: p<DeliveryRow>(
       `INSERT INTO webhook_deliveries (id, partner_id, event_id, endpoint_id, session_id, url, state, next_attempt_at, resend_of, created_at)
@@ -317,10 +352,12 @@ export class WebhookStore {
 
   /**
    * The session of a listener key, created on first use (selecting `events`, every event when none
-   * are given). A session whose listener has been away for longer than the replay window starts
-   * afresh: its backlog is given up, and it collects from now. Opening it again with other
-   * `events` gives up the deliveries waiting for it that they no longer select; without `events`,
-   * its selectors stay as they are. Its secret never changes.
+   * are given). A session that is no longer open (ended, or its listener away for longer than the
+   * replay window, or never connected within a ticket's life) starts afresh: its backlog is given
+   * up, and it collects from now. A new or restarted session takes one of the partner's
+   * LISTEN_SESSION_CAP open sessions: past the cap, 429 LISTEN_SESSION_LIMIT. Opening it again with
+   * other `events` gives up the deliveries waiting for it that they no longer select; without
+   * `events`, its selectors stay as they are. Its secret never changes.
    */
   openSession(
     partnerId: string,
@@ -331,6 +368,8 @@ export class WebhookStore {
   ): {session: SessionRow; resumed: boolean; pending: number} {
     return this.#database.transaction(() => {
       const existing = this.#s.sessionByKey.get(partnerId, listenerKey)
+      const open = existing !== undefined && (connected(existing.id) || sessionIsOpen(existing, now))
+      if (!open) this.#assertRoomForSession(partnerId, now)
       if (existing === undefined) {
         const session = this.#s.insertSession.get(
           newWebhookId.session(),
@@ -344,16 +383,15 @@ export class WebhookStore {
         )!
         return {session, resumed: false, pending: 0}
       }
-      const expired = !connected(existing.id) && existing.last_seen_at < now - LISTEN_REPLAY_WINDOW_MS
-      if (expired) {
-        this.#s.abandonOfSession.run(
-          'the listener was away for longer than the replay window',
-          iso(now),
-          existing.id,
-        )
+      if (!open) {
+        const reason =
+          existing.ended_at !== null
+            ? 'the listen session was ended'
+            : 'the listener was away for longer than the replay window'
+        this.#s.abandonOfSession.run(reason, iso(now), existing.id)
       }
       const selectors = JSON.stringify(events ?? JSON.parse(existing.events))
-      if (!expired && selectors !== existing.events) {
+      if (open && selectors !== existing.events) {
         const chosen = JSON.parse(selectors) as string[]
         const reason = `the listen session's events changed to ${chosen.join(',')}, which do not select it`
         for (const row of this.#s.pendingTypesOfSession.all(existing.id)) {
@@ -362,12 +400,38 @@ export class WebhookStore {
       }
       const session = this.#s.updateSession.get(
         selectors,
-        expired ? this.maxEventSeq() : existing.from_event_seq,
+        open ? existing.from_event_seq : this.maxEventSeq(),
         now,
         existing.id,
       )!
       const pending = Number(this.#s.pendingOfSession.get(existing.id)!.n)
-      return {session, resumed: !expired, pending}
+      return {session, resumed: open, pending}
+    })
+  }
+
+  #assertRoomForSession(partnerId: string, now: number): void {
+    const {n, lapse} = this.#s.countOpenSessions.get(partnerId, ...horizons(now))!
+    if (n < LISTEN_SESSION_CAP) return
+    const retryAfter = Math.max(1, Math.ceil(((lapse ?? now) - now) / 1000))
+    throw new ApiError(
+      'LISTEN_SESSION_LIMIT',
+      `${n} listen sessions are open, the most a partner may have at once; end one (DELETE /v1/webhooks/listen-sessions/{id}) or wait for one to lapse`,
+      {limit: LISTEN_SESSION_CAP, open: n},
+      {headers: {'retry-after': String(retryAfter)}},
+    )
+  }
+
+  /**
+   * End a session of the partner's: it collects nothing more, what waits for it is given up, and
+   * opening its listener key again starts it afresh (same secret). False when it is not theirs.
+   */
+  endSession(partnerId: string, id: string, now: number): boolean {
+    return this.#database.transaction(() => {
+      const session = this.#s.sessionById.get(id)
+      if (session === undefined || session.partner_id !== partnerId) return false
+      this.#s.endSession.run(now, id)
+      this.#s.abandonOfSession.run('the listen session was ended', iso(now), id)
+      return true
     })
   }
 
@@ -379,9 +443,14 @@ export class WebhookStore {
     this.#s.touchSession.run(now, id)
   }
 
-  /** Give up the backlog of sessions whose listener has been away for longer than the window. */
+  /** A listener connected to the session: from now on it collects for the whole replay window. */
+  connectSession(id: string, now: number): void {
+    this.#s.connectSession.run(now, now, id)
+  }
+
+  /** Give up the backlog of sessions no longer open (their listener away for longer than the window). */
   expireAbandonedSessions(connected: (sessionId: string) => boolean, now: number): void {
-    const stale = this.#s.staleSessions.all(now - LISTEN_REPLAY_WINDOW_MS)
+    const stale = this.#s.staleSessions.all(...horizons(now))
     for (const {id} of stale) {
       if (!connected(id)) {
         this.#s.abandonOfSession.run('the listener was away for longer than the replay window', iso(now), id)
@@ -396,7 +465,7 @@ export class WebhookStore {
    * per listen session that selects them. The cursor moves in the same transaction as the inserts,
    * so every event is fanned out exactly once, even across a crash.
    */
-  fanOut(sessionCollects: (session: SessionRow) => boolean, now: number): number {
+  fanOut(now: number): number {
     // Nobody registered and nobody listening: no event has anywhere to go, and nothing is written
     // or even begun (this runs after every request that records an event). A target starts at the
     // events recorded after it came, so the cursor may skip to the oldest target's start.
@@ -419,7 +488,7 @@ export class WebhookStore {
           if (of === undefined) {
             of = {
               endpoints: this.#s.endpointsOf.all(partner).map(withEvents),
-              sessions: this.#s.sessionsOf.all(partner).filter(sessionCollects).map(withEvents),
+              sessions: this.#s.openSessionsOf.all(partner, ...horizons(now)).map(withEvents),
             }
             targets.set(partner, of)
           }
@@ -469,12 +538,7 @@ export class WebhookStore {
    * New deliveries of an event that was already delivered: to one registration, or to every
    * registration and collecting listen session that selects it now.
    */
-  resend(
-    event: StoredEvent,
-    target: EndpointRow | undefined,
-    sessionCollects: (session: SessionRow) => boolean,
-    now: number,
-  ): DeliveryRow[] {
+  resend(event: StoredEvent, target: EndpointRow | undefined, now: number): DeliveryRow[] {
     return this.#database.transaction(() => {
       const targets: ({endpoint: EndpointRow} | {session: SessionRow})[] = []
       if (target !== undefined) {
@@ -483,8 +547,8 @@ export class WebhookStore {
         for (const endpoint of this.endpoints(event.partner_id)) {
           if (selectsEvent(JSON.parse(endpoint.events), event.type)) targets.push({endpoint})
         }
-        for (const session of this.#s.sessionsOf.all(event.partner_id)) {
-          if (sessionCollects(session) && selectsEvent(JSON.parse(session.events), event.type)) {
+        for (const session of this.#s.openSessionsOf.all(event.partner_id, ...horizons(now))) {
+          if (selectsEvent(JSON.parse(session.events), event.type)) {
             targets.push({session})
           }
         }

@@ -71,6 +71,10 @@ export class ListenHub {
       socket.close(LISTEN_CLOSE.badTicket, 'unknown or expired ticket: open the listen session again')
       return
     }
+    if (session.ended_at !== null) {
+      socket.close(LISTEN_CLOSE.ended, 'the listen session was ended')
+      return
+    }
     const previous = this.#connections.get(sessionId)
     if (previous !== undefined) {
       this.#drop(previous)
@@ -86,7 +90,7 @@ export class ListenHub {
       heartbeat: setInterval(() => this.#beat(conn), HEARTBEAT_SECONDS * 1000),
     }
     this.#connections.set(sessionId, conn)
-    this.#store.touchSession(sessionId, now)
+    this.#store.connectSession(sessionId, now)
     socket.on('message', (data) => this.#onMessage(conn, String(data)))
     socket.on('close', () => this.#drop(conn))
     // A socket error is followed by 'close', which does the cleaning up.
@@ -98,6 +102,16 @@ export class ListenHub {
       heartbeatSeconds: HEARTBEAT_SECONDS,
     })
     this.#nudge()
+  }
+
+  /** Close the link of a session that was ended; its listener stops rather than reconnect. */
+  end(sessionId: string): void {
+    for (const [ticket, entry] of this.#tickets)
+      if (entry.sessionId === sessionId) this.#tickets.delete(ticket)
+    const conn = this.#connections.get(sessionId)
+    if (conn === undefined) return
+    this.#drop(conn)
+    conn.socket.close(LISTEN_CLOSE.ended, 'the listen session was ended')
   }
 
   /** Push every connected session's due deliveries, up to its window. */
