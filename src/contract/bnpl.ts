@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {CURSOR_MAX_LENGTH, Id} from './limits.js'
 import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {notShown} from './surface.js'
 
@@ -12,7 +13,7 @@ import {notShown} from './surface.js'
 const Timestamp = z.string().describe('ISO 8601 timestamp')
 const page = {
   limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
-  cursor: z.string().optional().describe('the nextCursor of the previous page'),
+  cursor: z.string().max(CURSOR_MAX_LENGTH).optional().describe('the nextCursor of the previous page'),
 }
 
 /** Four instalments, two weeks apart, the first due at purchase. */
@@ -34,9 +35,9 @@ export const BNPL_DECLINE_REASONS = [
 
 export const PrequalifyRequestSchema = z
   .strictObject({
-    userId: z.string().min(1),
+    userId: Id,
     amount: PositiveMinorAmount.optional().describe('the purchase to check; without it, only the limit'),
-    currency: z.string().min(1).default('USD'),
+    currency: Id.default('USD'),
   })
   .meta({id: 'BnplPrequalifyRequest'})
 
@@ -56,9 +57,9 @@ export type Prequalification = z.infer<typeof PrequalificationSchema>
 
 export const CreateBnplPaymentSchema = z
   .strictObject({
-    userId: z.string().min(1),
+    userId: Id,
     amount: PositiveMinorAmount.describe('smallest currency unit'),
-    currency: z.string().min(1).default('USD'),
+    currency: Id.default('USD'),
     merchantName: z.string().min(1).max(200),
     description: z.string().max(500).optional(),
   })
@@ -106,7 +107,7 @@ export type BnplPayment = z.infer<typeof BnplPaymentSchema>
 
 export const ListBnplPaymentsQuerySchema = z
   .strictObject({
-    userId: z.string().optional(),
+    userId: Id.optional(),
     status: z.enum(BNPL_STATUSES).optional(),
     ...page,
   })

@@ -50,6 +50,8 @@ export const ERROR_STATUS = {
   BNPL_DECLINED: 422,
   // Webhooks (docs/webhooks.md).
   LISTEN_SESSION_LIMIT: 429,
+  WEBHOOK_LIMIT: 422,
+  ACCOUNT_LIMIT: 422,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {CurrencySchema} from './currencies.js'
+import {CURSOR_MAX_LENGTH, Id, MetadataSchema, URL_MAX_LENGTH} from './limits.js'
 import {MinorAmount, NonNegativeMinorAmount, PositiveMinorAmount} from './money.js'
 import {
   AccessTokenSurface,
@@ -67,18 +68,18 @@ export type Wallet = z.infer<typeof WalletSchema>
 
 export const CreateWalletSchema = z
   .strictObject({
-    userId: z.string().min(1),
-    currency: z.string().min(1).describe('one of the supported currencies'),
+    userId: Id,
+    currency: Id.describe('one of the supported currencies'),
     label: z.string().max(50).optional(),
     initialBalance: NonNegativeMinorAmount.optional().describe('sandbox only; smallest currency unit'),
   })
   .meta({id: 'CreateWalletRequest'})
 
 export const ListWalletsQuerySchema = z.strictObject({
-  userId: z.string().optional(),
-  currency: z.string().optional(),
+  userId: Id.optional(),
+  currency: Id.optional(),
   limit: z.coerce.number().int().min(1).max(100).optional(),
-  cursor: z.string().optional(),
+  cursor: z.string().max(CURSOR_MAX_LENGTH).optional(),
 })
 
 export const WalletListSchema = z
@@ -117,13 +118,13 @@ export type Transaction = z.infer<typeof TransactionSchema>
 export const CreateTransactionSchema = z
   .strictObject({
     amount: PositiveMinorAmount,
-    currency: z.string().min(1),
+    currency: Id,
     method: z.enum(PAYMENT_METHODS),
-    paymentMethodId: z.string().optional(),
-    sourceWalletId: z.string().optional(),
-    destinationWalletId: z.string().optional(),
+    paymentMethodId: Id.optional(),
+    sourceWalletId: Id.optional(),
+    destinationWalletId: Id.optional(),
     description: z.string().max(500).optional(),
-    metadata: z.record(z.string(), z.string()).optional(),
+    metadata: MetadataSchema.optional(),
     idempotencyKey: z
       .string()
       .min(1)
@@ -165,9 +166,9 @@ export type ScopeB = (typeof SCOPES_B)[number]
 /** Variant A token exchange body. `api_secret` is required by the sandbox (see docs/auth.md). */
 export const TokenRequestSchema = z
   .strictObject({
-    api_key: z.string().min(1),
-    api_secret: z.string().min(1).optional(),
-    partner_id: z.string().min(1),
+    api_key: Id,
+    api_secret: Id.optional(),
+    partner_id: Id,
     scopes: z.array(z.enum(TOKEN_SCOPES)).optional().describe('sandbox extension: narrow the granted scopes'),
   })
   .meta({id: 'TokenRequest'})
@@ -212,10 +213,10 @@ export const MintedJwtSchema = z
 export type MintedJwt = z.infer<typeof MintedJwtSchema>
 
 const userFields = {
-  email: z.email(),
+  email: z.email().max(254),
   first_name: z.string().min(1).max(100),
   last_name: z.string().min(1).max(100),
-  partner_id: z.string().min(1).optional().describe("defaults to the caller's partner"),
+  partner_id: Id.optional().describe("defaults to the caller's partner"),
   external_id: z.string().min(1).max(255).optional(),
 }
 /** Create-user input, snake_case (HTTP form). */
@@ -256,15 +257,15 @@ export type User = z.infer<typeof UserSchema>
 
 export const RoundupProcessSchema = z
   .strictObject({
-    user_id: z.string().min(1),
+    user_id: Id,
     amount: z.number().positive().describe('major units'),
-    merchant_name: z.string().min(1),
-    transaction_id: z.string().min(1),
+    merchant_name: z.string().min(1).max(200),
+    transaction_id: Id,
   })
   .meta({id: 'RoundupProcessRequest'})
 
 export const WebhookRegistrationInputSchema = z
-  .strictObject({url: z.url(), events: z.array(z.string()).min(1)})
+  .strictObject({url: z.url().max(URL_MAX_LENGTH), events: z.array(z.string().max(100)).min(1).max(100)})
   .meta({id: 'WebhookRegistrationRequest'})
 
 export const EVENT_NAMES = [

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {type Currency, FIAT_CURRENCIES} from './currencies.js'
 import type {Endpoint} from './endpoints.js'
+import {Id} from './limits.js'
 import {MINOR_UNITS, minorPerMajor} from './money.js'
 import {RoundupProcessSchema} from './resources.js'
 import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
@@ -62,11 +63,9 @@ const settingsFields = {
   enabled: z.boolean(),
   multiplier: Multiplier,
   max_roundup_amount: Major.positive().describe('cap per transaction, major units'),
-  destination_account_id: z
-    .string()
-    .min(1)
-    .nullable()
-    .describe('a wallet (wal_…) in the round-up currency, or a connected bank account (ba_…, USD only)'),
+  destination_account_id: Id.nullable().describe(
+    'a wallet (wal_…) in the round-up currency, or a connected bank account (ba_…, USD only)',
+  ),
   currency: RoundupCurrencySchema.describe('sandbox addition; default USD'),
 }
 
@@ -144,7 +143,9 @@ export const PendingRoundupsSchema = z
     currency: z.enum(ROUNDUP_CURRENCIES),
     total: Major.describe('sum of the pending round-ups: what a transfer would move'),
     count: z.number().int(),
-    roundups: z.array(RoundupSchema).describe('the pending round-ups, oldest first'),
+    roundups: z
+      .array(RoundupSchema)
+      .describe('the oldest 100 pending round-ups, oldest first; count and total cover all'),
   })
   .meta({id: 'PendingRoundups'})
 export type PendingRoundups = z.infer<typeof PendingRoundupsSchema>

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {CURSOR_MAX_LENGTH, Id} from './limits.js'
 import {PositiveMinorAmount} from './money.js'
 import {
   type Balance,
@@ -22,13 +23,13 @@ import {LinkTokenSurface, notShown, TransactionSurface} from './surface.js'
 const Timestamp = z.string().describe('ISO 8601 timestamp')
 const page = {
   limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
-  cursor: z.string().optional().describe('the nextCursor of the previous page'),
+  cursor: z.string().max(CURSOR_MAX_LENGTH).optional().describe('the nextCursor of the previous page'),
 }
 
 export const ListTransactionsQuerySchema = z
   .strictObject({
-    walletId: z.string().optional(),
-    userId: z.string().optional(),
+    walletId: Id.optional(),
+    userId: Id.optional(),
     status: z.enum(TRANSACTION_STATUSES).optional(),
     type: z.enum(TRANSACTION_TYPES).optional(),
     ...page,
@@ -75,7 +76,7 @@ export type PaymentMethod = z.infer<typeof PaymentMethodSchema>
 export const AddPaymentMethodSchema = z
   .strictObject({
     type: z.enum(PAYMENT_METHOD_TYPES),
-    token: z.string().min(1).describe('a test token such as tok_visa, tok_card_declined or tok_ach_success'),
+    token: Id.describe('a test token such as tok_visa, tok_card_declined or tok_ach_success'),
   })
   .meta({id: 'AddPaymentMethodRequest'})
 
@@ -103,7 +104,7 @@ export type LinkToken = z.infer<typeof LinkTokenSchema>
 /** Completes a bank-account link in the sandbox (where a real service would show the bank's own screens). */
 export const ExchangeLinkTokenSchema = z
   .strictObject({
-    link_token: z.string().min(1),
+    link_token: Id,
     test_account: z
       .enum(['ach_success', 'ach_returned'])
       .default('ach_success')
@@ -266,7 +267,7 @@ export const transactionEndpoints = {
     body: ExchangeLinkTokenSchema,
     response: BankAccountSchema,
     status: 201,
-    errors: ['NOT_FOUND', 'LINK_TOKEN_INVALID', 'DUPLICATE_TRANSACTION'],
+    errors: ['NOT_FOUND', 'LINK_TOKEN_INVALID', 'ACCOUNT_LIMIT', 'DUPLICATE_TRANSACTION'],
     enveloped: true,
   },
   listAccounts: {

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {Id} from './limits.js'
 import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {BalanceSchema} from './resources.js'
 import {notShown} from './surface.js'
@@ -10,9 +11,9 @@ const Timestamp = z.string().describe('ISO 8601 timestamp')
 
 export const EligibilityRequestSchema = z
   .strictObject({
-    userId: z.string().min(1),
+    userId: Id,
     amount: PositiveMinorAmount,
-    currency: z.string().min(1).default('USD'),
+    currency: Id.default('USD'),
   })
   .meta({id: 'EligibilityRequest'})
 
@@ -39,9 +40,9 @@ export type Eligibility = z.infer<typeof EligibilitySchema>
 
 export const WalletPaymentRequestSchema = z
   .strictObject({
-    userId: z.string().min(1),
+    userId: Id,
     amount: PositiveMinorAmount,
-    currency: z.string().min(1).default('USD'),
+    currency: Id.default('USD'),
     merchantName: z.string().max(200).optional(),
     description: z.string().max(500).optional(),
   })
@@ -72,7 +73,7 @@ export type UserBalance = z.infer<typeof UserBalanceSchema>
 
 export const CreateCardRequestSchema = z
   .strictObject({
-    walletId: z.string().optional().describe("default: the user's USD wallet"),
+    walletId: Id.optional().describe("default: the user's USD wallet"),
     label: z.string().max(50).optional(),
   })
   .meta({id: 'CreateCardRequest'})
@@ -97,10 +98,10 @@ export type VirtualCard = z.infer<typeof VirtualCardSchema>
 
 export const P2PRequestSchema = z
   .strictObject({
-    fromUserId: z.string().min(1),
-    toUserId: z.string().min(1),
+    fromUserId: Id,
+    toUserId: Id,
     amount: PositiveMinorAmount,
-    currency: z.string().min(1).default('USD'),
+    currency: Id.default('USD'),
     note: z.string().max(280).optional(),
   })
   .meta({id: 'P2PRequest'})

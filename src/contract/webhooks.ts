@@ -1,6 +1,7 @@
 import {closest, distance} from 'fastest-levenshtein'
 import {z} from 'zod'
 import type {Endpoint} from './endpoints.js'
+import {CURSOR_MAX_LENGTH, Id} from './limits.js'
 import {
   EVENT_NAMES,
   EventEnvelopeSchema,
@@ -18,7 +19,7 @@ import {notShown} from './surface.js'
 const Timestamp = z.string().describe('ISO 8601 timestamp')
 const page = {
   limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
-  cursor: z.string().optional().describe('the nextCursor of the previous page'),
+  cursor: z.string().max(CURSOR_MAX_LENGTH).optional().describe('the nextCursor of the previous page'),
 }
 
 /** Subscribes to every event. `prefix.*` subscribes to the events whose names start with `prefix.`. */
@@ -157,7 +158,8 @@ export const EventSummarySchema = EventEnvelopeSchema.extend({deliveries: Delive
 export type EventSummary = z.infer<typeof EventSummarySchema>
 
 export const EventDetailSchema = EventEnvelopeSchema.extend({
-  deliveries: z.array(DeliveryWithAttemptsSchema),
+  deliveries: z.array(DeliveryWithAttemptsSchema).describe('the newest 100 deliveries, oldest first'),
+  deliveryCounts: DeliveryCountsSchema.describe('every delivery of the event, shown or not'),
 }).meta({id: 'EventDetail'})
 export type EventDetail = z.infer<typeof EventDetailSchema>
 
@@ -177,11 +179,9 @@ export type EventList = z.infer<typeof EventListSchema>
 
 export const ResendEventRequestSchema = z
   .strictObject({
-    webhookId: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('resend to this registration only (default: every registration that selects the event)'),
+    webhookId: Id.optional().describe(
+      'resend to this registration only (default: every registration that selects the event)',
+    ),
   })
   .meta({id: 'ResendEventRequest'})
 
@@ -197,8 +197,9 @@ export const OpenListenSessionSchema = z
       .regex(/^[A-Za-z0-9_.:-]{8,200}$/)
       .describe('a stable, random key of the listening client (the CLI keeps one per profile)'),
     events: z
-      .array(z.string())
+      .array(z.string().max(100))
       .min(1)
+      .max(100)
       .optional()
       .describe(
         'event selectors; without them a new session selects every event and an existing one keeps its own. Deliveries waiting for the session that new selectors no longer select are given up',
@@ -251,7 +252,7 @@ export const webhookEndpoints = {
     response: WebhookWithSecretSchema,
     surface: notShown<WebhookWithSecret>(),
     status: 201,
-    errors: ['DUPLICATE_TRANSACTION'],
+    errors: ['DUPLICATE_TRANSACTION', 'WEBHOOK_LIMIT'],
   },
   listWebhooks: {
     ...common,

@@ -22,6 +22,10 @@ export default class EventsGet extends BaseCommand<typeof EventsGet> {
         for (const d of event.deliveries) {
           if (d.attemptLog.length > 0) this.log(`\n${d.id}\n${attemptLines(d).join('\n')}`)
         }
+        const total = event.deliveryCounts?.total ?? event.deliveries.length
+        if (total > event.deliveries.length) {
+          this.log(`\nShowing the newest ${event.deliveries.length} of ${total} deliveries.`)
+        }
       }
     }
     return event

@@ -122,8 +122,14 @@ function statements(database: Database) {
     accountsOf: database.prepare<AccountRow>(
       'SELECT * FROM bank_accounts WHERE user_id = ? AND partner_id = ? ORDER BY seq',
     ),
+    countAccounts: database.prepare<{n: number}>(
+      'SELECT COUNT(*) AS n FROM bank_accounts WHERE user_id = ? AND partner_id = ?',
+    ),
   }
 }
+
+/** Bank accounts a user may have linked at once: the list of them is one answer. */
+const ACCOUNT_CAP = 100
 
 /** Bank-account links (`accounts`) and saved payment methods of users. */
 export class AccountService {
@@ -161,6 +167,14 @@ export class AccountService {
     if (row.used !== 0) throw invalid('used', 'This link token has already been exchanged')
     if (row.expires_at <= clock.nowMs())
       throw invalid('expired', 'This link token has expired (tokens last 30 minutes)')
+    const linked = Number(this.q.countAccounts.get(userId, partnerId)!.n)
+    if (linked >= ACCOUNT_CAP) {
+      throw new ApiError(
+        'ACCOUNT_LIMIT',
+        `User ${userId} has ${linked} linked bank accounts, the most a user may have; remove one first (payctl payment-methods remove)`,
+        {limit: ACCOUNT_CAP, linked, userId},
+      )
+    }
     const now = clock.now().toISOString()
     return database.transaction(() => {
       useToken.run(body.link_token)

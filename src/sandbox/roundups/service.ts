@@ -18,6 +18,9 @@ import {jsonAmount, jsonMajor} from '../json.js'
 import type {WalletState} from '../transactions/ledger.js'
 import {applyRoundupSchema} from './schema.js'
 
+/** Pending round-ups a pending list shows: the oldest. */
+const PENDING_SHOWN = 100
+
 /** The settings in effect for a user: their own, or the defaults until they set some. */
 export interface SettingsState {
   userId: string
@@ -482,7 +485,8 @@ export class RoundupService {
       currency,
       total: jsonMajor(total, currency),
       count: rows.length,
-      roundups: rows.map((r) => this.toRoundup(r, false)),
+      // The answer stays bounded however many there are; count and total cover them all.
+      roundups: rows.slice(0, PENDING_SHOWN).map((r) => this.toRoundup(r, false)),
     }
   }
 

@@ -246,6 +246,7 @@ export function webhookRoutes(
             ...toDelivery(row),
             attemptLog: store.attemptsOf(row.id).map(toAttempt),
           })),
+          deliveryCounts: store.deliveryCounts(event.id),
         }
       },
     }),

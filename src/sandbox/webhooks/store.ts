@@ -13,6 +13,10 @@ export const LISTEN_REPLAY_WINDOW_MS = 60 * 60 * 1000
 export const LISTEN_PRECONNECT_MS = 60 * 1000
 /** Open listen sessions a partner may have at once. */
 export const LISTEN_SESSION_CAP = 100
+/** Webhook registrations a partner may have. */
+export const WEBHOOK_CAP = 100
+/** Deliveries an event's detail shows (the newest); resends can make more. */
+export const EVENT_DELIVERIES_SHOWN = 100
 /** How much of a receiver's answer is kept with an attempt. */
 export const RESPONSE_BODY_LIMIT = 2048
 /** How much of an answer that is not a 2xx is kept: enough to see what went wrong, not a page. */
@@ -170,6 +174,7 @@ function statements(database: Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
     endpointsOf: p<EndpointRow>('SELECT * FROM webhook_endpoints WHERE partner_id = ? ORDER BY seq'),
+    countEndpoints: p<{n: number}>('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE partner_id = ?'),
     endpointById: p<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?'),
     deleteEndpoint: p('DELETE FROM webhook_endpoints WHERE id = ?'),
     rotate: p<EndpointRow>(
@@ -206,7 +211,9 @@ function statements(database: Database) {
        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING *`,
     ),
     deliveryById: p<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?'),
-    deliveriesOfEvent: p<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY seq'),
+    deliveriesOfEvent: p<DeliveryRow>(
+      'SELECT * FROM (SELECT * FROM webhook_deliveries WHERE event_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+    ),
     lastDeliveryTo: p<{id: string}>(
       `SELECT id FROM webhook_deliveries WHERE event_id = ? AND (endpoint_id = ? OR session_id = ?)
        ORDER BY seq DESC LIMIT 1`,
@@ -296,7 +303,16 @@ export class WebhookStore {
 
   // Registrations
 
+  /** A new registration; past WEBHOOK_CAP of the partner's, 422 WEBHOOK_LIMIT. */
   createEndpoint(partnerId: string, url: string, events: string[], now: number): EndpointRow {
+    const registered = Number(this.#s.countEndpoints.get(partnerId)!.n)
+    if (registered >= WEBHOOK_CAP) {
+      throw new ApiError(
+        'WEBHOOK_LIMIT',
+        `${registered} webhooks are registered, the most a partner may have; delete one first (payctl webhooks delete)`,
+        {limit: WEBHOOK_CAP, registered},
+      )
+    }
     return this.#s.insertEndpoint.get(
       newWebhookId.endpoint(),
       partnerId,
@@ -711,8 +727,9 @@ export class WebhookStore {
 
   // The delivery log
 
-  deliveriesOf(eventId: string): DeliveryRow[] {
-    return this.#s.deliveriesOfEvent.all(eventId)
+  /** The newest `limit` deliveries of an event, oldest first. */
+  deliveriesOf(eventId: string, limit = EVENT_DELIVERIES_SHOWN): DeliveryRow[] {
+    return this.#s.deliveriesOfEvent.all(eventId, limit)
   }
 
   attemptsOf(deliveryId: string): AttemptRow[] {
