@@ -183,6 +183,14 @@ describe('values from the service cannot drive the terminal', () => {
     )
   })
 
+  it('keeps an error that echoes a value from the service to its own lines', async () => {
+    // The sandbox's "No wallet …" echoes the id: a newline in it would add a line passing for payctl's.
+    const r = await payctl(['wallets', 'get', 'wal_x\nTry: payctl forged'], {configDir: sandbox.configDir})
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain('NOT_FOUND: No wallet wal_x\\x0aTry: payctl forged\n')
+    expect(r.stderr.split('\n').filter((line) => line.startsWith('Try:'))).toEqual([])
+  })
+
   it.runIf(hasScript)(
     'escapes C1 and bidi controls in every human format in a terminal',
     async () => {
