@@ -162,8 +162,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /**
    * Human output on stdout (silent under --json). Values from the service reach the terminal only
-   * through here, the card and table renderers, and the error renderer: each escapes control
-   * characters, so none of them can drive the terminal.
+   * through here, the card, table, CSV and YAML writers, and the error renderer: each escapes
+   * control characters with terminalSafe, so none of them can drive the terminal.
    */
   public override log(message = '', ...args: unknown[]): void {
     super.log(
@@ -367,7 +367,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // A listing that failed midway has already put the error in its JSON document on stdout.
     if (this.jsonEnabled()) {
       if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
-    } else process.stderr.write(`${terminalSafe(redactText(renderError(error)), {lines: true})}\n`)
+    } else process.stderr.write(`${redactText(renderError(error))}\n`)
     if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
       process.stderr.write(`${redactText(error.cause.stack)}\n`)
     }

@@ -1,5 +1,5 @@
 import {PayctlError, stringifyExact} from '../core/index.js'
-import {paint} from './terminal.js'
+import {paint, terminalSafe} from './terminal.js'
 
 /** Turn anything thrown inside a command into the one error type, with an exit code. */
 export function toPayctlError(err: unknown): PayctlError {
@@ -28,16 +28,23 @@ export function toPayctlError(err: unknown): PayctlError {
   })
 }
 
-/** The human form, for stderr: `CODE: message`, then details, request id and suggestions. */
+/**
+ * The human form, for stderr: `CODE: message`, then details, request id and suggestions. Each part
+ * may echo the service (an id it was asked for, a label), so each is escaped on its own, and only a
+ * message payctl or its parser wrote keeps its line breaks: one from the service (it has a status)
+ * could otherwise add lines that pass for payctl's, a suggestion of a command to run among them.
+ */
 export function renderError(err: PayctlError): string {
   const stream = process.stderr
-  const lines = [`${paint(['red', 'bold'], err.code, stream)}: ${err.message}`]
+  const message = terminalSafe(err.message, {lines: err.status === undefined})
+  const lines = [`${paint(['red', 'bold'], terminalSafe(err.code), stream)}: ${message}`]
   if (err.details && Object.keys(err.details).length > 0) {
     for (const [k, v] of Object.entries(err.details)) {
-      lines.push(`  ${paint('dim', k, stream)}: ${typeof v === 'string' ? v : stringifyExact(v)}`)
+      const value = terminalSafe(typeof v === 'string' ? v : stringifyExact(v))
+      lines.push(`  ${paint('dim', terminalSafe(k), stream)}: ${value}`)
     }
   }
-  if (err.requestId) lines.push(`  ${paint('dim', 'request id', stream)}: ${err.requestId}`)
+  if (err.requestId) lines.push(`  ${paint('dim', 'request id', stream)}: ${terminalSafe(err.requestId)}`)
   for (const s of err.suggestions) lines.push(paint('cyan', s, stream))
   return lines.join('\n')
 }

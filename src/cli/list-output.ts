@@ -1,5 +1,6 @@
 import {stripVTControlCharacters} from 'node:util'
 import {Flags} from '@oclif/core'
+import type {ScalarTag, Tags} from 'yaml'
 import {stringifyExact, usageError} from '../core/index.js'
 import {fitColumns} from './fit.js'
 import {type Column, renderTable} from './output.js'
@@ -85,6 +86,35 @@ function csvCell(text: string): string {
   return /[",\n\r]/.test(plain) ? `"${plain.replaceAll('"', '""')}"` : plain
 }
 
+const YAML_STR = 'tag:yaml.org,2002:str'
+
+/**
+ * YAML for a person. A string (value or key) holding a control character is written double-quoted
+ * with the escapes a table shows (`\x9b`, `\u202e`): YAML's own escapes, so a YAML reader still
+ * gets the exact value back, while the library's own quoting would leave C1 and bidi controls raw.
+ * Newlines and tabs alone need no escape: YAML writes them in its own ways.
+ */
+function humanYaml(yaml: typeof import('yaml'), items: unknown[]): string {
+  const escaped = (tag: ScalarTag): ScalarTag => ({
+    ...tag,
+    stringify(item, ...rest) {
+      const value = String(item.value)
+      if (terminalSafe(value, {lines: true, colour: false}) === value) return tag.stringify!(item, ...rest)
+      const quoted = value
+        .replaceAll('\\', '\\\\')
+        .replaceAll('"', '\\"')
+        .replaceAll('\n', '\\n')
+        .replaceAll('\t', '\\t')
+      return `"${terminalSafe(quoted, {colour: false})}"`
+    },
+  })
+  const customTags = (tags: Tags): Tags =>
+    tags.map((tag) =>
+      typeof tag === 'object' && tag.tag === YAML_STR && !tag.collection ? escaped(tag) : tag,
+    )
+  return yaml.stringify(items, {customTags})
+}
+
 /**
  * Fetch and print a list, page by page as pages arrive, in the chosen format. Returns the cursor
  * to continue from, if the listing stopped before the end.
@@ -130,7 +160,7 @@ export async function streamList<T, P extends Page>(
         for (const item of items) write(`${stringifyExact(item)}\n`)
         break
       case 'yaml':
-        if (items.length > 0) write(yaml!.stringify(items))
+        if (items.length > 0) write(humanYaml(yaml!, items))
         break
       case 'csv':
         for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)

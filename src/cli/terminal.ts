@@ -57,16 +57,19 @@ function paintedAt(text: string, at: number): string | undefined {
 }
 
 // C0 controls (ESC, BEL, backspace, carriage return…), DEL, C1 controls (CSI, OSC… in their
-// one-character forms) and the bidirectional overrides that make text read other than it is.
+// one-character forms) and every bidirectional control: marks, embeddings, overrides and isolates
+// all make text read other than it is (an .exe passing for a .pdf).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
 /**
  * Text made safe to print to a terminal: every control character shown as an escape (`\x1b`,
- * `\x07`, `\u202e`), so a value cannot clear the screen, set the window title or write the
- * clipboard (OSC 52). Colour from `paint` is kept; `lines` keeps newlines and tabs.
+ * `\x9b`, `\u202e`), so a value cannot clear the screen, set the window title, write the
+ * clipboard (OSC 52) or turn itself around. The one escaping of every human output. Colour from
+ * `paint` is kept unless `colour` is false (text that goes nowhere near paint, such as YAML);
+ * `lines` keeps newlines and tabs.
  */
-export function terminalSafe(text: string, opts: {lines?: boolean} = {}): string {
+export function terminalSafe(text: string, opts: {lines?: boolean; colour?: boolean} = {}): string {
   if (!CONTROL.test(text)) return text
   let out = ''
   for (let i = 0; i < text.length; i++) {
@@ -75,7 +78,7 @@ export function terminalSafe(text: string, opts: {lines?: boolean} = {}): string
       out += c
       continue
     }
-    const kept = c === ESC ? paintedAt(text, i) : undefined
+    const kept = c === ESC && opts.colour !== false ? paintedAt(text, i) : undefined
     if (kept !== undefined) {
       out += kept
       i += kept.length - 1

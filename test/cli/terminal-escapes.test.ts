@@ -3,7 +3,8 @@ import {once} from 'node:events'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli} from '../helpers/cli.js'
+import {parse as parseYaml} from 'yaml'
+import {cliEnv, payctl, ROOT, runCli} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -18,6 +19,12 @@ const LABEL = `Savings${ESC}]52;c;aGVsbG8=${BEL}${ESC}[2K${CSI8}31m`
 const RAW_CONTROL = new RegExp(
   `[${String.fromCharCode(0)}-${String.fromCharCode(9)}${String.fromCharCode(11)}-${String.fromCharCode(31)}${String.fromCharCode(127)}-${String.fromCharCode(159)}]`,
 )
+/** The bidirectional controls, which make text read other than it is (an .exe passing for a .pdf). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+// CSI in its one-character form (U+009B) would erase the screen; the bidi controls after it turn
+// "fdp.exe" around.
+const C1_LABEL = `Pay${CSI8}2J\u202efdp.exe\u200f\u061c\u200e\u2067x\u2069`
+const C1_SHOWN = 'Pay\\x9b2J\\u202efdp.exe\\u200f\\u061c\\u200e\\u2067x\\u2069'
 
 const hasScript = (() => {
   try {
@@ -63,6 +70,8 @@ let sandbox: SandboxProcess
 const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir})
 let user: string
 let wallet: string
+let eurWallet: string
+let cardEvent: string
 
 beforeAll(async () => {
   // ACH settles only after an hour: --wait has something to wait for.
@@ -81,6 +90,24 @@ beforeAll(async () => {
   const w = await cli('wallets', 'create', '--user', user, '--currency', 'USD', '--label', LABEL, '--json')
   expect(w.exitCode, w.stderr).toBe(0)
   wallet = w.json<{id: string}>().id
+  // A wallet and a card (whose event carries its label) labelled with C1 and bidi controls.
+  const eur = await cli(
+    'wallets',
+    'create',
+    '--user',
+    user,
+    '--currency',
+    'EUR',
+    '--label',
+    C1_LABEL,
+    '--json',
+  )
+  expect(eur.exitCode, eur.stderr).toBe(0)
+  eurWallet = eur.json<{id: string}>().id
+  const card = await cli('cards', 'create', user, '--wallet', wallet, '--label', C1_LABEL, '--json')
+  expect(card.exitCode, card.stderr).toBe(0)
+  const events = await cli('events', 'list', '--type', 'walletsvc.card.created', '--json')
+  cardEvent = events.json<{events: {id: string}[]}>().events[0]!.id
 })
 afterAll(() => sandbox.stop())
 
@@ -108,6 +135,89 @@ describe('values from the service cannot drive the terminal', () => {
     const json = await cli('wallets', 'get', wallet, '--json')
     expect(json.json<{label: string}>().label).toBe(`${LABEL}2`)
   })
+
+  it('escapes C1 and bidi controls in every human format of wallets and events, and in errors', async () => {
+    const run = (...args: string[]) => payctl(args, {configDir: sandbox.configDir})
+    const human = {
+      'wallets list': await run('wallets', 'list', '--user', user),
+      'wallets list -o csv': await run('wallets', 'list', '--user', user, '--output', 'csv'),
+      'wallets list -o yaml': await run('wallets', 'list', '--user', user, '--output', 'yaml'),
+      'wallets get': await run('wallets', 'get', eurWallet),
+      'events list': await run('events', 'list'),
+      'events list -o csv': await run('events', 'list', '--output', 'csv'),
+      'events list -o yaml': await run('events', 'list', '--output', 'yaml'),
+      'events get': await run('events', 'get', cardEvent),
+    }
+    for (const [what, r] of Object.entries(human)) {
+      expect(r.exitCode, `${what}: ${r.stderr}`).toBe(0)
+      const out = r.stdout.replaceAll('\n', '')
+      expect(out, what).not.toMatch(RAW_CONTROL)
+      expect(out, what).not.toMatch(BIDI)
+    }
+    for (const what of ['wallets list', 'wallets list -o csv', 'wallets get', 'events get'] as const) {
+      expect(human[what].stdout, what).toContain(C1_SHOWN)
+    }
+    // YAML shows the escapes of a table inside double quotes: still YAML, which reads back the label.
+    for (const what of ['wallets list -o yaml', 'events list -o yaml'] as const) {
+      expect(human[what].stdout, what).toContain(`label: "${C1_SHOWN}"`)
+    }
+    const wallets = parseYaml(human['wallets list -o yaml'].stdout) as {id: string; label?: string}[]
+    expect(wallets.find((w) => w.id === eurWallet)?.label).toBe(C1_LABEL)
+    const events = parseYaml(human['events list -o yaml'].stdout) as {id: string; data: {label?: string}}[]
+    expect(events.find((e) => e.id === cardEvent)?.data.label).toBe(C1_LABEL)
+    // An error that echoes a value.
+    const missing = await run('wallets', 'get', `wal_${CSI8}\u200f\u202e`)
+    expect(missing.exitCode).not.toBe(0)
+    expect(missing.stderr.replaceAll('\n', '')).not.toMatch(RAW_CONTROL)
+    expect(missing.stderr).not.toMatch(BIDI)
+    expect(missing.stderr).toContain('wal_\\x9b\\u200f\\u202e')
+    // ndjson and --json are for programs: the label as it is.
+    const ndjson = await run('wallets', 'list', '--user', user, '--output', 'ndjson')
+    const labels = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).label)
+    expect(labels).toContain(C1_LABEL)
+    expect((await run('events', 'get', cardEvent, '--json')).json<{data: {label: string}}>().data.label).toBe(
+      C1_LABEL,
+    )
+  })
+
+  it('keeps an error that echoes a value from the service to its own lines', async () => {
+    // The sandbox's "No wallet …" echoes the id: a newline in it would add a line passing for payctl's.
+    const r = await payctl(['wallets', 'get', 'wal_x\nTry: payctl forged'], {configDir: sandbox.configDir})
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain('NOT_FOUND: No wallet wal_x\\x0aTry: payctl forged\n')
+    expect(r.stderr.split('\n').filter((line) => line.startsWith('Try:'))).toEqual([])
+  })
+
+  it.runIf(hasScript)(
+    'escapes C1 and bidi controls in every human format in a terminal',
+    async () => {
+      const env = cliEnv(sandbox.configDir, {NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined})
+      const runs = [
+        ['wallets', 'list', '--user', user, '--wide'],
+        ['wallets', 'list', '--user', user, '--output', 'csv'],
+        ['wallets', 'list', '--user', user, '--output', 'yaml'],
+        ['wallets', 'get', eurWallet],
+        ['events', 'list'],
+        ['events', 'list', '--output', 'csv'],
+        ['events', 'list', '--output', 'yaml'],
+        ['events', 'get', cardEvent],
+      ]
+      for (const args of runs) {
+        const r = await inTerminal(args, env)
+        expect(r.code, `${args.join(' ')}\n${r.out.slice(-1500)}`).toBe(0)
+        // payctl's own colours and spinner are the only escape sequences: no C1 nor bidi control.
+        expect(r.out, args.join(' ')).not.toMatch(
+          new RegExp(`[${String.fromCharCode(128)}-${String.fromCharCode(159)}]`),
+        )
+        expect(r.out, args.join(' ')).not.toMatch(BIDI)
+        if (args[0] === 'wallets' || args[1] === 'get') expect(r.out, args.join(' ')).toContain(C1_SHOWN)
+      }
+    },
+    60_000,
+  )
 
   it.runIf(hasScript)('keeps payctl’s own colours in a terminal while escaping the label', async () => {
     // A person's terminal: CI set (as in a CI run) would make Node report no colours.

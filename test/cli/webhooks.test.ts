@@ -227,3 +227,34 @@ describe('webhooks commands', () => {
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
   })
 })
+
+describe('webhooks register to a receiver the sandbox refuses', () => {
+  // A sandbox of its own that records no event: nothing could be delivered even to a registration
+  // that got through.
+  let sandbox: SandboxProcess
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess()
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it('says which address the URL carries and why, and exits 1, registering nothing', async () => {
+    const cli = (args: string[]) => payctl(args, {configDir: sandbox.configDir})
+    const url = 'http://[2002:a9fe:a9fe::1]/latest/meta-data/' // 6to4 for 169.254.169.254
+    const human = await cli(['webhooks', 'register', '--url', url, '--events', 'wallet.created'])
+    expect(human.exitCode).toBe(1)
+    expect(human.stdout).toBe('')
+    expect(human.stderr).toContain(
+      'VALIDATION_ERROR: Invalid request body: url: 2002:a9fe:a9fe::1 carries 169.254.169.254, a link-local, multicast or cloud metadata address, which the sandbox never delivers to',
+    )
+    const json = await cli(['webhooks', 'register', '--url', url, '--events', 'wallet.created', '--json'])
+    expect(json.exitCode).toBe(1)
+    expect(json.json<CliError>().error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      details: {field: 'url', issues: [{path: 'url', code: 'url_not_allowed'}]},
+    })
+    expect((await cli(['webhooks', 'list', '--json'])).json<{webhooks: unknown[]}>().webhooks).toEqual([])
+  })
+})

@@ -2,10 +2,23 @@ import {once} from 'node:events'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 import {DatabaseSync} from 'node:sqlite'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import {checkedLookup, refusedAddress} from '../../src/sandbox/webhooks/url-policy.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
 import {sleep, start, type TestSandbox, tempDir} from './helpers.js'
+
+// Names under .embedded.test resolve to the IPv6 address their first label spells (dashes for
+// colons), as a hostile DNS answer would: the check of resolved addresses is tested without a
+// resolver that answers so. Every other name resolves as usual.
+vi.mock('node:dns', async (importOriginal) => {
+  const dns = await importOriginal<typeof import('node:dns')>()
+  const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+    if (!hostname.endsWith('.embedded.test')) return dns.lookup(hostname, options, callback)
+    const address = hostname.split('.')[0]!.replaceAll('-', ':')
+    callback(null, [{address, family: 6}])
+  }
+  return {...dns, lookup}
+})
 
 /** An HTTP server on loopback that answers every request with `status` and `body`, or never. */
 async function server(
@@ -77,6 +90,80 @@ describe('where webhook deliveries may go', () => {
     // This machine and private networks are what local development delivers to.
     for (const url of ['http://127.0.0.1:9/', 'http://localhost:9/', 'http://10.0.0.1/', 'http://[::1]:9/']) {
       expect(refusal(await local.post('/v1/webhooks', {url, events: ['*']})), url).toBe('accepted')
+    }
+  })
+
+  it('refuses every IPv6 form of a metadata or link-local IPv4 address, with the validation error', async () => {
+    // Each stands for 169.254.169.254: registering one must fail before anything is delivered.
+    const forms = [
+      '[::ffff:0:a9fe:a9fe]', // IPv4-translated
+      '[::ffff:0:169.254.169.254]',
+      '[::169.254.169.254]', // IPv4-compatible
+      '[2002:a9fe:a9fe::1]', // 6to4
+      '[2002:a9fe:a9fe:1:2:3:4:5]',
+      '[64:ff9b::169.254.169.254]', // NAT64, well-known prefix
+      '[64:ff9b:1::a9fe:a9fe]', // NAT64, local-use prefix, as a /96
+      '[64:ff9b:1:0:a9:fea9:fe00:0]', // … as a /64
+      '[64:ff9b:1:a9:fe:a9fe::]', // … as a /56
+      '[64:ff9b:1:a9fe:a9:fe00::]', // … as a /48
+      '[2001:0:a9fe:a9fe:8000:f227:a247:2701]', // Teredo: the server
+      '[2001:0:4136:e378:8000:63bf:5601:5601]', // Teredo: the client (bits inverted)
+    ]
+    for (const sb of [local, exposed]) {
+      for (const form of forms) {
+        const url = `http://${form}/latest/meta-data/`
+        const res = await sb.post('/v1/webhooks', {url, events: ['wallet.created']})
+        expect(res.status, url).toBe(400)
+        expect(res.body.error, url).toMatchObject({
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('169.254.169.254'),
+          details: {field: 'url', issues: [{path: 'url', code: 'url_not_allowed'}]},
+        })
+      }
+    }
+    expect((await local.get('/v1/webhooks')).body.data.webhooks).not.toContainEqual(
+      expect.objectContaining({url: expect.stringContaining('meta-data')}),
+    )
+  })
+
+  it('refuses IPv6 forms of this machine and private networks when the sandbox listens beyond loopback', async () => {
+    const inside = [
+      'http://[::ffff:0:7f00:1]:9/', // IPv4-translated 127.0.0.1
+      'http://[2002:7f00:1::]:9/', // 6to4 127.0.0.1
+      'http://[2002:c0a8:101::1]/', // 6to4 192.168.1.1
+      'http://[64:ff9b:1::a00:1]/', // local-use NAT64 10.0.0.1
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:9/', // Teredo client 127.0.0.1
+      'http://[2001:0:c0a8:101::]/', // Teredo server 192.168.1.1
+    ]
+    for (const url of inside) {
+      const res = await exposed.post('/v1/webhooks', {url, events: ['wallet.created']})
+      expect(res.status, url).toBe(400)
+      expect(refusal(res), url).toBe('url_not_allowed')
+    }
+    // Public IPv4 addresses behind the same forms are anyone's receivers.
+    for (const address of [
+      '2002:5db8:d822::1', // 6to4 93.184.216.34
+      '2001:0:4136:e378:8000:63bf:a247:27dd', // Teredo, server and client public
+      '64:ff9b::5db8:d822',
+      '::ffff:0:5db8:d822',
+    ]) {
+      expect(refusedAddress(address, {exposed: true}), address).toBeUndefined()
+    }
+  })
+
+  it('refuses a name that resolves to an IPv6 form of a metadata address when it connects', async () => {
+    for (const address of [
+      '2002-a9fe-a9fe--1',
+      '--ffff-0-a9fe-a9fe',
+      '64-ff9b-1--a9fe-a9fe',
+      '2001-0-a9fe-a9fe--1',
+    ]) {
+      const err = await new Promise<Error | null>((resolve) =>
+        checkedLookup({exposed: false})(`${address}.embedded.test`, {all: true}, (e) => resolve(e)),
+      )
+      expect(err?.message, address).toMatch(
+        /resolves to .*169\.254\.169\.254, a link-local, multicast or cloud metadata address/,
+      )
     }
   })
 

@@ -35,22 +35,47 @@ local.addAddress('::', 'ipv6')
 local.addAddress('::1', 'ipv6')
 local.addSubnet('fc00::', 7, 'ipv6') // unique local
 local.addSubnet('fec0::', 10, 'ipv6') // site-local (deprecated)
+// Local-use NAT64 (RFC 8215): a translator of this network, to addresses the prefix cannot tell.
+local.addSubnet('64:ff9b:1::', 48, 'ipv6')
 
 // Names of metadata services that resolve only inside a cloud.
 const METADATA_NAMES =
   /^(metadata|metadata\.google\.internal|metadata\.goog|instance-data(\.ec2\.internal)?)\.?$/i
 
-/** The IPv4 address an IPv6 address stands for (IPv4-mapped, -compatible or NAT64), if any. */
-function embeddedIpv4(v6: string): string | undefined {
-  const bytes = ipv6Bytes(v6)
-  if (bytes === undefined) return undefined
-  const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0)
-  const mapped = zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff
-  const compatible = zeros(0, 12) && !zeros(12, 16)
-  const nat64 =
-    bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)
-  if (!mapped && !compatible && !nat64) return undefined
-  return bytes.slice(12).join('.')
+const quad = (b: number[], at: number[]) => at.map((i) => b[i]).join('.')
+
+/**
+ * The IPv4 addresses an IPv6 address may carry to an IPv4 host: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96, and the
+ * local-use 64:ff9b:1::/48, whose prefix may be a /48 to a /96, so the address may sit at any of
+ * those places), 6to4 (2002:AABB:CCDD::/16) and Teredo (the server in bits 32–63, the client in
+ * the last 32 bits, inverted). A relay or translator on the way would deliver to any of them.
+ */
+function embeddedIpv4(v6: string): string[] {
+  const b = ipv6Bytes(v6)
+  if (b === undefined) return []
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0)
+  const starts = (...prefix: number[]) => prefix.every((x, i) => b[i] === x)
+  const last = quad(b, [12, 13, 14, 15])
+  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return [last] // mapped
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return [last] // translated
+  if (zeros(0, 12) && !zeros(12, 16)) return [last] // compatible
+  if (starts(0x00, 0x64, 0xff, 0x9b) && zeros(4, 12)) return [last] // NAT64, well-known
+  if (starts(0x00, 0x64, 0xff, 0x9b, 0x00, 0x01)) {
+    // RFC 6052's places for a /48, /56, /64 and /96 prefix (bits 64–71 are always skipped).
+    return [quad(b, [6, 7, 9, 10]), quad(b, [7, 9, 10, 11]), quad(b, [9, 10, 11, 12]), last]
+  }
+  if (starts(0x20, 0x02)) return [quad(b, [2, 3, 4, 5])] // 6to4
+  if (starts(0x20, 0x01, 0x00, 0x00)) {
+    return [
+      quad(b, [4, 5, 6, 7]),
+      b
+        .slice(12)
+        .map((x) => x ^ 0xff)
+        .join('.'),
+    ] // Teredo
+  }
+  return []
 }
 
 function ipv6Bytes(text: string): number[] | undefined {
@@ -73,22 +98,21 @@ function ipv6Bytes(text: string): number[] | undefined {
   })
 }
 
+const NEVER = 'a link-local, multicast or cloud metadata address, which the sandbox never delivers to'
+const INSIDE = 'a loopback or private address, which a sandbox listening beyond loopback does not deliver to'
+
 /** Why an address may not be delivered to under `policy`, or undefined when it may. */
 export function refusedAddress(address: string, policy: UrlPolicy): string | undefined {
   const family = isIP(address)
   if (family === 0) return undefined
-  if (family === 6) {
-    const v4 = embeddedIpv4(address)
-    if (v4 !== undefined) return refusedAddress(v4, policy)
+  const carried = family === 6 ? embeddedIpv4(address) : []
+  const judge = (list: BlockList, why: string) => {
+    if (list.check(address, family === 4 ? 'ipv4' : 'ipv6')) return `${address} is ${why}`
+    const v4 = carried.find((a) => list.check(a, 'ipv4'))
+    return v4 === undefined ? undefined : `${address} carries ${v4}, ${why}`
   }
-  const type = family === 4 ? 'ipv4' : 'ipv6'
-  if (always.check(address, type)) {
-    return `${address} is a link-local, multicast or cloud metadata address, which the sandbox never delivers to`
-  }
-  if (policy.exposed && local.check(address, type)) {
-    return `${address} is a loopback or private address, which a sandbox listening beyond loopback does not deliver to`
-  }
-  return undefined
+  // The worse reason first: a metadata address in one place outranks "this host" in another.
+  return judge(always, NEVER) ?? (policy.exposed ? judge(local, INSIDE) : undefined)
 }
 
 /**
