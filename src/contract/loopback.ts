@@ -31,14 +31,14 @@ export function isLoopbackHost(host: string): boolean {
   const h = bareHost(host)
   if (h === 'localhost' || h.endsWith('.localhost')) return true
   const v4 = ipv4Of(h)
-  return v4 === undefined ? h === '::1' || ipv6Equals(h, 1n) : v4 >>> 24 === 127
+  return v4 === undefined ? ipv6Equals(h, 1) : v4 >>> 24 === 127
 }
 
 /** The unspecified address (0.0.0.0, ::): what a server binds to listen everywhere. */
 export function isUnspecifiedHost(host: string): boolean {
   const h = bareHost(host)
   const v4 = ipv4Of(h)
-  return v4 === undefined ? ipv6Equals(h, 0n) : v4 === 0
+  return v4 === undefined ? ipv6Equals(h, 0) : v4 === 0
 }
 
 /** Whether a request to `url` stays on this machine: loopback or the unspecified address. */
@@ -61,45 +61,46 @@ export function connectableHost(host: string): string {
 /** A dotted-quad IPv4 address as an unsigned 32-bit number, or the IPv4 address an IPv6 one maps. */
 function ipv4Of(h: string): number | undefined {
   const quad = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h)
-  if (quad) {
-    const parts = quad.slice(1).map(Number)
-    if (parts.some((p) => p > 255)) return undefined
-    return ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0
-  }
-  const v6 = ipv6Value(h)
-  if (v6 === undefined) return undefined
+  const bytes = quad ? quad.slice(1).map(Number) : undefined
+  if (bytes !== undefined) return bytes.some((p) => p > 255) ? undefined : toUint32(bytes)
+  const b = ipv6Bytes(h)
+  if (b === undefined) return undefined
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated but still parsed): the IPv4 inside.
-  const high = v6 >> 32n
-  if (high === 0xffffn || (high === 0n && v6 > 1n)) return Number(v6 & 0xffffffffn)
-  return undefined
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0)
+  const mapped = zeros(0, 10) && b[10] === 0xff && b[11] === 0xff
+  const compatible = zeros(0, 12) && !zeros(12, 15)
+  return mapped || compatible ? toUint32(b.slice(12)) : undefined
 }
 
-function ipv6Equals(h: string, value: bigint): boolean {
-  return ipv6Value(h) === value
+const toUint32 = (b: number[]) => ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0
+
+function ipv6Equals(h: string, last: number): boolean {
+  const b = ipv6Bytes(h)
+  return b !== undefined && b.slice(0, 15).every((x) => x === 0) && b[15] === last
 }
 
-/** A 128-bit IPv6 address from its text form (`::` compression and a trailing dotted quad allowed). */
-function ipv6Value(h: string): bigint | undefined {
-  if (!h.includes(':') || !/^[0-9a-f:.]+$/.test(h)) return undefined
-  let text = h
-  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)
-  if (dotted) {
-    const b = dotted.slice(2).map(Number)
-    if (b.some((p) => p > 255)) return undefined
-    text = `${dotted[1]}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`
+/** The 16 bytes of an IPv6 address from its text form (`::` compression and a trailing dotted quad allowed). */
+export function ipv6Bytes(text: string): number[] | undefined {
+  let v6 = text.toLowerCase()
+  if (!v6.includes(':') || !/^[0-9a-f:.]+$/.test(v6)) return undefined
+  // A trailing dotted quad (::ffff:1.2.3.4): turn it into two groups.
+  const quad = /:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v6)
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number]
+    if ([a, b, c, d].some((x) => x > 255)) return undefined
+    v6 = `${v6.slice(0, quad.index + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
-  const halves = text.split('::')
+  const halves = v6.split('::')
   if (halves.length > 2) return undefined
-  const groups = (s: string) => (s === '' ? [] : s.split(':'))
-  const head = groups(halves[0]!)
-  const tail = halves.length === 2 ? groups(halves[1]!) : []
+  const parts = (s: string) => (s === '' ? [] : s.split(':'))
+  const head = parts(halves[0]!)
+  const tail = halves.length === 2 ? parts(halves[1]!) : []
   const missing = 8 - head.length - tail.length
   if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined
-  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail]
-  let value = 0n
-  for (const g of all) {
-    if (!/^[0-9a-f]{1,4}$/.test(g)) return undefined
-    value = (value << 16n) | BigInt(Number.parseInt(g, 16))
-  }
-  return value
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail]
+  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return undefined
+  return groups.flatMap((g) => {
+    const n = Number.parseInt(g, 16)
+    return [n >> 8, n & 0xff]
+  })
 }

@@ -1,5 +1,6 @@
 import {lookup as dnsLookup, type LookupAddress, type LookupOptions} from 'node:dns'
 import {BlockList, isIP, type LookupFunction} from 'node:net'
+import {ipv6Bytes} from '../../contract/loopback.js'
 
 /**
  * Where the sandbox may POST webhook deliveries. A sandbox reachable only from this machine may
@@ -76,26 +77,6 @@ function embeddedIpv4(v6: string): string[] {
     ] // Teredo
   }
   return []
-}
-
-function ipv6Bytes(text: string): number[] | undefined {
-  let v6 = text.toLowerCase()
-  // A trailing dotted quad (::ffff:1.2.3.4): turn it into two groups.
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(v6)
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number]
-    v6 = `${v6.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
-  }
-  const [head = '', tail] = v6.split('::')
-  const parts = (s: string) => (s === '' ? [] : s.split(':'))
-  const h = parts(head)
-  const t = tail === undefined ? [] : parts(tail)
-  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t]
-  if (groups.length !== 8) return undefined
-  return groups.flatMap((g) => {
-    const n = Number.parseInt(g, 16)
-    return [(n >> 8) & 0xff, n & 0xff]
-  })
 }
 
 const NEVER = 'a link-local, multicast or cloud metadata address, which the sandbox never delivers to'
