@@ -51,14 +51,18 @@ export const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).raw
 /**
  * Most digits an exact integer of a request body may have. Far above any amount (a yoctoNEAR balance
  * of every NEAR in existence has 33), and low enough that a body packed with `1e400` literals or one
- * literal of a million digits stays cheap to read: the sandbox leaves a longer literal as the double
- * `JSON.parse` made of it, which no amount field accepts.
+ * literal of a million digits stays cheap to read: the sandbox reads a longer integer as Infinity,
+ * as `JSON.parse` reads 1e400, which no amount field accepts.
  */
 export const MAX_EXACT_DIGITS = 80
 
-/** A number that was left inexact because its literal was too long (see MAX_EXACT_DIGITS). */
+/**
+ * An integer too long to read exactly: ±Infinity from the sandbox's reader (see MAX_EXACT_DIGITS),
+ * or an integral double beyond 2^53 from a plain `JSON.parse`. NaN is not one: the sandbox reads a
+ * fraction no double holds as written (1.0000000000000000001) as NaN, which is not an integer.
+ */
 function isOutOfRange(value: unknown): boolean {
-  return typeof value === 'number' && (!Number.isFinite(value) || Number.isInteger(value))
+  return typeof value === 'number' && (Number.isInteger(value) || value === Infinity || value === -Infinity)
 }
 
 /**

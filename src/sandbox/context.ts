@@ -8,6 +8,7 @@ import type {SandboxClock} from './clock.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {Cursors} from './pagination.js'
 import type {RateLimiter} from './rate-limiter.js'
 import type {MoneyService} from './transactions/service.js'
 import type {RetrySchedule} from './webhooks/schedule.js'
@@ -34,6 +35,8 @@ export interface SandboxContext {
   limiter: RateLimiter
   events: EventLog
   idempotency: IdempotencyStore
+  /** Seals and opens the cursors of every list (pagination.ts). */
+  cursors: Cursors
   settings: SandboxSettings
   /** The sandbox clock that dates and settles transactions. */
   clock: SandboxClock

@@ -1,5 +1,6 @@
 import type {Database, Statement} from './database.js'
 import {ApiError} from './errors.js'
+import {canonicalJson, sha256Hex} from './json.js'
 
 /** How long a stored response is replayed for. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -27,7 +28,7 @@ interface KeyRow {
 
 /**
  * Idempotency keys per partner, in SQLite so that a replay survives a restart. `begin` reserves a
- * key for a request (identified by its fingerprint: method, path and body hash); `complete` stores
+ * key for a request (identified by its fingerprint, see fingerprintOf); `complete` stores
  * the response to replay; `release` forgets a reservation whose request did not run to completion.
  */
 export class IdempotencyStore {
@@ -129,8 +130,24 @@ export function idempotencyKeyOf(
 }
 
 /** The body without its `idempotencyKey` field: where the key travels does not change the request. */
-export function withoutIdempotencyKey(body: unknown): unknown {
+function withoutIdempotencyKey(body: unknown): unknown {
   if (bodyKey(body) === undefined) return body
   const {idempotencyKey: _key, ...rest} = body as Record<string, unknown>
   return rest
+}
+
+/**
+ * What identifies a request under its key: the endpoint it matched (`POST /transactions`), its path
+ * parameters and query as the router decoded them, and its JSON body, each written canonically. Not
+ * the URL as sent: a trailing slash, percent-encoding or the order of query parameters is another
+ * spelling of the same request, which must replay rather than conflict.
+ */
+export function fingerprintOf(
+  endpoint: {method: string; path: string},
+  params: unknown,
+  query: unknown,
+  body: unknown,
+): string {
+  const parts = [params, query, withoutIdempotencyKey(body)].map(canonicalJson)
+  return sha256Hex(`${endpoint.method} ${endpoint.path}\n${parts.join('\n')}`)
 }

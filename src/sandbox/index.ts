@@ -11,6 +11,7 @@ import type {SandboxContext} from './context.js'
 import {Database} from './database.js'
 import {EventLog} from './events.js'
 import {IdempotencyStore} from './idempotency.js'
+import {Cursors} from './pagination.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer} from './server.js'
 import {MoneyService} from './transactions/service.js'
@@ -113,6 +114,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       clock,
       money,
       idempotency: new IdempotencyStore(database),
+      cursors: new Cursors(database),
       settings: {
         responseShape: options.responseShape,
         rateLimit: options.rateLimit,

@@ -1,6 +1,12 @@
 import {hash, randomBytes} from 'node:crypto'
 import type {Currency} from '../contract/currencies.js'
-import {exactNumber, MAX_EXACT_DIGITS, minorToMajorText, rawJSON} from '../contract/money.js'
+import {
+  exactNumber,
+  MAX_EXACT_DIGITS,
+  MAX_SIGNIFICANT_DIGITS,
+  minorToMajorText,
+  rawJSON,
+} from '../contract/money.js'
 
 /**
  * An amount for a response body: a plain number while it is a safe integer, otherwise the exact
@@ -39,50 +45,67 @@ export function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex')
 }
 
-// An integer literal, possibly with a fraction and an exponent (5e18, 1.5e20, 12.0).
+// A number literal's parts: sign, whole digits, fraction digits, exponent (5e18, 1.5e20, 12.0).
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
 
 /**
- * The exact integer a JSON number literal denotes, or undefined when it has a fractional part or
- * more than MAX_EXACT_DIGITS digits.
+ * How a number literal reads where JSON.parse alone would not give the value written: an integer
+ * beyond 2^53 (exact, as bigint), one of more than MAX_EXACT_DIGITS digits ('out of range'), or a
+ * fraction no double holds as written ('inexact': more than 15 significant digits, or below the
+ * doubles' normal range). Undefined when JSON.parse reads it as written.
+ *
+ * Decided on the literal's digits, never on the double: a double reads 1e300 as an integer of one
+ * significant digit and 1.0000000000000000001 as 1, and either passed for a value it is not.
  */
-function exactInteger(source: string): bigint | undefined {
-  // Checked before any work: the regular expression and BigInt both cost time in the literal's length.
-  if (source.length > 2 * MAX_EXACT_DIGITS) return undefined
+function readLiteral(source: string): bigint | 'out of range' | 'inexact' | undefined {
   const match = NUMBER_LITERAL.exec(source)
   if (match === null) return undefined
-  const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match
-  const exponent = Number(exponentText)
-  if (exponent > MAX_EXACT_DIGITS) return undefined
-  // Digits with the decimal point removed, and where the point now sits from the right.
-  let digits = (whole + fraction).replace(/^0+(?=\d)/, '')
-  const scale = fraction.length - exponent
-  if (scale > 0) {
-    const dropped = digits.slice(Math.max(0, digits.length - scale))
-    if (/[1-9]/.test(dropped)) return undefined
-    digits = digits.slice(0, Math.max(0, digits.length - scale)) || '0'
-  } else if (scale < 0) {
-    digits += '0'.repeat(-scale)
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
+  const digits = whole + fraction
+  // Loops, not regular expressions: /0+$/ backtracks quadratically over a long run of zeros.
+  let first = 0
+  while (first < digits.length && digits.charCodeAt(first) === 0x30) first++
+  if (first === digits.length) return undefined // a zero, which every double holds
+  let end = digits.length
+  while (digits.charCodeAt(end - 1) === 0x30) end--
+  const significant = end - first
+  // The literal is ±digits[first, end) × 10^power.
+  const power = digits.length - end - fraction.length + Number(exponent)
+  if (power < 0) {
+    // A fraction. Up to 15 significant digits, the shortest decimal of its double is the literal.
+    if (significant > MAX_SIGNIFICANT_DIGITS) return 'inexact'
+    return significant + power <= MIN_NORMAL_EXPONENT ? 'inexact' : undefined
   }
-  if (digits.length > MAX_EXACT_DIGITS) return undefined
-  return BigInt(sign + digits)
+  const length = significant + power
+  if (length <= MAX_SIGNIFICANT_DIGITS) return undefined
+  if (length > MAX_EXACT_DIGITS) return 'out of range'
+  const value = BigInt(sign + digits.slice(first, end) + '0'.repeat(power))
+  return value > MAX_SAFE || value < MIN_SAFE ? value : undefined
 }
 
-// Bodies without a number of 16 digits or more, or with an exponent, hold only safe numbers: skip
-// the exact reading. (A string that looks like one merely takes the slower path.)
-const MAY_HOLD_UNSAFE_NUMBER = /[:[,]\s*-?(?:\d{16}|\d+(?:\.\d+)?[eE])/
+// Below 10^-307 doubles are subnormal and lose digits, down to 0 for 1e-400.
+const MIN_NORMAL_EXPONENT = -307
+
+// Bodies without a run of 16 digits (dots included), or an exponent, hold only numbers JSON.parse
+// reads as written: skip the exact reading. (A string that looks like one merely takes the slower path.)
+const MAY_HOLD_UNSAFE_NUMBER = /[:[,]\s*-?(?:[\d.]{16}|\d+(?:\.\d+)?[eE])/
 
 // A JSON number literal, exactly as the grammar has it (no leading zeros, no bare dot).
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 /**
- * Parse a request body, turning integers that a double cannot hold exactly into bigint. Amounts of
- * 18- and 24-decimal currencies (wei, yoctoNEAR) exceed 2^53; `JSON.parse` alone would round them.
+ * Parse a request body so that every number is the value its literal denotes, or visibly is not:
+ * an integer beyond 2^53 becomes a bigint (amounts of 18- and 24-decimal currencies, wei and
+ * yoctoNEAR, exceed it; `JSON.parse` alone would round them); an integer of more than
+ * MAX_EXACT_DIGITS digits becomes ±Infinity, as `JSON.parse` reads 1e400; a fraction no double
+ * holds as written becomes NaN, which no JSON text denotes. Every number field refuses the last
+ * two, so no rounded value reaches an operation.
  *
  * Why not a reviver with `context.source`: it is called for every value of the body and costs ten
  * times the parse itself, so a megabyte of numbers held the event loop for a second. Instead one
- * linear scan finds the literals that need exact reading, swaps each for a marker string, and the
- * fast JSON.parse runs on the result; the markers are then replaced by their bigints.
+ * linear scan finds the literals that need reading, swaps each for a marker string (or for
+ * `1e999`, which JSON.parse reads as Infinity), and the fast JSON.parse runs on the result; the
+ * markers are then replaced by their values.
  */
 export function parseRequestJson(text: string): unknown {
   // Nesting this deep is never a valid request, and would overflow the stack of the recursive code
@@ -91,7 +114,7 @@ export function parseRequestJson(text: string): unknown {
     throw new SyntaxError(`the body nests arrays and objects more than ${MAX_DEPTH} levels deep`)
   }
   if (!MAY_HOLD_UNSAFE_NUMBER.test(text)) return JSON.parse(text)
-  const exact: bigint[] = []
+  const values: (bigint | number)[] = []
   // Unguessable, so that no string of the body can pass for a marker.
   const nonce = randomBytes(8).toString('hex')
   // The JSON escape in the text; the character it becomes once parsed.
@@ -114,22 +137,26 @@ export function parseRequestJson(text: string): unknown {
     let end = i + 1
     while (end < text.length && isNumberChar(text.charCodeAt(end))) end++
     const literal = text.slice(i, end)
-    const value = mayBeUnsafe(literal) && JSON_NUMBER.test(literal) ? exactInteger(literal) : undefined
-    if (value !== undefined && (value > MAX_SAFE || value < MIN_SAFE)) {
-      rewritten += `${text.slice(copied, i)}"${tag}${exact.length}"`
-      exact.push(value)
+    const reading = mayBeInexact(literal) && JSON_NUMBER.test(literal) ? readLiteral(literal) : undefined
+    if (reading === 'out of range') {
+      rewritten += `${text.slice(copied, i)}${c === 0x2d ? '-' : ''}1e999`
+      copied = end
+    } else if (reading !== undefined) {
+      rewritten += `${text.slice(copied, i)}"${tag}${values.length}"`
+      values.push(reading === 'inexact' ? Number.NaN : reading)
       copied = end
     }
     i = end - 1
   }
-  if (exact.length === 0) return JSON.parse(text)
+  if (copied === 0) return JSON.parse(text)
   const parsed: unknown = JSON.parse(rewritten + text.slice(copied))
+  if (values.length === 0) return parsed
   let placed = 0
   const place = (value: unknown): unknown => {
     if (typeof value === 'string') {
       if (!value.startsWith(marker)) return value
       placed++
-      return exact[Number(value.slice(marker.length))]
+      return values[Number(value.slice(marker.length))]
     }
     if (value === null || typeof value !== 'object') return value
     if (Array.isArray(value)) {
@@ -142,7 +169,7 @@ export function parseRequestJson(text: string): unknown {
   }
   const result = place(parsed)
   // A marker left unplaced stood where a number cannot (an object key): the text was not JSON.
-  if (placed !== exact.length) throw new SyntaxError('Unexpected number in JSON')
+  if (placed !== values.length) throw new SyntaxError('Unexpected number in JSON')
   return result
 }
 
@@ -151,8 +178,8 @@ function isNumberChar(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2b || c === 0x2d || c === 0x65 || c === 0x45
 }
 
-/** 16 digits or more, or an exponent: the only literals that may denote an integer beyond 2^53. */
-function mayBeUnsafe(literal: string): boolean {
+/** 16 characters or more, or an exponent: the only literals JSON.parse may not read as written. */
+function mayBeInexact(literal: string): boolean {
   return literal.length >= 16 || literal.includes('e') || literal.includes('E')
 }
 

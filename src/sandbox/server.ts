@@ -15,9 +15,9 @@ import {bnplRoutes} from './bnpl/routes.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
 import {controlRoutes} from './control/routes.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
-import {idempotencyKeyOf, withoutIdempotencyKey} from './idempotency.js'
+import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {newId} from './ids.js'
-import {canonicalJson, parseRequestJson, sha256Hex} from './json.js'
+import {parseRequestJson} from './json.js'
 import {RATE_LIMITS} from './rate-limiter.js'
 import {roundupRoutes} from './roundups/routes.js'
 import {transactionRoutes} from './transactions/routes.js'
@@ -385,9 +385,7 @@ function runIdempotently(
 ): {replayed: boolean; status: number; body: string; requestId: string} {
   const {endpoint} = spec
   // The key is not part of the request: sent in the header or in the body, it is the same request.
-  const fingerprint = sha256Hex(
-    `${request.method} ${request.url}\n${canonicalJson(withoutIdempotencyKey(request.body))}`,
-  )
+  const fingerprint = fingerprintOf(endpoint, request.params, request.query, request.body)
   // The change, its event and the stored response commit together, or not at all.
   return ctx.database.transaction(() => {
     // The request runs to its stored response in this transaction: no reservation needed.

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from '../contract/endpoints.js'
+import {MAX_SIGNIFICANT_DIGITS} from '../contract/money.js'
 import {ApiError} from './errors.js'
 
 /** Bodiless POSTs (refresh, revoke, reset, connect): an empty object is tolerated, anything more is refused. */
@@ -12,8 +13,11 @@ export interface ReadableIssue {
   message: string
 }
 
-/** Said of a number field given an integer no double holds exactly (parseRequestJson made it a bigint). */
+/** Said of a number field given an integer no double holds exactly (parseRequestJson made it a bigint or ±Infinity). */
 export const NUMBER_OUT_OF_RANGE = `Out of range: at most ${Number.MAX_SAFE_INTEGER}, the largest integer a JSON number holds exactly`
+
+/** Said of a number field given a fraction no double holds as written (parseRequestJson made it NaN). */
+export const NUMBER_INEXACT = `Has more than ${MAX_SIGNIFICANT_DIGITS} significant digits (or is below 1e-307), more than a JSON number carries exactly`
 
 function at(value: unknown, path: readonly PropertyKey[]): unknown {
   let here = value
@@ -31,6 +35,7 @@ function readable(issue: z.core.$ZodIssue, input: unknown): ReadableIssue[] {
     if (typeof value === 'bigint' || value === Infinity || value === -Infinity) {
       return [{path: base, code: 'too_big', message: NUMBER_OUT_OF_RANGE}]
     }
+    if (Number.isNaN(value)) return [{path: base, code: 'invalid_value', message: NUMBER_INEXACT}]
   }
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({

@@ -1,3 +1,4 @@
+import {request} from 'node:http'
 import {connect} from 'node:net'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {Database} from '../../src/sandbox/database.js'
@@ -125,6 +126,112 @@ describe('Idempotency-Key', () => {
     )
     expect(retry.status).toBe(201)
     expect((await t.get(`/v1/wallets?userId=${userId}`)).body.data.wallets).toHaveLength(1)
+  })
+})
+
+describe('one request, one key, however its URL is spelled', () => {
+  let t: TestSandbox
+  beforeAll(async () => {
+    t = await start({rateLimit: 'off'})
+  })
+  afterAll(() => t.close())
+
+  /** A request with its path sent exactly as given (fetch would normalise some spellings). */
+  function send(method: string, path: string, key: string, body: unknown) {
+    const {hostname, port} = new URL(t.sb.url)
+    const text = JSON.stringify(body)
+    return new Promise<{status: number; text: string; replayed: boolean}>((resolve, reject) => {
+      const req = request(
+        {
+          host: hostname,
+          port,
+          method,
+          path,
+          headers: {
+            authorization: `Bearer ${t.creds.secretKey}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+            'idempotency-key': key,
+          },
+        },
+        (res) => {
+          let answer = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => {
+            answer += chunk
+          })
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: answer,
+              replayed: res.headers['idempotent-replayed'] === 'true',
+            }),
+          )
+        },
+      )
+      req.on('error', reject)
+      req.end(text)
+    })
+  }
+
+  /** The same character, percent-encoded: `t` → `%74`. */
+  const encoded = (c: string) => `%${c.charCodeAt(0).toString(16)}`
+
+  test('POST /v1/transactions with a trailing slash, percent-encoding or an empty query replays', async () => {
+    const userId = await t.user()
+    const wallet = (await t.post('/v1/wallets', {userId, currency: 'USD'})).body.data.id as string
+    const deposit = {amount: 1000, currency: 'USD', method: 'wire', destinationWalletId: wallet}
+    const first = await send('POST', '/v1/transactions', 'deposit-1', deposit)
+    expect(first.status).toBe(201)
+    for (const path of [
+      '/v1/transactions/',
+      `/v1/${encoded('t')}ransactions`,
+      `/v1/transaction${encoded('s')}`,
+      '/v1/transactions?',
+    ]) {
+      const again = await send('POST', path, 'deposit-1', deposit)
+      expect(again.status, path).toBe(201)
+      expect(again.replayed, path).toBe(true)
+      expect(again.text, path).toBe(first.text)
+    }
+    // Whatever the spelling, a different body under the key is still another request.
+    const other = await send('POST', '/v1/transactions/', 'deposit-1', {...deposit, amount: 2000})
+    expect(other.status).toBe(409)
+    expect(JSON.parse(other.text).error.code).toBe('DUPLICATE_TRANSACTION')
+    const list = await t.get(`/v1/transactions?walletId=${wallet}`)
+    expect(list.body.data.transactions).toHaveLength(1)
+  })
+
+  test('query parameters in another order, or percent-encoded, are the same query', async () => {
+    const userId = await t.user()
+    const wallet = (await t.post('/v1/wallets', {userId, currency: 'USD'})).body.data.id as string
+    const deposit = {amount: 1000, currency: 'USD', method: 'wire', destinationWalletId: wallet}
+    const first = await send('POST', '/v1/transactions?a=1&b=2', 'deposit-2', deposit)
+    expect(first.status).toBe(201)
+    for (const path of ['/v1/transactions?b=2&a=1', `/v1/transactions/?b=2&a=${encoded('1')}`]) {
+      const again = await send('POST', path, 'deposit-2', deposit)
+      expect(again.replayed, path).toBe(true)
+      expect(again.text, path).toBe(first.text)
+    }
+    expect((await send('POST', '/v1/transactions?a=1&b=3', 'deposit-2', deposit)).status).toBe(409)
+    expect((await t.get(`/v1/transactions?walletId=${wallet}`)).body.data.transactions).toHaveLength(1)
+  })
+
+  test('a path parameter percent-encoded, or with a trailing slash, is the same resource', async () => {
+    const userId = await t.user()
+    const wallet = (await t.post('/v1/wallets', {userId, currency: 'USD'})).body.data.id as string
+    const first = await send('PATCH', `/v1/wallets/${wallet}`, 'label-2', {label: 'travel'})
+    expect(first.status).toBe(200)
+    const spelled = wallet.replace(/_/, encoded('_'))
+    for (const path of [
+      `/v1/wallets/${wallet}/`,
+      `/v1/wallets/${spelled}`,
+      `/v1/${encoded('w')}allets/${spelled}/`,
+    ]) {
+      const again = await send('PATCH', path, 'label-2', {label: 'travel'})
+      expect(again.replayed, path).toBe(true)
+      expect(again.text, path).toBe(first.text)
+    }
   })
 })
 

@@ -228,9 +228,9 @@ export class AccountService {
   /** A page of the user's payment methods, oldest first. */
   listPaymentMethods(partnerId: string, userId: string, query: PageQuery) {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const start = pages.start(query.cursor)
-    const rows = this.q.methodsPage.all(userId, partnerId, start, limit + 1)
-    const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+    const list = pages.of(this.ctx.cursors, partnerId)
+    const rows = this.q.methodsPage.all(userId, partnerId, list.start(query.cursor), limit + 1)
+    const {shown, hasMore, nextCursor} = list.page(rows, limit)
     return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
   }
 

@@ -290,7 +290,8 @@ export class BnplService {
   list(partnerId: string, query: ListBnplPaymentsQuery): BnplPaymentList {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE
     const where = ['partner_id = ?', 'seq < ?']
-    const params: (string | number)[] = [partnerId, pages.start(query.cursor)]
+    const list = pages.of(this.ctx.cursors, partnerId)
+    const params: (string | number)[] = [partnerId, list.start(query.cursor)]
     if (query.userId !== undefined) {
       where.push('user_id = ?')
       params.push(query.userId)
@@ -306,7 +307,7 @@ export class BnplService {
       this.pages.set(sql, statement)
     }
     const rows = statement.all(...params, limit + 1)
-    const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+    const {shown, hasMore, nextCursor} = list.page(rows, limit)
     return {payments: shown.map((row) => this.toPayment(row)), hasMore, nextCursor}
   }
 

@@ -38,16 +38,17 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
         const partnerId = partnerOf(input)
         const {query} = input
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
+        const list = pages.of(ctx.cursors, partnerId)
         const rows = money.records.list({
           partnerId,
           walletId: query.walletId,
           userId: query.userId,
           status: query.status,
           type: query.type,
-          before: pages.start(query.cursor),
+          before: list.start(query.cursor),
           limit: limit + 1,
         })
-        const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+        const {shown, hasMore, nextCursor} = list.page(rows, limit)
         return {transactions: shown.map(toTransaction), hasMore, nextCursor}
       },
     }),

@@ -222,12 +222,13 @@ export class WalletService {
       throw invalidCurrency(query.currency)
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const params: (string | number)[] = [partnerId, walletPages.start(query.cursor)]
+    const pages = walletPages.of(this.ctx.cursors, partnerId)
+    const params: (string | number)[] = [partnerId, pages.start(query.cursor)]
     if (query.userId !== undefined) params.push(query.userId)
     if (query.currency !== undefined) params.push(query.currency)
     const page = this.q.pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
     const rows = page.all(...params, limit + 1)
-    const {shown, hasMore, nextCursor} = walletPages.page(rows, limit)
+    const {shown, hasMore, nextCursor} = pages.page(rows, limit)
     return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
   }
 }

@@ -225,8 +225,10 @@ export function webhookRoutes(
       run(input): EventList {
         const {query} = input
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const rows = store.eventsPage(partnerOf(input), query, pages.start(query.cursor), limit + 1)
-        const {shown, hasMore, nextCursor} = pages.page(rows, limit)
+        const partnerId = partnerOf(input)
+        const list = pages.of(ctx.cursors, partnerId)
+        const rows = store.eventsPage(partnerId, query, list.start(query.cursor), limit + 1)
+        const {shown, hasMore, nextCursor} = list.page(rows, limit)
         return {
           events: shown.map(
             (row): EventSummary => ({...envelopeOf(row), deliveries: store.deliveryCounts(row.id)}),
