@@ -76,7 +76,7 @@ const toUint32 = (b: number[]) => ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) 
 
 function ipv6Equals(h: string, last: number): boolean {
   const b = ipv6Bytes(h)
-  return b !== undefined && b.slice(0, 15).every((x) => x === 0) && b[15] === last
+  return b?.slice(0, 15).every((x) => x === 0) === true && b[15] === last
 }
 
 /** The 16 bytes of an IPv6 address from its text form (`::` compression and a trailing dotted quad allowed). */
