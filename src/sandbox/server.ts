@@ -1,3 +1,4 @@
+import type {Socket} from 'node:net'
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {
   type Endpoint,
@@ -30,6 +31,11 @@ import {WebhookService} from './webhooks/service.js'
 
 /** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** A request's headers must arrive within this, and the whole request within REQUEST_TIMEOUT_MS. */
+export const HEADERS_TIMEOUT_MS = 10_000
+const REQUEST_TIMEOUT_MS = 30_000
+/** Open connections one client address may hold, but for 127.0.0.1 and ::1, which every local client shares. */
+export const CONNECTIONS_PER_ADDRESS = 64
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
@@ -136,9 +142,13 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
 
 /** Fastify with the sandbox's limits and request ids; what Fastify refuses itself answers in the contract's shape. */
 function createApp(settings: SandboxSettings): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client that dribbles its headers or body is cut off (408), checked every second rather
+    // than Node's 30 s, so a thousand slow sockets cannot pin the sandbox's connections.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: {headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000},
     genReqId: () => newId.request(),
     routerOptions: {ignoreTrailingSlash: true},
     frameworkErrors: (err, request, reply) => {
@@ -151,7 +161,34 @@ function createApp(settings: SandboxSettings): FastifyInstance {
       void sendJson(reply, rendered.status, JSON.stringify(rendered.body))
     },
   })
+  limitConnectionsPerAddress(app)
+  return app
 }
+
+/**
+ * Refuse a client address its connection past CONNECTIONS_PER_ADDRESS. 127.0.0.1 and ::1 are
+ * exempt: every program on this machine connects from them (the benchmark alone opens 50).
+ */
+function limitConnectionsPerAddress(app: FastifyInstance): void {
+  const open = new Map<string, number>()
+  app.server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress
+    if (address === undefined || SHARED_LOCAL_ADDRESSES.has(address)) return
+    const count = (open.get(address) ?? 0) + 1
+    if (count > CONNECTIONS_PER_ADDRESS) {
+      socket.destroy()
+      return
+    }
+    open.set(address, count)
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1
+      if (left === 0) open.delete(address)
+      else open.set(address, left)
+    })
+  })
+}
+
+const SHARED_LOCAL_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 
 /** Only JSON bodies. An empty body is "no body", so bodiless POSTs may still send the header. */
 function addJsonParsers(app: FastifyInstance): void {
