@@ -11,6 +11,7 @@ import {
   PayctlError,
   type ProfileStore,
   probeSandbox,
+  storedProfile,
   writePrivateFile,
 } from '../core/index.js'
 
@@ -218,7 +219,7 @@ export async function findSandbox(
   }
   let stored: {baseUrl?: string} | undefined
   try {
-    stored = store.read().profiles[profile ?? 'local']
+    stored = storedProfile(store.read(), profile ?? 'local')
   } catch {
     stored = undefined
   }

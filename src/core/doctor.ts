@@ -8,6 +8,7 @@ import {
   type ProfileStore,
   type ResolvedProfile,
   resolveProfile,
+  storedProfile,
 } from './profiles.js'
 import {redactText} from './redact.js'
 import {status as sessionStatus} from './session.js'
@@ -164,7 +165,7 @@ function credentialsCheck(profile: ResolvedProfile, store: ProfileStore, env: No
     auth.variant === 'A'
       ? `partner credentials (API key ${auth.apiKey}, partner ${auth.partnerId})`
       : 'a secret API key'
-  const fileAuth = store.read().profiles[profile.name]?.auth
+  const fileAuth = storedProfile(store.read(), profile.name)?.auth
   if (profile.sources.credentials === 'env' && fileAuth && credentialsFromEnv(env)) {
     return {
       name: 'credentials',

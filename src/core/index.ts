@@ -32,6 +32,7 @@ export {parseExact, stringifyExact} from './exact-json.js'
 export {parseAmount} from './money.js'
 export {
   type CachedToken,
+  checkProfileName,
   credentialsFromEnv,
   normaliseBaseUrl,
   type ProfileFile,
@@ -43,6 +44,7 @@ export {
   resolveProfile,
   type StoredAuth,
   type StoredProfile,
+  storedProfile,
   useProfile,
   type ValueSource,
 } from './profiles.js'

@@ -31,6 +31,11 @@ export interface StoredProfile {
 
 export interface ProfileFile {
   currentProfile?: string | undefined
+  /**
+   * By name. A name is the user's to choose, `__proto__` and `constructor` included: read a
+   * profile with storedProfile, never `profiles[name]`, which finds what every object inherits.
+   * ProfileStore hands out this record without a prototype, so writing `profiles[name]` is safe.
+   */
   profiles: Record<string, StoredProfile>
 }
 
@@ -106,7 +111,10 @@ export class ProfileStore {
   read(): ProfileFile {
     this.#checkPermissions()
     const file = this.#store().store
-    return {currentProfile: file.currentProfile, profiles: {...(file.profiles ?? {})}}
+    // Without a prototype, a profile named `__proto__` is written as a key like any other.
+    const profiles: Record<string, StoredProfile> = Object.create(null)
+    for (const [name, profile] of Object.entries(file.profiles ?? {})) profiles[name] = profile
+    return {currentProfile: file.currentProfile, profiles}
   }
 
   /** Read, change and write the file while holding its lock, so concurrent payctl processes never clobber it. */
@@ -140,6 +148,22 @@ export class ProfileStore {
   }
 }
 
+/** The profile stored under `name`, or undefined: only the file's own, never what objects inherit. */
+export function storedProfile(file: ProfileFile, name: string): StoredProfile | undefined {
+  return Object.hasOwn(file.profiles, name) ? file.profiles[name] : undefined
+}
+
+/** A name a profile can be saved under: any but the empty one, which no command can name again. */
+export function checkProfileName(name: string): string {
+  if (name !== '') return name
+  throw new PayctlError({
+    kind: 'usage',
+    code: 'INVALID_PROFILE_NAME',
+    message: 'a profile name cannot be empty',
+    suggestions: ['Try: payctl profiles list'],
+  })
+}
+
 /** The error for a profile name the file does not have. */
 export function profileNotFound(name: string, file: ProfileFile, from?: string): PayctlError {
   return new PayctlError({
@@ -154,7 +178,7 @@ export function profileNotFound(name: string, file: ProfileFile, from?: string):
 /** Make a profile the current one. */
 export function useProfile(store: ProfileStore, name: string): Promise<void> {
   return store.update((file) => {
-    if (!file.profiles[name]) throw profileNotFound(name, file)
+    if (!storedProfile(file, name)) throw profileNotFound(name, file)
     file.currentProfile = name
   })
 }
@@ -162,7 +186,7 @@ export function useProfile(store: ProfileStore, name: string): Promise<void> {
 /** Delete a profile (and its credentials) from the file. */
 export function removeProfile(store: ProfileStore, name: string): Promise<void> {
   return store.update((file) => {
-    if (!file.profiles[name]) throw profileNotFound(name, file)
+    if (!storedProfile(file, name)) throw profileNotFound(name, file)
     delete file.profiles[name]
     if (file.currentProfile === name) file.currentProfile = undefined
   })
@@ -234,9 +258,9 @@ export function resolveProfile(
   if (overrides.profile) [name, profileSource] = [overrides.profile, 'flag']
   else if (env.PAYCTL_PROFILE) [name, profileSource] = [env.PAYCTL_PROFILE, 'env']
   else if (file.currentProfile) [name, profileSource] = [file.currentProfile, 'file']
-  else if (file.profiles.local) name = 'local'
+  else if (storedProfile(file, 'local')) name = 'local'
 
-  const stored = file.profiles[name]
+  const stored = storedProfile(file, name)
   if (!stored && profileSource !== 'default' && !env.PAYCTL_BASE_URL && !envHasCredentials(env)) {
     const from =
       profileSource === 'flag' ? '--profile' : profileSource === 'env' ? 'PAYCTL_PROFILE' : 'the profile file'
