@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs'
+import {lstatSync} from 'node:fs'
 import {PayctlClient} from './client.js'
 import {configDirProblem} from './config-dir.js'
 import {PayctlError} from './errors.js'
@@ -126,8 +126,19 @@ async function serviceChecks(
 function profileFileCheck(store: ProfileStore): Check {
   let mode: number
   try {
-    mode = statSync(store.path).mode & 0o777
-  } catch {
+    const st = lstatSync(store.path)
+    // A link is judged by the read below, which names it and what it points to.
+    if (st.isSymbolicLink()) {
+      store.read()
+      return {
+        name: 'profile file',
+        status: 'warn',
+        detail: `${store.path} is a symbolic link; the next change replaces it by a file`,
+      }
+    }
+    mode = st.mode & 0o777
+  } catch (err) {
+    if (err instanceof PayctlError) return fromError('profile file', err)
     return {
       name: 'profile file',
       status: 'warn',

@@ -4,7 +4,9 @@ import {
   chmodSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -270,6 +272,115 @@ describe('local files', () => {
     } finally {
       victim.kill('SIGKILL')
       await liar.close()
+      temp.cleanup()
+    }
+  })
+})
+
+describe('nothing in the config dir is written through a symlink planted there', () => {
+  let sandbox: SandboxProcess
+  const outsides: string[] = []
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess()
+  })
+  afterAll(async () => {
+    await sandbox.stop()
+    for (const dir of outsides) rmSync(dir, {recursive: true, force: true})
+  })
+  /** A folder outside the config dir, for what a planted link points at. */
+  const outside = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payctl-outside-'))
+    outsides.push(dir)
+    return dir
+  }
+  const login = (configDir: string, name = 'local') =>
+    payctl(
+      [
+        'auth',
+        'login',
+        '--profile',
+        name,
+        '--env',
+        'local',
+        '--base-url',
+        sandbox.url,
+        '--secret-key',
+        sandbox.credentials.secretKey,
+      ],
+      {configDir, timeoutMs: 10_000},
+    )
+  const isLink = (path: string) => lstatSync(path).isSymbolicLink()
+  const profileNames = (configDir: string) =>
+    Object.keys(JSON.parse(readFileSync(join(configDir, 'profiles.json'), 'utf8')).profiles)
+
+  it('profiles.json: a link to nothing is replaced by the file, never creating what it names', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'created.json')
+    symlinkSync(target, join(temp.dir, 'profiles.json'))
+    try {
+      expect((await payctl(['profiles', 'list', '--json'], {configDir: temp.dir})).json()).toEqual([])
+      const r = await login(temp.dir)
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(existsSync(target)).toBe(false)
+      expect(isLink(join(temp.dir, 'profiles.json'))).toBe(false)
+      expect(modeOf(join(temp.dir, 'profiles.json'))).toBe('600')
+      expect(profileNames(temp.dir)).toEqual(['local'])
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('profiles.json: a link to a profile file of yours keeps its profiles, and is replaced, its target unchanged', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'profiles.json')
+    const kept = `${JSON.stringify({currentProfile: 'old', profiles: {old: {environment: 'local', baseUrl: sandbox.url}}})}\n`
+    writeFileSync(target, kept, {mode: 0o600})
+    symlinkSync(target, join(temp.dir, 'profiles.json'))
+    try {
+      const list = await payctl(['profiles', 'list', '--json'], {configDir: temp.dir})
+      expect(list.json<{name: string}[]>().map((p) => p.name)).toEqual(['old'])
+      const r = await login(temp.dir, 'new')
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(readFileSync(target, 'utf8')).toBe(kept)
+      expect(isLink(join(temp.dir, 'profiles.json'))).toBe(false)
+      expect(modeOf(join(temp.dir, 'profiles.json'))).toBe('600')
+      expect(profileNames(temp.dir)).toEqual(['old', 'new'])
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('profiles.json: a link to a file others can read is refused, naming the link, and the file is left alone', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'notes.txt')
+    writeFileSync(target, 'keep me\n', {mode: 0o644})
+    chmodSync(target, 0o644)
+    symlinkSync(target, join(temp.dir, 'profiles.json'))
+    try {
+      for (const r of [await payctl(['profiles', 'list'], {configDir: temp.dir}), await login(temp.dir)]) {
+        expect(r.exitCode).toBe(1)
+        expect(r.stderr).toContain(`the profile file ${join(temp.dir, 'profiles.json')} is a symbolic link`)
+        expect(r.stderr).toContain(`rm ${join(temp.dir, 'profiles.json')}`)
+        expect(r.stdout).not.toContain('✓')
+      }
+      expect(readFileSync(target, 'utf8')).toBe('keep me\n')
+      expect(modeOf(target)).toBe('644')
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('profiles.json.lock: a planted link is taken for no lock, not for one held by another process', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'lock')
+    mkdirSync(target)
+    symlinkSync(target, join(temp.dir, 'profiles.json.lock'))
+    try {
+      const r = await login(temp.dir)
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(readdirSync(target)).toEqual([])
+      expect(profileNames(temp.dir)).toEqual(['local'])
+    } finally {
       temp.cleanup()
     }
   })
