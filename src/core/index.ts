@@ -19,7 +19,14 @@ export {
   type MutationRecord,
   PayctlClient,
 } from './client.js'
-export {assertConfigDir, configDir, configDirProblem, writePrivateFile} from './config-dir.js'
+export {
+  assertConfigDir,
+  configDir,
+  configDirProblem,
+  openPrivateAppend,
+  privateSubdir,
+  writePrivateFile,
+} from './config-dir.js'
 export {
   assertCredentialFitsEnvironment,
   DEFAULT_LOCAL_URL,

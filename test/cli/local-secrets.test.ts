@@ -384,6 +384,38 @@ describe('nothing in the config dir is written through a symlink planted there',
       temp.cleanup()
     }
   })
+
+  it('audit.log: a planted link is replaced by the log, with a warning; its target and the command’s answer are unchanged', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'victim.txt')
+    writeFileSync(target, 'keep me\n', {mode: 0o600})
+    symlinkSync(target, join(temp.dir, 'audit.log'))
+    const create = (email: string) =>
+      payctl(['users', 'create', '--email', email, '--first-name', 'A', '--last-name', 'Udit'], {
+        configDir: temp.dir,
+      })
+    try {
+      expect((await login(temp.dir)).exitCode).toBe(0)
+      const r = await create('a1@example.test')
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/^usr_\w+\n$/)
+      expect(r.stderr).toContain('audit.log was a symbolic link')
+      expect(readFileSync(target, 'utf8')).toBe('keep me\n')
+      const log = join(temp.dir, 'audit.log')
+      expect(isLink(log)).toBe(false)
+      expect(modeOf(log)).toBe('600')
+      const again = await create('a2@example.test')
+      expect(again.exitCode, again.stderr).toBe(0)
+      expect(again.stderr).toBe('')
+      const lines = readFileSync(log, 'utf8').trim().split('\n')
+      expect(lines.map((l) => JSON.parse(l).command)).toEqual([
+        expect.stringContaining('payctl users create --email a1@example.test'),
+        expect.stringContaining('payctl users create --email a2@example.test'),
+      ])
+    } finally {
+      temp.cleanup()
+    }
+  })
 })
 
 describe('proxies', () => {
