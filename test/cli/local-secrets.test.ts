@@ -416,6 +416,43 @@ describe('nothing in the config dir is written through a symlink planted there',
       temp.cleanup()
     }
   })
+
+  it('seed: a link planted at the journal folder or a --journal file is replaced, its target unchanged', async () => {
+    const temp = tempConfigDir()
+    const folder = outside()
+    symlinkSync(folder, join(temp.dir, 'seed'))
+    const fixture = join(temp.dir, 'one.yaml')
+    writeFileSync(
+      fixture,
+      'users:\n  ada:\n    email: ada@example.test\n    first_name: Ada\n    last_name: L\n',
+    )
+    const victim = join(outside(), 'victim.txt')
+    writeFileSync(victim, 'keep me\n', {mode: 0o600})
+    const journal = join(temp.dir, 'journal.ndjson')
+    symlinkSync(victim, journal)
+    try {
+      expect((await login(temp.dir)).exitCode).toBe(0)
+      const r = await payctl(['seed', fixture, '--json'], {configDir: temp.dir, timeoutMs: 30_000})
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(readdirSync(folder)).toEqual([])
+      expect(isLink(join(temp.dir, 'seed'))).toBe(false)
+      expect(readdirSync(join(temp.dir, 'seed'))).toHaveLength(1)
+      const ids = r.json()
+      const viaJournal = await payctl(['seed', fixture, '--journal', journal, '--json'], {
+        configDir: temp.dir,
+        timeoutMs: 30_000,
+      })
+      expect(viaJournal.exitCode, viaJournal.stderr).toBe(0)
+      // Replayed with the same idempotency keys: the same record, not a second one.
+      expect(viaJournal.json()).toEqual(ids)
+      expect(readFileSync(victim, 'utf8')).toBe('keep me\n')
+      expect(isLink(journal)).toBe(false)
+      expect(modeOf(journal)).toBe('600')
+      expect(readFileSync(journal, 'utf8')).toContain('"key":"users.ada"')
+    } finally {
+      temp.cleanup()
+    }
+  })
 })
 
 describe('proxies', () => {
