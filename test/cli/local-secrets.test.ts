@@ -453,6 +453,52 @@ describe('nothing in the config dir is written through a symlink planted there',
       temp.cleanup()
     }
   })
+
+  it('sandbox.log: a planted link is replaced by the log of a --detach sandbox, its target unchanged', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'victim.txt')
+    writeFileSync(target, 'keep me\n', {mode: 0o600})
+    symlinkSync(target, join(temp.dir, 'sandbox.log'))
+    try {
+      const r = await runCli(
+        ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json'],
+        {
+          configDir: temp.dir,
+          timeoutMs: 30_000,
+        },
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(readFileSync(target, 'utf8')).toBe('keep me\n')
+      expect(isLink(join(temp.dir, 'sandbox.log'))).toBe(false)
+      expect(modeOf(join(temp.dir, 'sandbox.log'))).toBe('600')
+    } finally {
+      await payctl(['sandbox', 'stop'], {configDir: temp.dir})
+      temp.cleanup()
+    }
+  }, 60_000)
+
+  it('sandbox.db: a link at the default data file is refused with what to do, its target unchanged', async () => {
+    const temp = tempConfigDir()
+    const target = join(outside(), 'victim.db')
+    writeFileSync(target, 'keep me\n', {mode: 0o600})
+    symlinkSync(target, join(temp.dir, 'sandbox.db'))
+    try {
+      const r = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--json'], {
+        configDir: temp.dir,
+        timeoutMs: 30_000,
+      })
+      expect(r.exitCode).toBe(1)
+      expect(r.json<{error: {code: string; message: string}}>().error).toMatchObject({
+        code: 'CONFIG_FILE_LINK',
+        message: expect.stringContaining(`${join(temp.dir, 'sandbox.db')} is a symbolic link`),
+      })
+      expect(readFileSync(target, 'utf8')).toBe('keep me\n')
+      expect(existsSync(`${target}-wal`)).toBe(false)
+    } finally {
+      await payctl(['sandbox', 'stop'], {configDir: temp.dir})
+      temp.cleanup()
+    }
+  }, 60_000)
 })
 
 describe('proxies', () => {

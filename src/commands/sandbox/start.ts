@@ -4,7 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
 import {
   clearState,
-  defaultDataPath,
+  defaultDataFile,
   isAlive,
   logPath,
   readState,
@@ -100,9 +100,9 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       )
     }
     const secrets = readSecrets(f['api-secret'], f['secret-key'])
+    const data = f.data ?? defaultDataFile()
     if (f.detach) return this.detach(secrets)
 
-    const data = f.data ?? defaultDataPath()
     const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
       port: f.port,
