@@ -403,7 +403,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const failure = err ? toPayctlError(err) : undefined
     const profile = this.#profile
     try {
-      new AuditLog().append({
+      const log = new AuditLog()
+      const {replaced} = log.append({
         time: new Date().toISOString(),
         profile: profile?.name ?? '',
         environment: profile?.environment ?? '',
@@ -416,6 +417,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         requestCount,
         ...(note === undefined ? {} : {note}),
       })
+      if (replaced !== undefined)
+        this.warnLine(`${log.path} was ${replaced}: a new audit log replaced it; what it led to is unchanged`)
     } catch (auditError) {
       this.warnLine(`could not write the audit log: ${(auditError as Error).message}`)
     }

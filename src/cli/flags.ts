@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {SUPPORTED_CURRENCIES} from '../contract/index.js'
 import {usageError} from '../core/errors.js'
+import {checkProfileName} from '../core/profiles.js'
 
 /** Flags every command takes. */
 export const globalFlags = {
@@ -8,6 +9,9 @@ export const globalFlags = {
     char: 'p',
     summary: 'profile to act on (default: PAYCTL_PROFILE, then the current profile)',
     helpGroup: 'GLOBAL',
+    // An empty value would otherwise mean "the current profile", which a script's unset variable
+    // must not silently pick.
+    parse: async (value) => checkProfileName(value),
   }),
   debug: Flags.boolean({
     summary: 'log every request and response to stderr, secrets redacted',

@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {closeSync, lstatSync, openSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {closeSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {networkInterfaces} from 'node:os'
 import {join} from 'node:path'
 import type {SandboxHealth} from '../contract/index.js'
@@ -8,9 +8,11 @@ import {
   configDir,
   DEFAULT_LOCAL_URL,
   isLocalUrl,
+  openPrivateAppend,
   PayctlError,
   type ProfileStore,
   probeSandbox,
+  storedProfile,
   writePrivateFile,
 } from '../core/index.js'
 
@@ -31,7 +33,26 @@ export interface SandboxState {
 }
 
 export const statePath = () => join(configDir(), 'sandbox.json')
-export const defaultDataPath = () => join(configDir(), 'sandbox.db')
+const defaultDataPath = () => join(configDir(), 'sandbox.db')
+
+/**
+ * The data file in the config dir, refused when it or its -wal or -shm is a symbolic link: the
+ * sandbox would write its secrets where the link points, and a database is not replaced the way
+ * the other files there are, since that would lose its data.
+ */
+export function defaultDataFile(): string {
+  const path = defaultDataPath()
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!lstatSync(file, {throwIfNoEntry: false})?.isSymbolicLink()) continue
+    throw new PayctlError({
+      kind: 'config',
+      code: 'CONFIG_FILE_LINK',
+      message: `${file} is a symbolic link (to ${readlinkSync(file)}); the sandbox keeps its data, secrets included, only in a file of its own`,
+      suggestions: [`Try: rm ${file} (the link only), or name the data file with --data`],
+    })
+  }
+  return path
+}
 export const logPath = () => join(configDir(), 'sandbox.log')
 
 /**
@@ -116,7 +137,7 @@ export async function startDetached(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SandboxStarted> {
   closeInheritedDescriptors()
-  const log = openSync(logPath(), 'a', 0o600)
+  const log = openPrivateAppend(logPath()).fd
   const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...args, '--json'], {
     detached: true,
     stdio: ['ignore', 'pipe', log],
@@ -214,7 +235,7 @@ export async function findSandbox(
   }
   let stored: {baseUrl?: string} | undefined
   try {
-    stored = store.read().profiles[profile ?? 'local']
+    stored = storedProfile(store.read(), profile ?? 'local')
   } catch {
     stored = undefined
   }

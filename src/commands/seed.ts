@@ -6,7 +6,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
-import {configDir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
+import {configDir, privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
 import {
   type Fixture,
   Journal,
@@ -160,7 +160,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       .update(`${fixturePath}|${this.profile.name}|${this.profile.baseUrl}|${instance}`)
       .digest('hex')
       .slice(0, 24)
-    return join(configDir(), 'seed', `${id}.ndjson`)
+    return join(privateSubdir(configDir(), 'seed'), `${id}.ndjson`)
   }
 
   /** Requests a minute to pace to, or undefined for no pacing. */

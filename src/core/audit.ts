@@ -1,7 +1,7 @@
-import {appendFileSync, mkdirSync, readFileSync} from 'node:fs'
+import {closeSync, mkdirSync, readFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import type {MutationRecord} from './client.js'
-import {assertConfigDir, configDir} from './config-dir.js'
+import {assertConfigDir, configDir, openPrivateAppend} from './config-dir.js'
 import {isSecretHeader, redactText} from './redact.js'
 
 /** One mutating command, as the local audit log keeps it. Never a body, never a secret. */
@@ -64,10 +64,20 @@ export class AuditLog {
     this.path = join(dir, 'audit.log')
   }
 
-  append(entry: AuditEntry): void {
+  /**
+   * Add an entry. Never written through a symbolic link planted at the log's name: what is there
+   * instead of a file is replaced by a new log, and the answer says what it was.
+   */
+  append(entry: AuditEntry): {replaced: string | undefined} {
     mkdirSync(join(this.path, '..'), {recursive: true, mode: 0o700})
     assertConfigDir(join(this.path, '..'))
-    appendFileSync(this.path, `${JSON.stringify(entry)}\n`, {mode: 0o600})
+    const {fd, replaced} = openPrivateAppend(this.path)
+    try {
+      writeSync(fd, `${JSON.stringify(entry)}\n`)
+    } finally {
+      closeSync(fd)
+    }
+    return {replaced}
   }
 
   /** Entries, newest first. */

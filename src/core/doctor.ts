@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs'
+import {lstatSync} from 'node:fs'
 import {isLocalUrl} from '../contract/loopback.js'
 import {PayctlClient} from './client.js'
 import {configDirProblem} from './config-dir.js'
@@ -9,6 +9,7 @@ import {
   type ProfileStore,
   type ResolvedProfile,
   resolveProfile,
+  storedProfile,
 } from './profiles.js'
 import {redactText} from './redact.js'
 import {status as sessionStatus} from './session.js'
@@ -126,8 +127,19 @@ async function serviceChecks(
 function profileFileCheck(store: ProfileStore): Check {
   let mode: number
   try {
-    mode = statSync(store.path).mode & 0o777
-  } catch {
+    const st = lstatSync(store.path)
+    // A link is judged by the read below, which names it and what it points to.
+    if (st.isSymbolicLink()) {
+      store.read()
+      return {
+        name: 'profile file',
+        status: 'warn',
+        detail: `${store.path} is a symbolic link; the next change replaces it by a file`,
+      }
+    }
+    mode = st.mode & 0o777
+  } catch (err) {
+    if (err instanceof PayctlError) return fromError('profile file', err)
     return {
       name: 'profile file',
       status: 'warn',
@@ -165,7 +177,7 @@ function credentialsCheck(profile: ResolvedProfile, store: ProfileStore, env: No
     auth.variant === 'A'
       ? `partner credentials (API key ${auth.apiKey}, partner ${auth.partnerId})`
       : 'a secret API key'
-  const fileAuth = store.read().profiles[profile.name]?.auth
+  const fileAuth = storedProfile(store.read(), profile.name)?.auth
   if (profile.sources.credentials === 'env' && fileAuth && credentialsFromEnv(env)) {
     return {
       name: 'credentials',

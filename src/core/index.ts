@@ -20,7 +20,14 @@ export {
   type MutationRecord,
   PayctlClient,
 } from './client.js'
-export {assertConfigDir, configDir, configDirProblem, writePrivateFile} from './config-dir.js'
+export {
+  assertConfigDir,
+  configDir,
+  configDirProblem,
+  openPrivateAppend,
+  privateSubdir,
+  writePrivateFile,
+} from './config-dir.js'
 export {
   assertCredentialFitsEnvironment,
   DEFAULT_LOCAL_URL,
@@ -32,6 +39,7 @@ export {parseExact, stringifyExact} from './exact-json.js'
 export {parseAmount} from './money.js'
 export {
   type CachedToken,
+  checkProfileName,
   credentialsFromEnv,
   normaliseBaseUrl,
   type ProfileFile,
@@ -43,6 +51,7 @@ export {
   resolveProfile,
   type StoredAuth,
   type StoredProfile,
+  storedProfile,
   useProfile,
   type ValueSource,
 } from './profiles.js'

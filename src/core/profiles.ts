@@ -1,9 +1,19 @@
 import {createHash} from 'node:crypto'
-import {mkdirSync, statSync} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  type Stats,
+  unlinkSync,
+} from 'node:fs'
 import {join} from 'node:path'
-import Conf from 'conf'
 import {isLocalUrl} from '../contract/loopback.js'
-import {assertConfigDir, configDir} from './config-dir.js'
+import {assertConfigDir, configDir, isLinkRefusal, writePrivateFile} from './config-dir.js'
 import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind} from './environments.js'
 import {PayctlError} from './errors.js'
 
@@ -32,6 +42,11 @@ export interface StoredProfile {
 
 export interface ProfileFile {
   currentProfile?: string | undefined
+  /**
+   * By name. A name is the user's to choose, `__proto__` and `constructor` included: read a
+   * profile with storedProfile, never `profiles[name]`, which finds what every object inherits.
+   * ProfileStore hands out this record without a prototype, so writing `profiles[name]` is safe.
+   */
   profiles: Record<string, StoredProfile>
 }
 
@@ -57,62 +72,32 @@ export interface ProfileOverrides {
   baseUrl?: string | undefined
 }
 
-const FILE_NAME = 'profiles'
+// Reads that fail rather than wait on a FIFO nobody writes, and (where the system can) refuse a
+// symbolic link as the path's last part.
+const READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
 
 /** The profile file: one JSON document, mode 0600, every read-modify-write under a lock. */
 export class ProfileStore {
   readonly dir: string
   readonly path: string
-  #conf: Conf<ProfileFile> | undefined
 
   constructor(dir: string = configDir()) {
     this.dir = dir
-    this.path = join(dir, `${FILE_NAME}.json`)
-  }
-
-  #store(): Conf<ProfileFile> {
-    // Made here 0700 before conf can make it with the umask's mode (0775 under umask 002), which
-    // every later command would refuse as writable by others.
-    if (this.#conf === undefined) mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    this.#conf ??= new Conf<ProfileFile>({
-      cwd: this.dir,
-      configName: FILE_NAME,
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      defaults: {profiles: {}},
-    })
-    return this.#conf
-  }
-
-  /** Refuse a profile file that other users can read (it holds credentials), in a dir they can write. */
-  #checkPermissions(): void {
-    if (process.platform === 'win32') return
-    assertConfigDir(this.dir)
-    let mode: number
-    try {
-      mode = statSync(this.path).mode
-    } catch {
-      return
-    }
-    if ((mode & 0o077) !== 0) {
-      throw new PayctlError({
-        kind: 'config',
-        code: 'PROFILE_FILE_PERMISSIONS',
-        message: `the profile file ${this.path} is readable by other users (mode ${(mode & 0o777).toString(8)}); it holds credentials`,
-        suggestions: [`Try: chmod 600 ${this.path}`],
-      })
-    }
+    this.path = join(dir, 'profiles.json')
   }
 
   read(): ProfileFile {
-    this.#checkPermissions()
-    const file = this.#store().store
-    return {currentProfile: file.currentProfile, profiles: {...(file.profiles ?? {})}}
+    return profileFile(this.#load())
   }
 
   /** Read, change and write the file while holding its lock, so concurrent payctl processes never clobber it. */
   async update<T>(change: (file: ProfileFile) => T | Promise<T>): Promise<T> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    // The lock is a folder payctl makes: a symbolic link there is not one, and would be taken for a
+    // lock another process holds, for 15 s, on every command.
+    const lock = `${this.path}.lock`
+    if (lstatSync(lock, {throwIfNoEntry: false})?.isSymbolicLink()) unlinkSync(lock)
     // Loaded here, not up front: only commands that change the file pay for it.
     const {default: lockfile} = await import('proper-lockfile')
     const release = await lockfile
@@ -126,19 +111,147 @@ export class ProfileStore {
           kind: 'config',
           code: 'PROFILE_FILE_LOCKED',
           message: `another payctl process has held the profile file ${this.path} for over 15 s`,
-          suggestions: [`If no payctl is running, remove the stale lock: rm -r ${this.path}.lock`],
+          suggestions: [`If no payctl is running, remove the stale lock: rm -r ${lock}`],
           cause,
         })
       })
     try {
-      const file = this.read()
+      const raw = this.#load()
+      const file = profileFile(raw)
       const result = await change(file)
-      this.#store().store = file
+      // Keys this version does not know (a newer payctl's) are kept.
+      const text = JSON.stringify(
+        {...raw, currentProfile: file.currentProfile, profiles: file.profiles},
+        null,
+        '\t',
+      )
+      // A new file renamed into place: a symbolic link at the path is replaced, never written through.
+      writePrivateFile(this.path, `${text}\n`)
       return result
     } finally {
       await release()
     }
   }
+
+  /** The file's top-level object: empty when there is no file, or it holds no object. */
+  #load(): Record<string, unknown> {
+    if (process.platform !== 'win32') assertConfigDir(this.dir)
+    // Made 0700 here, before anything else makes it with the umask's mode (0775 under umask 002),
+    // which every later command would refuse as writable by others.
+    mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    const text = this.#readText()
+    if (text === undefined) return {}
+    let value: unknown
+    try {
+      value = JSON.parse(text.replace(/^\uFEFF/, ''))
+    } catch {
+      // Not the parser's message: it quotes the text around the fault, and the file holds secrets.
+      throw new PayctlError({
+        kind: 'config',
+        code: 'PROFILE_FILE_INVALID',
+        message: `the profile file ${this.path} is not valid JSON`,
+        suggestions: [
+          `Fix it, or move it aside (its profiles are then forgotten): mv ${this.path} ${this.path}.bad`,
+        ],
+      })
+    }
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {}
+  }
+
+  /**
+   * The file's text, or undefined when there is none. It holds credentials: it must be a regular
+   * file only its owner can read. A symbolic link is read through only to such a file of this
+   * user's (so no one else's file is ever taken for profiles), and the next write replaces the link.
+   */
+  #readText(): string | undefined {
+    let link = false
+    let fd: number
+    try {
+      fd = openSync(this.path, READ | NOFOLLOW)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (!isLinkRefusal(err)) throw err
+      link = true
+      try {
+        fd = openSync(this.path, READ)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined // a link to nothing holds nothing
+        throw err
+      }
+    }
+    try {
+      this.#check(fstatSync(fd), link)
+      return readFileSync(fd, 'utf8')
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** Refuse a profile file (or what a link there points to) that others could read or have made. */
+  #check(st: Stats, link: boolean): void {
+    const mode = st.mode & 0o777
+    const posix = process.platform !== 'win32'
+    const problem = !st.isFile()
+      ? 'which is not a regular file'
+      : link && posix && st.uid !== process.getuid?.()
+        ? 'which belongs to another user'
+        : posix && (mode & 0o077) !== 0
+          ? `which other users can read (mode ${mode.toString(8)})`
+          : undefined
+    if (problem === undefined) return
+    if (link) {
+      const target = realpathSync(this.path)
+      throw new PayctlError({
+        kind: 'config',
+        code: 'PROFILE_FILE_LINK',
+        message: `the profile file ${this.path} is a symbolic link to ${target}, ${problem}; payctl keeps credentials only in a file of yours that nobody else can read`,
+        suggestions: [`Try: rm ${this.path} (the link only; ${target} is left as it is)`],
+      })
+    }
+    if (!st.isFile()) {
+      throw new PayctlError({
+        kind: 'config',
+        code: 'PROFILE_FILE_INVALID',
+        message: `the profile file ${this.path} is not a regular file`,
+        suggestions: [`Move it aside: mv ${this.path} ${this.path}.bad`],
+      })
+    }
+    throw new PayctlError({
+      kind: 'config',
+      code: 'PROFILE_FILE_PERMISSIONS',
+      message: `the profile file ${this.path} is readable by other users (mode ${mode.toString(8)}); it holds credentials`,
+      suggestions: [`Try: chmod 600 ${this.path}`],
+    })
+  }
+}
+
+/** What a ProfileStore hands out of the file's object: the profiles without a prototype. */
+function profileFile(raw: Record<string, unknown>): ProfileFile {
+  // Without a prototype, a profile named `__proto__` is written as a key like any other.
+  const profiles: Record<string, StoredProfile> = Object.create(null)
+  const stored = raw.profiles
+  if (stored !== null && typeof stored === 'object' && !Array.isArray(stored))
+    for (const [name, profile] of Object.entries(stored)) profiles[name] = profile as StoredProfile
+  const current = raw.currentProfile
+  return {currentProfile: typeof current === 'string' ? current : undefined, profiles}
+}
+
+/** The profile stored under `name`, or undefined: only the file's own, never what objects inherit. */
+export function storedProfile(file: ProfileFile, name: string): StoredProfile | undefined {
+  return Object.hasOwn(file.profiles, name) ? file.profiles[name] : undefined
+}
+
+/** A name a profile can be saved under: any but the empty one, which no command can name again. */
+export function checkProfileName(name: string): string {
+  if (name !== '') return name
+  throw new PayctlError({
+    kind: 'usage',
+    code: 'INVALID_PROFILE_NAME',
+    message: 'a profile name cannot be empty',
+    suggestions: ['Try: payctl profiles list'],
+  })
 }
 
 /** The error for a profile name the file does not have. */
@@ -155,7 +268,7 @@ export function profileNotFound(name: string, file: ProfileFile, from?: string):
 /** Make a profile the current one. */
 export function useProfile(store: ProfileStore, name: string): Promise<void> {
   return store.update((file) => {
-    if (!file.profiles[name]) throw profileNotFound(name, file)
+    if (!storedProfile(file, name)) throw profileNotFound(name, file)
     file.currentProfile = name
   })
 }
@@ -163,7 +276,7 @@ export function useProfile(store: ProfileStore, name: string): Promise<void> {
 /** Delete a profile (and its credentials) from the file. */
 export function removeProfile(store: ProfileStore, name: string): Promise<void> {
   return store.update((file) => {
-    if (!file.profiles[name]) throw profileNotFound(name, file)
+    if (!storedProfile(file, name)) throw profileNotFound(name, file)
     delete file.profiles[name]
     if (file.currentProfile === name) file.currentProfile = undefined
   })
@@ -235,9 +348,9 @@ export function resolveProfile(
   if (overrides.profile) [name, profileSource] = [overrides.profile, 'flag']
   else if (env.PAYCTL_PROFILE) [name, profileSource] = [env.PAYCTL_PROFILE, 'env']
   else if (file.currentProfile) [name, profileSource] = [file.currentProfile, 'file']
-  else if (file.profiles.local) name = 'local'
+  else if (storedProfile(file, 'local')) name = 'local'
 
-  const stored = file.profiles[name]
+  const stored = storedProfile(file, name)
   if (!stored && profileSource !== 'default' && !env.PAYCTL_BASE_URL && !envHasCredentials(env)) {
     const from =
       profileSource === 'flag' ? '--profile' : profileSource === 'env' ? 'PAYCTL_PROFILE' : 'the profile file'

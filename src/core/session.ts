@@ -3,10 +3,12 @@ import {environmentKind} from './environments.js'
 import {PayctlError} from './errors.js'
 import {
   type CachedToken,
+  checkProfileName,
   credentialFingerprint,
   type ProfileStore,
   type ResolvedProfile,
   type StoredAuth,
+  storedProfile,
 } from './profiles.js'
 import type {TransportOptions} from './transport.js'
 
@@ -69,6 +71,7 @@ export async function login(
   input: LoginInput,
   transport: TransportOptions = {},
 ): Promise<SessionInfo> {
+  checkProfileName(input.name)
   const profile: ResolvedProfile = {
     name: input.name,
     environment: input.environment,
@@ -138,7 +141,7 @@ export async function logout(
     }
   }
   await store.update((file) => {
-    const profile = file.profiles[client.profile.name]
+    const profile = storedProfile(file, client.profile.name)
     if (profile) {
       delete profile.auth
       delete profile.token
@@ -157,8 +160,9 @@ export async function saveLocalProfile(
   baseUrl: string,
   auth: StoredAuth,
 ): Promise<void> {
+  checkProfileName(name)
   await store.update((file) => {
     file.profiles[name] = {environment: 'local', baseUrl, auth}
-    if (!file.currentProfile || !file.profiles[file.currentProfile]) file.currentProfile = name
+    if (!file.currentProfile || !storedProfile(file, file.currentProfile)) file.currentProfile = name
   })
 }

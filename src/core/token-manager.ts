@@ -1,7 +1,13 @@
 import type {AccessTokenView, RefreshedTokenView} from '../contract/index.js'
 import {assertCredentialFitsEnvironment, decodeJwtPayload} from './environments.js'
 import {PayctlError} from './errors.js'
-import {type CachedToken, credentialFingerprint, type ProfileStore, type ResolvedProfile} from './profiles.js'
+import {
+  type CachedToken,
+  credentialFingerprint,
+  type ProfileStore,
+  type ResolvedProfile,
+  storedProfile,
+} from './profiles.js'
 
 /** The auth calls the token manager needs, supplied by the client (they carry no Bearer of their own). */
 export interface TokenEndpoints {
@@ -45,7 +51,8 @@ export class TokenManager {
   /** The cached token for these credentials, if any (possibly expired). */
   cached(): CachedToken | undefined {
     if (this.#memory) return this.#memory
-    const token = this.#store?.read().profiles[this.#profile.name]?.token
+    const file = this.#store?.read()
+    const token = file && storedProfile(file, this.#profile.name)?.token
     return token && token.for === this.#fingerprint ? token : undefined
   }
 
@@ -172,7 +179,7 @@ export class TokenManager {
   async #save(token: CachedToken | undefined, onlyIfToken?: string): Promise<void> {
     if (!this.#store) return
     await this.#store.update((file) => {
-      const profile = file.profiles[this.#profile.name]
+      const profile = storedProfile(file, this.#profile.name)
       if (!profile) return
       if (onlyIfToken !== undefined && profile.token?.accessToken !== onlyIfToken) return
       profile.token = token

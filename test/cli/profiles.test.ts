@@ -87,6 +87,93 @@ describe('profiles', () => {
     }
   })
 
+  it('keeps a profile named __proto__ or constructor like any other, and finds none it does not hold', async () => {
+    const temp = tempConfigDir()
+    const cli = (args: string[], env?: Record<string, string>) => payctl(args, {configDir: temp.dir, env})
+    const login = (name: string) =>
+      cli([
+        'auth',
+        'login',
+        '--profile',
+        name,
+        '--env',
+        'local',
+        '--base-url',
+        sandbox.url,
+        '--secret-key',
+        sandbox.credentials.secretKey,
+      ])
+    const names = async () =>
+      (await cli(['profiles', 'list', '--json'])).json<{name: string}[]>().map((p) => p.name)
+    try {
+      // Asked for before it exists: an error, never a tick.
+      for (const [args, exitCode] of [
+        [['profiles', 'use', 'constructor'], 2],
+        [['profiles', 'remove', '__proto__'], 2],
+        [['profiles', 'show', 'toString'], 1],
+      ] as const) {
+        const r = await cli([...args])
+        expect(r.exitCode, args.join(' ')).toBe(exitCode)
+        expect(r.stderr, args.join(' ')).toContain('PROFILE_NOT_FOUND')
+        expect(r.stdout, args.join(' ')).not.toContain('✓')
+      }
+      const fromEnv = await cli(['wallets', 'list'], {PAYCTL_PROFILE: 'constructor'})
+      expect(fromEnv.exitCode).toBe(1)
+      expect(fromEnv.stderr).toContain('no profile named "constructor" (from PAYCTL_PROFILE)')
+
+      for (const name of ['__proto__', 'constructor']) {
+        const r = await login(name)
+        expect(r.exitCode, r.stderr).toBe(0)
+        expect(r.stdout).toContain(`profile "${name}"`)
+      }
+      expect(await names()).toEqual(['__proto__', 'constructor'])
+      for (const name of ['__proto__', 'constructor']) {
+        expect((await cli(['profiles', 'use', name])).exitCode).toBe(0)
+        const wallets = await cli(['wallets', 'list', '--json'])
+        expect(wallets.exitCode, wallets.stderr).toBe(0)
+        expect((await cli(['profiles', 'show', '--json'])).json()).toMatchObject({name, secret: 'set'})
+      }
+      const out = await cli(['auth', 'logout', '--profile', '__proto__'])
+      expect(out.exitCode, out.stderr).toBe(0)
+      expect((await cli(['profiles', 'show', '__proto__', '--json'])).json()).toMatchObject({
+        name: '__proto__',
+        secret: 'not set',
+      })
+      expect((await cli(['profiles', 'remove', '__proto__'])).exitCode).toBe(0)
+      expect(await names()).toEqual(['constructor'])
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('refuses an empty profile name instead of saving a profile no command can name', async () => {
+    const temp = tempConfigDir()
+    try {
+      const r = await payctl(
+        [
+          'auth',
+          'login',
+          '--profile',
+          '',
+          '--env',
+          'local',
+          '--base-url',
+          sandbox.url,
+          '--secret-key',
+          sandbox.credentials.secretKey,
+        ],
+        {configDir: temp.dir},
+      )
+      expect(r.exitCode).toBe(2)
+      expect(r.stderr).toContain('INVALID_PROFILE_NAME')
+      expect(r.stdout).not.toContain('✓')
+      const list = await payctl(['profiles', 'list', '--json'], {configDir: temp.dir})
+      expect(list.json()).toEqual([])
+    } finally {
+      temp.cleanup()
+    }
+  })
+
   it('works in CI with env vars only and no profile file', async () => {
     const temp = tempConfigDir()
     try {

@@ -174,6 +174,35 @@ transactions:
     expect(await countAll('wallets')).toBe(0)
   })
 
+  it('prints the ids of records named constructor or toString like any other', async () => {
+    const fixture = join(sandbox.configDir, 'names.yaml')
+    writeFileSync(
+      fixture,
+      [
+        'users:',
+        '  constructor:',
+        '    count: 2',
+        '    email: c{{n}}@example.test',
+        '    first_name: C',
+        '    last_name: Onstructor',
+        '  toString:',
+        '    email: t@example.test',
+        '    first_name: T',
+        '    last_name: OString',
+        '',
+      ].join('\n'),
+    )
+    const r = await cli('seed', fixture, '--json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    const users = r.json<{users: Record<string, unknown>}>().users
+    expect(Object.keys(users).sort()).toEqual(['constructor', 'toString'])
+    expect(users.constructor).toEqual([
+      {id: expect.stringMatching(/^usr_/)},
+      {id: expect.stringMatching(/^usr_/)},
+    ])
+    expect(users.toString).toEqual({id: expect.stringMatching(/^usr_/)})
+  })
+
   it('prints the plan with --dry-run and sends nothing', async () => {
     const r = await cli('seed', join(ROOT, 'examples/fixtures/bulk.yaml'), '--dry-run')
     expect(r.exitCode, r.stderr).toBe(0)

@@ -1,5 +1,13 @@
+import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {type ProfileFile, resolveProfile} from '../../src/core/index.js'
+import {
+  type ProfileFile,
+  ProfileStore,
+  removeProfile,
+  resolveProfile,
+  useProfile,
+} from '../../src/core/index.js'
+import {tempConfigDir} from '../helpers/cli.js'
 
 const file: ProfileFile = {
   currentProfile: 'local',
@@ -80,5 +88,61 @@ describe('resolveProfile', () => {
   })
   it('names the missing profile and how to create it', () => {
     expect(() => resolveProfile(file, {profile: 'nope'}, {})).toThrow(/no profile named "nope"/)
+  })
+})
+
+describe('profile names', () => {
+  const SPECIAL = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'a.b']
+  const local = {environment: 'local', baseUrl: 'http://127.0.0.1:4010'}
+
+  it('stores, reads back, switches to and removes a profile of any name, Object.prototype’s included', async () => {
+    const temp = tempConfigDir()
+    try {
+      const store = new ProfileStore(temp.dir)
+      await store.update((f) => {
+        for (const name of SPECIAL) f.profiles[name] = {...local, baseUrl: `http://127.0.0.1:4010/${name}`}
+      })
+      const saved = JSON.parse(readFileSync(store.path, 'utf8')) as {profiles: object}
+      expect(Object.keys(saved.profiles).sort()).toEqual([...SPECIAL].sort())
+      const read = new ProfileStore(temp.dir).read()
+      expect(Object.keys(read.profiles).sort()).toEqual([...SPECIAL].sort())
+      for (const name of SPECIAL) {
+        await useProfile(store, name)
+        const p = resolveProfile(store.read(), {}, {})
+        expect(p).toMatchObject({name, stored: true, baseUrl: `http://127.0.0.1:4010/${name}`})
+      }
+      for (const name of SPECIAL) await removeProfile(store, name)
+      expect(Object.keys(store.read().profiles)).toEqual([])
+      expect(store.read().currentProfile).toBeUndefined()
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('finds no profile under a name the file does not hold, Object.prototype’s included', async () => {
+    const temp = tempConfigDir()
+    try {
+      const store = new ProfileStore(temp.dir)
+      await store.update((f) => {
+        f.profiles.local = local
+      })
+      for (const name of ['__proto__', 'constructor', 'toString']) {
+        expect(() => resolveProfile(store.read(), {profile: name}, {}), name).toThrow(
+          `no profile named "${name}"`,
+        )
+        expect(() => resolveProfile(store.read(), {}, {PAYCTL_PROFILE: name}), name).toThrow(
+          `no profile named "${name}" (from PAYCTL_PROFILE)`,
+        )
+        // A file written by hand (or an older payctl) can name one as current.
+        expect(() => resolveProfile({currentProfile: name, profiles: {}}, {}, {}), name).toThrow(
+          `no profile named "${name}" (from the profile file)`,
+        )
+        await expect(useProfile(store, name), name).rejects.toMatchObject({code: 'PROFILE_NOT_FOUND'})
+        await expect(removeProfile(store, name), name).rejects.toMatchObject({code: 'PROFILE_NOT_FOUND'})
+      }
+      expect(store.read()).toMatchObject({currentProfile: undefined, profiles: {local}})
+    } finally {
+      temp.cleanup()
+    }
   })
 })

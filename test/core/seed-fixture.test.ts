@@ -44,6 +44,18 @@ wallets:
     ])
   })
 
+  it('finds no environment variable an object inherits: ${env.toString} is not set', async () => {
+    const text = (ref: string) =>
+      file(`users:\n  a:\n    email: a@x.test\n    first_name: A\n    last_name: ${ref}\n`)
+    for (const env of [{}, process.env]) {
+      await expect(loadFixture(text('${env.toString}'), env)).rejects.toThrow(
+        'environment variable toString is not set',
+      )
+      const f = await loadFixture(text('${env.constructor:-Smith}'), env)
+      expect(f.records[0]!.fields.last_name).toBe('Smith')
+    }
+  })
+
   it('reads JSON fixtures too', async () => {
     const f = await loadFixture(
       file('{"users": {"a": {"email": "a@x.test", "first_name": "A", "last_name": "B"}}}', 'json'),

@@ -1,5 +1,5 @@
 import {execFile} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -59,6 +59,41 @@ describe('the listen journal', () => {
     now += 1
     state.record('dlv_c', ok)
     expect(journalIds(dir)).toEqual(['dlv_b', 'dlv_c'])
+  })
+
+  it('never reads or writes through links planted at the key, the journal or their temporary files', () => {
+    const dir = temp()
+    const away = temp()
+    let now = Date.parse('2025-01-01T00:00:00Z')
+    const planted = {
+      'key.json': `${JSON.stringify({listenerKey: 'lk_planted'})}\n`,
+      journal: `${JSON.stringify({d: 'dlv_planted', at: now, o: ok})}\n`,
+    }
+    for (const [name, text] of Object.entries(planted)) writeFileSync(join(away, name), text, {mode: 0o600})
+    symlinkSync(join(away, 'key.json'), join(dir, 'listen-p.json'))
+    symlinkSync(join(away, 'journal'), join(dir, 'listen-p.journal'))
+    // Temporary files were once named after the process: links there must not be written through.
+    for (const name of [`listen-p.json.${process.pid}.tmp`, `listen-p.journal.${process.pid}.tmp`])
+      symlinkSync(join(away, name), join(dir, name))
+
+    const state = ListenState.open('p', dir, {now: () => now})
+    expect(state.listenerKey).toMatch(/^lk_[0-9a-f]{32}$/)
+    expect(state.settled('dlv_planted')).toBeUndefined()
+    state.record('dlv_a', ok)
+    now += JOURNAL_KEEP_MS + JOURNAL_TRIM_EVERY_MS
+    state.record('dlv_b', ok) // trims: the journal is rewritten
+    state.record('dlv_c', ok)
+
+    expect(readdirSync(away).sort()).toEqual(['journal', 'key.json'])
+    for (const [name, text] of Object.entries(planted))
+      expect(readFileSync(join(away, name), 'utf8')).toBe(text)
+    for (const name of ['listen-p.json', 'listen-p.journal']) {
+      const st = lstatSync(join(dir, name))
+      expect(st.isFile(), name).toBe(true)
+      expect((st.mode & 0o777).toString(8), name).toBe('600')
+    }
+    expect(journalIds(dir)).toEqual(['dlv_b', 'dlv_c'])
+    expect(ListenState.open('p', dir, {now: () => now}).listenerKey).toBe(state.listenerKey)
   })
 
   it('gives processes starting at once the same listener key, and the one on disk', async () => {

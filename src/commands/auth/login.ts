@@ -10,6 +10,7 @@ import {
   normaliseBaseUrl,
   type SessionInfo,
   type StoredAuth,
+  storedProfile,
   usageError,
 } from '../../core/index.js'
 
@@ -46,7 +47,7 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
     const environment =
       f.env ?? (this.interactive ? await this.ask('env', 'Environment', {default: 'local'}) : 'local')
     const name = f.profile ?? environment
-    const existing = file.profiles[name]
+    const existing = storedProfile(file, name)
     const sandbox = environment === 'local' ? readState() : undefined
     const baseUrl = normaliseBaseUrl(
       f['base-url'] ??

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {resolveProfile, type ValueSource} from '../../core/index.js'
+import {resolveProfile, storedProfile, type ValueSource} from '../../core/index.js'
 
 interface Shown {
   name: string
@@ -31,7 +31,7 @@ export default class ProfilesShow extends BaseCommand<typeof ProfilesShow> {
     const file = this.store.read()
     const p = resolveProfile(file, {profile: this.args.name ?? this.flags.profile})
     const auth = p.auth
-    const token = file.profiles[p.name]?.token
+    const token = storedProfile(file, p.name)?.token
     const shown: Shown = {
       name: p.name,
       environment: p.environment,

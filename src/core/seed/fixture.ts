@@ -299,7 +299,8 @@ function eachString(value: unknown, onString: (s: string) => void): void {
 
 function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): string {
   return s.replace(ENV, (_m, name: string, fallback: string | undefined) => {
-    const value = env[name] ?? fallback
+    // Only the variables themselves: `${env.toString}` must not find what every object inherits.
+    const value = (Object.hasOwn(env, name) ? env[name] : undefined) ?? fallback
     if (value === undefined)
       throw fixtureError(
         `${where()}: environment variable ${name} is not set (write \${env.${name}:-default} for a default)`,

@@ -1,5 +1,6 @@
-import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, mkdirSync, rmSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
+import {openPrivateAppend, readOwnFile} from '../config-dir.js'
 
 /**
  * What the journal keeps of a created record: its id, and the fields other records of the fixture
@@ -24,12 +25,15 @@ export class Journal {
 
   read(): Map<string, JournalEntry> {
     const done = new Map<string, JournalEntry>()
-    let text = ''
+    // A symbolic link there is not a journal of this run's: it is taken for none (the records it
+    // would skip are created again, and the service answers them with the ones it made).
+    let text: string | undefined
     try {
-      text = readFileSync(this.path, 'utf8')
+      text = readOwnFile(this.path)
     } catch {
       return done
     }
+    if (text === undefined) return done
     for (const line of text.split('\n')) {
       if (!line.trim()) continue
       try {
@@ -51,7 +55,8 @@ export class Journal {
   append(entry: JournalEntry): void {
     if (this.#fd === undefined) {
       mkdirSync(dirname(this.path), {recursive: true, mode: 0o700})
-      this.#fd = openSync(this.path, 'a', 0o600)
+      // Never through a symbolic link planted there (or at a --journal path in a shared folder).
+      this.#fd = openPrivateAppend(this.path).fd
     }
     writeSync(this.#fd, `${JSON.stringify(entry)}\n`)
   }

@@ -396,7 +396,8 @@ function resultOf(fixture: Fixture, created: Map<string, Record<string, unknown>
   const out: SeedResult = {}
   for (const r of fixture.records) {
     const id = String(created.get(recordKey(r))?.id)
-    out[r.kind] ??= {}
+    // Without a prototype, a record named `constructor` is a key like any other, not Object's.
+    out[r.kind] ??= Object.create(null)
     const kind = out[r.kind]!
     const m = /^(.*)\[(\d+)\]$/.exec(r.name)
     if (m) {

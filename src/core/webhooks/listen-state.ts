@@ -1,7 +1,14 @@
 import {randomBytes} from 'node:crypto'
-import {appendFileSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, linkSync, mkdirSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
-import {configDir} from '../config-dir.js'
+import {
+  configDir,
+  openPrivateAppend,
+  privateSubdir,
+  readOwnFile,
+  writePrivateFile,
+  writePrivateTemp,
+} from '../config-dir.js'
 import {PayctlError} from '../errors.js'
 
 /** What became of a delivery this machine handled: the answer acknowledged to the sandbox. */
@@ -59,18 +66,18 @@ export class ListenState {
    * one key: the new key is written whole to a file of its own, then linked into place, which
    * fails for the second process, which then reads the first one's key.
    */
-  static key(profile: string, dir = join(configDir(), 'webhooks')): string {
+  static key(profile: string, dir = privateSubdir(configDir(), 'webhooks')): string {
     mkdirSync(dir, {recursive: true, mode: 0o700})
     const path = join(dir, `listen-${encodeURIComponent(profile)}.json`)
-    const read = () => (JSON.parse(readFileSync(path, 'utf8')) as {listenerKey: string}).listenerKey
+    // Never through a symbolic link: a key planted there would join someone else's session.
+    const read = () => (JSON.parse(readOwnFile(path) ?? '') as {listenerKey: string}).listenerKey
     try {
       return read()
     } catch {
-      // none yet (or unreadable): make one
+      // none yet (or unreadable, or a link): make one
     }
     const key = `lk_${randomBytes(16).toString('hex')}`
-    const temp = `${path}.${process.pid}.tmp`
-    writeFileSync(temp, `${JSON.stringify({listenerKey: key})}\n`, {mode: 0o600})
+    const temp = writePrivateTemp(path, `${JSON.stringify({listenerKey: key})}\n`)
     try {
       linkSync(temp, path)
       return key
@@ -79,7 +86,7 @@ export class ListenState {
       try {
         return read() // another process made it first
       } catch {
-        renameSync(temp, path) // a file that was never a key (cut short, edited): replace it
+        renameSync(temp, path) // a file that was never a key (cut short, edited), or a link: replace it
         return key
       }
     } finally {
@@ -90,7 +97,7 @@ export class ListenState {
   /** Load (or create) the state of `profile`. */
   static open(
     profile: string,
-    dir = join(configDir(), 'webhooks'),
+    dir = privateSubdir(configDir(), 'webhooks'),
     options: {now?: () => number} = {},
   ): ListenState {
     const now = options.now ?? Date.now
@@ -100,7 +107,9 @@ export class ListenState {
     const cutoff = now() - JOURNAL_KEEP_MS
     let entries: JournalEntry[] = []
     try {
-      entries = readFileSync(journalPath, 'utf8')
+      // A symbolic link there is taken for no journal: its entries would have deliveries
+      // acknowledged without being forwarded.
+      entries = (readOwnFile(journalPath) ?? '')
         .split('\n')
         .flatMap((line) => {
           try {
@@ -113,7 +122,7 @@ export class ListenState {
     } catch {
       // no journal yet
     }
-    writeFileSync(journalPath, entries.map((e) => `${JSON.stringify(e)}\n`).join(''), {mode: 0o600})
+    writePrivateFile(journalPath, entries.map((e) => `${JSON.stringify(e)}\n`).join(''))
     return new ListenState(key, journalPath, entries, now)
   }
 
@@ -127,7 +136,12 @@ export class ListenState {
     if (!settles(outcome)) return
     const entry: JournalEntry = {d: deliveryId, at: this.#now(), o: outcome}
     try {
-      appendFileSync(this.#journalPath, `${JSON.stringify(entry)}\n`)
+      const {fd} = openPrivateAppend(this.#journalPath)
+      try {
+        writeSync(fd, `${JSON.stringify(entry)}\n`)
+      } finally {
+        closeSync(fd)
+      }
     } catch (cause) {
       throw new PayctlError({
         kind: 'config',
@@ -154,18 +168,13 @@ export class ListenState {
       dropped++
     }
     if (dropped === 0) return
-    const temp = `${this.#journalPath}.${process.pid}.tmp`
     try {
-      const kept = [...this.#handled.values()].map((e) => `${JSON.stringify(e)}\n`).join('')
-      writeFileSync(temp, kept, {mode: 0o600})
-      renameSync(temp, this.#journalPath)
+      writePrivateFile(
+        this.#journalPath,
+        [...this.#handled.values()].map((e) => `${JSON.stringify(e)}\n`).join(''),
+      )
     } catch {
       // Housekeeping only: the longer journal still works, and the next start trims it.
-      try {
-        rmSync(temp, {force: true})
-      } catch {
-        // nothing more to do
-      }
     }
   }
 }
