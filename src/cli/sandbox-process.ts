@@ -229,9 +229,11 @@ export async function findSandbox(
   profile: string | undefined,
 ): Promise<{url: string; health: SandboxHealth | undefined; state: SandboxState | undefined}> {
   const state = readState()
+  let probed: string | undefined
   if (state && isAlive(state.pid)) {
     const health = await probeSandbox(state.url)
     if (health) return {url: state.url, health, state}
+    probed = state.url
   }
   let stored: {baseUrl?: string} | undefined
   try {
@@ -240,5 +242,6 @@ export async function findSandbox(
     stored = undefined
   }
   const url = stored?.baseUrl ?? DEFAULT_LOCAL_URL
-  return {url, health: await probeSandbox(url), state: undefined}
+  // The state's own URL did not answer a moment ago: no need to wait for it twice.
+  return {url, health: url === probed ? undefined : await probeSandbox(url), state: undefined}
 }

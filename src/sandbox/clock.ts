@@ -1,6 +1,9 @@
-import type {Database, Statement} from './database.js'
+import {countShape, type Database, type Statement} from './database.js'
+import {ApiError} from './errors.js'
 
 const OFFSET_KEY = 'clock_offset_ms'
+/** How far the clock may be moved in all: a century, so that every date it gives is a valid one. */
+export const MAX_OFFSET_MS = 100 * 365 * 86_400_000
 
 /**
  * The sandbox clock: real time plus an offset that `POST /_sandbox/clock/advance` moves forward.
@@ -13,7 +16,13 @@ export class SandboxClock {
   private readonly save: Statement
 
   constructor(database: Database) {
-    this.offsetMs = Number(database.metaValue(OFFSET_KEY, () => '0')) || 0
+    this.offsetMs = Number(
+      database.metaValue(
+        OFFSET_KEY,
+        () => '0',
+        countShape(MAX_OFFSET_MS, 'a clock offset in milliseconds (at most a century)'),
+      ),
+    )
     this.save = database.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     )
@@ -32,6 +41,18 @@ export class SandboxClock {
   }
 
   advance(seconds: number): void {
+    if (this.offsetMs + seconds * 1000 > MAX_OFFSET_MS) {
+      throw new ApiError('VALIDATION_ERROR', 'The sandbox clock moves at most a century in all', {
+        field: 'seconds',
+        issues: [
+          {
+            path: 'seconds',
+            code: 'too_big',
+            message: `at most ${(MAX_OFFSET_MS - this.offsetMs) / 1000} more seconds`,
+          },
+        ],
+      })
+    }
     this.offsetMs += seconds * 1000
     this.save.run(OFFSET_KEY, String(this.offsetMs))
   }

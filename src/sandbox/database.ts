@@ -297,6 +297,24 @@ interface PendingCommit {
   reject: (err: unknown) => void
 }
 
+/** What a value of the `meta` table must look like, and how to say so. */
+export interface MetaShape {
+  valid: (value: string) => boolean
+  what: string
+}
+
+/** A random key of `bytes` bytes, in base64. */
+export const keyShape = (bytes: number): MetaShape => ({
+  valid: (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === bytes,
+  what: `a ${bytes}-byte key in base64`,
+})
+
+/** A whole number from 0 to `max`, in decimal digits. */
+export const countShape = (max: number, what: string): MetaShape => ({
+  valid: (v) => /^\d{1,16}$/.test(v) && Number(v) <= max,
+  what,
+})
+
 /** The sandbox's SQLite database, with a transaction helper that nests. */
 export class Database {
   readonly db: DatabaseSync
@@ -305,7 +323,10 @@ export class Database {
   #pending: PendingCommit | undefined
   readonly #control = new Map<string, StatementSync>()
 
+  readonly #path: string
+
   constructor(path: string) {
+    this.#path = path
     const onDisk = path !== ':memory:' && path !== ''
     // The file holds the partner's secrets and the token signing key: only its owner may read it,
     // wherever --data puts it. SQLite gives the -wal and -shm files the mode of the database file.
@@ -349,6 +370,8 @@ export class Database {
       const row = this.prepare<{value: string}>("SELECT value FROM meta WHERE key = 'schema_version'").get()
       if (row === undefined) {
         this.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
+      } else if (!/^\d{1,6}$/.test(row.value)) {
+        throw this.#damaged('schema_version', row.value, 'a schema version')
       } else if (Number(row.value) > SCHEMA_VERSION) {
         throw new Error(
           `the sandbox data file was written by a newer payctl (schema ${row.value}, this one knows ${SCHEMA_VERSION})`,
@@ -454,15 +477,27 @@ export class Database {
     pending.resolve()
   }
 
-  /** Read a value of the `meta` table, or store `create()` under `key` the first time. */
-  metaValue(key: string, create: () => string): string {
+  /**
+   * Read a value of the `meta` table, or store `create()` under `key` the first time. A stored
+   * value that is not `shape` (a damaged or hand-edited file) refuses to start: a sandbox that ran
+   * on it would fail every request that reads it.
+   */
+  metaValue(key: string, create: () => string, shape: MetaShape): string {
     return this.transaction(() => {
       const row = this.prepare<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)
-      if (row !== undefined) return row.value
+      if (row !== undefined) {
+        if (!shape.valid(row.value)) throw this.#damaged(key, row.value, shape.what)
+        return row.value
+      }
       const value = create()
       this.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value)
       return value
     })
+  }
+
+  #damaged(key: string, value: string, what: string): Error {
+    const message = `the sandbox data file ${this.#path} is damaged: its ${key} is ${JSON.stringify(value.slice(0, 40))}, not ${what}; restore it from a copy, or start afresh with another --data`
+    return Object.assign(new Error(message), {code: 'DATA_FILE_DAMAGED'})
   }
 
   close(): void {

@@ -101,36 +101,45 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const options = parsed.data
   const database = new Database(options.data)
   try {
-    const credentials = resolvePartner(database, opts.credentials)
-    const events = new EventLog(database)
-    const clock = new SandboxClock(database)
-    const money = new MoneyService({database, events, clock, settleAfterSeconds: options.settleAfterSeconds})
-    const ctx: SandboxContext = {
-      database,
-      partners: new PartnerDirectory(database, credentials.partnerId),
-      tokens: await TokenService.open(database),
-      limiter: new RateLimiter(options.rateLimit === 'spec'),
-      events,
-      clock,
-      money,
-      idempotency: new IdempotencyStore(database),
-      cursors: new Cursors(database),
-      settings: {
-        responseShape: options.responseShape,
-        rateLimit: options.rateLimit,
-        tokenTtlSeconds: options.tokenTtlSeconds,
-        startedAt: new Date().toISOString(),
-        version: packageVersion(),
-        webhookRetries: options.webhookRetries,
+    const tokens = await TokenService.open(database)
+    // Set up in one transaction: a data file refused as damaged half-way is left as it was.
+    const {ctx, app, credentials} = database.transaction(() => {
+      const credentials = resolvePartner(database, opts.credentials)
+      const events = new EventLog(database)
+      const clock = new SandboxClock(database)
+      const money = new MoneyService({
+        database,
+        events,
+        clock,
         settleAfterSeconds: options.settleAfterSeconds,
-        listensBeyondLoopback: !isLoopbackHost(options.host),
-      },
-    }
+      })
+      const ctx: SandboxContext = {
+        database,
+        partners: new PartnerDirectory(database, credentials.partnerId),
+        tokens,
+        limiter: new RateLimiter(options.rateLimit === 'spec'),
+        events,
+        clock,
+        money,
+        idempotency: new IdempotencyStore(database),
+        cursors: new Cursors(database),
+        settings: {
+          responseShape: options.responseShape,
+          rateLimit: options.rateLimit,
+          tokenTtlSeconds: options.tokenTtlSeconds,
+          startedAt: new Date().toISOString(),
+          version: packageVersion(),
+          webhookRetries: options.webhookRetries,
+          settleAfterSeconds: options.settleAfterSeconds,
+          listensBeyondLoopback: !isLoopbackHost(options.host),
+        },
+      }
+      return {ctx, app: buildServer(ctx, {log: opts.log}), credentials}
+    })
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
-    const app = buildServer(ctx, {log: opts.log})
     await app.listen({port: options.port, host: options.host})
-    const settlement = startSettlement(money, opts.log)
+    const settlement = startSettlement(ctx.money, opts.log)
     const checkpoints = checkpointInBackground(database, opts.log)
     const port = (app.server.address() as AddressInfo).port
     let closing: Promise<void> | undefined

@@ -1,5 +1,5 @@
 import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto'
-import type {Database} from './database.js'
+import {type Database, keyShape} from './database.js'
 import {ApiError} from './errors.js'
 
 /** Page size of every list when `limit` is not given (they accept 1 to 100). */
@@ -22,7 +22,7 @@ export class Cursors {
 
   constructor(database: Database) {
     this.#key = Buffer.from(
-      database.metaValue('cursor_key', () => randomBytes(32).toString('base64')),
+      database.metaValue('cursor_key', () => randomBytes(32).toString('base64'), keyShape(32)),
       'base64',
     )
   }

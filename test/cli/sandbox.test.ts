@@ -1,5 +1,18 @@
+import {join} from 'node:path'
+import {DatabaseSync} from 'node:sqlite'
 import {afterEach, describe, expect, it} from 'vitest'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
+
+/** Every row of every table of a data file, to see that nothing in it changed. */
+function dump(file: string): Record<string, unknown[]> {
+  const db = new DatabaseSync(file, {readOnly: true})
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {name: string}[]
+    return Object.fromEntries(tables.map(({name}) => [name, db.prepare(`SELECT * FROM "${name}"`).all()]))
+  } finally {
+    db.close()
+  }
+}
 
 describe('sandbox lifecycle', () => {
   const temp = tempConfigDir()
@@ -68,5 +81,46 @@ describe('sandbox lifecycle', () => {
     const r = await cli('sandbox', 'start', '--port', '0', '--secret-key', 'live_nope', '--data', ':memory:')
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain('SANDBOX_START_FAILED')
+  })
+
+  it('refuses a damaged data file with a clear error, changing nothing in it', async () => {
+    const data = join(temp.dir, 'damaged.db')
+    const first = await cli('sandbox', 'start', '--detach', '--port', '0', '--data', data)
+    expect(first.exitCode, first.stderr).toBe(0)
+    await cli('sandbox', 'stop')
+    const damage: [string, string][] = [
+      ['clock_offset_ms', '1e400'],
+      ['jwt_signing_key', 'not a key'],
+      ['schema_version', 'three'],
+      ['webhooks_fanout_seq', '-1'],
+    ]
+    for (const [key, value] of damage) {
+      const db = new DatabaseSync(data)
+      const before = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as {value: string}
+      db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(value, key)
+      db.close()
+      const contents = dump(data)
+      const r = await cli('sandbox', 'start', '--port', '0', '--data', data)
+      expect(r.exitCode, key).toBe(2)
+      expect(r.stderr).toContain('DATA_FILE_DAMAGED')
+      expect(r.stderr).toContain(`its ${key} is "${value}"`)
+      expect(dump(data), key).toEqual(contents)
+      const mend = new DatabaseSync(data)
+      mend.prepare('UPDATE meta SET value = ? WHERE key = ?').run(before.value, key)
+      mend.close()
+    }
+  })
+
+  it('stops a sandbox it started that does not answer', async () => {
+    const started = await cli('sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json')
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {pid} = started.json<{pid: number}>()
+    // Suspended, it answers nothing: not its health check, not a request.
+    process.kill(pid, 'SIGSTOP')
+    const stopped = await cli('sandbox', 'stop')
+    expect(stopped.exitCode, stopped.stderr).toBe(0)
+    expect(stopped.stderr).toContain(`(pid ${pid}) does not answer; stopping it anyway`)
+    expect(stopped.stdout).toContain(`Stopped the sandbox`)
+    expect(() => process.kill(pid, 0)).toThrow()
   })
 })

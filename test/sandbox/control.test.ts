@@ -78,6 +78,29 @@ describe('sandbox control routes', () => {
     }
   })
 
+  test('moves the clock at most a century in all, so that every date it gives is one a data file keeps', async () => {
+    const files = tempDir()
+    const t = await start({rateLimit: 'off', data: files.file})
+    try {
+      const year = {seconds: 365 * 86_400}
+      for (let i = 0; i < 100; i++) expect((await t.post('/_sandbox/clock/advance', year)).status).toBe(200)
+      const refused = await t.post('/_sandbox/clock/advance', {seconds: 1})
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({
+        error: 'validation_error',
+        code: 'VALIDATION_ERROR',
+        details: {field: 'seconds'},
+      })
+    } finally {
+      await t.close()
+    }
+    // The file it leaves opens again.
+    const again = await start({rateLimit: 'off', data: files.file})
+    expect((await again.get('/_sandbox/health', {auth: null})).status).toBe(200)
+    await again.close()
+    files.cleanup()
+  })
+
   test("reset deletes the caller's records but keeps its credentials and tokens", async () => {
     const files = tempDir()
     try {

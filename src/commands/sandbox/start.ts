@@ -222,7 +222,10 @@ function startFailure(err: unknown, port: number, host: string): PayctlError {
   }
   return new PayctlError({
     kind: 'usage',
-    code: 'SANDBOX_START_FAILED',
+    code:
+      (err as NodeJS.ErrnoException).code === 'DATA_FILE_DAMAGED'
+        ? 'DATA_FILE_DAMAGED'
+        : 'SANDBOX_START_FAILED',
     message: (err as Error).message,
     cause: err,
   })

@@ -14,9 +14,15 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
     // answering there confirms it is that pid: after a crash the recorded pid may belong to
     // something else by now. A state file is read only if it names this machine (readState); a
     // profile's URL must be loopback.
-    const {url, health, state} = await findSandbox(this.store, this.flags.profile)
-    const pid = health?.pid
-    const here = state !== undefined || isLocalUrl(url)
+    const found = await findSandbox(this.store, this.flags.profile)
+    const {health, state} = found
+    // A sandbox this config dir started that does not answer (suspended, hung, failing its health
+    // check) is still the one to stop: the state file payctl wrote names it, and /proc says it is
+    // a sandbox.
+    const silent = health === undefined && recorded !== undefined && isSandboxProcess(recorded.pid)
+    const pid = silent ? recorded.pid : health?.pid
+    const url = silent ? recorded.url : found.url
+    const here = silent || state !== undefined || isLocalUrl(url)
     if (pid === undefined || !here || !isSandboxProcess(pid)) {
       if (recorded && !isAlive(recorded.pid)) clearState(recorded.pid)
       this.warnLine(
@@ -26,7 +32,10 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
       )
       return {stopped: false}
     }
+    if (silent) this.warnLine(`The sandbox at ${url} (pid ${pid}) does not answer; stopping it anyway.`)
     process.kill(pid, 'SIGTERM')
+    // A suspended process (Ctrl-Z, SIGSTOP) acts on SIGTERM only once it runs again.
+    process.kill(pid, 'SIGCONT')
     const deadline = Date.now() + 10_000
     while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
     if (isAlive(pid)) process.kill(pid, 'SIGKILL')

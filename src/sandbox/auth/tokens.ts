@@ -1,7 +1,7 @@
 import {createHmac, randomBytes} from 'node:crypto'
 import {type CryptoKey, decodeJwt, errors, jwtVerify, SignJWT} from 'jose'
 import {z} from 'zod'
-import type {Database} from '../database.js'
+import {type Database, keyShape} from '../database.js'
 import {newId} from '../ids.js'
 import type {SandboxCredentials} from './partners.js'
 
@@ -79,7 +79,11 @@ export class TokenService {
   }
 
   static async open(database: Database): Promise<TokenService> {
-    const secret = database.metaValue('jwt_signing_key', () => randomBytes(32).toString('base64'))
+    const secret = database.metaValue(
+      'jwt_signing_key',
+      () => randomBytes(32).toString('base64'),
+      keyShape(32),
+    )
     const key = await crypto.subtle.importKey(
       'raw',
       Buffer.from(secret, 'base64'),

@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
-import type {Database, Statement} from '../database.js'
+import {countShape, type Database, type Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import type {StoredEvent} from './envelope.js'
@@ -281,7 +281,11 @@ export class WebhookStore {
     applyWebhookSchema(database)
     this.#s = statements(database)
     // Start delivering from the events recorded after webhooks first ran on this data file.
-    database.metaValue(FANOUT_CURSOR, () => String(this.maxEventSeq()))
+    database.metaValue(
+      FANOUT_CURSOR,
+      () => String(this.maxEventSeq()),
+      countShape(Number.MAX_SAFE_INTEGER, 'an event sequence number'),
+    )
   }
 
   get schedule(): RetrySchedule {
