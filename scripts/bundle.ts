@@ -165,8 +165,11 @@ function isCommonJs(file: string): boolean {
  * (checkLazyModulesUsed): an upgrade that breaks one fails here.
  */
 const LAZY_MODULES: LazyModule[] = [
-  // oclif's check of the Node version.
+  // oclif's check of the Node version, and conf's migrations.
   {specifier: 'semver'},
+  // conf's schema validation: payctl's profile store has no schema.
+  {specifier: 'ajv/dist/2020.js'},
+  {specifier: 'ajv-formats'},
   // oclif matching its plugin list against the dependencies: a package name has no glob syntax, so
   // it matches only itself (a path like `foo/` or `@a//b` is left to minimatch, which takes it for one).
   {

@@ -12,8 +12,9 @@ import {
   unlinkSync,
 } from 'node:fs'
 import {join} from 'node:path'
+import Conf from 'conf'
 import {isLocalUrl} from '../contract/loopback.js'
-import {assertConfigDir, configDir, isLinkRefusal, writePrivateFile} from './config-dir.js'
+import {assertConfigDir, configDir, writePrivateFile} from './config-dir.js'
 import {DEFAULT_LOCAL_URL, type EnvironmentKind, environmentKind} from './environments.js'
 import {PayctlError} from './errors.js'
 
@@ -72,15 +73,14 @@ export interface ProfileOverrides {
   baseUrl?: string | undefined
 }
 
-// Reads that fail rather than wait on a FIFO nobody writes, and (where the system can) refuse a
-// symbolic link as the path's last part.
+// Reads that fail rather than wait on a FIFO nobody writes.
 const READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0
 
 /** The profile file: one JSON document, mode 0600, every read-modify-write under a lock. */
 export class ProfileStore {
   readonly dir: string
   readonly path: string
+  #conf: Conf<Record<string, unknown>> | undefined
 
   constructor(dir: string = configDir()) {
     this.dir = dir
@@ -120,31 +120,19 @@ export class ProfileStore {
       const file = profileFile(raw)
       const result = await change(file)
       // Keys this version does not know (a newer payctl's) are kept.
-      const text = JSON.stringify(
-        {...raw, currentProfile: file.currentProfile, profiles: file.profiles},
-        null,
-        '\t',
-      )
-      // A new file renamed into place: a symbolic link at the path is replaced, never written through.
-      writePrivateFile(this.path, `${text}\n`)
+      this.#store().store = {...raw, currentProfile: file.currentProfile, profiles: file.profiles}
       return result
     } finally {
       await release()
     }
   }
 
-  /** The file's top-level object: empty when there is no file, or it holds no object. */
+  /** The file's top-level object: empty when there is no file. */
   #load(): Record<string, unknown> {
-    if (process.platform !== 'win32') assertConfigDir(this.dir)
-    // Made 0700 here, before anything else makes it with the umask's mode (0775 under umask 002),
-    // which every later command would refuse as writable by others.
-    mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    const text = this.#readText()
-    if (text === undefined) return {}
-    let value: unknown
     try {
-      value = JSON.parse(text.replace(/^\uFEFF/, ''))
-    } catch {
+      return this.#store().store
+    } catch (err) {
+      if (!(err instanceof SyntaxError)) throw err
       // Not the parser's message: it quotes the text around the fault, and the file holds secrets.
       throw new PayctlError({
         kind: 'config',
@@ -155,38 +143,51 @@ export class ProfileStore {
         ],
       })
     }
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {}
+  }
+
+  /** conf, on a profile file that is a regular file of this user's only they can read. */
+  #store(): Conf<Record<string, unknown>> {
+    if (process.platform !== 'win32') assertConfigDir(this.dir)
+    // Made 0700 here, before conf makes it with the umask's mode (0775 under umask 002), which
+    // every later command would refuse as writable by others.
+    if (this.#conf === undefined) mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    this.#ownFile()
+    this.#conf ??= new Conf<Record<string, unknown>>({
+      cwd: this.dir,
+      configName: 'profiles',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      defaults: {profiles: {}},
+    })
+    return this.#conf
   }
 
   /**
-   * The file's text, or undefined when there is none. It holds credentials: it must be a regular
-   * file only its owner can read. A symbolic link is read through only to such a file of this
-   * user's (so no one else's file is ever taken for profiles), and the next write replaces the link.
+   * conf writes through a symbolic link (to keep it); payctl keeps credentials only in a file of
+   * its own. A link at the profile file is replaced by a copy of what it points to when that is a
+   * file of this user's nobody else can read, removed when it points nowhere, and refused
+   * otherwise; its target is never changed. A regular file others can read is refused.
    */
-  #readText(): string | undefined {
-    let link = false
+  #ownFile(): void {
+    const st = lstatSync(this.path, {throwIfNoEntry: false})
+    if (st === undefined) return
+    if (!st.isSymbolicLink()) return this.#check(st, false)
     let fd: number
     try {
-      fd = openSync(this.path, READ | NOFOLLOW)
+      fd = openSync(this.path, READ)
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      if (!isLinkRefusal(err)) throw err
-      link = true
-      try {
-        fd = openSync(this.path, READ)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined // a link to nothing holds nothing
-        throw err
-      }
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      unlinkSync(this.path) // a link to nothing holds nothing
+      return
     }
+    let text: string
     try {
-      this.#check(fstatSync(fd), link)
-      return readFileSync(fd, 'utf8')
+      this.#check(fstatSync(fd), true)
+      text = readFileSync(fd, 'utf8')
     } finally {
       closeSync(fd)
     }
+    writePrivateFile(this.path, text)
   }
 
   /** Refuse a profile file (or what a link there points to) that others could read or have made. */

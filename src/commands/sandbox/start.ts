@@ -127,9 +127,9 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     if (this.jsonEnabled()) this.logJson(started)
     else this.printReady(started, f['response-shape'], rateLimit, false)
 
-    // `on`, not `once`: the listeners must outlive the first signal. A library's exit hook may send
-    // the signal it caught to the process again, and with no listener left, Node would take that
-    // one as a kill in the middle of closing (answers unsent, the data file not checkpointed).
+    // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
+    // signal it caught to the process again, and with no listener left, Node would take that one
+    // as a kill in the middle of closing (answers unsent, the data file not checkpointed).
     await new Promise<void>((resolve) => {
       process.on('SIGINT', () => resolve())
       process.on('SIGTERM', () => resolve())

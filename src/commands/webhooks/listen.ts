@@ -68,8 +68,8 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     const controller = new AbortController()
     let stoppingSince = 0
     const stop = () => {
-      // A second Ctrl-C does not wait for the forwards in hand. An exit hook may raise the signal
-      // once more, at once (when-exit does): that echo, within half a second, is not a second Ctrl-C.
+      // A second Ctrl-C does not wait for the forwards in hand. when-exit (used by conf) raises
+      // every signal once more, at once: that echo, within half a second, is not a second Ctrl-C.
       if (controller.signal.aborted) {
         if (Date.now() - stoppingSince > 500) process.exit(130)
         return
@@ -99,9 +99,8 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       // At once: oclif's final flush of a closed stdout would wait for a drain that never comes.
       this.exit(0)
     }
-    // The signal handlers stay until the process ends: an exit hook (when-exit's) may raise the
-    // signal once more as the process winds down, which would otherwise end it with the signal's
-    // default.
+    // The signal handlers stay until the process ends: when-exit (used by conf) raises the signal
+    // once more as the process winds down, which would otherwise end it with the signal's default.
     return undefined
   }
 
