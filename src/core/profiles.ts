@@ -171,7 +171,10 @@ export class ProfileStore {
   #ownFile(): void {
     const st = lstatSync(this.path, {throwIfNoEntry: false})
     if (st === undefined) return
-    if (!st.isSymbolicLink()) return this.#check(st, false)
+    if (!st.isSymbolicLink()) {
+      this.#check(st, false)
+      return
+    }
     let fd: number
     try {
       fd = openSync(this.path, READ)
