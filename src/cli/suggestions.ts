@@ -43,7 +43,12 @@ export function addSuggestions(
   const local = profile === undefined || (profile.kind === 'local' && !profile.stored)
   if (AUTH_CODES.has(err.code) && local && !profile?.auth && !readState()?.credentials) {
     const chosen = profile && profile.sources.profile !== 'default' && profile.name !== 'local'
-    err.suggestions = [`Try: payctl sandbox start${chosen ? ` --profile ${profile.name}` : ''}`]
+    const named = chosen ? ` --profile ${profile.name}` : ''
+    // Two ways in: the local sandbox, or a service elsewhere (login asks for its address).
+    err.suggestions = [
+      `Try: payctl sandbox start${named}   (a local sandbox, which logs you in)`,
+      `Or: payctl auth login${named}   (a service elsewhere: it asks for the URL and credentials)`,
+    ]
     return
   }
   if (err.suggestions.length > 0) return

@@ -79,6 +79,7 @@ export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {TokenBucket} from './rate-limiter.js'
 export {probeSandbox} from './sandbox-probe.js'
 export {
+  assertReachable,
   type LoginInput,
   localSession,
   login,

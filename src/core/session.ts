@@ -10,7 +10,7 @@ import {
   type StoredAuth,
   storedProfile,
 } from './profiles.js'
-import type {TransportOptions} from './transport.js'
+import {Transport, type TransportOptions} from './transport.js'
 
 export interface LoginInput {
   name: string
@@ -51,6 +51,15 @@ function sessionInfo(profile: ResolvedProfile, token: CachedToken | undefined): 
  * Prove that the client's credentials work with one cheap authenticated read. A 403 still
  * proves them (the credential is valid, just narrow); a 401 is thrown.
  */
+/**
+ * Fail unless something answers HTTP at `baseUrl` (any status will do): a wrong or unreachable
+ * address is said once, before anyone types a secret for it.
+ */
+export async function assertReachable(baseUrl: string, options: TransportOptions = {}): Promise<void> {
+  const transport = new Transport({...options, retries: 0, timeoutMs: 10_000})
+  await transport.send({method: 'GET', url: `${baseUrl}/v1/`, headers: {}}, {retry: false})
+}
+
 export async function verifyCredentials(client: PayctlClient): Promise<void> {
   try {
     // Any wallet id will do: only whether the credential is refused matters. The wallet read is an

@@ -185,11 +185,16 @@ export class Transport {
         if (!failure) throw err
         const {code} = failure
         if (!NOT_CONNECTED_CODES.has(code)) mayHaveArrived = true
-        if (!failure.transient || attempt + 1 >= maxAttempts) {
+        // Refused on this machine: nothing listens there, and waiting will not start it.
+        const notRunning = code === 'ECONNREFUSED' && isLocalUrl(req.url)
+        if (!failure.transient || notRunning || attempt + 1 >= maxAttempts) {
+          const origin = new URL(req.url).origin
           throw new PayctlError({
             kind: 'network',
             code: 'NETWORK_ERROR',
-            message: `could not reach ${new URL(req.url).origin} (${code}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''})`,
+            message: notRunning
+              ? `nothing is listening at ${origin} (${code}): the local sandbox is not running`
+              : `could not reach ${origin} (${code}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''})`,
             details: {errno: code, url: redactText(req.url), ...(mayHaveArrived ? {} : {sent: false})},
             cause: err,
           })

@@ -3,6 +3,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {payctl, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {converse, hasScript} from '../helpers/terminal.js'
+import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
 let sandbox: SandboxProcess
 
@@ -159,6 +161,56 @@ describe('auth login', () => {
       temp.cleanup()
     }
   })
+})
+
+describe('auth login in a terminal', () => {
+  it.runIf(hasScript)(
+    'asks for every value it lacks, the base URL included, and logs in to a service elsewhere',
+    async () => {
+      const temp = tempConfigDir()
+      const c = sandbox.credentials
+      try {
+        const {screen, code} = await converse(
+          ['auth', 'login'],
+          [
+            [/Environment/, 'staging\r'],
+            [/Base URL/, `${sandbox.url}\r`],
+            [/How do you authenticate/, '\r'],
+            [/API key/, `${c.apiKey}\r`],
+            [/Partner id/, `${c.partnerId}\r`],
+            [/API secret/, `${c.apiSecret}\r`],
+          ],
+          {configDir: temp.dir},
+        )
+        expect(code, screen).toBe(0)
+        expect(screen).toContain(`Logged in to staging (${sandbox.url})`)
+        expect(screen).not.toContain(c.apiSecret)
+      } finally {
+        temp.cleanup()
+      }
+    },
+  )
+
+  it.runIf(hasScript)(
+    'shows the local default for the base URL, and says at once, before any secret, that nothing answers there',
+    async () => {
+      const temp = tempConfigDir()
+      const port = await freePort()
+      try {
+        const {screen, code} = await converse(
+          ['auth', 'login', '--env', 'local'],
+          [[/Base URL \(http:\/\/127\.0\.0\.1:4010\)/, `\x15http://127.0.0.1:${port}\r`]],
+          {configDir: temp.dir},
+        )
+        expect(code).toBe(1)
+        expect(screen).toContain(`nothing is listening at http://127.0.0.1:${port}`)
+        expect(screen).toContain('Try: payctl sandbox start')
+        expect(screen).not.toMatch(/How do you authenticate|API key|Secret key|retrying/)
+      } finally {
+        temp.cleanup()
+      }
+    },
+  )
 })
 
 describe('tokens', () => {

@@ -74,7 +74,11 @@ describe('errors a newcomer meets', () => {
       })
       const {error} = r.json<JsonError>()
       expect(error.code).toBe('NOT_LOGGED_IN')
-      expect(error.suggestions).toEqual(['Try: payctl sandbox start'])
+      // Both ways in: a local sandbox, or a service elsewhere.
+      expect(error.suggestions).toEqual([
+        'Try: payctl sandbox start   (a local sandbox, which logs you in)',
+        'Or: payctl auth login   (a service elsewhere: it asks for the URL and credentials)',
+      ])
       expect(r.exitCode).toBe(4)
       // The old advice, `auth login --env local`, has nothing to log in with here.
       const login = await payctl(['auth', 'login', '--env', 'local'], {configDir: fresh.dir})

@@ -159,6 +159,11 @@ describe('retries', () => {
       })
       expect(r.exitCode).toBe(1)
       expect(r.stderr).toContain('NETWORK_ERROR')
+      // At once: a refused connection on this machine is a sandbox that is not running, not a blip.
+      expect(r.stderr).toContain(
+        'nothing is listening at http://127.0.0.1:9 (ECONNREFUSED): the local sandbox is not running',
+      )
+      expect(r.stderr).not.toMatch(/retrying/i)
       expect(r.stderr).toContain('Try: payctl sandbox start')
     } finally {
       temp.cleanup()

@@ -1,11 +1,8 @@
-import {execFileSync, spawn} from 'node:child_process'
-import {join} from 'node:path'
-import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, ROOT, runCli} from '../helpers/cli.js'
+import {runCli} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {hasScript, converse as talk} from '../helpers/terminal.js'
 
-const BIN = join(ROOT, 'bin', 'run.js')
 let sandbox: SandboxProcess
 const cli = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
 const id = async (...args: string[]) => {
@@ -14,48 +11,8 @@ const id = async (...args: string[]) => {
   return r.stdout.trim()
 }
 
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], {stdio: 'ignore'})
-    return true
-  } catch {
-    return false
-  }
-})()
-
-/**
- * Run payctl in a real pseudo-terminal and answer its prompts: each step waits for a text on the
- * screen, then types its keys. Resolves with the screen text once payctl exits.
- */
-function converse(args: string[], steps: [RegExp, string][]): Promise<{screen: string; code: number | null}> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
-  const child = spawn('script', ['-qec', `stty cols 120; ${command}`, '/dev/null'], {
-    env: cliEnv(sandbox.configDir, {CI: undefined}),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let screen = ''
-  let step = 0
-  let seenUpTo = 0
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`stuck at step ${step}:\n${stripVTControlCharacters(screen)}`))
-    }, 20_000)
-    child.stdout.on('data', (c: Buffer) => {
-      screen += c.toString()
-      const plain = stripVTControlCharacters(screen)
-      while (step < steps.length && steps[step]![0].test(plain.slice(seenUpTo))) {
-        seenUpTo = plain.length
-        child.stdin.write(steps[step]![1])
-        step++
-      }
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({screen: stripVTControlCharacters(screen), code})
-    })
-  })
-}
+const converse = (args: string[], steps: [RegExp, string][]) =>
+  talk(args, steps, {configDir: sandbox.configDir})
 
 let user: string
 let own: string

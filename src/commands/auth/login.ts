@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {formatDuration} from '../../cli/duration.js'
 import {readState} from '../../cli/sandbox-process.js'
 import {
+  assertReachable,
   credentialsFromEnv,
   DEFAULT_LOCAL_URL,
   login,
@@ -49,15 +50,20 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
     const name = f.profile ?? environment
     const existing = storedProfile(file, name)
     const sandbox = environment === 'local' ? readState() : undefined
+    const localUrl = sandbox?.url ?? storedProfile(file, 'local')?.baseUrl ?? DEFAULT_LOCAL_URL
+    const given = f['base-url'] ?? process.env.PAYCTL_BASE_URL ?? existing?.baseUrl
     const baseUrl = normaliseBaseUrl(
-      f['base-url'] ??
-        process.env.PAYCTL_BASE_URL ??
-        existing?.baseUrl ??
-        (environment === 'local'
-          ? (sandbox?.url ?? file.profiles.local?.baseUrl ?? DEFAULT_LOCAL_URL)
-          : await this.ask('base-url', 'Base URL')),
+      given ??
+        (environment !== 'local'
+          ? await this.ask('base-url', 'Base URL')
+          : this.interactive
+            ? await this.ask('base-url', 'Base URL', {default: localUrl})
+            : localUrl),
     )
     this.banner(environment, name, baseUrl)
+    // Once, before any secret is asked for: a wrong address is better said now than after typing one.
+    if (this.interactive)
+      await this.spin(`Reaching ${baseUrl}`, () => assertReachable(baseUrl, this.transportOptions))
     // After a logout the profile has no credentials; the running sandbox at that URL still has its own.
     const sandboxAuth: StoredAuth | undefined =
       sandbox?.credentials && normaliseBaseUrl(sandbox.url) === baseUrl

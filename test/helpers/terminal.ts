@@ -1,0 +1,54 @@
+import {execFileSync, spawn} from 'node:child_process'
+import {join} from 'node:path'
+import {stripVTControlCharacters} from 'node:util'
+import {cliEnv, ROOT} from './cli.js'
+
+const BIN = join(ROOT, 'bin', 'run.js')
+
+/** Whether `script` (util-linux) is here to give payctl a real pseudo-terminal. */
+export const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+})()
+
+/**
+ * Run payctl in a real pseudo-terminal and answer its prompts: each step waits for a text on the
+ * screen, then types its keys. Resolves with the screen text once payctl exits.
+ */
+export function converse(
+  args: string[],
+  steps: [RegExp, string][],
+  opts: {configDir: string; env?: Record<string, string | undefined>},
+): Promise<{screen: string; code: number | null}> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
+  const child = spawn('script', ['-qec', `stty cols 120; ${command}`, '/dev/null'], {
+    env: cliEnv(opts.configDir, {CI: undefined, ...opts.env}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let screen = ''
+  let step = 0
+  let seenUpTo = 0
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`stuck at step ${step}:\n${stripVTControlCharacters(screen)}`))
+    }, 20_000)
+    child.stdout.on('data', (c: Buffer) => {
+      screen += c.toString()
+      const plain = stripVTControlCharacters(screen)
+      while (step < steps.length && steps[step]![0].test(plain.slice(seenUpTo))) {
+        seenUpTo = plain.length
+        child.stdin.write(steps[step]![1])
+        step++
+      }
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({screen: stripVTControlCharacters(screen), code})
+    })
+  })
+}
