@@ -2,10 +2,13 @@ import type {Hook} from '@oclif/core'
 import {distance} from 'fastest-levenshtein'
 
 /**
- * The command closest to what was typed (oclif's id, words joined by `:`): by the whole id, or by
- * any one word of it, so that `logn` finds `auth:login` rather than the short `api`.
+ * The command closest to what was typed (oclif's id, words joined by `:`): one whose id begins with
+ * it first (`sandbox stat` is `sandbox status`), else by the whole id or by any one word of it, so
+ * that `logn` finds `auth:login` rather than the short `api`.
  */
 export function closestCommand(typed: string, ids: string[]): string | undefined {
+  const begun = ids.filter((id) => id.startsWith(typed) || id.split(':').some((w) => w.startsWith(typed)))
+  if (typed !== '' && begun.length > 0) return begun.reduce((a, b) => (b.length < a.length ? b : a))
   let best: {id: string; score: number} | undefined
   for (const id of ids) {
     const words = id.split(':')

@@ -1,3 +1,4 @@
+import {distance} from 'fastest-levenshtein'
 import type {PayctlError, ResolvedProfile} from '../core/index.js'
 import {readState} from './sandbox-process.js'
 
@@ -25,6 +26,7 @@ export function addSuggestions(
   flags?: ReadonlySet<string>,
 ): void {
   if (flags) keepOwnFlags(err, flags)
+  if (flags) suggestFlags(err, flags)
   if (
     (err.code === 'TEST_CREDENTIAL_IN_PRODUCTION' || err.code === 'LIVE_KEY_OUTSIDE_PRODUCTION') &&
     profile?.sources.credentials === 'env'
@@ -78,4 +80,36 @@ function keepOwnFlags(err: PayctlError, flags: ReadonlySet<string>): void {
     if (named.every((f) => flags.has(f))) return s
     return 'Run the same command again.'
   })
+}
+
+/** For each flag oclif did not know, the closest the command has: `--usr` is `--user`. */
+function suggestFlags(err: PayctlError, flags: ReadonlySet<string>): void {
+  const unknown = (err.cause as {name?: string; flags?: unknown} | undefined)?.flags
+  if (!Array.isArray(unknown)) return
+  for (const flag of unknown) {
+    const typed = String(flag).replace(/^-+/, '').split('=')[0] ?? ''
+    const match = closestName(typed, [...flags], Math.max(2, Math.ceil(typed.length / 3)))
+    if (match !== undefined) err.suggestions.push(`Did you mean --${match}?`)
+  }
+}
+
+/**
+ * The name closest to what was typed, as a person means it: a name the typed word begins (`stat`
+ * → `status`, not the nearer `start`) ranks first, the shortest such; then the fewest edits. None
+ * when even the closest needs more than `maxEdits` (a guess that far off only misleads).
+ */
+export function closestName(
+  typed: string,
+  names: readonly string[],
+  maxEdits = Number.POSITIVE_INFINITY,
+): string | undefined {
+  const begun = names.filter((n) => n.startsWith(typed) && n !== typed)
+  if (typed !== '' && begun.length > 0) return begun.reduce((a, b) => (b.length < a.length ? b : a))
+  let best: {name: string; edits: number} | undefined
+  for (const name of names) {
+    const edits = distance(typed, name)
+    if (!best || edits < best.edits || (edits === best.edits && name.length < best.name.length))
+      best = {name, edits}
+  }
+  return best && best.edits <= maxEdits ? best.name : undefined
 }

@@ -149,5 +149,25 @@ describe('errors a newcomer meets', () => {
     expect(r.exitCode).toBe(2)
     const v = await payctl(['wallets', 'gte'], {configDir: config.dir})
     expect(v.stderr).toContain('Did you mean payctl wallets get?')
+    // A word the typed one begins ranks before a nearer edit: stat is the start of status, not of start.
+    const s = await payctl(['sandbox', 'stat'], {configDir: config.dir})
+    expect(s.stderr).toContain('Did you mean payctl sandbox status?')
+  })
+
+  it('a mistyped flag suggests the closest flag of the command, with exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['wallets', 'list', '--usr', 'usr_x'], '--user'],
+      [['transactions', 'create', '--ammount', '5'], '--amount'],
+      [['transactions', 'list', '--walet', 'wal_x'], '--wallet'],
+    ]
+    for (const [args, flag] of cases) {
+      const r = await payctl(args, {configDir: config.dir})
+      expect(r.exitCode).toBe(2)
+      expect(r.stderr).toContain(`Nonexistent flag: ${args[2]}`)
+      expect(r.stderr).toContain(`Did you mean ${flag}?`)
+    }
+    // Nothing close: no guess.
+    const far = await payctl(['wallets', 'list', '--zzzzzz'], {configDir: config.dir})
+    expect(far.stderr).not.toContain('Did you mean')
   })
 })
