@@ -1,3 +1,4 @@
+import {formatMoney} from '../contract/money.js'
 import {PayctlError, stringifyExact} from '../core/index.js'
 import {paint, terminalSafe} from './terminal.js'
 
@@ -28,6 +29,20 @@ export function toPayctlError(err: unknown): PayctlError {
   })
 }
 
+/** Details that hold an amount in the smallest unit of the error's `currency`. */
+const AMOUNT_DETAILS = new Set([
+  'amount',
+  'required',
+  'available',
+  'minimum',
+  'maximum',
+  'limit',
+  'remaining',
+])
+
+const isInteger = (v: unknown): v is number | bigint =>
+  typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))
+
 /**
  * The human form, for stderr: `CODE: message`, then details, request id and suggestions. Each part
  * may echo the service (an id it was asked for, a label), so each is escaped on its own, and only a
@@ -39,8 +54,12 @@ export function renderError(err: PayctlError): string {
   const message = terminalSafe(err.message, {lines: err.status === undefined})
   const lines = [`${paint(['red', 'bold'], terminalSafe(err.code), stream)}: ${message}`]
   if (err.details && Object.keys(err.details).length > 0) {
+    const currency = err.details.currency
     for (const [k, v] of Object.entries(err.details)) {
-      const value = terminalSafe(typeof v === 'string' ? v : stringifyExact(v))
+      // An amount beside its currency reads as major units: say so, with the smallest unit after.
+      const money = typeof currency === 'string' && AMOUNT_DETAILS.has(k) && isInteger(v)
+      const shown = money ? `${formatMoney(BigInt(v), currency)} (${v} in the smallest unit)` : undefined
+      const value = terminalSafe(shown ?? (typeof v === 'string' ? v : stringifyExact(v)))
       lines.push(`  ${paint('dim', terminalSafe(k), stream)}: ${value}`)
     }
   }

@@ -644,3 +644,60 @@ function luhn(number: string): boolean {
   }
   return sum % 10 === 0
 }
+
+describe('amounts in what a person reads', () => {
+  it('never prints the smallest unit beside a currency code: a minimum, a refund left, funds', async () => {
+    const wallet = await newWallet(await newUser('wording'), 'USD', '1.00USD')
+    const small = await cli(
+      'transactions',
+      'create',
+      '--method',
+      'card',
+      '--amount',
+      '10',
+      '--currency',
+      'USD',
+      '--payment-method',
+      'pm_card_visa',
+      '--to',
+      wallet,
+    )
+    expect(small.exitCode).toBe(1)
+    expect(small.stderr).toContain('Amount is below the minimum of 0.50 USD (0.50 USD at the sandbox rate)')
+    expect(small.stderr).toContain('minimum: 0.50 USD (50 in the smallest unit)')
+    expect(small.stderr).not.toMatch(/(?<![\d.])50 USD/)
+
+    const other = await newWallet(await newUser('wording2'), 'USD')
+    const poor = await cli(
+      'transactions',
+      'create',
+      '--method',
+      'wallet',
+      '--amount',
+      '5.00USD',
+      '--from',
+      wallet,
+      '--to',
+      other,
+    )
+    expect(poor.exitCode).toBe(1)
+    expect(poor.stderr).toContain('required: 5.00 USD (500 in the smallest unit)')
+    expect(poor.stderr).toContain('available: 1.00 USD (100 in the smallest unit)')
+
+    const tx = await json<{id: string}>(
+      'transactions',
+      'create',
+      '--method',
+      'card',
+      '--amount',
+      '1.00USD',
+      '--payment-method',
+      'pm_card_visa',
+      '--to',
+      other,
+    )
+    const refund = await cli('transactions', 'refund', tx.id, '--amount', '2.00USD')
+    expect(refund.exitCode).toBe(1)
+    expect(refund.stderr).toContain('At most 1.00 USD is left to refund')
+  })
+})

@@ -1,4 +1,5 @@
 import type {z} from 'zod'
+import {minorToMajorText} from '../../contract/money.js'
 import type {Transaction} from '../../contract/resources.js'
 import type {RefundRequestSchema} from '../../contract/transactions.js'
 import {applyBnplSchema} from '../bnpl/schema.js'
@@ -109,11 +110,15 @@ function refundAmount(original: TxRecord, body: Refund): bigint {
   const remaining = original.amount - original.refundedAmount
   const amount = body.amount ?? remaining
   if (amount > remaining) {
-    throw new ApiError('AMOUNT_TOO_LARGE', `At most ${remaining} ${original.currency} is left to refund`, {
-      field: 'amount',
-      maximum: jsonAmount(remaining),
-      currency: original.currency,
-    })
+    throw new ApiError(
+      'AMOUNT_TOO_LARGE',
+      `At most ${minorToMajorText(remaining, original.currency)} ${original.currency} is left to refund`,
+      {
+        field: 'amount',
+        maximum: jsonAmount(remaining),
+        currency: original.currency,
+      },
+    )
   }
   return amount
 }

@@ -1,5 +1,6 @@
 import type {z} from 'zod'
 import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
+import {minorToMajorText} from '../../contract/money.js'
 import type {CreateTransactionSchema, EventName, Transaction} from '../../contract/resources.js'
 import type {SandboxClock} from '../clock.js'
 import {type Database, keepWrites, type Statement} from '../database.js'
@@ -224,7 +225,7 @@ export class MoneyService {
     if (amount >= minimum) return undefined
     return new ApiError(
       'AMOUNT_TOO_SMALL',
-      `Amount is below the minimum of ${minimum} ${currency} (0.50 USD at the sandbox rate)`,
+      `Amount is below the minimum of ${minorToMajorText(minimum, currency)} ${currency} (0.50 USD at the sandbox rate)`,
       {minimum: jsonAmount(minimum), currency},
     )
   }
