@@ -19,6 +19,11 @@ export function pinnedNode() {
   }
 }
 
+const FORWARDED =
+  process.platform === 'win32'
+    ? ['SIGINT', 'SIGTERM', 'SIGBREAK']
+    : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2']
+
 export async function runOnNode24() {
   const node = pinnedNode()
   if (!node) {
@@ -30,10 +35,11 @@ export async function runOnNode24() {
   }
   const run = fileURLToPath(new URL('./run.js', import.meta.url))
   const child = spawn(node, [run, ...process.argv.slice(2)], {stdio: 'inherit'})
-  // Ctrl-C reaches both processes (one process group): this one waits for payctl to stop on its
-  // own. A signal sent to this process alone (a supervisor's SIGTERM) is passed on.
-  process.on('SIGINT', () => {})
-  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+  // Every signal that asks payctl to stop is passed on: one sent to this process alone (`kill -INT`
+  // of its pid, a supervisor's SIGTERM) would otherwise leave payctl running. Ctrl-C reaches both
+  // processes (one process group), so payctl then gets SIGINT twice at once, which it takes as one.
+  // (SIGUSR1 is not passed on: it would open the debugger in payctl.)
+  for (const signal of FORWARDED) process.on(signal, () => child.kill(signal))
   const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
   if (signal) {
     process.removeAllListeners(signal)

@@ -1,9 +1,10 @@
-import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {ROOT} from '../helpers/cli.js'
+import {cliEnv, ROOT} from '../helpers/cli.js'
+import {startSandboxProcess} from '../helpers/sandbox.js'
 
 /** A `node` on the PATH older than 24 (the machine's own, outside npm's PATH), if there is one. */
 function olderNode(): string | undefined {
@@ -132,4 +133,76 @@ describe('installing payctl', () => {
       expect(run('sandbox', 'stop').status).toBe(0)
     }
   }, 180_000)
+
+  it.runIf(OLD_NODE)(
+    'the wrapper an older node runs passes a signal sent to it alone on to payctl, and exits with its status',
+    async () => {
+      const sandbox = await startSandboxProcess()
+      const wrapper = spawn(OLD_NODE!, [join(ROOT, 'bin', 'run.js'), 'webhooks', 'listen', '--json'], {
+        env: cliEnv(sandbox.configDir),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      const exited = new Promise<number | null>((resolve) => wrapper.once('exit', (code) => resolve(code)))
+      let payctlPid: number | undefined
+      try {
+        let out = ''
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`listen never got ready: ${out}`)), 20_000)
+          wrapper.stdout!.on('data', (c: Buffer) => {
+            out += c.toString()
+            if (out.includes('"type":"ready"')) {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
+        })
+        // The Node 24 process the wrapper started: payctl itself.
+        payctlPid = Number(
+          readFileSync(`/proc/${wrapper.pid}/task/${wrapper.pid}/children`, 'utf8').trim().split(' ')[0],
+        )
+        expect(payctlPid).toBeGreaterThan(0)
+        wrapper.kill('SIGINT') // to the wrapper alone, as `kill -INT <pid>` does
+        const code = await Promise.race([
+          exited,
+          new Promise((r) => setTimeout(() => r('still running'), 15_000)),
+        ])
+        expect(code).toBe(0)
+        expect(() => process.kill(payctlPid!, 0)).toThrow()
+      } finally {
+        wrapper.kill('SIGKILL')
+        if (payctlPid) {
+          try {
+            process.kill(payctlPid, 'SIGKILL')
+          } catch {}
+        }
+        await sandbox.stop()
+      }
+    },
+    60_000,
+  )
+
+  it.runIf(OLD_NODE)(
+    'npm ci on a machine whose own node is older says nothing of engines',
+    () => {
+      const work = temp('payctl-ci-')
+      for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+        copyFileSync(join(ROOT, file), join(work, file))
+      const env = cleanEnv(
+        join(work, 'home'),
+        [join(OLD_NODE!, '..'), ...(process.env.PATH ?? '').split(delimiter)].join(delimiter),
+      )
+      const r = spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--prefer-offline'], {
+        cwd: work,
+        encoding: 'utf8',
+        env: {
+          ...env,
+          npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? work, '.npm'),
+        },
+        timeout: 60_000,
+      })
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stdout + r.stderr).not.toContain('EBADENGINE')
+    },
+    90_000,
+  )
 })
