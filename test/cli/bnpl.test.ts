@@ -98,6 +98,27 @@ describe('bnpl', () => {
     expect(list.payments.map((p) => p.id)).toEqual([id])
   })
 
+  it('sandbox advance 14d right after a purchase collects both instalments that fell due', async () => {
+    const {user} = await customer('advance', 50_000)
+    const id = (
+      await json<BnplPayment>(
+        'bnpl',
+        'payments',
+        'create',
+        '--user',
+        user,
+        '--amount',
+        '240.00USD',
+        '--merchant',
+        'Allbirds',
+      )
+    ).id
+    const advanced = await cli('sandbox', 'advance', '14d')
+    expect(advanced.exitCode, advanced.stderr).toBe(0)
+    const payment = await json<BnplPayment>('bnpl', 'payments', 'get', id)
+    expect(payment).toMatchObject({status: 'active', paidInstallments: 2, outstandingAmount: 12_000})
+  })
+
   it('cancel never asks without a terminal, refunds, and is refused once cancelled', async () => {
     const {user, wallet} = await customer('alan', 50_000)
     const first = await json<BnplPayment>(

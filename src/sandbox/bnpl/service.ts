@@ -264,7 +264,10 @@ export class BnplService {
       )
       const n = BigInt(BNPL_INSTALLMENTS)
       const share = body.amount / n
-      const delayMs = this.ctx.settings.settleAfterSeconds * 1000
+      // The first instalment, due at purchase, is collected once the processor has taken it (the
+      // payment is pending until then); each later one when it falls due, so that advancing the
+      // clock by two weeks collects the second.
+      const firstDelayMs = this.ctx.settings.settleAfterSeconds * 1000
       for (let i = 0; i < BNPL_INSTALLMENTS; i++) {
         const dueMs = now.getTime() + i * BNPL_INTERVAL_DAYS * DAY_MS
         const amount = i === 0 ? share + (body.amount % n) : share
@@ -274,7 +277,7 @@ export class BnplService {
           body.userId,
           amount.toString(),
           new Date(dueMs).toISOString(),
-          dueMs + delayMs,
+          dueMs + (i === 0 ? firstDelayMs : 0),
         )
       }
       const payment = this.load(id, partnerId)
