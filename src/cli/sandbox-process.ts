@@ -105,6 +105,34 @@ export function isSandboxProcess(pid: number): boolean {
   return at > 0 && args[at + 1] === 'start'
 }
 
+/**
+ * The sandboxes this user runs on this machine, each with the config dir it was started with
+ * (Linux: from /proc; elsewhere none are found). For a `stop` that found none of its own.
+ */
+export function runningSandboxes(): {pid: number; configDir: string}[] {
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return []
+  }
+  const found: {pid: number; configDir: string}[] = []
+  for (const name of pids) {
+    const pid = Number(name)
+    if (pid === process.pid || !isSandboxProcess(pid)) continue
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      const env = Object.fromEntries(
+        environ.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      )
+      found.push({pid, configDir: configDir(env)})
+    } catch {
+      // Another user's process, or gone meanwhile.
+    }
+  }
+  return found
+}
+
 /** Remove the state file if it still describes this process. */
 export function clearState(pid = process.pid): void {
   if (readState()?.pid === pid) rmSync(statePath(), {force: true})
@@ -126,6 +154,51 @@ export interface SandboxStarted {
   profile: string
   data: string
   credentials: {apiKey: string; apiSecret: string; partnerId: string; secretKey: string}
+}
+
+/** The error for a second sandbox in one config dir: what runs there, and the two ways on. */
+export function sandboxRunning(state: SandboxState | undefined): PayctlError {
+  return new PayctlError({
+    kind: 'usage',
+    code: 'SANDBOX_RUNNING',
+    message: state
+      ? `a sandbox started with this config dir is already running at ${state.url} (pid ${state.pid})`
+      : 'another sandbox is starting with this config dir',
+    suggestions: [
+      'Try: payctl sandbox stop',
+      'Or give each sandbox its own config dir (a CI job its own): PAYCTL_CONFIG_DIR="$(mktemp -d)" payctl sandbox start --port 0 --detach',
+    ],
+  })
+}
+
+/**
+ * Hold the config dir for the sandbox of this process as long as it runs, so that a second start
+ * for it, however close in time (two CI jobs), is refused rather than take over its profile,
+ * state file and seed journal. A lock left by a sandbox killed outright is taken over once its
+ * process is gone. Resolves with the release.
+ */
+export async function claimConfigDir(): Promise<() => Promise<void>> {
+  const {default: lockfile} = await import('proper-lockfile')
+  const options = {
+    realpath: false,
+    stale: 10_000,
+    update: 2_000,
+    // A lock that could not be refreshed (a machine waking from sleep) is no reason to stop serving.
+    onCompromised: () => undefined,
+  }
+  try {
+    return await lockfile.lock(statePath(), options)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err
+    const state = readState()
+    if (state !== undefined && isAlive(state.pid)) throw sandboxRunning(state)
+    if (state === undefined) throw sandboxRunning(undefined)
+    // Left by a sandbox that is gone: take it over (another start doing the same loses the race).
+    await lockfile.unlock(statePath(), {realpath: false}).catch(() => undefined)
+    return await lockfile.lock(statePath(), options).catch(() => {
+      throw sandboxRunning(readState())
+    })
+  }
 }
 
 /**

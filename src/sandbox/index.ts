@@ -100,6 +100,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   if (!parsed.success) throw new TypeError(`invalid sandbox options: ${z.prettifyError(parsed.error)}`)
   const options = parsed.data
   const database = new Database(options.data)
+  let server: {close(): Promise<unknown>} | undefined
   try {
     const tokens = await TokenService.open(database)
     // Set up in one transaction: a data file refused as damaged half-way is left as it was.
@@ -136,6 +137,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       }
       return {ctx, app: buildServer(ctx, {log: opts.log}), credentials}
     })
+    server = app
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})
@@ -159,6 +161,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       },
     }
   } catch (err) {
+    // What started with the server (the webhook scheduler) stops before the database closes.
+    await server?.close().catch(() => undefined)
     database.close()
     throw err
   }

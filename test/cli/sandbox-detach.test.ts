@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import {once} from 'node:events'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {cliEnv, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
@@ -23,8 +24,61 @@ describe('sandbox start --detach, status and stop', () => {
       configDir: first.dir,
     })
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(r.stdout).toContain('Running in the background')
-    expect(r.stdout).not.toContain('Ctrl-C')
+    // stdout holds the result alone; the banner is on stderr, without the test credentials.
+    expect(r.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/)
+    expect(r.stderr).toContain('Running in the background')
+    expect(r.stderr).not.toContain('Ctrl-C')
+    const profiles = JSON.parse(readFileSync(join(first.dir, 'profiles.json'), 'utf8'))
+    const {apiSecret} = profiles.profiles.local.auth
+    expect(r.stdout + r.stderr).not.toContain(apiSecret)
+    expect(r.stderr).not.toContain('Test credentials')
+    await runCli(['sandbox', 'stop'], {configDir: first.dir})
+
+    const shown = await runCli(
+      ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--show-secrets'],
+      {
+        configDir: first.dir,
+      },
+    )
+    expect(shown.exitCode, shown.stderr).toBe(0)
+    expect(shown.stderr).toContain('Test credentials')
+    expect(shown.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/)
+  })
+
+  it('two starts for one config dir at once: one runs, the other is refused with the fix, taking nothing over', async () => {
+    const start = () =>
+      runCli(['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json'], {
+        configDir: first.dir,
+        timeoutMs: 30_000,
+      })
+    const both = await Promise.all([start(), start()])
+    const won = both.filter((r) => r.exitCode === 0)
+    const lost = both.filter((r) => r.exitCode !== 0)
+    expect(won).toHaveLength(1)
+    expect(lost).toHaveLength(1)
+    expect(lost[0]!.exitCode).toBe(2)
+    const {error} = lost[0]!.json<{error: {code: string; suggestions: string[]}}>()
+    expect(error.code).toBe('SANDBOX_RUNNING')
+    expect(error.suggestions.join('\n')).toContain(
+      'PAYCTL_CONFIG_DIR="$(mktemp -d)" payctl sandbox start --port 0',
+    )
+    const winner = won[0]!.json<{url: string; pid: number}>()
+    const profiles = JSON.parse(readFileSync(join(first.dir, 'profiles.json'), 'utf8'))
+    expect(profiles.profiles.local.baseUrl).toBe(winner.url)
+    const stopped = await runCli(['sandbox', 'stop', '--json'], {configDir: first.dir})
+    expect(stopped.json()).toEqual({stopped: true, pid: winner.pid})
+  })
+
+  it('stop in a config dir that started none says which run elsewhere and how to stop each, stopping none', async () => {
+    const up = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json'], {
+      configDir: first.dir,
+    })
+    expect(up.exitCode, up.stderr).toBe(0)
+    const {pid} = up.json<{pid: number}>()
+    const other = await runCli(['sandbox', 'stop'], {configDir: second.dir})
+    expect(other.stderr).toContain('No sandbox was started with this config dir')
+    expect(other.stderr).toContain(`pid ${pid}: PAYCTL_CONFIG_DIR=${first.dir} payctl sandbox stop`)
+    expect(() => process.kill(pid, 0)).not.toThrow()
   })
 
   it('emulates the 100-a-minute limit by default, in CI too, and drops it when asked', async () => {
@@ -41,7 +95,7 @@ describe('sandbox start --detach, status and stop', () => {
         },
       )
       expect(up.exitCode, up.stderr).toBe(0)
-      expect(up.stdout).toContain(`rate limit ${expected}`)
+      expect(up.stderr).toContain(`rate limit ${expected}`)
       const status = await runCli(['sandbox', 'status', '--json'], {configDir: first.dir})
       expect(status.json(), JSON.stringify(env)).toMatchObject({rateLimit: expected})
       await runCli(['sandbox', 'stop'], {configDir: first.dir})

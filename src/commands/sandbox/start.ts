@@ -3,12 +3,14 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
 import {
+  claimConfigDir,
   clearState,
   defaultDataFile,
   isAlive,
   logPath,
   readState,
   type SandboxStarted,
+  sandboxRunning,
   startDetached,
   writeState,
 } from '../../cli/sandbox-process.js'
@@ -75,6 +77,9 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       summary: 'retry failed webhook deliveries as in production (5 s … 10 h) or fast (0.5 s … 1 min)',
     }),
     quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
+    'show-secrets': Flags.boolean({
+      summary: 'print the test credentials when detached or piped too (they then land in logs)',
+    }),
   }
 
   async run(): Promise<SandboxStarted | undefined> {
@@ -83,14 +88,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
     const rateLimit = f['rate-limit']
     const running = readState()
-    if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000))) {
-      throw new PayctlError({
-        kind: 'usage',
-        code: 'SANDBOX_RUNNING',
-        message: `a sandbox is already running at ${running.url} (pid ${running.pid})`,
-        suggestions: ['Try: payctl sandbox stop'],
-      })
-    }
+    if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000)))
+      throw sandboxRunning(running)
     mkdirSync(configDir(), {recursive: true, mode: 0o700})
     if (!isLoopbackHost(f.host)) {
       // Said before detaching (the background copy's stderr goes to a log file) and under --json
@@ -103,6 +102,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const data = f.data ?? defaultDataFile()
     if (f.detach) return this.detach(secrets)
 
+    const release = await claimConfigDir()
     const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
       port: f.port,
@@ -120,7 +120,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
         ...(secrets.secretKey ? {secretKey: secrets.secretKey} : {}),
       },
       log: f.quiet ? undefined : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
-    }).catch((err: unknown) => {
+    }).catch(async (err: unknown) => {
+      await release()
       throw startFailure(err, f.port, f.host)
     })
     const started = await this.register(sandbox, f.profile ?? 'local', data)
@@ -137,6 +138,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     process.stderr.write('Stopping sandbox…\n')
     await sandbox.close()
     clearState()
+    await release()
     return undefined
   }
 
@@ -166,25 +168,27 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     return {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
   }
 
+  /**
+   * A person at a terminal gets the banner with the test credentials on stdout. Detached or piped
+   * (a CI log), stdout gets the result alone, the URL, and the banner goes to stderr without the
+   * credentials unless --show-secrets: they are in the profile already, and logs are kept.
+   */
   printReady(s: SandboxStarted, shape: string, rateLimit: string, detached: boolean): void {
-    const c = s.credentials
-    this.log(`${paint('green', '●')} payctl sandbox listening on ${paint('bold', s.url)}`)
-    this.log(`  ${shape} responses · rate limit ${rateLimit} · data ${s.data}`)
-    this.log('')
-    this.log('  Test credentials (local sandbox only):')
-    this.log(`    partner id   ${c.partnerId}`)
-    this.log(`    api key      ${c.apiKey}`)
-    this.log(`    api secret   ${c.apiSecret}`)
-    this.log(`    secret key   ${c.secretKey}   (Variant B: payctl auth login --env local --secret-key …)`)
-    this.log('')
-    this.log(`  Profile "${s.profile}" is ready. In another terminal:`)
-    this.log('    payctl users create --email ada@example.test --first-name Ada --last-name Lovelace')
-    this.log('')
-    if (detached)
-      this.log(
-        `  Running in the background (pid ${s.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`,
-      )
-    else this.log('  Press Ctrl-C to stop.')
+    const forPerson = process.stdout.isTTY === true && !detached
+    const stream = forPerson ? process.stdout : process.stderr
+    const lines = readyLines(s, {
+      shape,
+      rateLimit,
+      detached,
+      withSecrets: forPerson || this.flags['show-secrets'],
+      stream,
+    })
+    if (forPerson) {
+      for (const line of lines) this.log(line)
+      return
+    }
+    process.stdout.write(`${s.url}\n`)
+    process.stderr.write(`${lines.join('\n')}\n`)
   }
 
   /** Start a copy of this command in the background and return once it reports ready. */
@@ -205,6 +209,39 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     }
     return started
   }
+}
+
+/** What `sandbox start` says once it listens; the credentials only when `withSecrets`. */
+function readyLines(
+  s: SandboxStarted,
+  o: {shape: string; rateLimit: string; detached: boolean; withSecrets: boolean; stream: NodeJS.WriteStream},
+): string[] {
+  const {shape, rateLimit, detached, withSecrets} = o
+  const c = s.credentials
+  const lines = [
+    `${paint('green', '●', o.stream)} payctl sandbox listening on ${paint('bold', s.url, o.stream)}`,
+    `  ${shape} responses · rate limit ${rateLimit} · data ${s.data}`,
+    '',
+  ]
+  if (withSecrets) {
+    lines.push(
+      '  Test credentials (local sandbox only):',
+      `    partner id   ${c.partnerId}`,
+      `    api key      ${c.apiKey}`,
+      `    api secret   ${c.apiSecret}`,
+      `    secret key   ${c.secretKey}   (Variant B: payctl auth login --env local --secret-key …)`,
+      '',
+    )
+  }
+  lines.push(
+    `  Profile "${s.profile}" is ready${withSecrets ? '' : ' (its credentials are in the profile file)'}. In another terminal:`,
+    '    payctl users create --email ada@example.test --first-name Ada --last-name Lovelace',
+    '',
+    detached
+      ? `  Running in the background (pid ${s.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`
+      : '  Press Ctrl-C to stop.',
+  )
+  return lines
 }
 
 /** Why the sandbox did not start: it refuses bad settings (a malformed key, a port in use) with a plain Error. */

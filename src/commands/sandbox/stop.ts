@@ -1,6 +1,13 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {clearState, findSandbox, isAlive, isSandboxProcess, readState} from '../../cli/sandbox-process.js'
-import {isLocalUrl} from '../../core/index.js'
+import {
+  clearState,
+  findSandbox,
+  isAlive,
+  isSandboxProcess,
+  readState,
+  runningSandboxes,
+} from '../../cli/sandbox-process.js'
+import {configDir, isLocalUrl} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override summary = 'stop the sandbox started with payctl sandbox start'
@@ -8,7 +15,7 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
     'Stops the sandbox that `payctl sandbox status` reports: the one started with this config dir, or else the one answering at the profile’s local URL.'
   static override examples = ['<%= config.bin %> <%= command.id %>']
 
-  async run(): Promise<{stopped: boolean; pid?: number}> {
+  async run(): Promise<{stopped: boolean; pid?: number; elsewhere?: {pid: number; configDir: string}[]}> {
     const recorded = readState()
     // Signal a process only if it is a `payctl sandbox start` on this machine and the sandbox
     // answering there confirms it is that pid: after a crash the recorded pid may belong to
@@ -25,12 +32,21 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
     const here = silent || state !== undefined || isLocalUrl(url)
     if (pid === undefined || !here || !isSandboxProcess(pid)) {
       if (recorded && !isAlive(recorded.pid)) clearState(recorded.pid)
+      if (health) {
+        this.warnLine(`The sandbox at ${url} does not say which process it is; stop it where it runs.`)
+        return {stopped: false}
+      }
+      // None of this config dir's: say which run elsewhere, and how to stop each.
+      const elsewhere = runningSandboxes()
       this.warnLine(
-        health
-          ? `The sandbox at ${url} does not say which process it is; stop it where it runs.`
-          : 'No sandbox is running.',
+        elsewhere.length === 0
+          ? 'No sandbox is running.'
+          : [
+              `No sandbox was started with this config dir (${configDir()}). Running elsewhere:`,
+              ...elsewhere.map((s) => `  pid ${s.pid}: PAYCTL_CONFIG_DIR=${s.configDir} payctl sandbox stop`),
+            ].join('\n'),
       )
-      return {stopped: false}
+      return {stopped: false, ...(elsewhere.length > 0 ? {elsewhere} : {})}
     }
     if (silent) this.warnLine(`The sandbox at ${url} (pid ${pid}) does not answer; stopping it anyway.`)
     process.kill(pid, 'SIGTERM')
