@@ -1,8 +1,7 @@
 import {z} from 'zod'
-import {type Currency, FIAT_CURRENCIES} from './currencies.js'
+import {type Currency, FIAT_CURRENCIES, MINOR_UNITS, minorPerMajor} from './currencies.js'
 import type {Endpoint} from './endpoints.js'
 import {Id} from './limits.js'
-import {MINOR_UNITS, minorPerMajor} from './money.js'
 import {RoundupProcessSchema} from './resources.js'
 import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
 
