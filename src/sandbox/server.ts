@@ -3,11 +3,11 @@ import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} f
 import {
   type Endpoint,
   type ErrorStyle,
-  endpoints,
   errorStyleOf,
   hasOwnKeyCodes,
   takesIdempotencyKey,
-} from '../contract/endpoints.js'
+} from '../contract/endpoint.js'
+import {endpoints} from '../contract/endpoints.js'
 import {accountRoutes} from './accounts/routes.js'
 import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'

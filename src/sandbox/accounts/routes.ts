@@ -1,5 +1,6 @@
+import type {BankAccount, LinkToken} from '../../contract/accounts.js'
 import {endpoints} from '../../contract/endpoints.js'
-import type {BankAccount, LinkToken, PaymentMethod} from '../../contract/transactions.js'
+import type {PaymentMethod} from '../../contract/payment-methods.js'
 import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {AccountService} from './service.js'
 

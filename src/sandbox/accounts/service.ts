@@ -1,13 +1,8 @@
 import {randomUUID} from 'node:crypto'
 import type {z} from 'zod'
+import type {BankAccount, ExchangeLinkTokenSchema, LinkToken} from '../../contract/accounts.js'
 import type {endpoints} from '../../contract/endpoints.js'
-import type {
-  AddPaymentMethodSchema,
-  BankAccount,
-  ExchangeLinkTokenSchema,
-  LinkToken,
-  PaymentMethod,
-} from '../../contract/transactions.js'
+import type {AddPaymentMethodSchema, PaymentMethod} from '../../contract/payment-methods.js'
 import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'

@@ -1,6 +1,5 @@
 import type {z} from 'zod'
-import type {Transaction} from '../../contract/resources.js'
-import type {RefundRequestSchema} from '../../contract/transactions.js'
+import type {RefundRequestSchema, Transaction} from '../../contract/transactions.js'
 import {applyBnplSchema} from '../bnpl/schema.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'

@@ -1,6 +1,7 @@
 import type {z} from 'zod'
 import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import type {CreateTransactionSchema, EventName, Transaction} from '../../contract/resources.js'
+import type {EventName} from '../../contract/events.js'
+import type {CreateTransactionSchema, Transaction} from '../../contract/transactions.js'
 import type {SandboxClock} from '../clock.js'
 import {type Database, keepWrites, type Statement} from '../database.js'
 import {ApiError} from '../errors.js'
