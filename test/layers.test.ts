@@ -26,6 +26,10 @@ import {describe, expect, it} from 'vitest'
  * Every import counts, type-only ones too: `import type`, `export type … from` and `typeof import('…')`
  * are erased at run time, but they still make one folder depend on another, so a type the sandbox
  * needs from core is as much a break of the layers as a function would be.
+ *
+ * And no file imports itself through others, whatever the kind of the imports: files in a cycle can
+ * be neither read, moved nor loaded one without the other, and a cycle of type-only imports or of
+ * `import()` expressions ties them as much as static ones do.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contract: ['contract'],
@@ -142,18 +146,104 @@ async function importsOf(files: Record<string, string>): Promise<Import[]> {
   }
 }
 
-/** The broken layer rules among the imports of the files, one line each. */
+/** The file of ours an import names, relative to the repository root; undefined for another package or a builtin. */
+function targetOf(file: string, specifier: string): string | undefined {
+  return specifier.startsWith('.')
+    ? posix.join(posix.dirname(file), specifier).replace(/\.js$/, '.ts')
+    : selfReference(specifier)
+}
+
+/**
+ * One line for each group of files that import one another (directly or through others), naming a
+ * cycle through it from the first of its files by name, so that the same tree always reads the same.
+ */
+function cyclesIn(imports: readonly Import[]): string[] {
+  const edges = new Map<string, Set<string>>()
+  for (const {file, specifier, how} of imports) {
+    const target = how === 'computed' ? undefined : targetOf(file, specifier)
+    if (target === undefined) continue
+    const targets = edges.get(file) ?? new Set<string>()
+    edges.set(file, targets.add(target))
+  }
+  const found: string[] = []
+  for (const group of stronglyConnected(edges)) {
+    const [first] = [...group].sort()
+    if (first === undefined || (group.size === 1 && !edges.get(first)?.has(first))) continue
+    found.push(`import cycle: ${shortestCycle(first, group, edges).join(' → ')}`)
+  }
+  return found
+}
+
+/** The strongly connected components of a graph (Tarjan's algorithm). */
+function stronglyConnected(edges: ReadonlyMap<string, ReadonlySet<string>>): Set<string>[] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const groups: Set<string>[] = []
+  const visit = (node: string): void => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!))
+      }
+    }
+    if (low.get(node) !== index.get(node)) return
+    const group = new Set<string>()
+    let member: string | undefined
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      group.add(member)
+    } while (member !== node)
+    groups.push(group)
+  }
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node)
+  return groups
+}
+
+/** The shortest way from `first` back to itself within its group, `first` at both ends. */
+function shortestCycle(
+  first: string,
+  group: ReadonlySet<string>,
+  edges: ReadonlyMap<string, ReadonlySet<string>>,
+): string[] {
+  const cameFrom = new Map<string, string>()
+  const queue = [first]
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!
+    for (const next of [...(edges.get(node) ?? [])].sort()) {
+      if (next === first) {
+        const path = [node]
+        while (path[0] !== first) path.unshift(cameFrom.get(path[0]!)!)
+        return [...path, first]
+      }
+      if (group.has(next) && !cameFrom.has(next)) {
+        cameFrom.set(next, node)
+        queue.push(next)
+      }
+    }
+  }
+  throw new Error(`${first} is in a cycle that does not lead back to it`)
+}
+
+/** The broken rules among the imports of the files, one line each: the layers, then the cycles. */
 async function violations(files: Record<string, string>): Promise<string[]> {
   const broken: string[] = []
-  for (const {file, specifier, how} of await importsOf(files)) {
+  const imports = await importsOf(files)
+  for (const {file, specifier, how} of imports) {
     const from = layerOf(file)
     if (how === 'computed') {
       broken.push(`${file} imports ${specifier} (the layer rules cannot check it)`)
       continue
     }
-    const target = specifier.startsWith('.')
-      ? posix.join(posix.dirname(file), specifier).replace(/\.js$/, '.ts')
-      : selfReference(specifier)
+    const target = targetOf(file, specifier)
     // Another package, or a node builtin.
     if (target === undefined) continue
     const to = layerOf(target)
@@ -173,7 +263,7 @@ async function violations(files: Record<string, string>): Promise<string[]> {
       )
     }
   }
-  return broken
+  return [...broken, ...cyclesIn(imports)]
 }
 
 /** Every .ts file under src/, by path relative to the repository root. */
@@ -186,7 +276,7 @@ function sourceTree(): Record<string, string> {
 }
 
 describe('layers', () => {
-  it('hold in src/: each folder imports only the layers below it', async () => {
+  it('hold in src/: each folder imports only the layers below it, and no file imports itself', async () => {
     const files = sourceTree()
     // An empty or mistaken walk must not pass for a tree without violations.
     expect(Object.keys(files).length).toBeGreaterThan(100)
@@ -235,6 +325,40 @@ describe('layers', () => {
         'src/tools/z.ts imports src/contract/a.ts (src/tools/z.ts is in no layer)',
         'src/cli/self.ts imports src/sandbox/index.ts (layer cli may not import layer sandbox)',
         "src/sandbox/bnpl/service.ts imports src/sandbox/wallets/routes.ts (only src/sandbox/server.ts imports a feature's routes)",
+        'import cycle: src/core/x.ts → src/sandbox/y.ts → src/core/x.ts',
+      ].sort(),
+    )
+  })
+
+  it('find import cycles of every kind: static imports, type-only ones and import() expressions', async () => {
+    // Each group stays within one layer, so that the cycles are all there is to report.
+    const files = {
+      // Static, through a third file and an `export … from`.
+      'src/contract/a.ts': "import {b} from './b.js'\nexport const a = b\n",
+      'src/contract/b.ts': "export {c as b} from './c.js'\n",
+      'src/contract/c.ts': "import {a} from './a.js'\nexport const c = () => a\n",
+      // Type-only both ways: `import type` and `typeof import()`, erased at run time.
+      'src/core/d.ts': "import type {E} from './e.js'\nexport type D = E[]\n",
+      'src/core/e.ts': "export type E = typeof import('./d.js')\n",
+      // A lazy load back to a file that imports the loader.
+      'src/sandbox/f.ts': "import {g} from './g.js'\nexport const f = g\n",
+      'src/sandbox/g.ts': "export const g = async () => (await import('./f.js')).f\n",
+      // A file that imports itself, by its own path and by the package's name.
+      'src/cli/h.ts': "import type {H} from './h.js'\nexport interface H {next?: H}\n",
+      'src/contract/index.ts': "export type {Z} from 'payctl/contract'\nexport type Z = 1\n",
+      // Two ways to one file, and a computed import(): no cycle.
+      'src/commands/i.ts': "import {j} from './j.js'\nimport {k} from './k.js'\nexport const i = [j, k]\n",
+      'src/commands/j.ts': "import {k} from './k.js'\nexport const j = k\n",
+      'src/commands/k.ts': 'export const k = 1\nexport const load = (name: string) => import(name)\n',
+    }
+    expect((await violations(files)).sort()).toEqual(
+      [
+        'import cycle: src/contract/a.ts → src/contract/b.ts → src/contract/c.ts → src/contract/a.ts',
+        'import cycle: src/core/d.ts → src/core/e.ts → src/core/d.ts',
+        'import cycle: src/sandbox/f.ts → src/sandbox/g.ts → src/sandbox/f.ts',
+        'import cycle: src/cli/h.ts → src/cli/h.ts',
+        'import cycle: src/contract/index.ts → src/contract/index.ts',
+        `src/commands/k.ts imports ${COMPUTED} (the layer rules cannot check it)`,
       ].sort(),
     )
   })

@@ -1,6 +1,6 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoints.js'
-import {CURSOR_MAX_LENGTH, Id} from './limits.js'
+import type {Endpoint} from './endpoint.js'
+import {Id, pageQuery, Timestamp} from './fields.js'
 import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {notShown} from './surface.js'
 
@@ -9,12 +9,6 @@ import {notShown} from './surface.js'
  * are the sandbox's, camelCase with amounts in the smallest currency unit like the wallet product
  * (docs/bnpl.md).
  */
-
-const Timestamp = z.string().describe('ISO 8601 timestamp')
-const page = {
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
-  cursor: z.string().max(CURSOR_MAX_LENGTH).optional().describe('the nextCursor of the previous page'),
-}
 
 /** Four instalments, two weeks apart, the first due at purchase. */
 export const BNPL_INSTALLMENTS = 4
@@ -109,7 +103,7 @@ export const ListBnplPaymentsQuerySchema = z
   .strictObject({
     userId: Id.optional(),
     status: z.enum(BNPL_STATUSES).optional(),
-    ...page,
+    ...pageQuery,
   })
   .meta({id: 'ListBnplPaymentsQuery'})
 export type ListBnplPaymentsQuery = z.infer<typeof ListBnplPaymentsQuerySchema>

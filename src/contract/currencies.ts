@@ -1,5 +1,4 @@
 import {z} from 'zod'
-import {minorPerMajor} from './money.js'
 
 /** Fiat currencies the service supports for wallets. */
 export const FIAT_CURRENCIES = [
@@ -25,6 +24,42 @@ export const CurrencySchema = z.enum(SUPPORTED_CURRENCIES)
 
 export function isSupportedCurrency(code: string): code is Currency {
   return (SUPPORTED_CURRENCIES as readonly string[]).includes(code)
+}
+
+/**
+ * Digits after the decimal point of each currency's smallest unit (cents for fiat, wei for ETH,
+ * lamports for SOL, 6 for USDC). Amounts on the wire are integers in that unit.
+ */
+export const MINOR_UNITS: Record<Currency, number> = {
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  CAD: 2,
+  AUD: 2,
+  JPY: 0,
+  CHF: 2,
+  CNY: 2,
+  INR: 2,
+  BRL: 2,
+  MXN: 2,
+  BTC: 8,
+  ETH: 18,
+  SOL: 9,
+  USDC: 6,
+  USDT: 6,
+  MATIC: 18,
+  AVAX: 18,
+  NEAR: 24,
+}
+
+/** The decimal places of a currency code, or undefined for a code payctl does not know. */
+export function minorUnitsOf(code: string): number | undefined {
+  return Object.hasOwn(MINOR_UNITS, code) ? MINOR_UNITS[code as Currency] : undefined
+}
+
+/** How many smallest units make one major unit: 100n for USD, 1n for JPY, 10n ** 18n for ETH. */
+export function minorPerMajor(currency: Currency): bigint {
+  return 10n ** BigInt(MINOR_UNITS[currency])
 }
 
 /**

@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import type {Currency} from './currencies.js'
+import {type Currency, MINOR_UNITS, minorUnitsOf} from './currencies.js'
 
 /**
  * Money arithmetic, in one place for the client, the CLI and the sandbox alike: amounts are integers
@@ -7,32 +7,6 @@ import type {Currency} from './currencies.js'
  * float. Nothing here knows an error type of its own: what cannot be read comes back as undefined or
  * as a RangeError whose message says why, and each caller turns that into its own error.
  */
-
-/**
- * Digits after the decimal point of each currency's smallest unit (cents for fiat, wei for ETH,
- * lamports for SOL, 6 for USDC). Amounts on the wire are integers in that unit.
- */
-export const MINOR_UNITS: Record<Currency, number> = {
-  USD: 2,
-  EUR: 2,
-  GBP: 2,
-  CAD: 2,
-  AUD: 2,
-  JPY: 0,
-  CHF: 2,
-  CNY: 2,
-  INR: 2,
-  BRL: 2,
-  MXN: 2,
-  BTC: 8,
-  ETH: 18,
-  SOL: 9,
-  USDC: 6,
-  USDT: 6,
-  MATIC: 18,
-  AVAX: 18,
-  NEAR: 24,
-}
 
 /**
  * An integer amount in the currency's smallest unit, as the contract's schemas declare it. Not limited
@@ -109,16 +83,6 @@ function exactAmount(minimum: 0n | 1n): z.ZodType<bigint, number | bigint> {
 export const PositiveMinorAmount = exactAmount(1n)
 /** A non-negative amount of a request body (a wallet's initial balance), read exactly as bigint. */
 export const NonNegativeMinorAmount = exactAmount(0n)
-
-/** The decimal places of a currency code, or undefined for a code payctl does not know. */
-export function minorUnitsOf(code: string): number | undefined {
-  return Object.hasOwn(MINOR_UNITS, code) ? MINOR_UNITS[code as Currency] : undefined
-}
-
-/** How many smallest units make one major unit: 100n for USD, 1n for JPY, 10n ** 18n for ETH. */
-export function minorPerMajor(currency: Currency): bigint {
-  return 10n ** BigInt(MINOR_UNITS[currency])
-}
 
 /** An integer amount (a safe-integer number or a bigint) as bigint; undefined for anything else. */
 export function minorFrom(value: unknown): bigint | undefined {

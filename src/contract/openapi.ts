@@ -3,11 +3,11 @@ import {
   COMMON_ERRORS,
   type Endpoint,
   type ErrorStyle,
-  endpoints,
   errorStyleOf,
   hasOwnKeyCodes,
   takesIdempotencyKey,
-} from './endpoints.js'
+} from './endpoint.js'
+import {endpoints} from './endpoints.js'
 import {MetaSchema} from './envelope.js'
 import {
   AuthErrorASchema,
@@ -17,7 +17,8 @@ import {
   OverviewErrorSchema,
   ResourceErrorSchema,
 } from './errors.js'
-import {EVENT_NAMES, EventEnvelopeSchema, SANDBOX_ADMIN_SCOPE} from './resources.js'
+import {EVENT_NAMES, EventEnvelopeSchema} from './events.js'
+import {SANDBOX_ADMIN_SCOPE} from './scopes.js'
 import {ALL_EVENTS} from './webhooks.js'
 
 type Json = Record<string, unknown>

@@ -1,9 +1,7 @@
 import {z} from 'zod'
-import {type Currency, FIAT_CURRENCIES} from './currencies.js'
-import type {Endpoint} from './endpoints.js'
-import {Id} from './limits.js'
-import {MINOR_UNITS, minorPerMajor} from './money.js'
-import {RoundupProcessSchema} from './resources.js'
+import {type Currency, FIAT_CURRENCIES, MINOR_UNITS, minorPerMajor} from './currencies.js'
+import type {Endpoint} from './endpoint.js'
+import {Id, Timestamp} from './fields.js'
 import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
 
 /**
@@ -14,7 +12,6 @@ import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.
  * (docs/roundups.md).
  */
 
-const Timestamp = z.string().describe('ISO 8601 timestamp')
 const Major = z.number().describe('major currency units (4.35 is 4 dollars 35 cents)')
 
 /** Round-ups are spare change, so they are kept in a fiat currency. */
@@ -106,6 +103,15 @@ export const EnableRoundupsSchema = z
     currency: settingsFields.currency.optional(),
   })
   .meta({id: 'EnableRoundupsRequest'})
+
+export const RoundupProcessSchema = z
+  .strictObject({
+    user_id: Id,
+    amount: z.number().positive().describe('major units'),
+    merchant_name: z.string().min(1).max(200),
+    transaction_id: Id,
+  })
+  .meta({id: 'RoundupProcessRequest'})
 
 /** POST /transactions/process: the spec's body, with messages that name the rule broken. */
 export const ProcessRoundupSchema = RoundupProcessSchema

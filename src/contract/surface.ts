@@ -9,8 +9,8 @@ import {z} from 'zod'
  * - A record the document leaves "not shown" requires nothing (a user: only `id`).
  * - Unknown fields are kept, never dropped: every object here is loose.
  *
- * The sandbox's records (resources.ts and the feature files) extend these and stay strict; the
- * sandbox, its tests and the OpenAPI document use them.
+ * The sandbox's records (in the feature files: wallets.ts, users.ts…) extend these and stay
+ * strict; the sandbox, its tests and the OpenAPI document use them.
  */
 
 const Num = z.number()

@@ -1,13 +1,11 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoints.js'
-import {Id} from './limits.js'
+import type {Endpoint} from './endpoint.js'
+import {Id, Timestamp} from './fields.js'
 import {MinorAmount, PositiveMinorAmount} from './money.js'
-import {BalanceSchema} from './resources.js'
 import {notShown} from './surface.js'
+import {BalanceSchema} from './wallets.js'
 
 /** The wallet and payment-method product (`walletsvc`); bodies are the sandbox's (docs/money.md). */
-
-const Timestamp = z.string().describe('ISO 8601 timestamp')
 
 export const EligibilityRequestSchema = z
   .strictObject({

@@ -1,13 +1,8 @@
 import {closest, distance} from 'fastest-levenshtein'
 import {z} from 'zod'
-import type {Endpoint} from './endpoints.js'
-import {CURSOR_MAX_LENGTH, Id} from './limits.js'
-import {
-  EVENT_NAMES,
-  EventEnvelopeSchema,
-  type EventName,
-  WebhookRegistrationInputSchema,
-} from './resources.js'
+import type {Endpoint} from './endpoint.js'
+import {EVENT_NAMES, EventEnvelopeSchema, type EventName} from './events.js'
+import {Id, pageQuery, Timestamp, URL_MAX_LENGTH} from './fields.js'
 import {notShown} from './surface.js'
 
 /**
@@ -15,12 +10,6 @@ import {notShown} from './surface.js'
  * trigger. The spec shows only `POST /webhooks` with `url` and `events`; the rest of these paths and
  * shapes are the sandbox's, documented in docs/webhooks.md.
  */
-
-const Timestamp = z.string().describe('ISO 8601 timestamp')
-const page = {
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
-  cursor: z.string().max(CURSOR_MAX_LENGTH).optional().describe('the nextCursor of the previous page'),
-}
 
 /** Subscribes to every event. `prefix.*` subscribes to the events whose names start with `prefix.`. */
 export const ALL_EVENTS = '*'
@@ -56,6 +45,10 @@ export function unknownEventSelector(
   const bad = selectors.find((s) => !isEventSelector(s))
   return bad === undefined ? undefined : {selector: bad, suggestion: closestEventName(bad)}
 }
+
+export const WebhookRegistrationInputSchema = z
+  .strictObject({url: z.url().max(URL_MAX_LENGTH), events: z.array(z.string().max(100)).min(1).max(100)})
+  .meta({id: 'WebhookRegistrationRequest'})
 
 export const WebhookSchema = z
   .object({
@@ -167,7 +160,7 @@ export const ListEventsQuerySchema = z
   .strictObject({
     type: z.enum(EVENT_NAMES).optional(),
     delivery: z.enum(DELIVERY_STATUSES).optional().describe('only events with a delivery in this state'),
-    ...page,
+    ...pageQuery,
   })
   .meta({id: 'ListEventsQuery'})
 export type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>

@@ -1,5 +1,6 @@
 import type {z} from 'zod'
-import type {Endpoint, EndpointId, endpoints, PathParams} from '../contract/endpoints.js'
+import type {Endpoint, PathParams} from '../contract/endpoint.js'
+import type {EndpointId, endpoints} from '../contract/endpoints.js'
 import type {ResponseShape} from '../contract/envelope.js'
 import type {Principal} from './auth/authenticate.js'
 import type {PartnerDirectory} from './auth/partners.js'

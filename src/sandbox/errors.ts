@@ -1,4 +1,4 @@
-import type {ErrorStyle} from '../contract/endpoints.js'
+import type {ErrorStyle} from '../contract/endpoint.js'
 import type {ResponseShape} from '../contract/envelope.js'
 import {ERROR_STATUS, type ErrorCode, errorCategory} from '../contract/errors.js'
 

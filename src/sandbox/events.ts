@@ -1,4 +1,4 @@
-import type {EventName} from '../contract/resources.js'
+import type {EventName} from '../contract/events.js'
 import type {Database, Statement} from './database.js'
 import {newId} from './ids.js'
 

@@ -3,11 +3,11 @@ import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} f
 import {
   type Endpoint,
   type ErrorStyle,
-  endpoints,
   errorStyleOf,
   hasOwnKeyCodes,
   takesIdempotencyKey,
-} from '../contract/endpoints.js'
+} from '../contract/endpoint.js'
+import {endpoints} from '../contract/endpoints.js'
 import {accountRoutes} from './accounts/routes.js'
 import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'
@@ -19,6 +19,7 @@ import {ApiError, AuthFailure, renderError} from './errors.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {newId} from './ids.js'
 import {parseRequestJson} from './json.js'
+import {paymentMethodRoutes} from './payment-methods/routes.js'
 import {RATE_LIMITS} from './rate-limiter.js'
 import {roundupRoutes} from './roundups/routes.js'
 import {transactionRoutes} from './transactions/routes.js'
@@ -123,6 +124,7 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
     ...walletRoutes(ctx),
     ...transactionRoutes(ctx),
     ...accountRoutes(ctx),
+    ...paymentMethodRoutes(ctx),
     ...walletProductRoutes(ctx),
     ...roundupRoutes(ctx),
     ...bnplRoutes(ctx),

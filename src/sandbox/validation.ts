@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import type {Endpoint} from '../contract/endpoints.js'
+import type {Endpoint} from '../contract/endpoint.js'
 import {MAX_SIGNIFICANT_DIGITS} from '../contract/money.js'
 import {ApiError} from './errors.js'
 

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {EVENT_NAMES} from '../../src/contract/resources.js'
+import {EVENT_NAMES} from '../../src/contract/events.js'
 import {runCli} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {type ListenLine, type ListenProcess, startListen} from '../helpers/webhooks-listen.js'

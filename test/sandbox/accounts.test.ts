@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {BankAccountSchema, LinkTokenSchema, PaymentMethodSchema} from '../../src/contract/transactions.js'
+import {BankAccountSchema, LinkTokenSchema} from '../../src/contract/accounts.js'
+import {PaymentMethodSchema} from '../../src/contract/payment-methods.js'
 import {start, type TestSandbox} from './helpers.js'
 import {balanceOf, createTx, data, wallet} from './money-helpers.js'
 

@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest'
-import {SandboxHealthSchema} from '../../src/contract/resources.js'
+import {SandboxHealthSchema} from '../../src/contract/control.js'
 import {startSandbox} from '../../src/sandbox/index.js'
 import {start, tempDir} from './helpers.js'
 

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {normaliseErrorBody, ResourceErrorSchema} from '../../src/contract/errors.js'
-import {WalletSchema} from '../../src/contract/resources.js'
+import {WalletSchema} from '../../src/contract/wallets.js'
 import {assertSandboxRecord, start, type TestSandbox} from './helpers.js'
 
 describe('envelope shape (default)', () => {

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {SandboxClockSchema} from '../../src/contract/transactions.js'
+import {SandboxClockSchema} from '../../src/contract/control.js'
 import {sleep, start, type TestSandbox, tempDir} from './helpers.js'
 import {balanceOf, createTx, data, eventsFor, expectLedgerBalanced, wallet} from './money-helpers.js'
 

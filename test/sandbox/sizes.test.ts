@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {METADATA_LIMITS} from '../../src/contract/limits.js'
+import {METADATA_LIMITS} from '../../src/contract/fields.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
 import {start, type TestSandbox} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'

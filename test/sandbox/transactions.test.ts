@@ -1,6 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {TransactionSchema} from '../../src/contract/resources.js'
-import {TransactionListSchema} from '../../src/contract/transactions.js'
+import {TransactionListSchema, TransactionSchema} from '../../src/contract/transactions.js'
 import {start, type TestSandbox, tempDir} from './helpers.js'
 import {balanceOf, createTx, data, eventsFor, expectLedgerBalanced, wallet} from './money-helpers.js'
 

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {UserSchema} from '../../src/contract/resources.js'
+import {UserSchema} from '../../src/contract/users.js'
 import {start, type TestSandbox} from './helpers.js'
 
 describe('users', () => {

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {BalanceSchema, WalletSchema} from '../../src/contract/resources.js'
+import {BalanceSchema, WalletSchema} from '../../src/contract/wallets.js'
 import {start, type TestSandbox} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 

@@ -5,7 +5,7 @@ import {
   SUPPORTED_CURRENCIES,
   usdCentsToMinor,
 } from '../../src/contract/currencies.js'
-import {WalletListSchema, WalletSchema} from '../../src/contract/resources.js'
+import {WalletListSchema, WalletSchema} from '../../src/contract/wallets.js'
 import {query, start, type TestSandbox, tempDir} from './helpers.js'
 
 describe('creating wallets', () => {

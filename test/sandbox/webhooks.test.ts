@@ -1,5 +1,5 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {EVENT_NAMES} from '../../src/contract/resources.js'
+import {EVENT_NAMES} from '../../src/contract/events.js'
 import {verifySignature} from '../../src/contract/webhook-signature.js'
 import {Database} from '../../src/sandbox/database.js'
 import {recordEvent} from '../../src/sandbox/events.js'

@@ -1,5 +1,5 @@
 import {readFile} from 'node:fs/promises'
-import {EVENT_NAMES, type EventName} from '../../contract/resources.js'
+import {EVENT_NAMES, type EventName} from '../../contract/events.js'
 import {type SignatureFailure, type VerifyOptions, verifySignature} from '../../contract/webhook-signature.js'
 import {closestEventName, unknownEventSelector} from '../../contract/webhooks.js'
 import {PayctlError, usageError} from '../errors.js'

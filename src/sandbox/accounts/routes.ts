@@ -1,9 +1,9 @@
+import type {BankAccount, LinkToken} from '../../contract/accounts.js'
 import {endpoints} from '../../contract/endpoints.js'
-import type {BankAccount, LinkToken, PaymentMethod} from '../../contract/transactions.js'
 import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {AccountService} from './service.js'
 
-/** Bank-account links (`accounts`) and saved payment methods of users. */
+/** Bank-account links (`accounts`) of users. */
 export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
   const accounts = new AccountService(ctx)
 
@@ -35,27 +35,6 @@ export function accountRoutes(ctx: SandboxContext): RouteSpec[] {
       run(input) {
         const {partnerId, userId} = userOf(input)
         return accounts.listAccounts(partnerId, userId)
-      },
-    }),
-    route({
-      endpoint: endpoints.addPaymentMethod,
-      run(input): PaymentMethod {
-        const {partnerId, userId} = userOf(input)
-        return accounts.addPaymentMethod(partnerId, userId, input.body)
-      },
-    }),
-    route({
-      endpoint: endpoints.listPaymentMethods,
-      run(input) {
-        const {partnerId, userId} = userOf(input)
-        return accounts.listPaymentMethods(partnerId, userId, input.query)
-      },
-    }),
-    route({
-      endpoint: endpoints.removePaymentMethod,
-      run(input) {
-        const {partnerId, userId} = userOf(input)
-        return accounts.removePaymentMethod(partnerId, userId, input.params.methodId)
       },
     }),
   ]

@@ -1,44 +1,17 @@
 import {randomUUID} from 'node:crypto'
 import type {z} from 'zod'
-import type {endpoints} from '../../contract/endpoints.js'
-import type {
-  AddPaymentMethodSchema,
-  BankAccount,
-  ExchangeLinkTokenSchema,
-  LinkToken,
-  PaymentMethod,
-} from '../../contract/transactions.js'
+import type {BankAccount, ExchangeLinkTokenSchema, LinkToken} from '../../contract/accounts.js'
 import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {
-  type Instrument,
-  type InstrumentTemplate,
-  TEST_BANK_ACCOUNTS,
-  TEST_TOKENS,
-} from '../transactions/catalog.js'
+import {TEST_BANK_ACCOUNTS} from '../transactions/catalog.js'
+import {SavedMethods} from '../transactions/saved-methods.js'
 
 /** How long a link token stays usable. */
 export const LINK_TOKEN_TTL_MS = 30 * 60 * 1000
 
-const pages = new Pagination('payment_methods', 'oldest first')
 type ExchangeLinkToken = z.output<typeof ExchangeLinkTokenSchema>
-type AddPaymentMethod = z.output<typeof AddPaymentMethodSchema>
-type PageQuery = z.output<typeof endpoints.listPaymentMethods.query>
-
-interface MethodRow {
-  seq: number
-  id: string
-  user_id: string
-  type: PaymentMethod['type']
-  brand: string | null
-  last4: string | null
-  bank_name: string | null
-  status: PaymentMethod['status']
-  created_at: string
-}
 
 interface AccountRow {
   id: string
@@ -53,35 +26,6 @@ interface LinkTokenRow {
   user_id: string
   expires_at: number
   used: number
-}
-
-function toPaymentMethod(
-  m: Omit<Instrument, 'behaviour'> & {status?: PaymentMethod['status']},
-): PaymentMethod {
-  const out: PaymentMethod = {
-    id: m.id,
-    userId: m.userId,
-    type: m.type,
-    status: m.status ?? 'active',
-    createdAt: m.createdAt,
-  }
-  if (m.brand !== undefined) out.brand = m.brand
-  if (m.last4 !== undefined) out.last4 = m.last4
-  if (m.bankName !== undefined) out.bankName = m.bankName
-  return out
-}
-
-function fromMethodRow(row: MethodRow): PaymentMethod {
-  return toPaymentMethod({
-    id: row.id,
-    userId: row.user_id,
-    type: row.type,
-    status: row.status,
-    createdAt: row.created_at,
-    ...(row.brand === null ? {} : {brand: row.brand}),
-    ...(row.last4 === null ? {} : {last4: row.last4}),
-    ...(row.bank_name === null ? {} : {bankName: row.bank_name}),
-  })
 }
 
 function toBankAccount(row: AccountRow): BankAccount {
@@ -104,21 +48,10 @@ function statements(database: Database) {
     ),
     tokenRow: database.prepare<LinkTokenRow>('SELECT * FROM link_tokens WHERE token = ? AND partner_id = ?'),
     useToken: database.prepare('UPDATE link_tokens SET used = 1 WHERE token = ?'),
-    insertMethod: database.prepare<MethodRow>(
-      `INSERT INTO payment_methods (id, partner_id, user_id, type, behaviour, brand, last4, bank_name, status, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?) RETURNING *`,
-    ),
-    methodsPage: database.prepare<MethodRow>(
-      'SELECT * FROM payment_methods WHERE user_id = ? AND partner_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    ),
     insertAccount: database.prepare<AccountRow>(
       `INSERT INTO bank_accounts (id, partner_id, user_id, bank_name, last4, payment_method_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
-    deleteMethod: database.prepare(
-      'DELETE FROM payment_methods WHERE id = ? AND user_id = ? AND partner_id = ?',
-    ),
-    deleteAccountOf: database.prepare('DELETE FROM bank_accounts WHERE payment_method_id = ?'),
     accountsOf: database.prepare<AccountRow>(
       'SELECT * FROM bank_accounts WHERE user_id = ? AND partner_id = ? ORDER BY seq',
     ),
@@ -131,12 +64,14 @@ function statements(database: Database) {
 /** Bank accounts a user may have linked at once: the list of them is one answer. */
 const ACCOUNT_CAP = 100
 
-/** Bank-account links (`accounts`) and saved payment methods of users. */
+/** Bank-account links (`accounts`) of users: each saves an ACH payment method. */
 export class AccountService {
   private readonly q: ReturnType<typeof statements>
+  private readonly saved: SavedMethods
 
   constructor(private readonly ctx: SandboxContext) {
     this.q = statements(ctx.database)
+    this.saved = new SavedMethods(ctx.database)
   }
 
   /** The user of the path must be one of the partner's users: NOT_FOUND otherwise. */
@@ -179,7 +114,7 @@ export class AccountService {
     return database.transaction(() => {
       useToken.run(body.link_token)
       const template = TEST_BANK_ACCOUNTS[body.test_account]
-      const method = this.saveMethod(partnerId, userId, template, now)
+      const method = this.saved.save(partnerId, userId, template, now)
       return toBankAccount(
         insertAccount.get(
           `ba_${randomHex(12)}`,
@@ -199,70 +134,5 @@ export class AccountService {
     return {
       accounts: this.q.accountsOf.all(userId, partnerId).map(toBankAccount),
     }
-  }
-
-  /** A payment method saved from one of the test tokens, which must be of the type asked for. */
-  addPaymentMethod(partnerId: string, userId: string, body: AddPaymentMethod): PaymentMethod {
-    const template = TEST_TOKENS.get(body.token)
-    if (template === undefined) {
-      throw new ApiError('INVALID_PAYMENT_METHOD', `Unknown test token ${body.token}`, {
-        field: 'token',
-        token: body.token,
-        supported: [...TEST_TOKENS.keys()],
-      })
-    }
-    if (template.type !== body.type) {
-      throw new ApiError(
-        'INVALID_PAYMENT_METHOD',
-        `Token ${body.token} is a ${template.type} token, not ${body.type}`,
-        {
-          field: 'type',
-          type: body.type,
-          tokenType: template.type,
-        },
-      )
-    }
-    return fromMethodRow(this.saveMethod(partnerId, userId, template, this.ctx.clock.now().toISOString()))
-  }
-
-  /** A page of the user's payment methods, oldest first. */
-  listPaymentMethods(partnerId: string, userId: string, query: PageQuery) {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const list = pages.of(this.ctx.cursors, partnerId)
-    const rows = this.q.methodsPage.all(userId, partnerId, list.start(query.cursor), limit + 1)
-    const {shown, hasMore, nextCursor} = list.page(rows, limit)
-    return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
-  }
-
-  /**
-   * Remove a payment method the user saved; a bank account linked through it goes with it. Its past
-   * transactions keep its id; new ones from it are refused (PAYMENT_METHOD_NOT_FOUND).
-   */
-  removePaymentMethod(partnerId: string, userId: string, methodId: string): {id: string; deleted: true} {
-    return this.ctx.database.transaction(() => {
-      const {changes} = this.q.deleteMethod.run(methodId, userId, partnerId)
-      if (changes === 0) {
-        throw new ApiError('NOT_FOUND', `No payment method ${methodId} saved for user ${userId}`, {
-          resource: 'payment_method',
-          id: methodId,
-        })
-      }
-      this.q.deleteAccountOf.run(methodId)
-      return {id: methodId, deleted: true}
-    })
-  }
-
-  private saveMethod(partnerId: string, userId: string, t: InstrumentTemplate, now: string): MethodRow {
-    return this.q.insertMethod.get(
-      `pm_${randomHex(12)}`,
-      partnerId,
-      userId,
-      t.type,
-      t.behaviour,
-      t.brand ?? null,
-      t.last4 ?? null,
-      t.bankName ?? null,
-      now,
-    )!
   }
 }

@@ -1,5 +1,5 @@
-import type {Endpoint} from '../../contract/endpoints.js'
-import {SANDBOX_ADMIN_SCOPE} from '../../contract/resources.js'
+import type {Endpoint} from '../../contract/endpoint.js'
+import {SANDBOX_ADMIN_SCOPE} from '../../contract/scopes.js'
 import {AuthFailure} from '../errors.js'
 import type {PartnerDirectory, SandboxCredentials} from './partners.js'
 import type {TokenClaims, TokenService, TokenVariant, VerifiedToken} from './tokens.js'

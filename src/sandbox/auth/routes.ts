@@ -1,5 +1,6 @@
+import type {AccessToken, MintedJwt} from '../../contract/auth.js'
 import {endpoints} from '../../contract/endpoints.js'
-import {type AccessToken, type MintedJwt, TOKEN_SCOPES} from '../../contract/resources.js'
+import {TOKEN_SCOPES} from '../../contract/scopes.js'
 import {callerOf, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {RATE_LIMITS} from '../rate-limiter.js'

@@ -1,5 +1,5 @@
+import type {SandboxHealth} from '../../contract/control.js'
 import {endpoints} from '../../contract/endpoints.js'
-import type {SandboxHealth} from '../../contract/resources.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ControlService} from './service.js'
 

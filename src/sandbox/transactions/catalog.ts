@@ -4,8 +4,8 @@ import {
   SUPPORTED_CURRENCIES,
   usdCentsToMinor,
 } from '../../contract/currencies.js'
-import type {PAYMENT_METHODS} from '../../contract/resources.js'
-import type {PAYMENT_METHOD_TYPES} from '../../contract/transactions.js'
+import type {PAYMENT_METHOD_TYPES} from '../../contract/payment-methods.js'
+import type {PAYMENT_METHODS} from '../../contract/transactions.js'
 
 /**
  * The sandbox's fixed tables for money movement: which methods each currency takes, fees, the

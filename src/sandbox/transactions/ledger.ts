@@ -1,5 +1,5 @@
 import type {Currency} from '../../contract/currencies.js'
-import type {Balance, Wallet} from '../../contract/resources.js'
+import type {Balance, Wallet} from '../../contract/wallets.js'
 import type {Database, Statement} from '../database.js'
 import {jsonAmount} from '../json.js'
 

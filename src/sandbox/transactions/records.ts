@@ -1,5 +1,5 @@
 import type {Currency} from '../../contract/currencies.js'
-import type {Transaction} from '../../contract/resources.js'
+import type {Transaction} from '../../contract/transactions.js'
 import type {Database, Statement} from '../database.js'
 import {timeOrderedHex} from '../ids.js'
 import {jsonAmount} from '../json.js'

@@ -1,7 +1,6 @@
 import type {z} from 'zod'
 import {minorToMajorText} from '../../contract/money.js'
-import type {Transaction} from '../../contract/resources.js'
-import type {RefundRequestSchema} from '../../contract/transactions.js'
+import type {RefundRequestSchema, Transaction} from '../../contract/transactions.js'
 import {applyBnplSchema} from '../bnpl/schema.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'

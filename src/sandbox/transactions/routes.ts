@@ -1,6 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import type {Transaction} from '../../contract/resources.js'
-import type {TransactionList} from '../../contract/transactions.js'
+import type {Transaction, TransactionList} from '../../contract/transactions.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'

@@ -1,5 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import type {User} from '../../contract/resources.js'
+import type {User} from '../../contract/users.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {UserService} from './service.js'
 

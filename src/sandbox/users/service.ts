@@ -1,4 +1,4 @@
-import type {CreateUserInput, User} from '../../contract/resources.js'
+import type {CreateUserInput, User} from '../../contract/users.js'
 import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'

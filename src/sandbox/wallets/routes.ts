@@ -1,5 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import type {Balance, Wallet, WalletList} from '../../contract/resources.js'
+import type {Balance, Wallet, WalletList} from '../../contract/wallets.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {WalletService} from './service.js'
 

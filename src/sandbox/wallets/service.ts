@@ -4,10 +4,10 @@ import type {
   Balance,
   CreateWalletSchema,
   ListWalletsQuerySchema,
+  UpdateWalletSchema,
   Wallet,
   WalletList,
-} from '../../contract/resources.js'
-import type {UpdateWalletSchema} from '../../contract/transactions.js'
+} from '../../contract/wallets.js'
 import type {SandboxContext} from '../context.js'
 import type {Database, Statement} from '../database.js'
 import {ApiError} from '../errors.js'

@@ -1,5 +1,5 @@
 import {BNPL_INSTALLMENTS, BNPL_INTERVAL_DAYS} from '../../contract/bnpl.js'
-import type {EventName} from '../../contract/resources.js'
+import type {EventName} from '../../contract/events.js'
 import type {RawInput, ServedRoute} from '../context.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'

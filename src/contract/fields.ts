@@ -1,6 +1,14 @@
 import {z} from 'zod'
 
 /**
+ * The fields many records and queries share, defined once so that every feature bounds and
+ * documents them alike.
+ */
+
+/** An ISO 8601 date-time, as every record writes its times. */
+export const Timestamp = z.string().describe('ISO 8601 timestamp')
+
+/**
  * How large what a caller sends may be, so that every answer is bounded too: a record holds only
  * bounded strings, and a page holds at most 100 records. The spec is silent on all of these but a
  * wallet's label (50 characters); docs/sandbox.md#sizes lists them.
@@ -15,6 +23,12 @@ export const URL_MAX_LENGTH = 2048
 
 /** A page cursor: opaque, issued by the service. */
 export const CURSOR_MAX_LENGTH = 512
+
+/** The query fields of a paged list: how many records a page holds, and where it starts. */
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(100).optional().describe('page size, 1 to 100 (default 20)'),
+  cursor: z.string().max(CURSOR_MAX_LENGTH).optional().describe('the nextCursor of the previous page'),
+}
 
 /** Custom key-value pairs on a transaction, bounded as payment APIs bound them. */
 export const METADATA_LIMITS = {keys: 50, keyLength: 40, valueLength: 500, totalBytes: 8192} as const

@@ -1,0 +1,82 @@
+import {z} from 'zod'
+import type {Endpoint} from './endpoint.js'
+import {Id, Timestamp} from './fields.js'
+import {UserSurface} from './surface.js'
+
+/** Users of a partner. */
+
+const userFields = {
+  email: z.email().max(254),
+  first_name: z.string().min(1).max(100),
+  last_name: z.string().min(1).max(100),
+  partner_id: Id.optional().describe("defaults to the caller's partner"),
+  external_id: z.string().min(1).max(255).optional(),
+}
+/** Create-user input, snake_case (HTTP form). */
+export const CreateUserSchema = z.strictObject(userFields).meta({id: 'CreateUserRequest'})
+/** Create-user input, camelCase (SDK form); the sandbox accepts either. */
+export const CreateUserCamelSchema = z
+  .strictObject({
+    email: userFields.email,
+    firstName: userFields.first_name,
+    lastName: userFields.last_name,
+    partnerId: userFields.partner_id,
+    externalId: userFields.external_id,
+  })
+  .meta({id: 'CreateUserRequestCamel'})
+export type CreateUserInput = z.infer<typeof CreateUserSchema>
+/** The camelCase form read as the snake_case one: the sandbox's operation gets either form alike. */
+export const CreateUserFromCamelSchema = CreateUserCamelSchema.transform(
+  (c): CreateUserInput => ({
+    email: c.email,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    partner_id: c.partnerId,
+    external_id: c.externalId,
+  }),
+)
+
+export const UserSchema = UserSurface.extend({
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  partner_id: z.string(),
+  external_id: z.string().nullable(),
+  created_at: Timestamp,
+})
+  .strict()
+  .meta({id: 'User'})
+export type User = z.infer<typeof UserSchema>
+
+export const userEndpoints = {
+  createUser: {
+    operationId: 'createUser',
+    method: 'POST',
+    path: '/users',
+    summary: 'create a user',
+    tag: 'users',
+    auth: 'bearer',
+    scopes: {a: 'users:write', b: 'payments:create'},
+    body: CreateUserSchema,
+    altBody: CreateUserFromCamelSchema,
+    response: UserSchema,
+    surface: UserSurface,
+    status: 201,
+    errors: ['INSUFFICIENT_PERMISSIONS', 'DUPLICATE_TRANSACTION'],
+    enveloped: true,
+  },
+  getUser: {
+    operationId: 'getUser',
+    method: 'GET',
+    path: '/users/{id}',
+    summary: 'get a user',
+    tag: 'users',
+    auth: 'bearer',
+    scopes: {a: 'users:read', b: 'payments:read'},
+    response: UserSchema,
+    surface: UserSurface,
+    status: 200,
+    errors: ['NOT_FOUND'],
+    enveloped: true,
+  },
+} satisfies Record<string, Endpoint>

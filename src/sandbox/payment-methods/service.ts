@@ -1,0 +1,92 @@
+import type {z} from 'zod'
+import type {
+  AddPaymentMethodSchema,
+  PaymentMethod,
+  paymentMethodEndpoints,
+} from '../../contract/payment-methods.js'
+import type {SandboxContext} from '../context.js'
+import type {Database} from '../database.js'
+import {ApiError} from '../errors.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {TEST_TOKENS} from '../transactions/catalog.js'
+import {fromMethodRow, type MethodRow, SavedMethods} from '../transactions/saved-methods.js'
+
+const pages = new Pagination('payment_methods', 'oldest first')
+type AddPaymentMethod = z.output<typeof AddPaymentMethodSchema>
+type PageQuery = z.output<typeof paymentMethodEndpoints.listPaymentMethods.query>
+
+function statements(database: Database) {
+  return {
+    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
+    methodsPage: database.prepare<MethodRow>(
+      'SELECT * FROM payment_methods WHERE user_id = ? AND partner_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+  }
+}
+
+/** Saved payment methods of users, made from test tokens. */
+export class PaymentMethodService {
+  private readonly q: ReturnType<typeof statements>
+  private readonly saved: SavedMethods
+
+  constructor(private readonly ctx: SandboxContext) {
+    this.q = statements(ctx.database)
+    this.saved = new SavedMethods(ctx.database)
+  }
+
+  /** The user of the path must be one of the partner's users: NOT_FOUND otherwise. */
+  requireUser(partnerId: string, userId: string): void {
+    const owner = this.q.userPartner.get(userId)
+    if (owner?.partner_id !== partnerId)
+      throw new ApiError('NOT_FOUND', `No user ${userId}`, {resource: 'user', id: userId})
+  }
+
+  /** A payment method saved from one of the test tokens, which must be of the type asked for. */
+  addPaymentMethod(partnerId: string, userId: string, body: AddPaymentMethod): PaymentMethod {
+    const template = TEST_TOKENS.get(body.token)
+    if (template === undefined) {
+      throw new ApiError('INVALID_PAYMENT_METHOD', `Unknown test token ${body.token}`, {
+        field: 'token',
+        token: body.token,
+        supported: [...TEST_TOKENS.keys()],
+      })
+    }
+    if (template.type !== body.type) {
+      throw new ApiError(
+        'INVALID_PAYMENT_METHOD',
+        `Token ${body.token} is a ${template.type} token, not ${body.type}`,
+        {
+          field: 'type',
+          type: body.type,
+          tokenType: template.type,
+        },
+      )
+    }
+    return fromMethodRow(this.saved.save(partnerId, userId, template, this.ctx.clock.now().toISOString()))
+  }
+
+  /** A page of the user's payment methods, oldest first. */
+  listPaymentMethods(partnerId: string, userId: string, query: PageQuery) {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE
+    const list = pages.of(this.ctx.cursors, partnerId)
+    const rows = this.q.methodsPage.all(userId, partnerId, list.start(query.cursor), limit + 1)
+    const {shown, hasMore, nextCursor} = list.page(rows, limit)
+    return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
+  }
+
+  /**
+   * Remove a payment method the user saved; a bank account linked through it goes with it. Its past
+   * transactions keep its id; new ones from it are refused (PAYMENT_METHOD_NOT_FOUND).
+   */
+  removePaymentMethod(partnerId: string, userId: string, methodId: string): {id: string; deleted: true} {
+    return this.ctx.database.transaction(() => {
+      if (!this.saved.remove(partnerId, userId, methodId)) {
+        throw new ApiError('NOT_FOUND', `No payment method ${methodId} saved for user ${userId}`, {
+          resource: 'payment_method',
+          id: methodId,
+        })
+      }
+      return {id: methodId, deleted: true}
+    })
+  }
+}
