@@ -10,7 +10,7 @@ import {configDir, privateSubdir, stringifyExact, TokenBucket, usageError} from 
 import {
   type Fixture,
   Journal,
-  loadFixture,
+  loadFixtures,
   plan,
   type SeedProgress,
   type SeedResult,
@@ -73,8 +73,8 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         },
       )
     favourSmallHeap()
-    // Every file is read and checked before anything is sent.
-    const fixtures = await Promise.all(paths.map((p) => loadFixture(p)))
+    // Every file is read and checked before anything is sent, and every problem found is reported.
+    const fixtures = await loadFixtures(paths)
     if (fixtures.length > 1) refuseSharedNames(paths, fixtures)
     const total = fixtures.reduce((n, x) => n + x.records.length, 0)
     if (f['dry-run']) return this.printPlan(fixtures, total)

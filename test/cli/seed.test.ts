@@ -174,6 +174,31 @@ transactions:
     expect(await countAll('wallets')).toBe(0)
   })
 
+  it('reports all seven mistakes of a fixture in one run, each at its place, and creates nothing', async () => {
+    const seven = join(sandbox.configDir, 'seven.yaml')
+    writeFileSync(
+      seven,
+      'users:\n  alice: {email: alice@example.test, first_name: A, last_name: A}\n  bob: {email: bob-at-example, first_name: B, last_name: B}\n  carol: {email: carol@example.test, first_name: C}\n  alice: {email: a2@example.test, first_name: A, last_name: B}\nwallets:\n  a: {user: "${users.alice.id}", currency: USD, initial_balance: 12.345USD}\n  b: {user: "${users.bob.id}", currency: XYZ}\n  g: {user: "${users.ghost.id}", currency: USD}\ntransactions:\n  t: {method: cheque, amount: 100, currency: USD, to: "${wallets.a.id}"}\n',
+    )
+    const all = await cli('seed', seven)
+    expect(all.exitCode).toBe(2)
+    const places = all.stderr
+      .split('\n')
+      .filter((l) => l.startsWith(`  ${seven}:`))
+      .map((l) => /:(\d+:\d+): (\S+)/.exec(l)!.slice(1).join(' '))
+    expect(all.stderr).toContain('INVALID_FIXTURE: 7 problems in seven.yaml; nothing was sent:')
+    expect(places).toEqual([
+      '3:9 users.bob.email:',
+      '4:3 users.carol.last_name:',
+      '5:3 users.alice:',
+      '7:49 wallets.a.initial_balance:',
+      '8:32 wallets.b.currency:',
+      '9:3 wallets.g:',
+      '11:7 transactions.t.method:',
+    ])
+    expect(await countAll('wallets')).toBe(0)
+  })
+
   it('prints the ids of records named constructor or toString like any other', async () => {
     const fixture = join(sandbox.configDir, 'names.yaml')
     writeFileSync(

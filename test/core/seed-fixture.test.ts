@@ -2,6 +2,7 @@ import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import type {PayctlError} from '../../src/core/index.js'
 import {loadFixture} from '../../src/core/seed/index.js'
 import {plan} from '../../src/core/seed/runner.js'
 
@@ -96,5 +97,79 @@ wallets:
     const path = file(text)
     await expect(loadFixture(path, {})).rejects.toThrow(message)
     await expect(loadFixture(path, {})).rejects.toThrow(path)
+  })
+})
+
+describe('a fixture with several problems', () => {
+  it('reports all seven mistakes of a fixture at once, each at its place, in file order', async () => {
+    const path = file(
+      [
+        'name: seven',
+        'users:',
+        '  alice:',
+        '    email: alice@example.test',
+        '    first_name: Alice',
+        '    last_name: Archer',
+        '  bob:',
+        '    email: bob-at-example.test',
+        '    first_name: Bob',
+        '    last_name: Baker',
+        '  carol:',
+        '    email: carol@example.test',
+        '    first_name: Carol',
+        '  alice:',
+        '    email: alice2@example.test',
+        '    first_name: Alice',
+        '    last_name: Again',
+        'wallets:',
+        '  alice_usd:',
+        '    user: ${users.alice.id}',
+        '    currency: USD',
+        '    initial_balance: 12.345USD',
+        '  bob_xyz:',
+        '    user: ${users.bob.id}',
+        '    currency: XYZ',
+        '  ghost_usd:',
+        '    user: ${users.ghost.id}',
+        '    currency: USD',
+        'transactions:',
+        '  lunch:',
+        '    method: cheque',
+        '    amount: 1250',
+        '    currency: USD',
+        '    from: ${wallets.alice_usd.id}',
+        '    to: ${wallets.bob_xyz.id}',
+        '',
+      ].join('\n'),
+    )
+    const error = await loadFixture(path, {}).then(
+      () => undefined,
+      (err: PayctlError) => err,
+    )
+    expect(error?.code).toBe('INVALID_FIXTURE')
+    expect(error?.exitCode).toBe(2)
+    const [head, ...lines] = error!.message.split('\n')
+    expect(head).toMatch(/^7 problems in f\d+\.yaml; nothing was sent:$/)
+    expect(lines.map((l) => l.replace(`  ${path}:`, ''))).toEqual([
+      '8:5: users.bob.email: "bob-at-example.test" is not an email address',
+      expect.stringMatching(/^11:3: users\.carol\.last_name: /),
+      '14:3: users.alice: the name is used twice (first at line 3); each record needs a name of its own',
+      '22:5: wallets.alice_usd.initial_balance: USD has 2 decimal places; "12.345USD" has 3',
+      expect.stringMatching(/^25:5: wallets\.bob_xyz\.currency: unsupported currency "XYZ"/),
+      '26:3: wallets.ghost_usd: ${users.ghost.id} names no record of the fixture',
+      expect.stringMatching(/^31:5: transactions\.lunch\.method: /),
+    ])
+  })
+
+  it('tells a problem that every record of a counted entry has once', async () => {
+    const path = file(
+      'users:\n  u:\n    count: 500\n    email: u{{n}}@x.test\n    first_name: U\n    last_name: V\nwallets:\n  w:\n    count: 500\n    user: ${users.u[{{i}}].id}\n    currency: USD\n    initial_balance: 12.345USD\n    owner: ${users.nobody.id}\n',
+    )
+    const error = await loadFixture(path, {}).catch((err: PayctlError) => err)
+    expect((error as PayctlError).message.split('\n')).toEqual([
+      '2 problems in ' + path.split('/').at(-1) + '; nothing was sent:',
+      `  ${path}:8:3: wallets.w: Unrecognized key: "owner"`,
+      `  ${path}:12:5: wallets.w.initial_balance: USD has 2 decimal places; "12.345USD" has 3`,
+    ])
   })
 })
