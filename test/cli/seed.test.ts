@@ -174,6 +174,68 @@ transactions:
     expect(await countAll('wallets')).toBe(0)
   })
 
+  it('creates wallets with the balances the command line would read from the same text', async () => {
+    const fixture = join(sandbox.configDir, 'money.yaml')
+    writeFileSync(
+      fixture,
+      [
+        'users:',
+        '  u: {email: money@example.test, first_name: M, last_name: O}',
+        'wallets:',
+        '  minor: {user: "${users.u.id}", currency: USD, initial_balance: 10}',
+        '  suffixed: {user: "${users.u.id}", currency: EUR, initial_balance: "10.50EUR"}',
+        '  spaced: {user: "${users.u.id}", currency: GBP, initial_balance: 10.50 GBP}',
+        '  zero: {user: "${users.u.id}", currency: JPY, initial_balance: 0}',
+        '  wei: {user: "${users.u.id}", currency: ETH, initial_balance: 1234567890123456789012}',
+        '',
+      ].join('\n'),
+    )
+    const r = await cli('seed', fixture, '--json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    const ids = r.json<{wallets: Record<string, {id: string}>}>().wallets
+    const available = async (name: string) => {
+      const got = await cli('wallets', 'get', ids[name]!.id, '--json')
+      expect(got.exitCode, got.stderr).toBe(0)
+      // The exact digits: JSON.parse would round an amount past 2^53.
+      return /"available":\s*(-?\d+)/.exec(got.stdout)![1]
+    }
+    expect(await available('minor')).toBe('10')
+    expect(await available('suffixed')).toBe('1050')
+    expect(await available('spaced')).toBe('1050')
+    expect(await available('zero')).toBe('0')
+    expect(await available('wei')).toBe('1234567890123456789012')
+  })
+
+  it('refuses the amounts the command line refuses, each at its place with the forms that work', async () => {
+    const money = join(sandbox.configDir, 'refused.yaml')
+    writeFileSync(
+      money,
+      [
+        'users:',
+        '  u: {email: refused@example.test, first_name: R, last_name: F}',
+        'wallets:',
+        '  a: {user: "${users.u.id}", currency: USD, initial_balance: 10.00}',
+        '  b: {user: "${users.u.id}", currency: EUR, initial_balance: 10.50}',
+        '  c: {user: "${users.u.id}", currency: GBP, initial_balance: 1e3}',
+        '  d: {user: "${users.u.id}", currency: CHF, initial_balance: 0.5}',
+        '  e: {user: "${users.u.id}", currency: CAD, initial_balance: -500}',
+        '',
+      ].join('\n'),
+    )
+    const r = await cli('seed', money)
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('INVALID_FIXTURE: 5 problems in refused.yaml; nothing was sent:\n')
+    for (const line of [
+      `${money}:4:45: wallets.a.initial_balance: "10.00" has decimals but no currency, which --amount refuses too: write 1000 (the smallest unit) or 10.00USD`,
+      `${money}:5:45: wallets.b.initial_balance: "10.50" has decimals but no currency, which --amount refuses too: write 1050 (the smallest unit) or 10.50EUR`,
+      `${money}:6:45: wallets.c.initial_balance: "1e3" is not an amount: use an integer in the smallest unit (1234) or a decimal with its currency (12.34USD)`,
+      `${money}:7:45: wallets.d.initial_balance: "0.5" has decimals but no currency, which --amount refuses too: write 50 (the smallest unit) or 0.5CHF`,
+      `${money}:8:45: wallets.e.initial_balance: "-500" must be 0 or more`,
+    ])
+      expect(r.stderr).toContain(`\n  ${line}\n`)
+    expect(await countAll('wallets')).toBe(0)
+  })
+
   it('reports all seven mistakes of a fixture in one run, each at its place, and creates nothing', async () => {
     const seven = join(sandbox.configDir, 'seven.yaml')
     writeFileSync(

@@ -1,5 +1,6 @@
 import {readFileSync} from 'node:fs'
-import type {Document} from 'yaml'
+import type {Document, Node as YamlNode} from 'yaml'
+import {MONEY_FIELDS, moneyFields} from './money.js'
 import type {Position, Problems} from './problems.js'
 
 /** The place of the deepest part of a path (`[kind, name, field]`) that the file has. */
@@ -8,6 +9,10 @@ export type Where = (segments: (string | number)[]) => Position
 /**
  * The file's YAML (or JSON) as plain data, and where each part of it is, for error messages; or
  * undefined when it cannot be read as a document at all (its problems are in `problems`).
+ *
+ * Every number a money field holds is replaced by the text it was written as: YAML reads `10.00`
+ * as 10 and `1e3` as 1000, and a wei amount past 2^53 as the nearest double, none of which is the
+ * amount the command line would read from that text.
  */
 export async function readDocument(
   path: string,
@@ -63,7 +68,44 @@ export async function readDocument(
     problems.add(position(alias ?? 0), (err as Error).message)
     return undefined
   }
+  keepMoneyText(doc, raw, YAML.isScalar)
   return {raw, where}
+}
+
+/** Replace each number of a money field by the text the file has for it. */
+function keepMoneyText(doc: Document, raw: unknown, isScalar: (n: unknown) => boolean): void {
+  if (!isObject(raw)) return
+  for (const kind of Object.keys(MONEY_FIELDS) as (keyof typeof MONEY_FIELDS)[]) {
+    const section = Object.hasOwn(raw, kind) ? raw[kind] : undefined
+    if (!isObject(section)) continue
+    for (const [name, record] of Object.entries(section)) {
+      if (!isObject(record)) continue
+      for (const field of moneyFields(kind)) {
+        if (typeof record[field] !== 'number') continue
+        const node = nodeAt(doc, [kind, name, field])
+        const source = isScalar(node) ? (node as {source?: unknown}).source : undefined
+        if (typeof source === 'string') record[field] = source
+      }
+    }
+  }
+}
+
+/** The node at a path of map keys, through aliases (`w2: *w1` is w1's record). */
+function nodeAt(doc: Document, segments: string[]): unknown {
+  let node: unknown = doc.contents
+  for (const segment of segments) {
+    node = resolved(doc, node)
+    const items = (node as {items?: {key?: unknown; value?: unknown}[]} | null)?.items
+    const pair = items?.find((p) => String((p.key as {value?: unknown} | null)?.value ?? p.key) === segment)
+    if (pair === undefined) return undefined
+    node = pair.value
+  }
+  return resolved(doc, node)
+}
+
+function resolved(doc: Document, node: unknown): unknown {
+  const alias = node as {type?: unknown; resolve?: (doc: Document) => YamlNode | undefined} | null
+  return alias?.type === 'ALIAS' && typeof alias.resolve === 'function' ? alias.resolve(doc) : node
 }
 
 /**
@@ -105,3 +147,6 @@ function duplicateKey(
   }
   return search(doc.contents, [])
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)

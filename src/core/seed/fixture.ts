@@ -1,9 +1,9 @@
 import {basename} from 'node:path'
 import {z} from 'zod'
 import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import {CreateUserSchema, PAYMENT_METHODS} from '../../contract/index.js'
-import {parseAmount} from '../money.js'
+import {CreateUserSchema, currencySuffix, PAYMENT_METHODS} from '../../contract/index.js'
 import {readDocument, type Where} from './document.js'
+import {moneyFields, moneyProblem} from './money.js'
 import {type Position, Problems, problemsError} from './problems.js'
 
 /**
@@ -13,7 +13,14 @@ import {type Position, Problems, problemsError} from './problems.js'
  */
 
 const Text = z.string().min(1)
-const Amount = z.union([z.string().min(1), z.number().int().positive()])
+// The text of an amount, however the file wrote it (a YAML number is read as its text): checked
+// against the command line's rule once the record's currency is known.
+const Amount = z
+  .string({
+    error: 'an amount: an integer in the smallest unit (1234) or a decimal with its currency (12.34USD)',
+  })
+  .min(1)
+const MajorAmount = z.string({error: 'a decimal amount in major units, e.g. 5 or 4.35'}).min(1)
 const count = {
   count: z.number().int().min(1).max(100_000).optional().describe('create this many, {{i}} = 0…count-1'),
   after: z
@@ -55,14 +62,14 @@ export const RECORD_SCHEMAS = {
     user: Text,
     enabled: z.boolean().default(true),
     multiplier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(5)]),
-    max_roundup_amount: z.number().positive(),
+    max_roundup_amount: MajorAmount.describe('major units of `currency`, as the service takes it'),
     destination_account_id: Text.optional(),
     currency: Text.optional(),
   }),
   purchases: z.strictObject({
     ...count,
     user: Text,
-    amount: z.number().positive().describe('major units, as the service takes it'),
+    amount: MajorAmount.describe('major units, as the service takes it'),
     merchant_name: Text,
     transaction_id: Text.optional().describe("default: derived from the fixture and the record's name"),
   }),
@@ -346,8 +353,9 @@ const literal = (v: unknown): v is string => typeof v === 'string' && !v.include
 
 /**
  * What the service would refuse, caught before anything is sent: an email that is not one, an
- * unsupported currency, an amount that is not one of its currency, and two wallets of one user in
- * one currency. Values that come from another record are checked by the service as they are sent.
+ * unsupported currency, an amount the command line would not read (or not in its currency), a
+ * transaction with no currency, and two wallets of one user in one currency. Values that come from
+ * another record are checked by the service as they are sent.
  */
 function checkValues(
   records: SeedRecord[],
@@ -365,20 +373,31 @@ function checkValues(
       fail(r, 'email', `"${f.email}" is not an email address`)
     }
     let currency: string | undefined
+    let known = false
     if (literal(f.currency)) {
       currency = f.currency.toUpperCase()
-      if (!isSupportedCurrency(currency))
+      known = isSupportedCurrency(currency)
+      if (!known)
         fail(r, 'currency', `unsupported currency "${f.currency}"; one of ${SUPPORTED_CURRENCIES.join(', ')}`)
     }
-    for (const field of ['initial_balance', 'amount']) {
+    for (const field of moneyFields(r.kind)) {
       const v = f[field]
-      if (r.kind === 'purchases' || !literal(v)) continue
-      try {
-        parseAmount(v, currency)
-      } catch (err) {
-        fail(r, field, (err as Error).message)
-      }
+      if (!literal(v)) continue
+      // An unsupported currency is its own problem: the amount is read without it.
+      const problem = moneyProblem(r.kind, field, v, known ? currency : undefined)
+      if (problem !== undefined) fail(r, field, problem)
     }
+    if (
+      r.kind === 'transactions' &&
+      f.currency === undefined &&
+      literal(f.amount) &&
+      !currencySuffix(f.amount)
+    )
+      fail(
+        r,
+        'currency',
+        'missing: a transaction needs currency (currency: USD), or an amount with its currency (12.34USD)',
+      )
     if (r.kind === 'wallets' && typeof f.user === 'string' && currency !== undefined) {
       const key = `${f.user} ${currency}`
       const first = wallets.get(key)
