@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {once} from 'node:events'
+import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
@@ -173,6 +174,63 @@ transactions:
     expect(r.stderr).toMatch(message)
     expect(await countAll('wallets')).toBe(0)
   })
+
+  it('on Ctrl-C says that a rerun resumes and with which command, which then resumes', async () => {
+    const dir = sandbox.configDir
+    writeFileSync(
+      join(dir, 'slow.yaml'),
+      'name: slow\nusers:\n  u:\n    count: 30\n    email: s{{n}}@example.test\n    first_name: S\n    last_name: N{{n}}\nwallets:\n  w:\n    count: 30\n    user: ${users.u[{{i}}].id}\n    currency: USD\n',
+    )
+    // The default journal (the config dir's seed/ folder), as a user's run has it.
+    const journalled = () => {
+      const folder = join(dir, 'seed')
+      if (!existsSync(folder)) return 0
+      return readdirSync(folder)
+        .map((f) => readFileSync(join(folder, f), 'utf8').split('\n').filter(Boolean).length)
+        .reduce((a, b) => a + b, 0)
+    }
+    // Paced to 20 records a second so that Ctrl-C lands mid-run; given as a relative path, from the
+    // fixture's folder, with --fresh, which a rerun must not repeat.
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/run.js'), 'seed', 'slow.yaml', '--fresh', '--rate', '1200'],
+      {
+        cwd: dir,
+        env: cliEnv(dir),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    const deadline = Date.now() + 30_000
+    while (journalled() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    child.kill('SIGINT')
+    const [code] = await once(child, 'close')
+    expect(code, stderr).toBe(130)
+    const made = journalled()
+    expect(made).toBeLessThan(60)
+    expect(stderr).toContain(
+      '\nInterrupted. The records created so far are kept; to resume where this run stopped, run:\n  payctl seed slow.yaml --rate 1200\nTo start over instead: payctl sandbox reset, then the same command with --fresh.\n',
+    )
+
+    // The line as printed, pasted into a shell in the same folder, resumes: nothing is made twice.
+    const command = /resume where this run stopped, run:\n {2}(.*)\n/.exec(stderr)![1]!
+    const rerun = spawn('sh', ['-c', `payctl() { "$SEED_NODE" "$SEED_BIN" "$@"; }; ${command}`], {
+      cwd: dir,
+      env: cliEnv(dir, {SEED_NODE: process.execPath, SEED_BIN: join(ROOT, 'bin/run.js')}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    rerun.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+    })
+    const [rerunCode] = await once(rerun, 'close')
+    expect(rerunCode, out).toBe(0)
+    expect(out).toContain(`(${made} already existed)`)
+    expect(await countAll('wallets')).toBe(30)
+  }, 60_000)
 
   it('creates wallets with the balances the command line would read from the same text', async () => {
     const fixture = join(sandbox.configDir, 'money.yaml')
