@@ -1,5 +1,5 @@
-import {currencySuffix, splitAmount} from '../contract/index.js'
-import {parseAmount, usageError} from '../core/index.js'
+import {currencySuffix} from '../contract/index.js'
+import {hasBareDecimals, parseAmount, usageError} from '../core/index.js'
 
 /**
  * The amount of an `--amount` flag in the smallest unit: an integer as is, a decimal with its
@@ -19,8 +19,7 @@ function parsedAmount(text: string, currency: string | undefined, decimal: boole
     if (/[A-Za-z]/.test(text)) return parseAmount(text, currency).amount
     return parseAmount(`${text}${currency}`, currency).amount
   }
-  const parts = splitAmount(text)
-  if (parts?.fraction !== undefined && parts.suffix === undefined) {
+  if (hasBareDecimals(text)) {
     throw usageError(
       `--amount "${text}" has decimals: give the smallest unit (1234), append the currency (${text}${currency ?? 'USD'}), or pass --decimal`,
       'INVALID_AMOUNT',

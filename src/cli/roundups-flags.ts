@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {ROUNDUP_MULTIPLIERS, type UpdateRoundupSettingsInput} from '../contract/index.js'
-import {usageError} from '../core/index.js'
+import {isPlainMajor, usageError} from '../core/index.js'
 
 /** Flags of the commands that change round-up settings. */
 export const roundupSettingsFlags = {
@@ -25,8 +25,7 @@ export const roundupSettingsFlags = {
  * reads back the same digits. Anything but a plain decimal is refused here, naming the flag.
  */
 export function majorFlag(text: string, flag: string): number {
-  const trimmed = text.trim()
-  if (!/^\d{1,15}(\.\d{1,15})?$/.test(trimmed) || trimmed.replace(/\D/g, '').replace(/^0+/, '').length > 15) {
+  if (!isPlainMajor(text)) {
     throw usageError(
       `--${flag} must be a decimal amount in major units, e.g. 5 or 4.35 (got "${text}")`,
       'INVALID_FLAG',
@@ -35,7 +34,7 @@ export function majorFlag(text: string, flag: string): number {
       },
     )
   }
-  return Number(trimmed)
+  return Number(text.trim())
 }
 
 /** The settings the flags ask to change; empty when no settings flag was given. */

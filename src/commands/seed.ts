@@ -10,7 +10,7 @@ import {configDir, privateSubdir, stringifyExact, TokenBucket, usageError} from 
 import {
   type Fixture,
   Journal,
-  loadFixture,
+  loadFixtures,
   plan,
   type SeedProgress,
   type SeedResult,
@@ -73,8 +73,8 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         },
       )
     favourSmallHeap()
-    // Every file is read and checked before anything is sent.
-    const fixtures = await Promise.all(paths.map((p) => loadFixture(p)))
+    // Every file is read and checked before anything is sent, and every problem found is reported.
+    const fixtures = await loadFixtures(paths)
     if (fixtures.length > 1) refuseSharedNames(paths, fixtures)
     const total = fixtures.reduce((n, x) => n + x.records.length, 0)
     if (f['dry-run']) return this.printPlan(fixtures, total)
@@ -97,6 +97,11 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         ? ((await this.api.call('sandboxHealth').catch(() => undefined))?.startedAt ?? '')
         : ''
     collectGarbage()
+    // Ctrl-C stops at once; the journal already lists every record made, so say how to go on.
+    this.interruptNote = {
+      text: this.resumeNote(),
+      audit: `interrupted while seeding ${paths.map((p) => basename(p)).join(', ')}; a rerun resumes`,
+    }
     const started = performance.now()
     const result: SeedResult = {}
     let made = 0
@@ -126,6 +131,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       made += (last?.done ?? 0) - (last?.skipped ?? 0)
       skipped += last?.skipped ?? 0
     }
+    this.interruptNote = undefined
     if (f.output) writeFileSync(f.output, `${stringifyExact(result, 2)}\n`)
     const seconds = (performance.now() - started) / 1000
     const skippedNote = skipped ? ` (${skipped} already existed)` : ''
@@ -152,6 +158,29 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     const waves = fixtures.reduce((n, x) => n + new Set(plan(x).map((s) => s.wave)).size, 0)
     this.log(`${total} records in ${waves} waves; nothing sent.`)
     return steps
+  }
+
+  /**
+   * What to run to finish an interrupted run: the command that finds the same journals, which are
+   * kept per fixture file (as resolved from this directory), profile, service and sandbox start. The
+   * files as given, the flags that choose the journal or shape the result, and never --fresh, which
+   * would forget what was made.
+   */
+  resumeNote(): string {
+    const f = this.flags
+    const words = [this.config.bin, 'seed', ...this.positional]
+    const source = this.profile.sources.profile
+    if (source === 'flag' || source === 'env') words.push('--profile', this.profile.name)
+    if (f.journal !== undefined) words.push('--journal', f.journal)
+    if (f.concurrency !== Seed.flags.concurrency.default) words.push('--concurrency', String(f.concurrency))
+    if (f.rate !== undefined) words.push('--rate', f.rate)
+    if (f.output !== undefined) words.push('--output', f.output)
+    if (this.jsonEnabled()) words.push('--json')
+    if (f.yes) words.push('--yes')
+    const again = `The records created so far are kept; to resume where this run stopped, run:\n  ${words.map(shellWord).join(' ')}`
+    return this.profile.kind === 'local'
+      ? `${again}\nTo start over instead: ${this.config.bin} sandbox reset, then the same command with --fresh.`
+      : again
   }
 
   /** The default journal of a fixture file: one per file, profile, service and sandbox `instance`. */
@@ -212,6 +241,11 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       },
     }
   }
+}
+
+/** A word as a POSIX shell reads it back: as it is when it can be, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
 }
 
 /** The fixture files named: each argument, or the files a quoted glob matches, in order. */

@@ -1,4 +1,4 @@
-import {exactNumber, parseMinor} from '../contract/index.js'
+import {exactNumber, parseMinor, splitAmount} from '../contract/index.js'
 import {usageError} from './errors.js'
 
 /**
@@ -20,4 +20,25 @@ export function parseAmount(
     throw err
   }
   return {amount: exactNumber(parsed.minor), currency: parsed.currency}
+}
+
+/**
+ * Whether amount text is a decimal without its currency ("10.50"). An amount is refused in that
+ * form wherever nothing else says its unit (no --decimal): "10.00" taken as the smallest unit would
+ * be a hundredth of what was meant, and taken as major units it would mean something else than
+ * "10" beside it.
+ */
+export function hasBareDecimals(text: string): boolean {
+  const parts = splitAmount(text)
+  return parts?.fraction !== undefined && parts.suffix === undefined
+}
+
+/**
+ * Whether text is a plain decimal in major units ("5", "4.35"), the form of the round-up API's
+ * amounts: sent as the JSON number it spells, so at most 15 significant digits, which a JSON number
+ * carries exactly.
+ */
+export function isPlainMajor(text: string): boolean {
+  const trimmed = text.trim()
+  return /^\d{1,15}(\.\d{1,15})?$/.test(trimmed) && trimmed.replace(/\D/g, '').replace(/^0+/, '').length <= 15
 }

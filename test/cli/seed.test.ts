@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {once} from 'node:events'
+import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
@@ -171,6 +172,150 @@ transactions:
     const r = await cli('seed', fixture)
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(message)
+    expect(await countAll('wallets')).toBe(0)
+  })
+
+  it('on Ctrl-C says that a rerun resumes and with which command, which then resumes', async () => {
+    const dir = sandbox.configDir
+    writeFileSync(
+      join(dir, 'slow.yaml'),
+      'name: slow\nusers:\n  u:\n    count: 30\n    email: s{{n}}@example.test\n    first_name: S\n    last_name: N{{n}}\nwallets:\n  w:\n    count: 30\n    user: ${users.u[{{i}}].id}\n    currency: USD\n',
+    )
+    // The default journal (the config dir's seed/ folder), as a user's run has it.
+    const journalled = () => {
+      const folder = join(dir, 'seed')
+      if (!existsSync(folder)) return 0
+      return readdirSync(folder)
+        .map((f) => readFileSync(join(folder, f), 'utf8').split('\n').filter(Boolean).length)
+        .reduce((a, b) => a + b, 0)
+    }
+    // Paced to 20 records a second so that Ctrl-C lands mid-run; given as a relative path, from the
+    // fixture's folder, with --fresh, which a rerun must not repeat.
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/run.js'), 'seed', 'slow.yaml', '--fresh', '--rate', '1200'],
+      {
+        cwd: dir,
+        env: cliEnv(dir),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    const deadline = Date.now() + 30_000
+    while (journalled() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    child.kill('SIGINT')
+    const [code] = await once(child, 'close')
+    expect(code, stderr).toBe(130)
+    const made = journalled()
+    expect(made).toBeLessThan(60)
+    expect(stderr).toContain(
+      '\nInterrupted. The records created so far are kept; to resume where this run stopped, run:\n  payctl seed slow.yaml --rate 1200\nTo start over instead: payctl sandbox reset, then the same command with --fresh.\n',
+    )
+
+    // The line as printed, pasted into a shell in the same folder, resumes: nothing is made twice.
+    const command = /resume where this run stopped, run:\n {2}(.*)\n/.exec(stderr)![1]!
+    const rerun = spawn('sh', ['-c', `payctl() { "$SEED_NODE" "$SEED_BIN" "$@"; }; ${command}`], {
+      cwd: dir,
+      env: cliEnv(dir, {SEED_NODE: process.execPath, SEED_BIN: join(ROOT, 'bin/run.js')}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    rerun.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+    })
+    const [rerunCode] = await once(rerun, 'close')
+    expect(rerunCode, out).toBe(0)
+    expect(out).toContain(`(${made} already existed)`)
+    expect(await countAll('wallets')).toBe(30)
+  }, 60_000)
+
+  it('creates wallets with the balances the command line would read from the same text', async () => {
+    const fixture = join(sandbox.configDir, 'money.yaml')
+    writeFileSync(
+      fixture,
+      [
+        'users:',
+        '  u: {email: money@example.test, first_name: M, last_name: O}',
+        'wallets:',
+        '  minor: {user: "${users.u.id}", currency: USD, initial_balance: 10}',
+        '  suffixed: {user: "${users.u.id}", currency: EUR, initial_balance: "10.50EUR"}',
+        '  spaced: {user: "${users.u.id}", currency: GBP, initial_balance: 10.50 GBP}',
+        '  zero: {user: "${users.u.id}", currency: JPY, initial_balance: 0}',
+        '  wei: {user: "${users.u.id}", currency: ETH, initial_balance: 1234567890123456789012}',
+        '',
+      ].join('\n'),
+    )
+    const r = await cli('seed', fixture, '--json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    const ids = r.json<{wallets: Record<string, {id: string}>}>().wallets
+    const available = async (name: string) => {
+      const got = await cli('wallets', 'get', ids[name]!.id, '--json')
+      expect(got.exitCode, got.stderr).toBe(0)
+      // The exact digits: JSON.parse would round an amount past 2^53.
+      return /"available":\s*(-?\d+)/.exec(got.stdout)![1]
+    }
+    expect(await available('minor')).toBe('10')
+    expect(await available('suffixed')).toBe('1050')
+    expect(await available('spaced')).toBe('1050')
+    expect(await available('zero')).toBe('0')
+    expect(await available('wei')).toBe('1234567890123456789012')
+  })
+
+  it('refuses the amounts the command line refuses, each at its place with the forms that work', async () => {
+    const money = join(sandbox.configDir, 'refused.yaml')
+    writeFileSync(
+      money,
+      [
+        'users:',
+        '  u: {email: refused@example.test, first_name: R, last_name: F}',
+        'wallets:',
+        '  a: {user: "${users.u.id}", currency: USD, initial_balance: 10.00}',
+        '  b: {user: "${users.u.id}", currency: EUR, initial_balance: 10.50}',
+        '  c: {user: "${users.u.id}", currency: GBP, initial_balance: 1e3}',
+        '  d: {user: "${users.u.id}", currency: CHF, initial_balance: 0.5}',
+        '  e: {user: "${users.u.id}", currency: CAD, initial_balance: -500}',
+        '',
+      ].join('\n'),
+    )
+    const r = await cli('seed', money)
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('INVALID_FIXTURE: 5 problems in refused.yaml; nothing was sent:\n')
+    for (const line of [
+      `${money}:4:45: wallets.a.initial_balance: "10.00" has decimals but no currency, which --amount refuses too: write 1000 (the smallest unit) or 10.00USD`,
+      `${money}:5:45: wallets.b.initial_balance: "10.50" has decimals but no currency, which --amount refuses too: write 1050 (the smallest unit) or 10.50EUR`,
+      `${money}:6:45: wallets.c.initial_balance: "1e3" is not an amount: use an integer in the smallest unit (1234) or a decimal with its currency (12.34USD)`,
+      `${money}:7:45: wallets.d.initial_balance: "0.5" has decimals but no currency, which --amount refuses too: write 50 (the smallest unit) or 0.5CHF`,
+      `${money}:8:45: wallets.e.initial_balance: "-500" must be 0 or more`,
+    ])
+      expect(r.stderr).toContain(`\n  ${line}\n`)
+    expect(await countAll('wallets')).toBe(0)
+  })
+
+  it('reports all seven mistakes of a fixture in one run, each at its place, and creates nothing', async () => {
+    const seven = join(sandbox.configDir, 'seven.yaml')
+    writeFileSync(
+      seven,
+      'users:\n  alice: {email: alice@example.test, first_name: A, last_name: A}\n  bob: {email: bob-at-example, first_name: B, last_name: B}\n  carol: {email: carol@example.test, first_name: C}\n  alice: {email: a2@example.test, first_name: A, last_name: B}\nwallets:\n  a: {user: "${users.alice.id}", currency: USD, initial_balance: 12.345USD}\n  b: {user: "${users.bob.id}", currency: XYZ}\n  g: {user: "${users.ghost.id}", currency: USD}\ntransactions:\n  t: {method: cheque, amount: 100, currency: USD, to: "${wallets.a.id}"}\n',
+    )
+    const all = await cli('seed', seven)
+    expect(all.exitCode).toBe(2)
+    const places = all.stderr
+      .split('\n')
+      .filter((l) => l.startsWith(`  ${seven}:`))
+      .map((l) => /:(\d+:\d+): (\S+)/.exec(l)!.slice(1).join(' '))
+    expect(all.stderr).toContain('INVALID_FIXTURE: 7 problems in seven.yaml; nothing was sent:')
+    expect(places).toEqual([
+      '3:9 users.bob.email:',
+      '4:3 users.carol.last_name:',
+      '5:3 users.alice:',
+      '7:49 wallets.a.initial_balance:',
+      '8:32 wallets.b.currency:',
+      '9:3 wallets.g:',
+      '11:7 transactions.t.method:',
+    ])
     expect(await countAll('wallets')).toBe(0)
   })
 

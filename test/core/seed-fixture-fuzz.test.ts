@@ -34,10 +34,16 @@ async function load(text: string, ext: 'yaml' | 'json') {
     const e = err as PayctlError
     expect(e.code, context).toBe('INVALID_FIXTURE')
     expect(e.exitCode).toBe(2)
-    // file:line (and column) first, then what is wrong.
-    expect(e.message, context).toMatch(
-      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+(:\\d+)?: \\S`),
-    )
+    // file:line (and column) first, then what is wrong: the one problem, or each of several under
+    // the line that counts them.
+    const place = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+(:\\d+)?: \\S`)
+    const [first, ...rest] = e.message.split('\n')
+    if (rest.length === 0) expect(first, context).toMatch(place)
+    else {
+      expect(first, context).toMatch(/^\d+ problems in \S+; nothing was sent:$/)
+      for (const line of rest)
+        if (!/^ {2}… and \d+ more$/.test(line)) expect(line.replace(/^ {2}/, ''), context).toMatch(place)
+    }
     return {ok: false as const, message: e.message}
   } finally {
     rmSync(path, {force: true})

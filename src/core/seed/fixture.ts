@@ -1,10 +1,10 @@
-import {readFileSync} from 'node:fs'
 import {basename} from 'node:path'
 import {z} from 'zod'
 import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import {CreateUserSchema, PAYMENT_METHODS} from '../../contract/index.js'
-import {PayctlError} from '../errors.js'
-import {parseAmount} from '../money.js'
+import {CreateUserSchema, currencySuffix, PAYMENT_METHODS} from '../../contract/index.js'
+import {readDocument, type Where} from './document.js'
+import {moneyFields, moneyProblem} from './money.js'
+import {type Position, Problems, problemsError} from './problems.js'
 
 /**
  * Seed fixtures: a declarative YAML or JSON file of records to create, referring to each other by
@@ -13,7 +13,14 @@ import {parseAmount} from '../money.js'
  */
 
 const Text = z.string().min(1)
-const Amount = z.union([z.string().min(1), z.number().int().positive()])
+// The text of an amount, however the file wrote it (a YAML number is read as its text): checked
+// against the command line's rule once the record's currency is known.
+const Amount = z
+  .string({
+    error: 'an amount: an integer in the smallest unit (1234) or a decimal with its currency (12.34USD)',
+  })
+  .min(1)
+const MajorAmount = z.string({error: 'a decimal amount in major units, e.g. 5 or 4.35'}).min(1)
 const count = {
   count: z.number().int().min(1).max(100_000).optional().describe('create this many, {{i}} = 0…count-1'),
   after: z
@@ -55,14 +62,14 @@ export const RECORD_SCHEMAS = {
     user: Text,
     enabled: z.boolean().default(true),
     multiplier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(5)]),
-    max_roundup_amount: z.number().positive(),
+    max_roundup_amount: MajorAmount.describe('major units of `currency`, as the service takes it'),
     destination_account_id: Text.optional(),
     currency: Text.optional(),
   }),
   purchases: z.strictObject({
     ...count,
     user: Text,
-    amount: z.number().positive().describe('major units, as the service takes it'),
+    amount: MajorAmount.describe('major units, as the service takes it'),
     merchant_name: Text,
     transaction_id: Text.optional().describe("default: derived from the fixture and the record's name"),
   }),
@@ -108,105 +115,120 @@ export const recordKey = (r: {kind: string; name: string}) => `${r.kind}.${r.nam
 const REF = /\$\{(\w+)\.([A-Za-z][\w-]*)(?:\[(\d+)\])?\.(\w+)\}/g
 const ENV = /\$\{env\.([A-Za-z_]\w*)(?::-([^}]*))?\}/g
 
-/** Read and check a fixture file; every problem names the file, line and field. */
+/** Read and check a fixture file: every problem it has, each with its file, line and field. */
 export async function loadFixture(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Fixture> {
-  const {raw, where} = await readDocument(path)
-  const top = z
-    .strictObject({
-      version: z.literal(1).optional(),
-      name: z.string().regex(NAME).optional(),
-      ...Object.fromEntries(RECORD_KINDS.map((k) => [k, z.record(z.string(), z.unknown()).optional()])),
-    })
-    .safeParse(raw ?? {})
-  if (!top.success) throw fromZod(top.error, [], where)
-
-  const fixture = top.data as {name?: string} & Partial<Record<RecordKind, Record<string, unknown>>>
-  const {entries, records} = expandEntries(fixture, env, where)
-  const referencedFields = linkReferences(records, entries, where)
-  checkAcyclic(records, (r) => where([r.kind, r.name.replace(/\[\d+\]$/, '')]))
-  checkValues(records, (r, field) => where([r.kind, r.name.replace(/\[\d+\]$/, ''), field]))
-  return {name: fixture.name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records, referencedFields}
-}
-
-/** `file:line:col` of the deepest part of a path (`[kind, name, field]`) that the file has. */
-type Where = (segments: (string | number)[]) => string
-
-/** A fixture entry by key (`wallets.alice_usd`), and its count if it has one. */
-type Entries = Map<string, {kind: RecordKind; name: string; count?: number}>
-
-/** The file's YAML (or JSON) as plain data, and where each part of it is, for error messages. */
-async function readDocument(path: string): Promise<{raw: unknown; where: Where}> {
-  const YAML = await import('yaml')
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (err) {
-    throw fixtureError(`cannot read ${path}: ${(err as Error).message}`)
-  }
-  const lines = new YAML.LineCounter()
-  const doc = YAML.parseDocument(text, {lineCounter: lines, uniqueKeys: true})
-  const position = (offset: number) => {
-    const at = lines.linePos(offset)
-    return `${path}:${at.line}:${at.col}`
-  }
-  // file:line:col of the deepest part of `segments` that the file has: a field's key, else its
-  // record's, else where the document starts.
-  const where = (segments: (string | number)[]) => {
-    for (let n = segments.length; n > 0; n--) {
-      const parent = doc.getIn(segments.slice(0, n - 1), true) as
-        | {items?: {key?: {value?: unknown; range?: number[]}}[]}
-        | undefined
-      const pair = parent?.items?.find((p) => String(p.key?.value) === String(segments[n - 1]))
-      const offset = pair?.key?.range?.[0]
-      if (offset !== undefined) return position(offset)
-    }
-    return position(doc.contents?.range[0] ?? 0)
-  }
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!
-    throw fixtureError(`${position(e.pos[0])}: ${e.message.split('\n')[0]}`)
-  }
-  try {
-    return {raw: doc.toJS(), where}
-  } catch (err) {
-    // The yaml library refuses aliases that would expand without end (a "billion laughs" file).
-    let alias: number | undefined
-    YAML.visit(doc, {
-      Alias: (_key, node) => {
-        alias ??= node.range?.[0]
-      },
-    })
-    throw fixtureError(`${position(alias ?? 0)}: ${(err as Error).message}`)
-  }
+  const [fixture] = await loadFixtures([path], env)
+  return fixture!
 }
 
 /**
+ * Read and check fixture files, every one before any is used: a run reports every problem of every
+ * file at once (all that can be known without the service), sorted by place, or none.
+ */
+export async function loadFixtures(
+  paths: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Fixture[]> {
+  const fixtures: Fixture[] = []
+  const found: Problems[] = []
+  for (const path of paths) {
+    const problems = new Problems(path)
+    const fixture = await readFixture(path, env, problems)
+    found.push(problems)
+    if (fixture !== undefined) fixtures.push(fixture)
+  }
+  if (found.some((p) => p.size > 0)) throw problemsError(found)
+  return fixtures
+}
+
+const TOP = z.strictObject({
+  version: z.literal(1).optional(),
+  name: z.string().regex(NAME).optional(),
+  ...Object.fromEntries(RECORD_KINDS.map((k) => [k, z.record(z.string(), z.unknown()).optional()])),
+})
+
+/**
+ * One file's fixture, its problems noted in `problems`. A part with a problem is left out and the
+ * rest is still checked, so that a problem does not hide the next one.
+ */
+async function readFixture(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  problems: Problems,
+): Promise<Fixture | undefined> {
+  const document = await readDocument(path, problems)
+  if (document === undefined) return undefined
+  const {raw, where} = document
+  const top = TOP.safeParse(raw ?? {})
+  if (!top.success) reportZod(top.error, [], where, problems)
+  if (!isObject(raw ?? {})) return undefined
+  const given = (raw ?? {}) as Record<string, unknown>
+  const sections: Partial<Record<RecordKind, Record<string, unknown>>> = {}
+  for (const kind of RECORD_KINDS) {
+    const section = Object.hasOwn(given, kind) ? given[kind] : undefined
+    if (isObject(section)) sections[kind] = section
+  }
+  const {entries, records} = expandEntries(sections, env, where, problems)
+  const referencedFields = linkReferences(records, entries, where, problems)
+  checkAcyclic(records, (r) => where([r.kind, baseName(r)]), problems)
+  checkValues(records, (r, field) => where([r.kind, baseName(r), field]), problems)
+  const name = typeof given.name === 'string' && NAME.test(given.name) ? given.name : undefined
+  return {name: name ?? basename(path).replace(/\.(ya?ml|json)$/i, ''), records, referencedFields}
+}
+
+/** A fixture entry by key (`wallets.alice_usd`), its count if it has one, and whether it is known. */
+type Entries = Map<string, {kind: RecordKind; name: string; count?: number; countUnknown?: boolean}>
+
+/** The entry's name of a record: `bulk` for `bulk[3]`. */
+const baseName = (r: SeedRecord) => r.name.replace(/\[\d+\]$/, '')
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
  * The records of each entry, checked against its kind's schema: one, or `count` of them, with
- * `{{i}}`, `{{n}}` and environment variables filled in and references still to resolve.
+ * `{{i}}`, `{{n}}` and environment variables filled in and references still to resolve. An entry
+ * the schema refuses keeps its other fields, so that their problems are found too.
  */
 function expandEntries(
   fixture: Partial<Record<RecordKind, Record<string, unknown>>>,
   env: NodeJS.ProcessEnv,
   where: Where,
+  problems: Problems,
 ): {entries: Entries; records: SeedRecord[]} {
   const entries: Entries = new Map()
   const records: SeedRecord[] = []
   for (const kind of RECORD_KINDS) {
     for (const [name, value] of Object.entries(fixture[kind] ?? {})) {
-      if (!NAME.test(name))
-        throw fixtureError(`${where([kind, name])}: ${kind}.${name}: names are letters, digits, _ and -`)
+      if (!NAME.test(name)) {
+        problems.add(where([kind, name]), `${kind}.${name}: names are letters, digits, _ and -`)
+        continue
+      }
       const parsed = RECORD_SCHEMAS[kind].safeParse(value)
-      if (!parsed.success) throw fromZod(parsed.error, [kind, name], where)
+      let data: Record<string, unknown>
+      if (parsed.success) data = parsed.data as Record<string, unknown>
+      else {
+        reportZod(parsed.error, [kind, name], where, problems)
+        data = withoutRefused(value, parsed.error)
+      }
       const {
         count: n,
         after,
         ...fields
-      } = parsed.data as {count?: number; after?: string[]} & Record<string, unknown>
-      entries.set(`${kind}.${name}`, {kind, name, ...(n === undefined ? {} : {count: n})})
+      } = data as {count?: number; after?: string[]} & Record<string, unknown>
+      // A count the schema refused says nothing of which instances exist: references to it are not
+      // checked against it.
+      const countUnknown = !parsed.success && isObject(value) && value.count !== undefined && n === undefined
+      entries.set(`${kind}.${name}`, {
+        kind,
+        name,
+        ...(n === undefined ? {} : {count: n}),
+        ...(countUnknown ? {countUnknown} : {}),
+      })
       for (let i = 0; i < (n ?? 1); i++) {
         const template = (s: string) =>
-          substituteEnv(s.replaceAll('{{i}}', String(i)).replaceAll('{{n}}', String(i + 1)), env, () =>
-            where([kind, name]),
+          substituteEnv(s.replaceAll('{{i}}', String(i)).replaceAll('{{n}}', String(i + 1)), env, (message) =>
+            problems.add(where([kind, name]), message),
           )
         records.push({
           kind,
@@ -222,39 +244,58 @@ function expandEntries(
   return {entries, records}
 }
 
+/** The fields of a record the schema refused that it did not refuse, to check them all the same. */
+function withoutRefused(value: unknown, error: z.ZodError): Record<string, unknown> {
+  if (!isObject(value)) return {}
+  const refused = new Set<string>()
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) refused.add(key)
+    else if (issue.path.length > 0) refused.add(String(issue.path[0]))
+  }
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !refused.has(key)))
+}
+
 /**
  * Set each record's `dependsOn` from the references in its fields and `after:` list, each of which
  * must name a record of the fixture (and an instance that exists). Answers the fields other records
  * read of each record, besides its id.
  */
-function linkReferences(records: SeedRecord[], entries: Entries, where: Where): Map<string, Set<string>> {
+function linkReferences(
+  records: SeedRecord[],
+  entries: Entries,
+  where: Where,
+  problems: Problems,
+): Map<string, Set<string>> {
   const referencedFields = new Map<string, Set<string>>()
   for (const record of records) {
-    const base = record.name.replace(/\[\d+\]$/, '')
+    const base = baseName(record)
     const deps = new Set<string>()
     eachString([record.fields, record.after ?? []], (s) => {
       if (!s.includes('${')) return
       for (const m of s.matchAll(REF)) {
         const [, kind = '', name = '', index, field] = m
         const entry = entries.get(`${kind}.${name}`)
-        // Only for an error: it walks the YAML document, and this loop runs for every reference.
-        const at = () => where([record.kind, base])
-        if (!entry)
-          throw fixtureError(
-            `${at()}: ${record.kind}.${base}: \${${kind}.${name}.${field}} names no record of the fixture`,
-          )
-        if (entry.count === undefined && index !== undefined)
-          throw fixtureError(
-            `${at()}: ${record.kind}.${base}: ${kind}.${name} has no count, so no [${index}]`,
-          )
-        if (entry.count !== undefined && index === undefined)
-          throw fixtureError(
-            `${at()}: ${record.kind}.${base}: ${kind}.${name} has a count: say which one, e.g. ${kind}.${name}[0] or [{{i}}]`,
-          )
-        if (entry.count !== undefined && Number(index) >= entry.count)
-          throw fixtureError(
-            `${at()}: ${record.kind}.${base}: ${kind}.${name}[${index}] is past its count of ${entry.count}`,
-          )
+        // Only for a problem: it walks the YAML document, and this loop runs for every reference.
+        const problem = (text: string) =>
+          problems.add(where([record.kind, base]), `${record.kind}.${base}: ${text}`)
+        if (!entry) {
+          problem(`\${${kind}.${name}.${field}} names no record of the fixture`)
+          continue
+        }
+        if (!entry.countUnknown) {
+          if (entry.count === undefined && index !== undefined) {
+            problem(`${kind}.${name} has no count, so no [${index}]`)
+            continue
+          }
+          if (entry.count !== undefined && index === undefined) {
+            problem(`${kind}.${name} has a count: say which one, e.g. ${kind}.${name}[0] or [{{i}}]`)
+            continue
+          }
+          if (entry.count !== undefined && Number(index) >= entry.count) {
+            problem(`${kind}.${name}[${index}] is past its count of ${entry.count}`)
+            continue
+          }
+        }
         const key = `${kind}.${index === undefined ? name : `${name}[${index}]`}`
         deps.add(key)
         if (field !== undefined && field !== 'id') {
@@ -268,7 +309,6 @@ function linkReferences(records: SeedRecord[], entries: Entries, where: Where): 
   }
   return referencedFields
 }
-
 /** Replace `${kind.name.field}` references with the values of created records. */
 export function resolveRefs(value: unknown, lookup: (key: string, field: string) => unknown): unknown {
   return fill(value, (s) => {
@@ -297,15 +337,14 @@ function eachString(value: unknown, onString: (s: string) => void): void {
     for (const key of Object.keys(value)) eachString((value as Record<string, unknown>)[key], onString)
 }
 
-function substituteEnv(s: string, env: NodeJS.ProcessEnv, where: () => string): string {
-  return s.replace(ENV, (_m, name: string, fallback: string | undefined) => {
+function substituteEnv(s: string, env: NodeJS.ProcessEnv, problem: (message: string) => void): string {
+  return s.replace(ENV, (whole, name: string, fallback: string | undefined) => {
     // Only the variables themselves: `${env.toString}` must not find what every object inherits.
     const value = (Object.hasOwn(env, name) ? env[name] : undefined) ?? fallback
-    if (value === undefined)
-      throw fixtureError(
-        `${where()}: environment variable ${name} is not set (write \${env.${name}:-default} for a default)`,
-      )
-    return value
+    if (value !== undefined) return value
+    problem(`environment variable ${name} is not set (write \${env.${name}:-default} for a default)`)
+    // Left as written: a value with `${` in it is not checked as a literal, so nothing more is said.
+    return whole
   })
 }
 
@@ -314,13 +353,19 @@ const literal = (v: unknown): v is string => typeof v === 'string' && !v.include
 
 /**
  * What the service would refuse, caught before anything is sent: an email that is not one, an
- * unsupported currency, an amount that is not one of its currency, and two wallets of one user in
- * one currency. Values that come from another record are checked by the service as they are sent.
+ * unsupported currency, an amount the command line would not read (or not in its currency), a
+ * transaction with no currency, and two wallets of one user in one currency. Values that come from
+ * another record are checked by the service as they are sent.
  */
-function checkValues(records: SeedRecord[], where: (r: SeedRecord, field: string) => string): void {
-  const fail = (r: SeedRecord, field: string, message: string): never => {
-    throw fixtureError(`${where(r, field)}: ${r.kind}.${r.name}.${field}: ${message}`)
-  }
+function checkValues(
+  records: SeedRecord[],
+  where: (r: SeedRecord, field: string) => Position,
+  problems: Problems,
+): void {
+  // The records of a counted entry share its place: a problem they have alike is told once, by the
+  // entry's name; one that quotes a value of its own (`{{i}}` in it) is told for each value.
+  const fail = (r: SeedRecord, field: string, message: string) =>
+    problems.add(where(r, field), `${r.kind}.${baseName(r)}.${field}: ${message}`)
   const wallets = new Map<string, string>()
   for (const r of records) {
     const f = r.fields
@@ -328,38 +373,55 @@ function checkValues(records: SeedRecord[], where: (r: SeedRecord, field: string
       fail(r, 'email', `"${f.email}" is not an email address`)
     }
     let currency: string | undefined
+    let known = false
     if (literal(f.currency)) {
       currency = f.currency.toUpperCase()
-      if (!isSupportedCurrency(currency))
+      known = isSupportedCurrency(currency)
+      if (!known)
         fail(r, 'currency', `unsupported currency "${f.currency}"; one of ${SUPPORTED_CURRENCIES.join(', ')}`)
     }
-    for (const field of ['initial_balance', 'amount']) {
+    for (const field of moneyFields(r.kind)) {
       const v = f[field]
-      if (r.kind === 'purchases' || !literal(v)) continue
-      try {
-        parseAmount(v, currency)
-      } catch (err) {
-        fail(r, field, (err as Error).message)
-      }
+      if (!literal(v)) continue
+      // An unsupported currency is its own problem: the amount is read without it.
+      const problem = moneyProblem(r.kind, field, v, known ? currency : undefined)
+      if (problem !== undefined) fail(r, field, problem)
     }
+    if (
+      r.kind === 'transactions' &&
+      f.currency === undefined &&
+      literal(f.amount) &&
+      !currencySuffix(f.amount)
+    )
+      fail(
+        r,
+        'currency',
+        'missing: a transaction needs currency (currency: USD), or an amount with its currency (12.34USD)',
+      )
     if (r.kind === 'wallets' && typeof f.user === 'string' && currency !== undefined) {
       const key = `${f.user} ${currency}`
       const first = wallets.get(key)
-      if (first !== undefined) fail(r, 'currency', `${first} is already this user's ${currency} wallet`)
+      if (first !== undefined)
+        problems.add(
+          where(r, 'currency'),
+          `${r.kind}.${r.name}.currency: ${first} is already this user's ${currency} wallet`,
+        )
       wallets.set(key, `${r.kind}.${r.name}`)
     }
   }
 }
 
-function checkAcyclic(records: SeedRecord[], where: (r: SeedRecord) => string): void {
+/** Report each circle of references once: the records of a circle cannot be created in any order. */
+function checkAcyclic(records: SeedRecord[], where: (r: SeedRecord) => Position, problems: Problems): void {
   const byKey = new Map(records.map((r) => [recordKey(r), r]))
   const state = new Map<string, 'visiting' | 'done'>()
   const visit = (key: string, trail: string[]) => {
     if (state.get(key) === 'done') return
-    if (state.get(key) === 'visiting')
-      throw fixtureError(
-        `${where(byKey.get(key)!)}: references go round in a circle: ${[...trail, key].join(' → ')}`,
-      )
+    if (state.get(key) === 'visiting') {
+      const circle = [...trail.slice(trail.indexOf(key)), key]
+      problems.add(where(byKey.get(key)!), `references go round in a circle: ${circle.join(' → ')}`)
+      return
+    }
     state.set(key, 'visiting')
     for (const dep of byKey.get(key)?.dependsOn ?? []) visit(dep, [...trail, key])
     state.set(key, 'done')
@@ -367,20 +429,21 @@ function checkAcyclic(records: SeedRecord[], where: (r: SeedRecord) => string): 
   for (const key of byKey.keys()) visit(key, [])
 }
 
-function fromZod(
+/** Each issue the schema found, at the place of the field it is about. */
+function reportZod(
   error: z.ZodError,
   prefix: (string | number)[],
-  where: (p: (string | number)[]) => string,
-): PayctlError {
-  const issue = error.issues[0]!
-  const path = [...prefix, ...(issue.path as (string | number)[])]
-  const field = path.length > 0 ? path.join('.') : '(top level)'
-  const extra = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''
-  // An unknown top-level section is pointed at itself, there being no record to point at.
-  const at = issue.code === 'unrecognized_keys' && path.length === 0 ? [issue.keys[0] ?? ''] : path
-  return fixtureError(`${where(at)}: ${field}: ${issue.message}${extra}`)
-}
-
-function fixtureError(message: string): PayctlError {
-  return new PayctlError({kind: 'usage', code: 'INVALID_FIXTURE', message})
+  where: (p: (string | number)[]) => Position,
+  problems: Problems,
+): void {
+  for (const issue of error.issues) {
+    const path = [...prefix, ...(issue.path as (string | number)[])]
+    const field = path.length > 0 ? path.join('.') : '(top level)'
+    // An unknown top-level section is pointed at itself, there being no record to point at.
+    if (issue.code === 'unrecognized_keys' && path.length === 0) {
+      for (const key of issue.keys) problems.add(where([key]), `${field}: Unrecognized key: "${key}"`)
+      continue
+    }
+    problems.add(where(path), `${field}: ${issue.message}`)
+  }
 }

@@ -1,3 +1,10 @@
-export {type Fixture, loadFixture, RECORD_KINDS, type RecordKind, type SeedRecord} from './fixture.js'
+export {
+  type Fixture,
+  loadFixture,
+  loadFixtures,
+  RECORD_KINDS,
+  type RecordKind,
+  type SeedRecord,
+} from './fixture.js'
 export {Journal} from './journal.js'
 export {plan, type SeedOptions, type SeedProgress, type SeedResult, seed, seedKey} from './runner.js'

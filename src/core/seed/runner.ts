@@ -4,10 +4,10 @@ import type {PayctlClient} from '../client.js'
 import {errorFrom} from '../client.js'
 import {PayctlError} from '../errors.js'
 import {parseExact} from '../exact-json.js'
-import {parseAmount} from '../money.js'
 import type {TokenBucket} from '../rate-limiter.js'
 import {type Fixture, type RecordKind, recordKey, resolveRefs, type SeedRecord} from './fixture.js'
 import type {Journal} from './journal.js'
+import {minorAmountOf} from './money.js'
 
 export interface SeedProgress {
   done: number
@@ -47,8 +47,6 @@ function requireId(id: unknown, what: string): string {
     message: `the service created a ${what} but answered without an id, so a fixture cannot refer to it`,
   })
 }
-const amountOf = (v: unknown, currency?: string) =>
-  typeof v === 'number' ? v : parseAmount(String(v), currency).amount
 
 /** How each kind of record is created; fixture fields are snake_case, like the service's own inputs. */
 const CREATORS: Record<RecordKind, Create> = {
@@ -85,7 +83,7 @@ const CREATORS: Record<RecordKind, Create> = {
     const payment = await c.call('createBnplPayment', {
       body: {
         userId: String(f.user),
-        amount: amountOf(f.amount, currency),
+        amount: minorAmountOf('bnpl_payments', 'amount', f.amount, currency),
         currency: currency.toUpperCase(),
         merchantName: String(f.merchant_name),
         ...(f.description ? {description: String(f.description)} : {}),
@@ -112,7 +110,9 @@ const CREATORS: Record<RecordKind, Create> = {
         userId: String(f.user),
         currency,
         ...(f.label === undefined ? {} : {label: String(f.label)}),
-        ...(f.initial_balance === undefined ? {} : {initialBalance: amountOf(f.initial_balance, currency)}),
+        ...(f.initial_balance === undefined
+          ? {}
+          : {initialBalance: minorAmountOf('wallets', 'initial_balance', f.initial_balance, currency)}),
       },
       idempotencyKey: key,
     })
@@ -124,7 +124,7 @@ const CREATORS: Record<RecordKind, Create> = {
       idempotencyKey: key,
     }),
   transactions: (c, f, key) => {
-    const amount = amountOf(f.amount, str(f.currency))
+    const amount = minorAmountOf('transactions', 'amount', f.amount, str(f.currency))
     const currency = str(f.currency) ?? currencySuffix(String(f.amount))
     if (!currency)
       throw new PayctlError({
