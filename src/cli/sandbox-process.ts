@@ -179,7 +179,9 @@ export function sandboxRunning(state: SandboxState | undefined): PayctlError {
  */
 export async function claimConfigDir(): Promise<() => Promise<void>> {
   const {default: lockfile} = await import('proper-lockfile')
+  const lockDir = `${statePath()}.lock`
   const options = {
+    lockfilePath: lockDir,
     realpath: false,
     stale: 10_000,
     update: 2_000,
@@ -194,7 +196,8 @@ export async function claimConfigDir(): Promise<() => Promise<void>> {
     if (state !== undefined && isAlive(state.pid)) throw sandboxRunning(state)
     if (state === undefined) throw sandboxRunning(undefined)
     // Left by a sandbox that is gone: take it over (another start doing the same loses the race).
-    await lockfile.unlock(statePath(), {realpath: false}).catch(() => undefined)
+    // Removed by hand: proper-lockfile unlocks only a lock its own process took.
+    rmSync(lockDir, {recursive: true, force: true})
     return await lockfile.lock(statePath(), options).catch(() => {
       throw sandboxRunning(readState())
     })

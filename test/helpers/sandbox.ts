@@ -58,7 +58,8 @@ export async function startSandboxProcess(
         try {
           const parsed = JSON.parse(out)
           clearTimeout(timer)
-          resolve(parsed)
+          if (parsed.error) reject(new Error(`sandbox did not start: ${out}\n${stderr}`))
+          else resolve(parsed)
         } catch {
           // wait for the whole document
         }
