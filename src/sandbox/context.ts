@@ -9,9 +9,9 @@ import type {SandboxClock} from './clock.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {MoneyService} from './money/service.js'
 import type {Cursors} from './pagination.js'
 import type {RateLimiter} from './rate-limiter.js'
-import type {MoneyService} from './transactions/service.js'
 import type {RetrySchedule} from './webhooks/schedule.js'
 
 export interface SandboxSettings {

@@ -5,8 +5,8 @@ import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
-import {TEST_BANK_ACCOUNTS} from '../transactions/catalog.js'
-import {SavedMethods} from '../transactions/saved-methods.js'
+import {TEST_BANK_ACCOUNTS} from '../money/catalog.js'
+import {SavedMethods} from '../money/saved-methods.js'
 
 /** How long a link token stays usable. */
 export const LINK_TOKEN_TTL_MS = 30 * 60 * 1000

@@ -7,9 +7,9 @@ import type {
 import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
+import {TEST_TOKENS} from '../money/catalog.js'
+import {fromMethodRow, type MethodRow, SavedMethods} from '../money/saved-methods.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {TEST_TOKENS} from '../transactions/catalog.js'
-import {fromMethodRow, type MethodRow, SavedMethods} from '../transactions/saved-methods.js'
 
 const pages = new Pagination('payment_methods', 'oldest first')
 type AddPaymentMethod = z.output<typeof AddPaymentMethodSchema>

@@ -15,7 +15,7 @@ import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount, jsonMajor} from '../json.js'
-import type {WalletState} from '../transactions/ledger.js'
+import type {WalletState} from '../money/ledger.js'
 import {applyRoundupSchema} from './schema.js'
 
 /** Pending round-ups a pending list shows: the oldest. */

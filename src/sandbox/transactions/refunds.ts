@@ -5,10 +5,10 @@ import {applyBnplSchema} from '../bnpl/schema.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {jsonAmount} from '../json.js'
+import {REFUNDABLE_DEPOSIT_METHODS} from '../money/catalog.js'
+import {newTransactionId, type TxRecord, toTransaction} from '../money/records.js'
+import {externalOf, type MoneyService} from '../money/service.js'
 import {applyRoundupSchema} from '../roundups/schema.js'
-import {REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'
-import {newTransactionId, type TxRecord, toTransaction} from './records.js'
-import {externalOf, type MoneyService} from './service.js'
 
 type Refund = z.output<typeof RefundRequestSchema>
 

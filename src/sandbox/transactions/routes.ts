@@ -2,8 +2,8 @@ import {endpoints} from '../../contract/endpoints.js'
 import type {Transaction, TransactionList} from '../../contract/transactions.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
+import {toTransaction} from '../money/records.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {toTransaction} from './records.js'
 import {productOwnedRefusal, refundTransaction} from './refunds.js'
 
 const pages = new Pagination('transactions', 'newest first')

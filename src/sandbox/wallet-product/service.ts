@@ -17,7 +17,7 @@ import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import {toBalance, type WalletState} from '../transactions/ledger.js'
+import {toBalance, type WalletState} from '../money/ledger.js'
 
 type EligibilityBody = z.output<typeof EligibilityRequestSchema>
 type WalletPaymentBody = z.output<typeof WalletPaymentRequestSchema>

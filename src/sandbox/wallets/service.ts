@@ -10,11 +10,10 @@ import type {
 } from '../../contract/wallets.js'
 import type {SandboxContext} from '../context.js'
 import type {Database, Statement} from '../database.js'
-import {ApiError} from '../errors.js'
+import {ApiError, invalidCurrency} from '../errors.js'
 import {newId} from '../ids.js'
+import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
-import {invalidCurrency} from '../transactions/service.js'
 
 type CreateWallet = z.output<typeof CreateWalletSchema>
 type UpdateWallet = z.output<typeof UpdateWalletSchema>

@@ -1,11 +1,11 @@
 import type {z} from 'zod'
-import {type Currency, isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
+import {type Currency, isSupportedCurrency} from '../../contract/currencies.js'
 import type {EventName} from '../../contract/events.js'
 import {minorToMajorText} from '../../contract/money.js'
 import type {CreateTransactionSchema, Transaction} from '../../contract/transactions.js'
 import type {SandboxClock} from '../clock.js'
 import {type Database, keepWrites, type Statement} from '../database.js'
-import {ApiError} from '../errors.js'
+import {ApiError, invalidCurrency, walletNotFound} from '../errors.js'
 import type {EventLog} from '../events.js'
 import {jsonAmount} from '../json.js'
 import {
@@ -78,18 +78,6 @@ function missingField(field: string, message: string): ApiError {
     field,
     issues: [{path: field, code: 'invalid_conditional', message}],
   })
-}
-
-export function invalidCurrency(value: string, field = 'currency'): ApiError {
-  return new ApiError('INVALID_CURRENCY', `Unsupported currency: ${value}`, {
-    field,
-    value,
-    supported: [...SUPPORTED_CURRENCIES],
-  })
-}
-
-export function walletNotFound(id: string): ApiError {
-  return new ApiError('NOT_FOUND', `No wallet ${id}`, {resource: 'wallet', id})
 }
 
 /** A transaction's event data as the spec shows it. */
