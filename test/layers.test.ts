@@ -49,11 +49,11 @@ const LAZY: readonly {file: string; layer: string; why: string}[] = [
 ]
 
 /**
- * Within the sandbox, a feature's routes are the outermost part of it: the server registers them,
- * and nothing else imports them (a service that did would depend on how requests are read).
+ * Within the sandbox, a feature's routes are the outermost part of it: its descriptor (feature.ts)
+ * serves them, and nothing else imports them (a service that did would depend on how requests are read).
  */
 const FEATURE_ROUTES = /^src\/sandbox\/[^/]+\/routes\.ts$/
-const SERVER = 'src/sandbox/server.ts'
+const descriptorOf = (routes: string) => routes.replace(/routes\.ts$/, 'feature.ts')
 
 type How = 'static' | 'dynamic' | 'type' | 'computed'
 interface Import {
@@ -247,8 +247,8 @@ async function violations(files: Record<string, string>): Promise<string[]> {
     // Another package, or a node builtin.
     if (target === undefined) continue
     const to = layerOf(target)
-    if (FEATURE_ROUTES.test(target) && file !== SERVER) {
-      broken.push(`${file} imports ${target} (only ${SERVER} imports a feature's routes)`)
+    if (FEATURE_ROUTES.test(target) && file !== descriptorOf(target)) {
+      broken.push(`${file} imports ${target} (only ${descriptorOf(target)} imports a feature's routes)`)
     } else if (!from) {
       broken.push(`${file} imports ${target} (${file} is in no layer)`)
     } else if (!to) {
@@ -310,7 +310,7 @@ describe('layers', () => {
       'src/tools/z.ts': "import {a} from '../contract/a.js'\nexport {a}\n",
       'src/sandbox/bnpl/service.ts': "import type {R} from '../wallets/routes.js'\nexport type S = R\n",
       'src/sandbox/wallets/routes.ts': "import {y} from '../y.js'\nexport type R = typeof y\n",
-      'src/sandbox/server.ts': "import {walletRoutes} from './wallets/routes.js'\nexport {walletRoutes}\n",
+      'src/sandbox/wallets/feature.ts': "import {walletRoutes} from './routes.js'\nexport {walletRoutes}\n",
     }
     expect((await violations(files)).sort()).toEqual(
       [
@@ -324,7 +324,7 @@ describe('layers', () => {
         'src/commands/sandbox/reset.ts imports src/sandbox/y.ts (layer commands may not import layer sandbox)',
         'src/tools/z.ts imports src/contract/a.ts (src/tools/z.ts is in no layer)',
         'src/cli/self.ts imports src/sandbox/index.ts (layer cli may not import layer sandbox)',
-        "src/sandbox/bnpl/service.ts imports src/sandbox/wallets/routes.ts (only src/sandbox/server.ts imports a feature's routes)",
+        "src/sandbox/bnpl/service.ts imports src/sandbox/wallets/routes.ts (only src/sandbox/wallets/feature.ts imports a feature's routes)",
         'import cycle: src/core/x.ts → src/sandbox/y.ts → src/core/x.ts',
       ].sort(),
     )

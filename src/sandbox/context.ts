@@ -5,14 +5,19 @@ import type {ResponseShape} from '../contract/envelope.js'
 import type {Principal} from './auth/authenticate.js'
 import type {PartnerDirectory} from './auth/partners.js'
 import type {TokenService} from './auth/tokens.js'
-import type {SandboxClock} from './clock.js'
+import type {DueWork, SandboxClock} from './clock.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {MoneyService} from './money/service.js'
 import type {Cursors} from './pagination.js'
+import type {PartnerRows} from './partner-rows.js'
 import type {RateLimiter} from './rate-limiter.js'
-import type {RetrySchedule} from './webhooks/schedule.js'
+import type {Tenants} from './tenants.js'
+
+/** How quickly failed webhook deliveries are retried: like production, or compressed for local work. */
+export type RetrySchedule = 'realtime' | 'fast'
+export const RETRY_SCHEDULES = ['realtime', 'fast'] as const
 
 export interface SandboxSettings {
   responseShape: ResponseShape
@@ -28,7 +33,10 @@ export interface SandboxSettings {
   listensBeyondLoopback?: boolean
 }
 
-/** Everything a route needs, built once per running sandbox. */
+/**
+ * What the sandbox is made of, built once per running sandbox: each feature's routes and services
+ * take the parts they use.
+ */
 export interface SandboxContext {
   database: Database
   partners: PartnerDirectory
@@ -43,6 +51,20 @@ export interface SandboxContext {
   clock: SandboxClock
   /** Money movement over the ledger (docs/money.md). */
   money: MoneyService
+  /** The users of each partner, and the check that a user is the caller's. */
+  tenants: Tenants
+  /** Every row of a partner, found from the schemas' ties (reset deletes them). */
+  partnerRows: PartnerRows
+  /** What falls due on the sandbox clock: the tick and each clock advance run it. */
+  due: DueWork
+}
+
+/** The context as a feature is served it: with what only the assembled server knows. */
+export interface ServingContext extends SandboxContext {
+  /** The operation serving an endpoint, by operation id (the webhook trigger runs others as steps). */
+  operation(operationId: string): ServedRoute | undefined
+  /** One line for the sandbox's log, when it keeps one. */
+  log: ((line: string) => void) | undefined
 }
 
 /** One request, as an operation sees it: already authenticated and rate-limited. */

@@ -6,22 +6,22 @@ import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
 import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './auth/partners.js'
 import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
-import {SandboxClock} from './clock.js'
-import type {SandboxContext} from './context.js'
-import {Database} from './database.js'
+import {DueWork, SandboxClock} from './clock.js'
+import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
 import {EventLog} from './events.js'
+import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
 import {MoneyService} from './money/service.js'
-import {startSettlement} from './money/settlement.js'
 import {Cursors} from './pagination.js'
+import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer} from './server.js'
-import {RETRY_SCHEDULES, type RetrySchedule} from './webhooks/schedule.js'
+import {Tenants} from './tenants.js'
 
 export type {SandboxCredentials} from './auth/partners.js'
+export {RETRY_SCHEDULES, type RetrySchedule} from './context.js'
 export {EventLog, type RecordedEvent, recordEvent} from './events.js'
 export {RATE_LIMITS} from './rate-limiter.js'
-export {RETRY_SCHEDULES, type RetrySchedule} from './webhooks/schedule.js'
 
 export interface SandboxOptions {
   /** TCP port; default 4010, 0 for an ephemeral one. */
@@ -99,7 +99,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const parsed = OptionsSchema.safeParse(opts)
   if (!parsed.success) throw new TypeError(`invalid sandbox options: ${z.prettifyError(parsed.error)}`)
   const options = parsed.data
-  const database = new Database(options.data)
+  const database = openDatabase(options.data)
   let server: {close(): Promise<unknown>} | undefined
   try {
     const tokens = await TokenService.open(database)
@@ -114,6 +114,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         clock,
         settleAfterSeconds: options.settleAfterSeconds,
       })
+      // The kernel's settlement first: features' due work reads what it settled.
+      const due = new DueWork()
+      due.add(() => money.settleDue())
       const ctx: SandboxContext = {
         database,
         partners: new PartnerDirectory(database, credentials.partnerId),
@@ -122,6 +125,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         events,
         clock,
         money,
+        tenants: new Tenants(database),
+        partnerRows: new PartnerRows(database, SCHEMAS),
+        due,
         idempotency: new IdempotencyStore(database),
         cursors: new Cursors(database),
         settings: {
@@ -135,13 +141,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           listensBeyondLoopback: !isLoopbackHost(options.host),
         },
       }
-      return {ctx, app: buildServer(ctx, {log: opts.log}), credentials}
+      return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})
-    const settlement = startSettlement(ctx.money, opts.log)
+    const ticks = ctx.due.tick(opts.log)
     const checkpoints = checkpointInBackground(database, opts.log)
     const port = (app.server.address() as AddressInfo).port
     let closing: Promise<void> | undefined
@@ -152,7 +158,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       host: options.host,
       credentials,
       close() {
-        settlement.stop()
+        ticks.stop()
         closing ??= app
           .close()
           .then(() => checkpoints.stop())

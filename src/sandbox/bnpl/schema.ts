@@ -1,11 +1,10 @@
-import type {Database} from '../database.js'
+import type {Schema} from '../database.js'
 
 /**
- * The BNPL tables, kept apart from the core schema like the webhook ones: every statement is
- * idempotent, so a data file from before BNPL simply gains them. Amounts are TEXT integers in the
- * smallest unit; `collect_at` is sandbox-clock milliseconds, compared by the settlement tick.
+ * The BNPL tables. Amounts are TEXT integers in the smallest unit; `collect_at` is sandbox-clock
+ * milliseconds, compared by the clock's due work.
  */
-const BNPL_SCHEMA = `
+const SQL = `
 CREATE TABLE IF NOT EXISTS bnpl_payments (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL UNIQUE,
@@ -43,19 +42,25 @@ CREATE TABLE IF NOT EXISTS bnpl_installments (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS bnpl_installments_due ON bnpl_installments (collect_at)
   WHERE status = 'scheduled';
--- A refund asks whether a transaction is an instalment (its product alone may give it back).
-CREATE INDEX IF NOT EXISTS bnpl_installments_by_transaction ON bnpl_installments (transaction_id)
-  WHERE transaction_id IS NOT NULL;
-
--- BNPL records belong to their user, so /_sandbox/reset (which deletes users) needs no knowledge
--- of them.
-CREATE TRIGGER IF NOT EXISTS bnpl_follows_users AFTER DELETE ON users BEGIN
-  DELETE FROM bnpl_payments WHERE user_id = OLD.id;
-  DELETE FROM bnpl_installments WHERE user_id = OLD.id;
-END;
 `
 
-/** Create the BNPL tables in `database` if they are missing. */
-export function applyBnplSchema(database: Database): void {
-  database.transaction(() => database.db.exec(BNPL_SCHEMA))
+export const BNPL_SCHEMA: Schema = {
+  name: 'bnpl',
+  sql: SQL,
+  tables: [
+    {name: 'bnpl_payments', tie: {partnerColumn: 'partner_id'}},
+    {name: 'bnpl_installments', tie: {parent: 'bnpl_payments', key: 'id', column: 'payment_id'}},
+  ],
+  migrations: [
+    {
+      // Reset follows the tables' ties now, not a trigger on users; a refund reads a transaction's
+      // owner, not this table (no more lookup by transaction).
+      version: 4,
+      up: (database) =>
+        database.db.exec(`
+DROP TRIGGER IF EXISTS bnpl_follows_users;
+DROP INDEX IF EXISTS bnpl_installments_by_transaction;
+`),
+    },
+  ],
 }

@@ -23,7 +23,6 @@ import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {refundTransaction} from '../transactions/refunds.js'
-import {applyBnplSchema} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */
 export const BNPL_LIMIT_USD_CENTS = 100_000n
@@ -127,7 +126,6 @@ export class BnplService {
   private readonly pages = new Map<string, Statement<PaymentRow>>()
 
   constructor(private readonly ctx: SandboxContext) {
-    applyBnplSchema(ctx.database)
     this.q = statements(ctx.database)
   }
 

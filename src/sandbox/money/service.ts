@@ -171,8 +171,6 @@ export class MoneyService {
   private readonly volumeOf: Statement<VolumeRow>
   private readonly saveVolume: Statement
   private readonly savedMethod: Statement<SavedMethodRow>
-  /** Work of other products that falls due on the sandbox clock (BNPL instalments, round-up sweeps). */
-  private readonly dueWork: (() => number)[] = []
 
   constructor(deps: MoneyDeps) {
     this.database = deps.database
@@ -665,14 +663,6 @@ export class MoneyService {
     )
   }
 
-  /**
-   * Run `work` after every settlement (the background tick and each clock advance), once the due
-   * transactions have settled; it returns how many records it finished.
-   */
-  onDue(work: () => number): void {
-    this.dueWork.push(work)
-  }
-
   /** Settle every processing transaction due on the sandbox clock; returns how many settled. */
   settleDue(): number {
     let settled = 0
@@ -684,7 +674,7 @@ export class MoneyService {
         return due.length
       })
       settled += batch
-      if (batch < SETTLE_BATCH) return this.dueWork.reduce((n, work) => n + work(), settled)
+      if (batch < SETTLE_BATCH) return settled
     }
   }
 

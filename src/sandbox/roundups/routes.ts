@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {RoundupService, type SettingsChange} from './service.js'
+import {type PathInput, partnerOf, type RouteSpec, route} from '../context.js'
+import type {RoundupService, SettingsChange} from './service.js'
 
 /** The body's fields as a settings change; `destination_account_id: null` removes the destination. */
 function changeOf(body: {
@@ -21,12 +21,9 @@ function changeOf(body: {
 
 /**
  * Round-ups, both families: the common endpoints (`PUT /users/{id}/roundup-settings`,
- * `POST /transactions/process`) and `/roundupsvc/users/{id}/roundups/...`, over one service. Bank
- * transfers finish on the settlement tick.
+ * `POST /transactions/process`) and `/roundupsvc/users/{id}/roundups/...`, over one service.
  */
-export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
-  const roundups = new RoundupService(ctx)
-  ctx.money.onDue(() => roundups.settleTransfers())
+export function roundupRoutes(roundups: RoundupService): RouteSpec[] {
   const path = (input: PathInput<'id'>) => ({
     partnerId: partnerOf(input),
     userId: input.params.id,

@@ -1,11 +1,7 @@
-import type {Database} from '../database.js'
+import type {Schema, Table} from '../database.js'
 
-/**
- * The round-up tables, kept apart from the core schema like the webhook ones: every statement is
- * idempotent, so a data file from before round-ups simply gains them. Amounts are TEXT integers in
- * the smallest unit of the row's currency.
- */
-const ROUNDUP_SCHEMA = `
+/** The round-up tables. Amounts are TEXT integers in the smallest unit of the row's currency. */
+const SQL = `
 CREATE TABLE IF NOT EXISTS roundup_settings (
   user_id TEXT PRIMARY KEY,
   partner_id TEXT NOT NULL,
@@ -60,18 +56,24 @@ CREATE TABLE IF NOT EXISTS roundup_transfers (
 CREATE INDEX IF NOT EXISTS roundup_transfers_processing ON roundup_transfers (status)
   WHERE status = 'processing';
 CREATE INDEX IF NOT EXISTS roundup_transfers_by_user ON roundup_transfers (user_id, seq);
-CREATE INDEX IF NOT EXISTS roundup_transfers_by_transaction ON roundup_transfers (transaction_id);
-
--- Round-up records belong to their user, so /_sandbox/reset (which deletes users) needs no
--- knowledge of round-ups.
-CREATE TRIGGER IF NOT EXISTS roundups_follow_users AFTER DELETE ON users BEGIN
-  DELETE FROM roundup_settings WHERE user_id = OLD.id;
-  DELETE FROM roundups WHERE user_id = OLD.id;
-  DELETE FROM roundup_transfers WHERE user_id = OLD.id;
-END;
 `
 
-/** Create the round-up tables in `database` if they are missing. */
-export function applyRoundupSchema(database: Database): void {
-  database.transaction(() => database.db.exec(ROUNDUP_SCHEMA))
+export const ROUNDUPS_SCHEMA: Schema = {
+  name: 'roundups',
+  sql: SQL,
+  tables: ['roundup_settings', 'roundups', 'roundup_transfers'].map(
+    (name): Table => ({name, tie: {partnerColumn: 'partner_id'}}),
+  ),
+  migrations: [
+    {
+      // Reset follows the tables' ties now, not a trigger on users; a refund reads a transaction's
+      // owner, not this table (no more lookup by transaction).
+      version: 4,
+      up: (database) =>
+        database.db.exec(`
+DROP TRIGGER IF EXISTS roundups_follow_users;
+DROP INDEX IF EXISTS roundup_transfers_by_transaction;
+`),
+    },
+  ],
 }

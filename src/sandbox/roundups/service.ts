@@ -16,7 +16,6 @@ import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount, jsonMajor} from '../json.js'
 import type {WalletState} from '../money/ledger.js'
-import {applyRoundupSchema} from './schema.js'
 
 /** Pending round-ups a pending list shows: the oldest. */
 const PENDING_SHOWN = 100
@@ -175,7 +174,6 @@ export class RoundupService {
   private readonly q: ReturnType<typeof statements>
 
   constructor(private readonly ctx: SandboxContext) {
-    applyRoundupSchema(ctx.database)
     this.q = statements(ctx.database)
   }
 

@@ -1,14 +1,12 @@
 import type {z} from 'zod'
 import {minorToMajorText} from '../../contract/money.js'
 import type {RefundRequestSchema, Transaction} from '../../contract/transactions.js'
-import {applyBnplSchema} from '../bnpl/schema.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {jsonAmount} from '../json.js'
 import {REFUNDABLE_DEPOSIT_METHODS} from '../money/catalog.js'
 import {newTransactionId, type TxRecord, toTransaction} from '../money/records.js'
 import {externalOf, type MoneyService} from '../money/service.js'
-import {applyRoundupSchema} from '../roundups/schema.js'
 
 type Refund = z.output<typeof RefundRequestSchema>
 
@@ -242,9 +240,6 @@ function markRefunded(
  * This builds the check that refuses to refund them.
  */
 export function productOwnedRefusal(database: Database): (id: string, partnerId: string) => void {
-  // The products' tables, to tell their transactions apart (created here if this runs first).
-  applyBnplSchema(database)
-  applyRoundupSchema(database)
   const instalmentOf = database.prepare<{payment_id: string; number: number}>(
     `SELECT i.payment_id, i.number FROM bnpl_installments i JOIN bnpl_payments p ON p.id = i.payment_id
      WHERE i.transaction_id = ? AND p.partner_id = ?`,

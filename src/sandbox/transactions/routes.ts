@@ -8,9 +8,9 @@ import {productOwnedRefusal, refundTransaction} from './refunds.js'
 
 const pages = new Pagination('transactions', 'newest first')
 
-/** POST /transactions and the transaction operations, and the sandbox clock. */
+/** POST /transactions and the transaction operations. */
 export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
-  const {money, clock} = ctx
+  const {money} = ctx
   const refuseProductOwned = productOwnedRefusal(ctx.database)
   return [
     route({
@@ -59,24 +59,6 @@ export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
         refuseProductOwned(id, partnerId)
         // No body (no amount) refunds whatever is left.
         return refundTransaction(money, partnerId, id, input.body)
-      },
-    }),
-    route({
-      endpoint: endpoints.sandboxAdvanceClock,
-      run(input) {
-        const caller = partnerOf(input)
-        // One clock dates and settles every partner's records in the data file: only the partner
-        // this sandbox was started for may move it (docs/sandbox.md#the-sandbox-clock).
-        if (caller !== ctx.partners.served) {
-          throw new ApiError(
-            'INSUFFICIENT_PERMISSIONS',
-            `The sandbox clock belongs to partner ${ctx.partners.served}, which this sandbox was started for`,
-            {partnerId: caller},
-          )
-        }
-        clock.advance(input.body.seconds)
-        const settled = money.settleDue()
-        return {now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds, settled}
       },
     }),
   ]

@@ -12,11 +12,11 @@ import {
   type Webhook,
   type WebhookWithSecret,
 } from '../../contract/webhooks.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {type PathInput, partnerOf, type RouteSpec, route, type ServingContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
-import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
+import {FIXTURES, runFixture} from './fixtures.js'
 import type {WebhookService} from './service.js'
 import type {AttemptRow, DeliveryRow, EndpointRow, WebhookStore} from './store.js'
 import {LISTEN_REPLAY_WINDOW_MS} from './store.js'
@@ -134,11 +134,7 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 }
 
 /** Registrations, the delivery log, listen sessions and the trigger. */
-export function webhookRoutes(
-  ctx: SandboxContext,
-  runtime: WebhookService,
-  lookup: OperationLookup,
-): RouteSpec[] {
+export function webhookRoutes(ctx: ServingContext, runtime: WebhookService): RouteSpec[] {
   // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
   return [
@@ -281,7 +277,7 @@ export function webhookRoutes(
         // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
         const {objects, produced, event} = ctx.database.transaction(() => {
           const before = store.maxEventSeq()
-          const objects = runFixture(type, lookup, input, (fn) => ctx.database.transaction(fn), {
+          const objects = runFixture(type, ctx.operation, input, (fn) => ctx.database.transaction(fn), {
             settleAfterSeconds: ctx.settings.settleAfterSeconds,
           })
           const produced = store.latestEvent(partnerId, type, before)

@@ -1,11 +1,11 @@
 import {randomBytes} from 'node:crypto'
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
+import type {RetrySchedule} from '../context.js'
 import {countShape, type Database, type Statement} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import type {StoredEvent} from './envelope.js'
-import {nextAttemptAt, type RetrySchedule} from './schedule.js'
-import {applyWebhookSchema} from './schema.js'
+import {nextAttemptAt} from './schedule.js'
 
 /** How long a listen session keeps collecting deliveries after its listener was last connected. */
 export const LISTEN_REPLAY_WINDOW_MS = 60 * 60 * 1000
@@ -278,7 +278,6 @@ export class WebhookStore {
   constructor(database: Database, schedule: RetrySchedule) {
     this.#database = database
     this.#schedule = schedule
-    applyWebhookSchema(database)
     this.#s = statements(database)
     // Start delivering from the events recorded after webhooks first ran on this data file.
     database.metaValue(

@@ -1,0 +1,8 @@
+import type {Feature} from '../feature.js'
+import {transactionRoutes} from './routes.js'
+
+/** POST /transactions and reading and refunding transactions (their table is the kernel's). */
+export const transactions: Feature = {
+  name: 'transactions',
+  serve: (context) => ({routes: transactionRoutes(context)}),
+}

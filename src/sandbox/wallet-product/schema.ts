@@ -1,0 +1,46 @@
+import type {Schema, Table} from '../database.js'
+
+/** The wallet product's records: virtual cards, and the payments and P2P sends it made through the kernel. */
+export const WALLET_PRODUCT_SCHEMA: Schema = {
+  name: 'wallet-product',
+  sql: `
+-- Never the full card number or the CVC: they are shown once, in the creation response.
+CREATE TABLE IF NOT EXISTS virtual_cards (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  wallet_id TEXT NOT NULL,
+  brand TEXT NOT NULL,
+  last4 TEXT NOT NULL,
+  exp_month INTEGER NOT NULL,
+  exp_year INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  label TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS walletsvc_payments (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  wallet_id TEXT NOT NULL,
+  transaction_id TEXT NOT NULL,
+  merchant_name TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS walletsvc_transfers (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  from_user_id TEXT NOT NULL,
+  to_user_id TEXT NOT NULL,
+  out_transaction_id TEXT NOT NULL,
+  in_transaction_id TEXT NOT NULL,
+  note TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+`,
+  tables: ['virtual_cards', 'walletsvc_payments', 'walletsvc_transfers'].map(
+    (name): Table => ({name, tie: {partnerColumn: 'partner_id'}}),
+  ),
+}
