@@ -158,3 +158,14 @@ export function callerOf(input: {principal: Principal | undefined}): Principal {
 export function partnerOf(input: {principal: Principal | undefined}): string {
   return callerOf(input).partner.partnerId
 }
+
+/**
+ * The caller's partner and the user of the path (`/users/{id}/…`), which must be one of the
+ * partner's users: NOT_FOUND otherwise.
+ */
+export function userOfPath(tenants: Tenants, input: PathInput<'id'>): {partnerId: string; userId: string} {
+  const partnerId = partnerOf(input)
+  const userId = input.params.id
+  tenants.requireUser(partnerId, userId)
+  return {partnerId, userId}
+}

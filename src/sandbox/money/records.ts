@@ -43,7 +43,7 @@ export interface TxRecord {
   estimatedCompletion: string | null
 }
 
-interface TxRow {
+export interface TxRow {
   seq: number
   id: string
   partner_id: string
@@ -71,7 +71,7 @@ interface TxRow {
   estimated_completion: string | null
 }
 
-function fromRow(row: TxRow): TxRecord {
+export function fromRow(row: TxRow): TxRecord {
   return {
     seq: row.seq,
     id: row.id,
@@ -98,6 +98,35 @@ function fromRow(row: TxRow): TxRecord {
     createdAt: row.created_at,
     completedAt: row.completed_at,
     estimatedCompletion: row.estimated_completion,
+  }
+}
+
+/** A new transaction record with the defaults of a completed, fee-free movement. */
+export function newRecord(
+  fields: Partial<TxRecord> & Pick<TxRecord, 'partnerId' | 'walletId' | 'type' | 'amount' | 'currency'>,
+  nowIso: string,
+): TxRecord {
+  return {
+    id: newTransactionId(),
+    status: 'completed',
+    method: null,
+    fee: 0n,
+    netAmount: fields.amount - (fields.fee ?? 0n),
+    sourceWalletId: null,
+    destinationWalletId: null,
+    paymentMethodId: null,
+    description: null,
+    metadata: null,
+    pairedId: null,
+    originalId: null,
+    refundedAmount: 0n,
+    failureReason: null,
+    outcome: null,
+    settlesAt: null,
+    createdAt: nowIso,
+    completedAt: null,
+    estimatedCompletion: null,
+    ...fields,
   }
 }
 
@@ -145,6 +174,7 @@ export class TransactionStore {
   private readonly byId: Statement<TxRow>
   private readonly saveState: Statement
   private readonly dueRows: Statement<TxRow>
+  private readonly processingOf: Statement<{processing: number}>
   private readonly pages = new Map<string, Statement<TxRow>>()
 
   constructor(private readonly database: Database) {
@@ -162,6 +192,9 @@ export class TransactionStore {
     )
     this.dueRows = database.prepare<TxRow>(
       "SELECT * FROM transactions WHERE status = 'processing' AND settles_at <= ? ORDER BY settles_at, seq LIMIT ?",
+    )
+    this.processingOf = database.prepare<{processing: number}>(
+      "SELECT 1 AS processing FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
     )
   }
 
@@ -215,6 +248,11 @@ export class TransactionStore {
   /** Processing records due by `nowMs` on the sandbox clock, oldest first. */
   due(nowMs: number, limit: number): TxRecord[] {
     return this.dueRows.all(nowMs, limit).map(fromRow)
+  }
+
+  /** Whether a payment of the wallet is still processing (it has not settled yet). */
+  awaitsSettlement(walletId: string): boolean {
+    return this.processingOf.get(walletId) !== undefined
   }
 
   list(f: ListFilter): TxRecord[] {

@@ -2,12 +2,20 @@ import type {Feature} from '../feature.js'
 import {roundupRoutes} from './routes.js'
 import {ROUNDUPS_SCHEMA} from './schema.js'
 import {RoundupService} from './service.js'
+import {RoundupSettings} from './settings.js'
+import {statements} from './store.js'
+import {RoundupTransfers} from './transfers.js'
 
 /** Round-ups, both families of endpoints; bank transfers finish when their withdrawal settles. */
 export const roundups: Feature = {
   ...ROUNDUPS_SCHEMA,
   serve(context) {
-    const service = new RoundupService(context)
-    return {routes: roundupRoutes(service), due: () => service.settleTransfers()}
+    const q = statements(context.database)
+    const settings = new RoundupSettings(context, q)
+    const transfers = new RoundupTransfers(context, q, settings)
+    return {
+      routes: roundupRoutes(new RoundupService(context, q, settings), settings, transfers),
+      due: () => transfers.settleTransfers(),
+    }
   },
 }

@@ -1,6 +1,8 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {type PathInput, partnerOf, type RouteSpec, route} from '../context.js'
-import type {RoundupService, SettingsChange} from './service.js'
+import type {RoundupService} from './service.js'
+import type {RoundupSettings, SettingsChange} from './settings.js'
+import type {RoundupTransfers} from './transfers.js'
 
 /** The body's fields as a settings change; `destination_account_id: null` removes the destination. */
 function changeOf(body: {
@@ -23,7 +25,11 @@ function changeOf(body: {
  * Round-ups, both families: the common endpoints (`PUT /users/{id}/roundup-settings`,
  * `POST /transactions/process`) and `/roundupsvc/users/{id}/roundups/...`, over one service.
  */
-export function roundupRoutes(roundups: RoundupService): RouteSpec[] {
+export function roundupRoutes(
+  roundups: RoundupService,
+  settings: RoundupSettings,
+  transfers: RoundupTransfers,
+): RouteSpec[] {
   const path = (input: PathInput<'id'>) => ({
     partnerId: partnerOf(input),
     userId: input.params.id,
@@ -37,7 +43,7 @@ export function roundupRoutes(roundups: RoundupService): RouteSpec[] {
         const {body} = input
         // A PUT replaces the settings: no destination given means none. The currency is the
         // sandbox's addition, so callers that do not know it keep theirs.
-        return roundups.write(partnerId, userId, {
+        return settings.write(partnerId, userId, {
           ...changeOf(body),
           destination: body.destination_account_id ?? null,
         })
@@ -54,22 +60,21 @@ export function roundupRoutes(roundups: RoundupService): RouteSpec[] {
       endpoint: endpoints.enableRoundups,
       run(input) {
         const {partnerId, userId} = path(input)
-        return roundups.write(partnerId, userId, {...changeOf(input.body), enabled: true})
+        return settings.write(partnerId, userId, {...changeOf(input.body), enabled: true})
       },
     }),
     route({
       endpoint: endpoints.getRoundupSettings,
       run(input) {
         const {partnerId, userId} = path(input)
-        roundups.requireUser(partnerId, userId)
-        return roundups.toRecord(roundups.settings(userId))
+        return settings.get(partnerId, userId)
       },
     }),
     route({
       endpoint: endpoints.updateRoundupSettings,
       run(input) {
         const {partnerId, userId} = path(input)
-        return roundups.write(partnerId, userId, changeOf(input.body))
+        return settings.write(partnerId, userId, changeOf(input.body))
       },
     }),
     route({
@@ -83,7 +88,7 @@ export function roundupRoutes(roundups: RoundupService): RouteSpec[] {
       endpoint: endpoints.transferRoundups,
       run(input) {
         const {partnerId, userId} = path(input)
-        return roundups.transfer(partnerId, userId)
+        return transfers.transfer(partnerId, userId)
       },
     }),
   ]

@@ -6,21 +6,12 @@ import type {
   VirtualCard,
   WalletPayment,
 } from '../../contract/wallet-product.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {WalletProductService} from './service.js'
+import {partnerOf, type RouteSpec, route, userOfPath} from '../context.js'
+import type {Tenants} from '../tenants.js'
+import type {WalletProductService} from './service.js'
 
 /** The wallet product (`/walletsvc`): eligibility, payments, balances, virtual cards, P2P. */
-export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
-  const product = new WalletProductService(ctx)
-
-  /** The caller's partner and the user of the path: 404 when unknown. */
-  function pathUser(input: PathInput<'id'>): {partnerId: string; userId: string} {
-    const partnerId = partnerOf(input)
-    const userId = input.params.id
-    product.pathUser(userId, partnerId)
-    return {partnerId, userId}
-  }
-
+export function walletProductRoutes(product: WalletProductService, tenants: Tenants): RouteSpec[] {
   return [
     route({
       endpoint: endpoints.checkEligibility,
@@ -39,14 +30,14 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
     route({
       endpoint: endpoints.getUserBalance,
       run(input): UserBalance {
-        const {partnerId, userId} = pathUser(input)
+        const {partnerId, userId} = userOfPath(tenants, input)
         return product.balances(partnerId, userId)
       },
     }),
     route({
       endpoint: endpoints.createCard,
       run(input): VirtualCard {
-        const {partnerId, userId} = pathUser(input)
+        const {partnerId, userId} = userOfPath(tenants, input)
         return product.createCard(partnerId, userId, input.body)
       },
       // A replay must not resend the number: it is never stored, not even with the idempotency key.

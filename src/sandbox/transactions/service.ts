@@ -1,0 +1,149 @@
+import type {z} from 'zod'
+import type {CreateTransactionSchema, Transaction, TransactionList} from '../../contract/transactions.js'
+import type {SandboxContext} from '../context.js'
+import {ApiError} from '../errors.js'
+import {acceptsMethod, type Instrument, supportedMethods} from '../money/catalog.js'
+import {requireMinimum, supportedCurrency} from '../money/checks.js'
+import {toTransaction} from '../money/records.js'
+import {type Refund, refund} from '../money/refunds.js'
+import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {productOwnedRefusal} from './refunds.js'
+
+type CreateTransaction = z.output<typeof CreateTransactionSchema>
+type ListQuery = {
+  walletId?: string | undefined
+  userId?: string | undefined
+  status?: string | undefined
+  type?: string | undefined
+  cursor?: string | undefined
+  limit?: number | undefined
+}
+
+const pages = new Pagination('transactions', 'newest first')
+
+function missingField(field: string, message: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `Invalid request body: ${field}: ${message}`, {
+    field,
+    issues: [{path: field, code: 'invalid_conditional', message}],
+  })
+}
+function checkParties(body: CreateTransaction): void {
+  const {method} = body
+  if (method === 'wallet') {
+    if (body.sourceWalletId === undefined) {
+      throw missingField('sourceWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
+    }
+    if (body.destinationWalletId === undefined) {
+      throw missingField('destinationWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
+    }
+    if (body.sourceWalletId === body.destinationWalletId) {
+      throw missingField('destinationWalletId', 'Must differ from sourceWalletId')
+    }
+    if (body.paymentMethodId !== undefined && body.paymentMethodId !== body.sourceWalletId) {
+      throw new ApiError(
+        'INVALID_PAYMENT_METHOD',
+        'A wallet-to-wallet transfer draws on its source wallet: paymentMethodId, if given, must be sourceWalletId',
+        {field: 'paymentMethodId', paymentMethodId: body.paymentMethodId, method},
+      )
+    }
+  } else {
+    if (body.sourceWalletId !== undefined && body.destinationWalletId !== undefined) {
+      throw missingField(
+        'sourceWalletId',
+        `A ${method} transaction moves money into one wallet (destinationWalletId) or out of one (sourceWalletId), not both`,
+      )
+    }
+    if (body.sourceWalletId === undefined && body.destinationWalletId === undefined) {
+      throw missingField(
+        'destinationWalletId',
+        `Required: destinationWalletId to deposit into a wallet, or sourceWalletId to withdraw from one`,
+      )
+    }
+    if ((method === 'card' || method === 'ach') && body.paymentMethodId === undefined) {
+      throw missingField('paymentMethodId', `Required for method ${method}`)
+    }
+  }
+}
+
+/** POST /transactions and the reading of transactions, over the kernel's movements and records. */
+export class TransactionService {
+  readonly #refuseProductOwned: (id: string, partnerId: string) => void
+
+  constructor(private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors'>) {
+    this.#refuseProductOwned = productOwnedRefusal(deps.database)
+  }
+
+  /** POST /transactions: the create rules, then the kernel's deposit, withdrawal or transfer. */
+  create(partnerId: string, body: CreateTransaction): Transaction {
+    const {database, clock, money} = this.deps
+    const currency = supportedCurrency(body.currency)
+    const {method, amount} = body
+    if (!acceptsMethod(currency, method)) {
+      const supported = supportedMethods(currency)
+      throw new ApiError(
+        'INVALID_PAYMENT_METHOD',
+        method === 'ach'
+          ? `ACH is US-only: it takes USD, not ${currency}`
+          : `Method ${method} is not available for ${currency}`,
+        {field: 'method', method, currency, supported: [...supported]},
+      )
+    }
+    checkParties(body)
+    requireMinimum(amount, currency)
+
+    return database.transaction(() => {
+      const now = clock.now()
+      const instrument: Instrument | undefined =
+        method !== 'wallet' && body.paymentMethodId !== undefined
+          ? money.instrumentFor(method, body.paymentMethodId, partnerId)
+          : undefined
+      const opts = {description: body.description ?? null, metadata: body.metadata ?? null}
+      if (method === 'wallet') {
+        const source = money.wallet(body.sourceWalletId!, partnerId)
+        const destination = money.wallet(body.destinationWalletId!, partnerId)
+        const paired = money.transfer(source, destination, amount, currency, now, {
+          ...opts,
+          paymentMethodId: body.paymentMethodId ?? null,
+        })
+        return toTransaction(paired.out)
+      }
+      const wallet = money.wallet(body.destinationWalletId ?? body.sourceWalletId!, partnerId)
+      const payment = {method, amount, currency, instrument}
+      return toTransaction(
+        body.destinationWalletId !== undefined
+          ? money.deposit(wallet, payment, now, opts)
+          : money.withdraw(wallet, payment, now, opts),
+      )
+    })
+  }
+
+  get(partnerId: string, id: string): Transaction {
+    return toTransaction(this.deps.money.transaction(id, partnerId))
+  }
+
+  /** A page of the partner's transactions, newest first, filtered by wallet, user, status and type. */
+  list(partnerId: string, query: ListQuery): TransactionList {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE
+    const list = pages.of(this.deps.cursors, partnerId)
+    const rows = this.deps.money.records.list({
+      partnerId,
+      walletId: query.walletId,
+      userId: query.userId,
+      status: query.status,
+      type: query.type,
+      before: list.start(query.cursor),
+      limit: limit + 1,
+    })
+    const {shown, hasMore, nextCursor} = list.page(rows, limit)
+    return {transactions: shown.map(toTransaction), hasMore, nextCursor}
+  }
+
+  /** POST /transactions/{id}/refund: what a product owns, its product gives back. */
+  refund(partnerId: string, id: string, request: Refund): Transaction {
+    const {database, money} = this.deps
+    this.#refuseProductOwned(id, partnerId)
+    return database.transaction(() =>
+      toTransaction(refund(money, money.transaction(id, partnerId), request)[0]!),
+    )
+  }
+}
