@@ -9,6 +9,7 @@ import type {DueWork, SandboxClock} from './clock.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {OwnerKinds} from './money/owners.js'
 import type {MoneyService} from './money/service.js'
 import type {Cursors} from './pagination.js'
 import type {PartnerRows} from './partner-rows.js'
@@ -51,6 +52,8 @@ export interface SandboxContext {
   clock: SandboxClock
   /** Money movement over the ledger (docs/money.md). */
   money: MoneyService
+  /** The kinds of owner the features set on transactions, and whether a refund may take what they own. */
+  owners: OwnerKinds
   /** The users of each partner, and the check that a user is the caller's. */
   tenants: Tenants
   /** Every row of a partner, found from the schemas' ties (reset deletes them). */

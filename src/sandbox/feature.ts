@@ -1,6 +1,7 @@
 import type {FastifyInstance} from 'fastify'
 import type {RouteSpec, ServingContext} from './context.js'
 import type {Schema} from './database.js'
+import type {OwnerKind} from './money/owners.js'
 
 /** What a feature adds to a running sandbox. */
 export interface Served {
@@ -18,5 +19,7 @@ export interface Served {
  * set-up, reset and the clock's due work all loop over the list of them (features.ts).
  */
 export interface Feature extends Schema {
+  /** The kinds of owner it sets on the transactions it moves through the kernel. */
+  owners?: readonly OwnerKind[]
   serve(context: ServingContext): Served
 }

@@ -11,6 +11,7 @@ import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './contex
 import {EventLog} from './events.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
+import {OwnerKinds} from './money/owners.js'
 import {MoneyService} from './money/service.js'
 import {Cursors} from './pagination.js'
 import {PartnerRows} from './partner-rows.js'
@@ -125,6 +126,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         events,
         clock,
         money,
+        owners: new OwnerKinds(FEATURES.flatMap((feature) => feature.owners ?? [])),
         tenants: new Tenants(database),
         partnerRows: new PartnerRows(database, SCHEMAS),
         due,

@@ -1,4 +1,5 @@
 import type {Schema} from '../database.js'
+import type {Owner, OwnerKind} from '../money/owners.js'
 
 /**
  * The BNPL tables. Amounts are TEXT integers in the smallest unit; `collect_at` is sandbox-clock
@@ -44,6 +45,22 @@ CREATE INDEX IF NOT EXISTS bnpl_installments_due ON bnpl_installments (collect_a
   WHERE status = 'scheduled';
 `
 
+/** An instalment owns the payment that collected it; its id is its payment's and its number. */
+export function installmentOwner(paymentId: string, number: number): Owner {
+  return {kind: 'bnpl_installment', id: `${paymentId}/${number}`}
+}
+
+export const INSTALLMENT_OWNER: OwnerKind = {
+  kind: 'bnpl_installment',
+  refusal(ownerId) {
+    const [paymentId = '', number = ''] = ownerId.split('/')
+    return {
+      reason: `it is instalment ${number} of BNPL payment ${paymentId}; cancel the payment to refund what was paid`,
+      owner: {product: 'bnplsvc', paymentId, installment: Number(number)},
+    }
+  },
+}
+
 export const BNPL_SCHEMA: Schema = {
   name: 'bnpl',
   sql: SQL,
@@ -53,11 +70,14 @@ export const BNPL_SCHEMA: Schema = {
   ],
   migrations: [
     {
-      // Reset follows the tables' ties now, not a trigger on users; a refund reads a transaction's
-      // owner, not this table (no more lookup by transaction).
+      // Each collected instalment owns its payment. Reset follows the tables' ties now, not a
+      // trigger on users; a refund reads a transaction's owner, not this table (so no lookup by
+      // transaction is left to index).
       version: 4,
       up: (database) =>
         database.db.exec(`
+UPDATE transactions SET owner_kind = 'bnpl_installment', owner_id = i.payment_id || '/' || i.number
+  FROM bnpl_installments i WHERE transactions.id = i.transaction_id;
 DROP TRIGGER IF EXISTS bnpl_follows_users;
 DROP INDEX IF EXISTS bnpl_installments_by_transaction;
 `),

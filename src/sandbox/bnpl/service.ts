@@ -24,6 +24,7 @@ import {jsonAmount} from '../json.js'
 import {requireActive} from '../money/checks.js'
 import {refund} from '../money/refunds.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {installmentOwner} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */
 export const BNPL_LIMIT_USD_CENTS = 100_000n
@@ -377,6 +378,7 @@ export class BnplService {
       const txn = database.transaction(() =>
         money.pay(wallet, BigInt(installment.amount), at, {
           description: `${row.merchant_name}: instalment ${number} of ${BNPL_INSTALLMENTS} (${row.id})`,
+          owner: installmentOwner(row.id, number),
         }),
       )
       this.q.paid.run(atIso, txn.id, paymentId, number)

@@ -4,6 +4,7 @@ import type {Database, Statement} from '../database.js'
 import {timeOrderedHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import type {Method} from './catalog.js'
+import type {Owner} from './owners.js'
 
 export const newTransactionId = () => `txn_${timeOrderedHex()}`
 
@@ -41,6 +42,8 @@ export interface TxRecord {
   createdAt: string
   completedAt: string | null
   estimatedCompletion: string | null
+  /** The product that moved the money through the kernel, if one did. */
+  owner: Owner | null
 }
 
 export interface TxRow {
@@ -69,6 +72,8 @@ export interface TxRow {
   created_at: string
   completed_at: string | null
   estimated_completion: string | null
+  owner_kind: string | null
+  owner_id: string | null
 }
 
 export function fromRow(row: TxRow): TxRecord {
@@ -98,6 +103,7 @@ export function fromRow(row: TxRow): TxRecord {
     createdAt: row.created_at,
     completedAt: row.completed_at,
     estimatedCompletion: row.estimated_completion,
+    owner: row.owner_kind === null || row.owner_id === null ? null : {kind: row.owner_kind, id: row.owner_id},
   }
 }
 
@@ -126,6 +132,7 @@ export function newRecord(
     createdAt: nowIso,
     completedAt: null,
     estimatedCompletion: null,
+    owner: null,
     ...fields,
   }
 }
@@ -182,8 +189,8 @@ export class TransactionStore {
       `INSERT INTO transactions (id, partner_id, wallet_id, type, status, method, amount, currency, fee,
          net_amount, source_wallet_id, destination_wallet_id, payment_method_id, description, metadata,
          paired_id, original_id, refunded_amount, failure_reason, outcome, settles_at, created_at,
-         completed_at, estimated_completion)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         completed_at, estimated_completion, owner_kind, owner_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.byId = database.prepare<TxRow>('SELECT * FROM transactions WHERE id = ?')
     this.saveState = database.prepare(
@@ -224,6 +231,8 @@ export class TransactionStore {
       r.createdAt,
       r.completedAt,
       r.estimatedCompletion,
+      r.owner?.kind ?? null,
+      r.owner?.id ?? null,
     )
   }
 

@@ -1,4 +1,4 @@
-import type {Database, Migration, Schema, Table} from '../database.js'
+import {addColumn, type Database, type Migration, type Schema, type Table} from '../database.js'
 
 /**
  * The kernel's tables (docs/money.md): wallets and their balances, transaction records, the
@@ -53,7 +53,10 @@ CREATE TABLE IF NOT EXISTS transactions (
   settles_at INTEGER,
   created_at TEXT NOT NULL,
   completed_at TEXT,
-  estimated_completion TEXT
+  estimated_completion TEXT,
+  -- The product that moved the money, if one did (owners.ts): both, or neither.
+  owner_kind TEXT,
+  owner_id TEXT
 );
 CREATE INDEX IF NOT EXISTS transactions_by_partner ON transactions (partner_id, seq);
 CREATE INDEX IF NOT EXISTS transactions_by_wallet ON transactions (wallet_id, seq);
@@ -130,6 +133,15 @@ FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance';
 `),
 }
 
+/** Schema 3 to 4: a transaction names its owner; each product's own migration fills them in. */
+const OWNERS: Migration = {
+  version: 4,
+  up(database) {
+    addColumn(database, 'transactions', 'owner_kind', 'TEXT')
+    addColumn(database, 'transactions', 'owner_id', 'TEXT')
+  },
+}
+
 const byPartner = (name: string): Table => ({name, tie: {partnerColumn: 'partner_id'}})
 
 export const MONEY: Schema = {
@@ -143,5 +155,5 @@ export const MONEY: Schema = {
     'payment_methods',
     'bank_accounts',
   ].map(byPartner),
-  migrations: [OPENING_BALANCES],
+  migrations: [OPENING_BALANCES, OWNERS],
 }

@@ -17,6 +17,7 @@ import {
 import {requireActive, requireFunds} from './checks.js'
 import {MoneyEvents} from './events.js'
 import {Ledger, type WalletState} from './ledger.js'
+import type {Owner} from './owners.js'
 import {newRecord, newTransactionId, TransactionStore, type TxRecord} from './records.js'
 import {SavedMethods} from './saved-methods.js'
 import {Settlement} from './settlement.js'
@@ -34,6 +35,8 @@ export interface MoneyDeps {
 export interface Movement {
   description: string | null
   metadata: Record<string, string> | null
+  /** The product moving the money, which then owns its records (owners.ts). */
+  owner?: Owner | undefined
 }
 
 /** A payment in or out of a wallet: how much, in what currency, by what method, drawing on what. */
@@ -198,6 +201,7 @@ export class MoneyService {
       description: opts.description,
       metadata: opts.metadata,
       completedAt: nowIso,
+      owner: opts.owner ?? null,
     }
     const outId = newTransactionId()
     const inId = newTransactionId()
@@ -238,7 +242,9 @@ export class MoneyService {
     const fee = feeFor(method, wallet.currency, amount)
     const r = newRecord(
       {
-        ...opts,
+        description: opts.description,
+        metadata: opts.metadata,
+        owner: opts.owner ?? null,
         partnerId: wallet.partnerId,
         walletId: wallet.id,
         type: 'deposit',
@@ -283,7 +289,9 @@ export class MoneyService {
     const fee = feeFor(method, wallet.currency, amount)
     const r = newRecord(
       {
-        ...opts,
+        description: opts.description,
+        metadata: opts.metadata,
+        owner: opts.owner ?? null,
         partnerId: wallet.partnerId,
         walletId: wallet.id,
         type: 'withdrawal',
@@ -365,7 +373,12 @@ export class MoneyService {
   }
 
   /** Debit a user's wallet for a payment to a merchant outside the sandbox. */
-  pay(wallet: WalletState, amount: bigint, now: Date, opts: {description: string | null}): TxRecord {
+  pay(
+    wallet: WalletState,
+    amount: bigint,
+    now: Date,
+    opts: Pick<Movement, 'description' | 'owner'>,
+  ): TxRecord {
     const nowIso = now.toISOString()
     requireActive(wallet)
     const volume = this.volumes.require(wallet, amount, nowIso)
@@ -382,6 +395,7 @@ export class MoneyService {
         paymentMethodId: wallet.id,
         description: opts.description,
         completedAt: nowIso,
+        owner: opts.owner ?? null,
       },
       nowIso,
     )

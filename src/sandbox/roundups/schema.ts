@@ -1,4 +1,5 @@
 import type {Schema, Table} from '../database.js'
+import type {Owner, OwnerKind} from '../money/owners.js'
 
 /** The round-up tables. Amounts are TEXT integers in the smallest unit of the row's currency. */
 const SQL = `
@@ -58,6 +59,17 @@ CREATE INDEX IF NOT EXISTS roundup_transfers_processing ON roundup_transfers (st
 CREATE INDEX IF NOT EXISTS roundup_transfers_by_user ON roundup_transfers (user_id, seq);
 `
 
+/** A round-up transfer owns what it moved: both halves of a wallet transfer, or its ACH withdrawal. */
+export const transferOwner = (transferId: string): Owner => ({kind: 'roundup_transfer', id: transferId})
+
+export const TRANSFER_OWNER: OwnerKind = {
+  kind: 'roundup_transfer',
+  refusal: (transferId) => ({
+    reason: `it is round-up transfer ${transferId}, which the round-ups product owns`,
+    owner: {product: 'roundupsvc', transferId},
+  }),
+}
+
 export const ROUNDUPS_SCHEMA: Schema = {
   name: 'roundups',
   sql: SQL,
@@ -66,11 +78,16 @@ export const ROUNDUPS_SCHEMA: Schema = {
   ),
   migrations: [
     {
-      // Reset follows the tables' ties now, not a trigger on users; a refund reads a transaction's
-      // owner, not this table (no more lookup by transaction).
+      // Each transfer owns what it moved (a wallet transfer's incoming half is paired with the
+      // outgoing one it records). Reset follows the tables' ties now, not a trigger on users; a
+      // refund reads a transaction's owner, not this table (so no lookup by transaction is left).
       version: 4,
       up: (database) =>
         database.db.exec(`
+UPDATE transactions SET owner_kind = 'roundup_transfer', owner_id = t.id
+  FROM roundup_transfers t
+  WHERE transactions.id = t.transaction_id
+    OR (transactions.type = 'transfer_in' AND transactions.paired_id = t.transaction_id);
 DROP TRIGGER IF EXISTS roundups_follow_users;
 DROP INDEX IF EXISTS roundup_transfers_by_transaction;
 `),

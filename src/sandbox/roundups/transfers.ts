@@ -4,6 +4,7 @@ import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {requireMinimum} from '../money/checks.js'
 import type {WalletState} from '../money/ledger.js'
+import {transferOwner} from './schema.js'
 import type {Destination, RoundupSettings, SettingsState} from './settings.js'
 import {type RoundupStatements, type TransferRow, toTransfer} from './store.js'
 
@@ -99,15 +100,15 @@ export class RoundupTransfers {
     const total = BigInt(row.amount)
     const {currency} = settings
     const description = `Round-ups ${row.id} (${row.roundup_count})`
-    const metadata = {roundup_transfer_id: row.id}
+    const opts = {description, metadata: {roundup_transfer_id: row.id}, owner: transferOwner(row.id)}
     if (destination.type === 'wallet') {
-      const pair = money.transfer(source, destination.wallet, total, currency, now, {description, metadata})
+      const pair = money.transfer(source, destination.wallet, total, currency, now, opts)
       return {transactionId: pair.out.id, status: 'completed'}
     }
     requireMinimum(total, currency)
     const instrument = money.instrumentFor('ach', destination.paymentMethodId, row.partner_id)
     const payment = {method: 'ach' as const, amount: total, currency, instrument}
-    const txn = money.withdraw(source, payment, now, {description, metadata})
+    const txn = money.withdraw(source, payment, now, opts)
     return {transactionId: txn.id, status: txn.status === 'completed' ? 'completed' : 'processing'}
   }
 

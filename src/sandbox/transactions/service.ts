@@ -7,7 +7,7 @@ import {requireMinimum, supportedCurrency} from '../money/checks.js'
 import {toTransaction} from '../money/records.js'
 import {type Refund, refund} from '../money/refunds.js'
 import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {productOwnedRefusal} from './refunds.js'
+import {refuseOwned} from './refunds.js'
 
 type CreateTransaction = z.output<typeof CreateTransactionSchema>
 type ListQuery = {
@@ -67,11 +67,9 @@ function checkParties(body: CreateTransaction): void {
 
 /** POST /transactions and the reading of transactions, over the kernel's movements and records. */
 export class TransactionService {
-  readonly #refuseProductOwned: (id: string, partnerId: string) => void
-
-  constructor(private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors'>) {
-    this.#refuseProductOwned = productOwnedRefusal(deps.database)
-  }
+  constructor(
+    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors' | 'owners'>,
+  ) {}
 
   /** POST /transactions: the create rules, then the kernel's deposit, withdrawal or transfer. */
   create(partnerId: string, body: CreateTransaction): Transaction {
@@ -140,10 +138,11 @@ export class TransactionService {
 
   /** POST /transactions/{id}/refund: what a product owns, its product gives back. */
   refund(partnerId: string, id: string, request: Refund): Transaction {
-    const {database, money} = this.deps
-    this.#refuseProductOwned(id, partnerId)
-    return database.transaction(() =>
-      toTransaction(refund(money, money.transaction(id, partnerId), request)[0]!),
-    )
+    const {database, money, owners} = this.deps
+    return database.transaction(() => {
+      const original = money.transaction(id, partnerId)
+      refuseOwned(original, owners)
+      return toTransaction(refund(money, original, request)[0]!)
+    })
   }
 }

@@ -1,6 +1,18 @@
 import type {Schema, Table} from '../database.js'
+import type {Owner, OwnerKind} from '../money/owners.js'
 
 /** The wallet product's records: virtual cards, and the payments and P2P sends it made through the kernel. */
+/**
+ * A wallet payment owns its transaction, and a P2P send both halves of its transfer. Refunds take
+ * them like any other: the product's records do not count refunds.
+ */
+export const paymentOwner = (paymentId: string): Owner => ({kind: 'walletsvc_payment', id: paymentId})
+export const p2pOwner = (transferId: string): Owner => ({kind: 'walletsvc_p2p', id: transferId})
+export const WALLET_PRODUCT_OWNERS: readonly OwnerKind[] = [
+  {kind: 'walletsvc_payment'},
+  {kind: 'walletsvc_p2p'},
+]
+
 export const WALLET_PRODUCT_SCHEMA: Schema = {
   name: 'wallet-product',
   sql: `
@@ -43,4 +55,17 @@ CREATE TABLE IF NOT EXISTS walletsvc_transfers (
   tables: ['virtual_cards', 'walletsvc_payments', 'walletsvc_transfers'].map(
     (name): Table => ({name, tie: {partnerColumn: 'partner_id'}}),
   ),
+  migrations: [
+    {
+      // Each payment and P2P send owns what it moved.
+      version: 4,
+      up: (database) =>
+        database.db.exec(`
+UPDATE transactions SET owner_kind = 'walletsvc_payment', owner_id = p.id
+  FROM walletsvc_payments p WHERE transactions.id = p.transaction_id;
+UPDATE transactions SET owner_kind = 'walletsvc_p2p', owner_id = t.id
+  FROM walletsvc_transfers t WHERE transactions.id IN (t.out_transaction_id, t.in_transaction_id);
+`),
+    },
+  ],
 }

@@ -26,6 +26,7 @@ import {
   supportedCurrency,
 } from '../money/checks.js'
 import {toBalance, type WalletState} from '../money/ledger.js'
+import {p2pOwner, paymentOwner} from './schema.js'
 
 type EligibilityBody = z.output<typeof EligibilityRequestSchema>
 type WalletPaymentBody = z.output<typeof WalletPaymentRequestSchema>
@@ -120,9 +121,10 @@ export class WalletProductService {
       const now = clock.now()
       const description =
         body.description ?? (body.merchantName === undefined ? null : `Payment to ${body.merchantName}`)
-      const txn = money.pay(wallet, body.amount, now, {description})
+      const id = `wpay_${randomHex(12)}`
+      const txn = money.pay(wallet, body.amount, now, {description, owner: paymentOwner(id)})
       const payment: WalletPayment = {
-        id: `wpay_${randomHex(12)}`,
+        id,
         userId: body.userId,
         walletId: wallet.id,
         transactionId: txn.id,
@@ -222,12 +224,14 @@ export class WalletProductService {
       const from = this.requireWallet(body.fromUserId, currency, partnerId)
       const to = this.requireWallet(body.toUserId, currency, partnerId)
       const now = clock.now()
+      const id = `p2p_${randomHex(12)}`
       const pair = money.transfer(from, to, body.amount, currency, now, {
         description: body.note ?? 'P2P payment',
         metadata: null,
+        owner: p2pOwner(id),
       })
       const transfer: P2PTransfer = {
-        id: `p2p_${randomHex(12)}`,
+        id,
         fromUserId: body.fromUserId,
         toUserId: body.toUserId,
         fromWalletId: from.id,
