@@ -163,12 +163,17 @@ export function partnerOf(input: {principal: Principal | undefined}): string {
 }
 
 /**
- * The caller's partner and the user of the path (`/users/{id}/…`), which must be one of the
- * partner's users: NOT_FOUND otherwise.
+ * The operation of a route on a user's path (`/users/{id}/…`): it runs for a user of the caller's
+ * partner, and any other is NOT_FOUND.
  */
-export function userOfPath(tenants: Tenants, input: PathInput<'id'>): {partnerId: string; userId: string} {
-  const partnerId = partnerOf(input)
-  const userId = input.params.id
-  tenants.requireUser(partnerId, userId)
-  return {partnerId, userId}
+export function forUserOfPath<I extends PathInput<'id'>, R>(
+  tenants: Tenants,
+  run: (user: {partnerId: string; userId: string}, input: I) => R,
+): (input: I) => R {
+  return (input) => {
+    const partnerId = partnerOf(input)
+    const userId = input.params.id
+    tenants.requireUser(partnerId, userId)
+    return run({partnerId, userId}, input)
+  }
 }

@@ -1,6 +1,6 @@
 import type {BankAccount, LinkToken} from '../../contract/accounts.js'
 import {endpoints} from '../../contract/endpoints.js'
-import {type RouteSpec, route, userOfPath} from '../context.js'
+import {forUserOfPath, type RouteSpec, route} from '../context.js'
 import type {Tenants} from '../tenants.js'
 import type {AccountService} from './service.js'
 
@@ -9,24 +9,18 @@ export function accountRoutes(accounts: AccountService, tenants: Tenants): Route
   return [
     route({
       endpoint: endpoints.connectAccount,
-      run(input): LinkToken {
-        const {partnerId, userId} = userOfPath(tenants, input)
-        return accounts.connect(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}): LinkToken => accounts.connect(partnerId, userId)),
     }),
     route({
       endpoint: endpoints.exchangeLinkToken,
-      run(input): BankAccount {
-        const {partnerId, userId} = userOfPath(tenants, input)
-        return accounts.exchange(partnerId, userId, input.body)
-      },
+      run: forUserOfPath(
+        tenants,
+        ({partnerId, userId}, input): BankAccount => accounts.exchange(partnerId, userId, input.body),
+      ),
     }),
     route({
       endpoint: endpoints.listAccounts,
-      run(input) {
-        const {partnerId, userId} = userOfPath(tenants, input)
-        return accounts.listAccounts(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}) => accounts.listAccounts(partnerId, userId)),
     }),
   ]
 }

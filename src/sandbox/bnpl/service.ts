@@ -17,13 +17,13 @@ import {
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
-import type {Database, Statement} from '../database.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import {requireActive} from '../money/checks.js'
 import {refund} from '../money/refunds.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {PagedList} from '../pagination.js'
 import {installmentOwner} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */
@@ -34,7 +34,6 @@ export const BNPL_MINIMUM_USD_CENTS = 1_000n
 export const DECLINE_TAG = '+decline'
 
 const DAY_MS = 86_400_000
-const pages = new Pagination('bnpl', 'newest first')
 const COLLECT_BATCH = 200
 
 interface PaymentRow {
@@ -121,8 +120,7 @@ type Timestamps = Pick<BnplPayment, 'completedAt' | 'cancelledAt' | 'failedAt'>
  */
 export class BnplService {
   private readonly q: ReturnType<typeof statements>
-  /** One list statement per combination of filters, prepared on first use. */
-  private readonly pages = new Map<string, Statement<PaymentRow>>()
+  readonly #list: PagedList<PaymentRow, 'userId' | 'status'>
 
   constructor(
     private readonly deps: Pick<
@@ -131,6 +129,12 @@ export class BnplService {
     >,
   ) {
     this.q = statements(deps.database)
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'bnpl',
+      table: 'bnpl_payments',
+      order: 'newest first',
+      filters: {userId: 'user_id = ?', status: 'status = ?'},
+    })
   }
 
   /** BNPL lends in fiat only. */
@@ -285,27 +289,8 @@ export class BnplService {
   }
 
   list(partnerId: string, query: ListBnplPaymentsQuery): BnplPaymentList {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const where = ['partner_id = ?', 'seq < ?']
-    const list = pages.of(this.deps.cursors, partnerId)
-    const params: (string | number)[] = [partnerId, list.start(query.cursor)]
-    if (query.userId !== undefined) {
-      where.push('user_id = ?')
-      params.push(query.userId)
-    }
-    if (query.status !== undefined) {
-      where.push('status = ?')
-      params.push(query.status)
-    }
-    const sql = `SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
-    let statement = this.pages.get(sql)
-    if (statement === undefined) {
-      statement = this.deps.database.prepare<PaymentRow>(sql)
-      this.pages.set(sql, statement)
-    }
-    const rows = statement.all(...params, limit + 1)
-    const {shown, hasMore, nextCursor} = list.page(rows, limit)
-    return {payments: shown.map((row) => this.toPayment(row)), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, query, query)
+    return {payments: rows.map((row) => this.toPayment(row)), hasMore, nextCursor}
   }
 
   /**

@@ -164,17 +164,6 @@ export function toTransaction(r: TxRecord): Transaction {
   return t
 }
 
-export interface ListFilter {
-  partnerId: string
-  walletId?: string | undefined
-  userId?: string | undefined
-  status?: string | undefined
-  type?: string | undefined
-  /** Only records with a smaller seq (newest first). */
-  before: number
-  limit: number
-}
-
 /** The `transactions` table. */
 export class TransactionStore {
   private readonly insertRow: Statement
@@ -182,9 +171,8 @@ export class TransactionStore {
   private readonly saveState: Statement
   private readonly dueRows: Statement<TxRow>
   private readonly processingOf: Statement<{processing: number}>
-  private readonly pages = new Map<string, Statement<TxRow>>()
 
-  constructor(private readonly database: Database) {
+  constructor(database: Database) {
     this.insertRow = database.prepare(
       `INSERT INTO transactions (id, partner_id, wallet_id, type, status, method, amount, currency, fee,
          net_amount, source_wallet_id, destination_wallet_id, payment_method_id, description, metadata,
@@ -262,26 +250,5 @@ export class TransactionStore {
   /** Whether a payment of the wallet is still processing (it has not settled yet). */
   awaitsSettlement(walletId: string): boolean {
     return this.processingOf.get(walletId) !== undefined
-  }
-
-  list(f: ListFilter): TxRecord[] {
-    const key = [f.walletId, f.userId, f.status, f.type].map((v) => (v === undefined ? '0' : '1')).join('')
-    let statement = this.pages.get(key)
-    if (statement === undefined) {
-      // One statement per combination of filters, prepared on first use.
-      const where = ['partner_id = ?', 'seq < ?']
-      if (f.walletId !== undefined) where.push('wallet_id = ?')
-      if (f.userId !== undefined) where.push('wallet_id IN (SELECT id FROM wallets WHERE user_id = ?)')
-      if (f.status !== undefined) where.push('status = ?')
-      if (f.type !== undefined) where.push('type = ?')
-      statement = this.database.prepare<TxRow>(
-        `SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
-      )
-      this.pages.set(key, statement)
-    }
-    const params: (string | number)[] = [f.partnerId, f.before]
-    for (const v of [f.walletId, f.userId, f.status, f.type]) if (v !== undefined) params.push(v)
-    params.push(f.limit)
-    return statement.all(...params).map(fromRow)
   }
 }

@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {PaymentMethod} from '../../contract/payment-methods.js'
-import {type RouteSpec, route, userOfPath} from '../context.js'
+import {forUserOfPath, type RouteSpec, route} from '../context.js'
 import type {Tenants} from '../tenants.js'
 import type {PaymentMethodService} from './service.js'
 
@@ -9,24 +9,23 @@ export function paymentMethodRoutes(methods: PaymentMethodService, tenants: Tena
   return [
     route({
       endpoint: endpoints.addPaymentMethod,
-      run(input): PaymentMethod {
-        const {partnerId, userId} = userOfPath(tenants, input)
-        return methods.addPaymentMethod(partnerId, userId, input.body)
-      },
+      run: forUserOfPath(
+        tenants,
+        ({partnerId, userId}, input): PaymentMethod =>
+          methods.addPaymentMethod(partnerId, userId, input.body),
+      ),
     }),
     route({
       endpoint: endpoints.listPaymentMethods,
-      run(input) {
-        const {partnerId, userId} = userOfPath(tenants, input)
-        return methods.listPaymentMethods(partnerId, userId, input.query)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}, input) =>
+        methods.listPaymentMethods(partnerId, userId, input.query),
+      ),
     }),
     route({
       endpoint: endpoints.removePaymentMethod,
-      run(input) {
-        const {partnerId, userId} = userOfPath(tenants, input)
-        return methods.removePaymentMethod(partnerId, userId, input.params.methodId)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}, input) =>
+        methods.removePaymentMethod(partnerId, userId, input.params.methodId),
+      ),
     }),
   ]
 }

@@ -5,30 +5,25 @@ import type {
   paymentMethodEndpoints,
 } from '../../contract/payment-methods.js'
 import type {SandboxContext} from '../context.js'
-import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {TEST_TOKENS} from '../money/catalog.js'
 import {fromMethodRow, type MethodRow} from '../money/saved-methods.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {PagedList} from '../pagination.js'
 
-const pages = new Pagination('payment_methods', 'oldest first')
 type AddPaymentMethod = z.output<typeof AddPaymentMethodSchema>
 type PageQuery = z.output<typeof paymentMethodEndpoints.listPaymentMethods.query>
 
-function statements(database: Database) {
-  return {
-    methodsPage: database.prepare<MethodRow>(
-      'SELECT * FROM payment_methods WHERE user_id = ? AND partner_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    ),
-  }
-}
-
 /** Saved payment methods of users, made from test tokens. */
 export class PaymentMethodService {
-  private readonly q: ReturnType<typeof statements>
+  readonly #list: PagedList<MethodRow, 'userId'>
 
   constructor(private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors'>) {
-    this.q = statements(deps.database)
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'payment_methods',
+      table: 'payment_methods',
+      order: 'oldest first',
+      filters: {userId: 'user_id = ?'},
+    })
   }
 
   /** A payment method saved from one of the test tokens, which must be of the type asked for. */
@@ -58,11 +53,8 @@ export class PaymentMethodService {
 
   /** A page of the user's payment methods, oldest first. */
   listPaymentMethods(partnerId: string, userId: string, query: PageQuery) {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const list = pages.of(this.deps.cursors, partnerId)
-    const rows = this.q.methodsPage.all(userId, partnerId, list.start(query.cursor), limit + 1)
-    const {shown, hasMore, nextCursor} = list.page(rows, limit)
-    return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, {userId}, query)
+    return {paymentMethods: rows.map(fromMethodRow), hasMore, nextCursor}
   }
 
   /**

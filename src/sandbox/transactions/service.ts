@@ -4,9 +4,9 @@ import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {acceptsMethod, type Instrument, supportedMethods} from '../money/catalog.js'
 import {requireMinimum, supportedCurrency} from '../money/checks.js'
-import {toTransaction} from '../money/records.js'
+import {fromRow, type TxRow, toTransaction} from '../money/records.js'
 import {type Refund, refund} from '../money/refunds.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {PagedList} from '../pagination.js'
 import {refuseOwned} from './refunds.js'
 
 type CreateTransaction = z.output<typeof CreateTransactionSchema>
@@ -18,8 +18,6 @@ type ListQuery = {
   cursor?: string | undefined
   limit?: number | undefined
 }
-
-const pages = new Pagination('transactions', 'newest first')
 
 function missingField(field: string, message: string): ApiError {
   return new ApiError('VALIDATION_ERROR', `Invalid request body: ${field}: ${message}`, {
@@ -67,9 +65,23 @@ function checkParties(body: CreateTransaction): void {
 
 /** POST /transactions and the reading of transactions, over the kernel's movements and records. */
 export class TransactionService {
+  readonly #list: PagedList<TxRow, 'walletId' | 'userId' | 'status' | 'type'>
+
   constructor(
     private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors' | 'owners'>,
-  ) {}
+  ) {
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'transactions',
+      table: 'transactions',
+      order: 'newest first',
+      filters: {
+        walletId: 'wallet_id = ?',
+        userId: 'wallet_id IN (SELECT id FROM wallets WHERE user_id = ?)',
+        status: 'status = ?',
+        type: 'type = ?',
+      },
+    })
+  }
 
   /** POST /transactions: the create rules, then the kernel's deposit, withdrawal or transfer. */
   create(partnerId: string, body: CreateTransaction): Transaction {
@@ -121,19 +133,8 @@ export class TransactionService {
 
   /** A page of the partner's transactions, newest first, filtered by wallet, user, status and type. */
   list(partnerId: string, query: ListQuery): TransactionList {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const list = pages.of(this.deps.cursors, partnerId)
-    const rows = this.deps.money.records.list({
-      partnerId,
-      walletId: query.walletId,
-      userId: query.userId,
-      status: query.status,
-      type: query.type,
-      before: list.start(query.cursor),
-      limit: limit + 1,
-    })
-    const {shown, hasMore, nextCursor} = list.page(rows, limit)
-    return {transactions: shown.map(toTransaction), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, query, query)
+    return {transactions: rows.map((row) => toTransaction(fromRow(row))), hasMore, nextCursor}
   }
 
   /** POST /transactions/{id}/refund: what a product owns, its product gives back. */

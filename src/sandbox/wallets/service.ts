@@ -9,18 +9,15 @@ import type {
   WalletList,
 } from '../../contract/wallets.js'
 import type {SandboxContext} from '../context.js'
-import type {Database, Statement} from '../database.js'
 import {ApiError, invalidCurrency} from '../errors.js'
 import {newId} from '../ids.js'
 import {supportedCurrency} from '../money/checks.js'
 import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {PagedList} from '../pagination.js'
 
 type CreateWallet = z.output<typeof CreateWalletSchema>
 type UpdateWallet = z.output<typeof UpdateWalletSchema>
 type ListWalletsQuery = z.output<typeof ListWalletsQuerySchema>
-
-const walletPages = new Pagination('wallets', 'oldest first')
 
 /**
  * Status changes PATCH /wallets/{id} allows (docs/money.md). `closed` is final, and
@@ -34,28 +31,9 @@ const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
   closed: [],
 }
 
-function statements(database: Database) {
-  // One page statement per combination of filters, prepared once.
-  const pages = new Map<string, Statement<WalletRow>>()
-  for (const byUser of [false, true]) {
-    for (const byCurrency of [false, true]) {
-      const where = ['partner_id = ?', 'seq > ?']
-      if (byUser) where.push('user_id = ?')
-      if (byCurrency) where.push('currency = ?')
-      pages.set(
-        `${byUser}/${byCurrency}`,
-        database.prepare<WalletRow>(
-          `SELECT * FROM wallets WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`,
-        ),
-      )
-    }
-  }
-  return {pages}
-}
-
 /** The wallets of each partner's users: opening, reading, changing and listing them. */
 export class WalletService {
-  private readonly q: ReturnType<typeof statements>
+  readonly #list: PagedList<WalletRow, 'userId' | 'currency'>
 
   constructor(
     private readonly deps: Pick<
@@ -63,7 +41,12 @@ export class WalletService {
       'database' | 'events' | 'limiter' | 'clock' | 'money' | 'tenants' | 'cursors'
     >,
   ) {
-    this.q = statements(deps.database)
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'wallets',
+      table: 'wallets',
+      order: 'oldest first',
+      filters: {userId: 'user_id = ?', currency: 'currency = ?'},
+    })
   }
 
   /** A new active wallet for one of the partner's users, funded with its initial balance if any. */
@@ -186,14 +169,7 @@ export class WalletService {
     if (query.currency !== undefined && !isSupportedCurrency(query.currency)) {
       throw invalidCurrency(query.currency)
     }
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const pages = walletPages.of(this.deps.cursors, partnerId)
-    const params: (string | number)[] = [partnerId, pages.start(query.cursor)]
-    if (query.userId !== undefined) params.push(query.userId)
-    if (query.currency !== undefined) params.push(query.currency)
-    const page = this.q.pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
-    const rows = page.all(...params, limit + 1)
-    const {shown, hasMore, nextCursor} = pages.page(rows, limit)
-    return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, query, query)
+    return {wallets: rows.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
   }
 }

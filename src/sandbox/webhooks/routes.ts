@@ -14,7 +14,7 @@ import {
 } from '../../contract/webhooks.js'
 import {type PathInput, partnerOf, type RouteSpec, route, type ServingContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {PagedList} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {FIXTURES, runFixture} from './fixtures.js'
 import type {WebhookService} from './service.js'
@@ -24,7 +24,6 @@ import {HEARTBEAT_SECONDS} from './tunnel.js'
 import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-const pages = new Pagination('events', 'newest first')
 
 /** What the routes need of the running webhook machinery. */
 function toWebhook(row: EndpointRow, now: number): Webhook {
@@ -137,6 +136,15 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 export function webhookRoutes(ctx: ServingContext, runtime: WebhookService): RouteSpec[] {
   // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
+  const events = new PagedList<StoredEvent, 'type' | 'delivery'>(ctx.database, ctx.cursors, {
+    name: 'events',
+    table: 'events',
+    order: 'newest first',
+    filters: {
+      type: 'type = ?',
+      delivery: 'EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = ?)',
+    },
+  })
   return [
     route({
       endpoint: endpoints.createWebhook,
@@ -220,13 +228,9 @@ export function webhookRoutes(ctx: ServingContext, runtime: WebhookService): Rou
       endpoint: endpoints.listEvents,
       run(input): EventList {
         const {query} = input
-        const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const partnerId = partnerOf(input)
-        const list = pages.of(ctx.cursors, partnerId)
-        const rows = store.eventsPage(partnerId, query, list.start(query.cursor), limit + 1)
-        const {shown, hasMore, nextCursor} = list.page(rows, limit)
+        const {rows, hasMore, nextCursor} = events.page(partnerOf(input), query, query)
         return {
-          events: shown.map(
+          events: rows.map(
             (row): EventSummary => ({...envelopeOf(row), deliveries: store.deliveryCounts(row.id)}),
           ),
           hasMore,

@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
 import type {RetrySchedule} from '../context.js'
-import {countShape, type Database, type Statement} from '../database.js'
+import {countShape, type Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import type {StoredEvent} from './envelope.js'
@@ -273,7 +273,6 @@ export class WebhookStore {
   readonly #database: Database
   readonly #schedule: RetrySchedule
   readonly #s: ReturnType<typeof statements>
-  readonly #pages = new Map<string, Statement<StoredEvent>>()
 
   constructor(database: Database, schedule: RetrySchedule) {
     this.#database = database
@@ -746,32 +745,5 @@ export class WebhookStore {
       counts.total += Number(n)
     }
     return counts
-  }
-
-  /** One page of a partner's events, newest first. */
-  eventsPage(
-    partnerId: string,
-    filter: {type?: string | undefined; delivery?: string | undefined},
-    before: number,
-    limit: number,
-  ): StoredEvent[] {
-    const where = ['partner_id = ?', 'seq < ?']
-    const params: (string | number)[] = [partnerId, before]
-    if (filter.type !== undefined) {
-      where.push('type = ?')
-      params.push(filter.type)
-    }
-    if (filter.delivery !== undefined) {
-      where.push('EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = ?)')
-      params.push(filter.delivery)
-    }
-    // Four shapes of this query exist at most: prepare each once.
-    const sql = `SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
-    let statement = this.#pages.get(sql)
-    if (statement === undefined) {
-      statement = this.#database.prepare<StoredEvent>(sql)
-      this.#pages.set(sql, statement)
-    }
-    return statement.all(...params, limit)
   }
 }
