@@ -1,5 +1,10 @@
 import type {z} from 'zod'
-import type {CreateTransactionSchema, Transaction, TransactionList} from '../../contract/transactions.js'
+import {
+  type CreateTransactionSchema,
+  partiesProblem,
+  type Transaction,
+  type TransactionList,
+} from '../../contract/transactions.js'
 import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {acceptsMethod, type Instrument, supportedMethods} from '../money/catalog.js'
@@ -19,48 +24,22 @@ type ListQuery = {
   limit?: number | undefined
 }
 
-function missingField(field: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `Invalid request body: ${field}: ${message}`, {
-    field,
-    issues: [{path: field, code: 'invalid_conditional', message}],
-  })
-}
+/** The wallets and payment method a transaction names must fit its method (the contract's rules). */
 function checkParties(body: CreateTransaction): void {
-  const {method} = body
-  if (method === 'wallet') {
-    if (body.sourceWalletId === undefined) {
-      throw missingField('sourceWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
-    }
-    if (body.destinationWalletId === undefined) {
-      throw missingField('destinationWalletId', 'Required for a wallet-to-wallet transfer (method wallet)')
-    }
-    if (body.sourceWalletId === body.destinationWalletId) {
-      throw missingField('destinationWalletId', 'Must differ from sourceWalletId')
-    }
-    if (body.paymentMethodId !== undefined && body.paymentMethodId !== body.sourceWalletId) {
-      throw new ApiError(
-        'INVALID_PAYMENT_METHOD',
-        'A wallet-to-wallet transfer draws on its source wallet: paymentMethodId, if given, must be sourceWalletId',
-        {field: 'paymentMethodId', paymentMethodId: body.paymentMethodId, method},
-      )
-    }
-  } else {
-    if (body.sourceWalletId !== undefined && body.destinationWalletId !== undefined) {
-      throw missingField(
-        'sourceWalletId',
-        `A ${method} transaction moves money into one wallet (destinationWalletId) or out of one (sourceWalletId), not both`,
-      )
-    }
-    if (body.sourceWalletId === undefined && body.destinationWalletId === undefined) {
-      throw missingField(
-        'destinationWalletId',
-        `Required: destinationWalletId to deposit into a wallet, or sourceWalletId to withdraw from one`,
-      )
-    }
-    if ((method === 'card' || method === 'ach') && body.paymentMethodId === undefined) {
-      throw missingField('paymentMethodId', `Required for method ${method}`)
-    }
+  const problem = partiesProblem(body)
+  if (problem === undefined) return
+  const {field, reason} = problem
+  if (field === 'paymentMethodId' && problem.kind === 'conflict') {
+    throw new ApiError('INVALID_PAYMENT_METHOD', reason, {
+      field,
+      paymentMethodId: body.paymentMethodId,
+      method: body.method,
+    })
   }
+  throw new ApiError('VALIDATION_ERROR', `Invalid request body: ${field}: ${reason}`, {
+    field,
+    issues: [{path: field, code: 'invalid_conditional', message: reason}],
+  })
 }
 
 /** POST /transactions and the reading of transactions, over the kernel's movements and records. */
