@@ -8,6 +8,7 @@ import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
 import {DueWork, SandboxClock} from './clock.js'
 import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
+import type {Database} from './database.js'
 import {EventLog} from './events.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
@@ -95,6 +96,46 @@ function packageVersion(): string {
   }
 }
 
+/** Everything the sandbox is made of, for the partner it serves, on an open data file. */
+function contextOf(
+  database: Database,
+  tokens: TokenService,
+  partnerId: string,
+  options: z.output<typeof OptionsSchema>,
+): SandboxContext {
+  const events = new EventLog(database)
+  const clock = new SandboxClock(database)
+  const money = new MoneyService({database, events, clock, settleAfterSeconds: options.settleAfterSeconds})
+  // The kernel's settlement first: features' due work reads what it settled.
+  const due = new DueWork()
+  due.add(() => money.settleDue())
+  return {
+    database,
+    partners: new PartnerDirectory(database, partnerId),
+    tokens,
+    limiter: new RateLimiter(options.rateLimit === 'spec'),
+    events,
+    clock,
+    money,
+    owners: new OwnerKinds(FEATURES.flatMap((feature) => feature.owners ?? [])),
+    tenants: new Tenants(database),
+    partnerRows: new PartnerRows(database, SCHEMAS),
+    due,
+    idempotency: new IdempotencyStore(database),
+    cursors: new Cursors(database),
+    settings: {
+      responseShape: options.responseShape,
+      rateLimit: options.rateLimit,
+      tokenTtlSeconds: options.tokenTtlSeconds,
+      startedAt: new Date().toISOString(),
+      version: packageVersion(),
+      webhookRetries: options.webhookRetries,
+      settleAfterSeconds: options.settleAfterSeconds,
+      listensBeyondLoopback: !isLoopbackHost(options.host),
+    },
+  }
+}
+
 /** Start the sandbox server; resolves once it is listening. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const parsed = OptionsSchema.safeParse(opts)
@@ -107,42 +148,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     // Set up in one transaction: a data file refused as damaged half-way is left as it was.
     const {ctx, app, credentials} = database.transaction(() => {
       const credentials = resolvePartner(database, opts.credentials)
-      const events = new EventLog(database)
-      const clock = new SandboxClock(database)
-      const money = new MoneyService({
-        database,
-        events,
-        clock,
-        settleAfterSeconds: options.settleAfterSeconds,
-      })
-      // The kernel's settlement first: features' due work reads what it settled.
-      const due = new DueWork()
-      due.add(() => money.settleDue())
-      const ctx: SandboxContext = {
-        database,
-        partners: new PartnerDirectory(database, credentials.partnerId),
-        tokens,
-        limiter: new RateLimiter(options.rateLimit === 'spec'),
-        events,
-        clock,
-        money,
-        owners: new OwnerKinds(FEATURES.flatMap((feature) => feature.owners ?? [])),
-        tenants: new Tenants(database),
-        partnerRows: new PartnerRows(database, SCHEMAS),
-        due,
-        idempotency: new IdempotencyStore(database),
-        cursors: new Cursors(database),
-        settings: {
-          responseShape: options.responseShape,
-          rateLimit: options.rateLimit,
-          tokenTtlSeconds: options.tokenTtlSeconds,
-          startedAt: new Date().toISOString(),
-          version: packageVersion(),
-          webhookRetries: options.webhookRetries,
-          settleAfterSeconds: options.settleAfterSeconds,
-          listensBeyondLoopback: !isLoopbackHost(options.host),
-        },
-      }
+      const ctx = contextOf(database, tokens, credentials.partnerId, options)
       return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app

@@ -333,7 +333,6 @@ function registerRoute(
 ): void {
   const {settings} = ctx
   const {endpoint} = spec
-  const walletRoute = endpoint.tag === 'wallets'
   const render = (resource: unknown, requestId: string): string =>
     JSON.stringify(
       endpoint.enveloped && settings.responseShape === 'envelope'
@@ -348,20 +347,8 @@ function registerRoute(
     // Authentication and rate limits run before the body is read: no credential, no parsing.
     onRequest: async (request, reply) => {
       if (endpoint.auth === 'credentials') return
-      let principal: Principal | undefined
-      try {
-        principal = await authenticator.authenticate(endpoint, request.headers.authorization)
-      } catch (err) {
-        // A guessed credential (an unknown key, a token not signed by this sandbox) counts
-        // against the address; past the budget the answer is 429 instead of 401.
-        if (err instanceof AuthFailure && err.guess) {
-          reply.headers(ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute))
-        }
-        throw err
-      }
-      if (principal === undefined) return
-      principals.set(request, principal)
-      reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))
+      const principal = await admit(ctx, authenticator, endpoint, request, reply)
+      if (principal !== undefined) principals.set(request, principal)
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)
@@ -395,6 +382,30 @@ function registerRoute(
       return sendJson(reply, outcome.status, outcome.body)
     },
   })
+}
+
+/** The caller of a request, authenticated and within its rate limits; undefined where none is needed. */
+async function admit(
+  ctx: SandboxContext,
+  authenticator: Authenticator,
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Principal | undefined> {
+  let principal: Principal | undefined
+  try {
+    principal = await authenticator.authenticate(endpoint, request.headers.authorization)
+  } catch (err) {
+    // A guessed credential (an unknown key, a token not signed by this sandbox) counts
+    // against the address; past the budget the answer is 429 instead of 401.
+    if (err instanceof AuthFailure && err.guess) {
+      reply.headers(ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute))
+    }
+    throw err
+  }
+  if (principal !== undefined)
+    reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
+  return principal
 }
 
 /**

@@ -219,7 +219,7 @@ export class BnplService {
   ): BnplPayment {
     const user = this.deps.tenants.requireUser(partnerId, body.userId, {field: 'userId'})
     const currency = this.currency(body.currency)
-    const {database, money, clock, events, settings} = this.deps
+    const {database, money, clock, events} = this.deps
     return database.transaction(() => {
       // The decision first: a declined user is told so, whatever wallet they have.
       const assessment = this.assess(body.userId, user.email, currency, body.amount)
@@ -260,28 +260,33 @@ export class BnplService {
         nowIso,
         nowIso,
       )
-      const n = BigInt(BNPL_INSTALLMENTS)
-      const share = body.amount / n
-      // The first instalment, due at purchase, is collected once the processor has taken it (the
-      // payment is pending until then); each later one when it falls due, so that advancing the
-      // clock by two weeks collects the second.
-      const firstDelayMs = settings.settleAfterSeconds * 1000
-      for (let i = 0; i < BNPL_INSTALLMENTS; i++) {
-        const dueMs = now.getTime() + i * BNPL_INTERVAL_DAYS * DAY_MS
-        const amount = i === 0 ? share + (body.amount % n) : share
-        this.q.insertInstallment.run(
-          id,
-          i + 1,
-          body.userId,
-          amount.toString(),
-          new Date(dueMs).toISOString(),
-          dueMs + (i === 0 ? firstDelayMs : 0),
-        )
-      }
+      this.schedule(id, body.userId, body.amount, now)
       const payment = this.load(id, partnerId)
       events.record('bnplsvc.payment.created', partnerId, {...payment}, now)
       return payment
     })
+  }
+
+  /** Four instalments, the first due at once and taking the remainder of the division, the others every two weeks. */
+  private schedule(paymentId: string, userId: string, total: bigint, now: Date): void {
+    const n = BigInt(BNPL_INSTALLMENTS)
+    const share = total / n
+    // The first instalment, due at purchase, is collected once the processor has taken it (the
+    // payment is pending until then); each later one when it falls due, so that advancing the
+    // clock by two weeks collects the second.
+    const firstDelayMs = this.deps.settings.settleAfterSeconds * 1000
+    for (let i = 0; i < BNPL_INSTALLMENTS; i++) {
+      const dueMs = now.getTime() + i * BNPL_INTERVAL_DAYS * DAY_MS
+      const amount = i === 0 ? share + (total % n) : share
+      this.q.insertInstallment.run(
+        paymentId,
+        i + 1,
+        userId,
+        amount.toString(),
+        new Date(dueMs).toISOString(),
+        dueMs + (i === 0 ? firstDelayMs : 0),
+      )
+    }
   }
 
   get(partnerId: string, id: string): BnplPayment {

@@ -15,7 +15,7 @@ export const roundups: Feature = {
     const settings = new RoundupSettings(context, q)
     const transfers = new RoundupTransfers(context, q, settings)
     return {
-      routes: roundupRoutes(new RoundupService(context, q, settings), settings, transfers),
+      routes: roundupRoutes(new RoundupService(context, q, settings), settings, transfers, context.tenants),
       due: () => transfers.settleTransfers(),
     }
   },

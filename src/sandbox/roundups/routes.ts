@@ -1,5 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {type PathInput, partnerOf, type RouteSpec, route} from '../context.js'
+import {forUserOfPath, partnerOf, type RouteSpec, route} from '../context.js'
+import type {Tenants} from '../tenants.js'
 import type {RoundupService} from './service.js'
 import type {RoundupSettings, SettingsChange} from './settings.js'
 import type {RoundupTransfers} from './transfers.js'
@@ -29,67 +30,47 @@ export function roundupRoutes(
   roundups: RoundupService,
   settings: RoundupSettings,
   transfers: RoundupTransfers,
+  tenants: Tenants,
 ): RouteSpec[] {
-  const path = (input: PathInput<'id'>) => ({
-    partnerId: partnerOf(input),
-    userId: input.params.id,
-  })
-
   return [
     route({
       endpoint: endpoints.putRoundupSettings,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        const {body} = input
-        // A PUT replaces the settings: no destination given means none. The currency is the
-        // sandbox's addition, so callers that do not know it keep theirs.
-        return settings.write(partnerId, userId, {
+      // A PUT replaces the settings: no destination given means none. The currency is the
+      // sandbox's addition, so callers that do not know it keep theirs.
+      run: forUserOfPath(tenants, ({partnerId, userId}, {body}) =>
+        settings.write(partnerId, userId, {
           ...changeOf(body),
           destination: body.destination_account_id ?? null,
-        })
-      },
+        }),
+      ),
     }),
     route({
       endpoint: endpoints.processRoundup,
-      run(input) {
-        const partnerId = partnerOf(input)
-        return roundups.process(partnerId, input.body)
-      },
+      run: (input) => roundups.process(partnerOf(input), input.body),
     }),
     route({
       endpoint: endpoints.enableRoundups,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return settings.write(partnerId, userId, {...changeOf(input.body), enabled: true})
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}, {body}) =>
+        settings.write(partnerId, userId, {...changeOf(body), enabled: true}),
+      ),
     }),
     route({
       endpoint: endpoints.getRoundupSettings,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return settings.get(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({userId}) => settings.get(userId)),
     }),
     route({
       endpoint: endpoints.updateRoundupSettings,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return settings.write(partnerId, userId, changeOf(input.body))
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}, {body}) =>
+        settings.write(partnerId, userId, changeOf(body)),
+      ),
     }),
     route({
       endpoint: endpoints.getPendingRoundups,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return roundups.pending(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({userId}) => roundups.pending(userId)),
     }),
     route({
       endpoint: endpoints.transferRoundups,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return transfers.transfer(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}) => transfers.transfer(partnerId, userId)),
     }),
   ]
 }

@@ -134,8 +134,8 @@ export class RoundupService {
     )
   }
 
-  pending(partnerId: string, userId: string): PendingRoundups {
-    this.deps.tenants.requireUser(partnerId, userId)
+  /** The pending round-ups of the partner's user. */
+  pending(userId: string): PendingRoundups {
     const rows = this.q.pending.all(userId)
     const currency = this.settings.settings(userId).currency
     const total = rows.reduce((sum, r) => sum + BigInt(r.roundup_amount), 0n)

