@@ -133,7 +133,10 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 }
 
 /** Registrations, the delivery log, listen sessions and the trigger. */
-export function webhookRoutes(ctx: ServingContext, runtime: WebhookService): RouteSpec[] {
+export function webhookRoutes(
+  ctx: Pick<ServingContext, 'database' | 'cursors' | 'events' | 'settings' | 'operation'>,
+  runtime: WebhookService,
+): RouteSpec[] {
   // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
   const events = new PagedList<StoredEvent, 'type' | 'delivery'>(ctx.database, ctx.cursors, {

@@ -48,7 +48,7 @@ export class WebhookService {
   #unsubscribe: (() => void) | undefined
 
   constructor(
-    private readonly ctx: SandboxContext,
+    private readonly ctx: Pick<SandboxContext, 'database' | 'settings'>,
     log?: (line: string) => void,
   ) {
     this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries)
