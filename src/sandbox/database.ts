@@ -64,6 +64,15 @@ export interface Schema {
   migrations?: readonly Migration[]
 }
 
+/** A table whose rows name their partner in `partner_id`, as most do. */
+export const byPartner = (name: string): Table => ({name, tie: {partnerColumn: 'partner_id'}})
+
+/** A migration that is SQL alone. */
+export const sqlMigration = (version: number, sql: string): Migration => ({
+  version,
+  up: (database) => database.db.exec(sql),
+})
+
 /** The data file's own values: its schema version, its keys, the sandbox clock. */
 export const META: Schema = {
   name: 'database',

@@ -1,5 +1,5 @@
 import type {EventName} from '../contract/events.js'
-import type {Database, Schema, Statement} from './database.js'
+import {byPartner, type Database, type Schema, type Statement} from './database.js'
 import {newId} from './ids.js'
 
 /** The event log: what each partner's changes recorded, in order, for webhooks and GET /events. */
@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_by_partner ON events (partner_id, seq);
 `,
-  tables: [{name: 'events', tie: {partnerColumn: 'partner_id'}}],
+  tables: [byPartner('events')],
 }
 
 export interface RecordedEvent {

@@ -1,4 +1,4 @@
-import type {Database, Schema, Statement} from './database.js'
+import {byPartner, type Database, type Schema, type Statement} from './database.js'
 import {ApiError} from './errors.js'
 import {canonicalJson, sha256Hex} from './json.js'
 
@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   PRIMARY KEY (partner_id, key)
 ) WITHOUT ROWID;
 `,
-  tables: [{name: 'idempotency_keys', tie: {partnerColumn: 'partner_id'}}],
+  tables: [byPartner('idempotency_keys')],
 }
 
 export interface StoredResponse {

@@ -1,4 +1,4 @@
-import type {Database, Schema, Statement} from './database.js'
+import {byPartner, type Database, type Schema, type Statement} from './database.js'
 import {ApiError} from './errors.js'
 
 /**
@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS users (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS users_by_partner ON users (partner_id);
 `,
-  tables: [{name: 'users', tie: {partnerColumn: 'partner_id'}}],
+  tables: [byPartner('users')],
 }
 
 export interface UserRow {

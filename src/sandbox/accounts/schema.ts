@@ -1,4 +1,4 @@
-import type {Schema} from '../database.js'
+import {byPartner, type Schema} from '../database.js'
 
 /** Link tokens: a bank-account link begun and not yet exchanged (the accounts it makes are the kernel's). */
 export const ACCOUNTS_SCHEMA: Schema = {
@@ -12,5 +12,5 @@ CREATE TABLE IF NOT EXISTS link_tokens (
   used INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 `,
-  tables: [{name: 'link_tokens', tie: {partnerColumn: 'partner_id'}}],
+  tables: [byPartner('link_tokens')],
 }

@@ -1,4 +1,4 @@
-import type {Schema} from '../database.js'
+import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 
 /**
@@ -65,22 +65,21 @@ export const BNPL_SCHEMA: Schema = {
   name: 'bnpl',
   sql: SQL,
   tables: [
-    {name: 'bnpl_payments', tie: {partnerColumn: 'partner_id'}},
+    byPartner('bnpl_payments'),
     {name: 'bnpl_installments', tie: {parent: 'bnpl_payments', key: 'id', column: 'payment_id'}},
   ],
   migrations: [
-    {
-      // Each collected instalment owns its payment. Reset follows the tables' ties now, not a
-      // trigger on users; a refund reads a transaction's owner, not this table (so no lookup by
-      // transaction is left to index).
-      version: 4,
-      up: (database) =>
-        database.db.exec(`
+    // Each collected instalment owns its payment. Reset follows the tables' ties now, not a
+    // trigger on users; a refund reads a transaction's owner, not this table (so no lookup by
+    // transaction is left to index).
+    sqlMigration(
+      4,
+      `
 UPDATE transactions SET owner_kind = 'bnpl_installment', owner_id = i.payment_id || '/' || i.number
   FROM bnpl_installments i WHERE transactions.id = i.transaction_id;
 DROP TRIGGER IF EXISTS bnpl_follows_users;
 DROP INDEX IF EXISTS bnpl_installments_by_transaction;
-`),
-    },
+`,
+    ),
   ],
 }

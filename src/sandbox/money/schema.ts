@@ -1,4 +1,4 @@
-import {addColumn, type Database, type Migration, type Schema, type Table} from '../database.js'
+import {addColumn, byPartner, type Migration, type Schema, sqlMigration} from '../database.js'
 
 /**
  * The kernel's tables (docs/money.md): wallets and their balances, transaction records, the
@@ -115,10 +115,9 @@ CREATE INDEX IF NOT EXISTS bank_accounts_by_user ON bank_accounts (user_id, seq)
  * Schema 1 to 2: wallets had a stored balance and no ledger. Give each funded wallet an opening
  * `adjustment` transaction and its two entries, so that every balance equals its ledger.
  */
-const OPENING_BALANCES: Migration = {
-  version: 2,
-  up: (database: Database) =>
-    database.db.exec(`
+const OPENING_BALANCES = sqlMigration(
+  2,
+  `
 INSERT INTO transactions (id, partner_id, wallet_id, type, status, amount, currency, fee, net_amount,
   destination_wallet_id, description, created_at, completed_at)
 SELECT 'txn_' || lower(hex(randomblob(12))), partner_id, id, 'adjustment', 'completed', available, currency,
@@ -130,8 +129,8 @@ FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance'
 UNION ALL
 SELECT partner_id, id, 'external:sandbox_funding', currency, '-' || amount, created_at
 FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance';
-`),
-}
+`,
+)
 
 /** Schema 3 to 4: a transaction names its owner; each product's own migration fills them in. */
 const OWNERS: Migration = {
@@ -141,8 +140,6 @@ const OWNERS: Migration = {
     addColumn(database, 'transactions', 'owner_id', 'TEXT')
   },
 }
-
-const byPartner = (name: string): Table => ({name, tie: {partnerColumn: 'partner_id'}})
 
 export const MONEY: Schema = {
   name: 'money',

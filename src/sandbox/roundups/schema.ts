@@ -1,4 +1,4 @@
-import type {Schema, Table} from '../database.js'
+import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 
 /** The round-up tables. Amounts are TEXT integers in the smallest unit of the row's currency. */
@@ -73,24 +73,21 @@ export const TRANSFER_OWNER: OwnerKind = {
 export const ROUNDUPS_SCHEMA: Schema = {
   name: 'roundups',
   sql: SQL,
-  tables: ['roundup_settings', 'roundups', 'roundup_transfers'].map(
-    (name): Table => ({name, tie: {partnerColumn: 'partner_id'}}),
-  ),
+  tables: ['roundup_settings', 'roundups', 'roundup_transfers'].map(byPartner),
   migrations: [
-    {
-      // Each transfer owns what it moved (a wallet transfer's incoming half is paired with the
-      // outgoing one it records). Reset follows the tables' ties now, not a trigger on users; a
-      // refund reads a transaction's owner, not this table (so no lookup by transaction is left).
-      version: 4,
-      up: (database) =>
-        database.db.exec(`
+    // Each transfer owns what it moved (a wallet transfer's incoming half is paired with the
+    // outgoing one it records). Reset follows the tables' ties now, not a trigger on users; a
+    // refund reads a transaction's owner, not this table (so no lookup by transaction is left).
+    sqlMigration(
+      4,
+      `
 UPDATE transactions SET owner_kind = 'roundup_transfer', owner_id = t.id
   FROM roundup_transfers t
   WHERE transactions.id = t.transaction_id
     OR (transactions.type = 'transfer_in' AND transactions.paired_id = t.transaction_id);
 DROP TRIGGER IF EXISTS roundups_follow_users;
 DROP INDEX IF EXISTS roundup_transfers_by_transaction;
-`),
-    },
+`,
+    ),
   ],
 }

@@ -1,4 +1,4 @@
-import type {Schema, Table} from '../database.js'
+import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 
 /** The wallet product's records: virtual cards, and the payments and P2P sends it made through the kernel. */
@@ -52,20 +52,17 @@ CREATE TABLE IF NOT EXISTS walletsvc_transfers (
   created_at TEXT NOT NULL
 ) WITHOUT ROWID;
 `,
-  tables: ['virtual_cards', 'walletsvc_payments', 'walletsvc_transfers'].map(
-    (name): Table => ({name, tie: {partnerColumn: 'partner_id'}}),
-  ),
+  tables: ['virtual_cards', 'walletsvc_payments', 'walletsvc_transfers'].map(byPartner),
   migrations: [
-    {
-      // Each payment and P2P send owns what it moved.
-      version: 4,
-      up: (database) =>
-        database.db.exec(`
+    // Each payment and P2P send owns what it moved.
+    sqlMigration(
+      4,
+      `
 UPDATE transactions SET owner_kind = 'walletsvc_payment', owner_id = p.id
   FROM walletsvc_payments p WHERE transactions.id = p.transaction_id;
 UPDATE transactions SET owner_kind = 'walletsvc_p2p', owner_id = t.id
   FROM walletsvc_transfers t WHERE transactions.id IN (t.out_transaction_id, t.in_transaction_id);
-`),
-    },
+`,
+    ),
   ],
 }

@@ -1,4 +1,4 @@
-import {addColumn, type Schema} from '../database.js'
+import {addColumn, type Schema, sqlMigration} from '../database.js'
 
 /**
  * The webhook tables. Times the scheduler compares are integers (ms since the epoch); times shown
@@ -102,10 +102,7 @@ export const WEBHOOKS_SCHEMA: Schema = {
         addColumn(database, 'webhook_listen_sessions', 'ended_at', 'INTEGER')
       },
     },
-    {
-      // Reset follows the tables' ties now, not a trigger on events.
-      version: 4,
-      up: (database) => database.db.exec('DROP TRIGGER IF EXISTS webhook_deliveries_follow_events'),
-    },
+    // Reset follows the tables' ties now, not a trigger on events.
+    sqlMigration(4, 'DROP TRIGGER IF EXISTS webhook_deliveries_follow_events'),
   ],
 }
