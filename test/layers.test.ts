@@ -49,11 +49,62 @@ const LAZY: readonly {file: string; layer: string; why: string}[] = [
 ]
 
 /**
- * Within the sandbox, a feature's routes are the outermost part of it: the server registers them,
- * and nothing else imports them (a service that did would depend on how requests are read).
+ * Within the sandbox, a feature's routes are the outermost part of it: its descriptor (feature.ts)
+ * serves them, and nothing else imports them (a service that did would depend on how requests are read).
  */
 const FEATURE_ROUTES = /^src\/sandbox\/[^/]+\/routes\.ts$/
-const SERVER = 'src/sandbox/server.ts'
+const descriptorOf = (routes: string) => routes.replace(/routes\.ts$/, 'feature.ts')
+
+/**
+ * The sandbox's infrastructure is the files directly in src/sandbox/ and the money kernel in
+ * src/sandbox/money/; every other folder is a feature. Features sit above the infrastructure:
+ *
+ * - no feature imports another (what two need is the kernel's or the infrastructure's);
+ * - the kernel and context.ts import no feature: every feature builds on them;
+ * - the rest of the infrastructure reaches a feature only through its descriptor (feature.ts),
+ *   as features.ts lists them.
+ *
+ * Authentication stays in the auth feature, beside the token endpoints it serves, but the context
+ * and the server need to know who is calling before any feature runs: those files (AUTHENTICATION)
+ * may be imported by the infrastructure, and themselves import no other feature file.
+ */
+const KERNEL = 'money'
+const CONTEXT = 'src/sandbox/context.ts'
+const AUTHENTICATION: readonly string[] = [
+  'src/sandbox/auth/authenticate.ts',
+  'src/sandbox/auth/partners.ts',
+  'src/sandbox/auth/tokens.ts',
+]
+
+/** The sandbox feature a file belongs to; undefined for the infrastructure and outside the sandbox. */
+function featureOf(path: string): string | undefined {
+  const [top, layer, folder, ...rest] = path.split('/')
+  if (top !== 'src' || layer !== 'sandbox' || rest.length === 0 || folder === KERNEL) return undefined
+  return folder
+}
+
+/** What `file` importing `target` breaks of the sandbox's rules, if anything. */
+function sandboxBreak(file: string, target: string): string | undefined {
+  const to = featureOf(target)
+  if (to === undefined) return undefined
+  const from = featureOf(file)
+  if (from !== undefined && AUTHENTICATION.includes(file) && !AUTHENTICATION.includes(target)) {
+    return `${file} imports ${target} (authentication, which the context needs, imports no feature)`
+  }
+  if (from !== undefined) {
+    return from === to
+      ? undefined
+      : `${file} imports ${target} (feature ${from} may not import feature ${to})`
+  }
+  if (!file.startsWith('src/sandbox/')) return undefined
+  if (file.startsWith(`src/sandbox/${KERNEL}/`)) {
+    return `${file} imports ${target} (the kernel imports no feature)`
+  }
+  if (AUTHENTICATION.includes(target)) return undefined
+  if (file === CONTEXT) return `${file} imports ${target} (the context imports no feature)`
+  if (target === `src/sandbox/${to}/feature.ts`) return undefined
+  return `${file} imports ${target} (the infrastructure reaches feature ${to} only through its feature.ts)`
+}
 
 type How = 'static' | 'dynamic' | 'type' | 'computed'
 interface Import {
@@ -247,8 +298,11 @@ async function violations(files: Record<string, string>): Promise<string[]> {
     // Another package, or a node builtin.
     if (target === undefined) continue
     const to = layerOf(target)
-    if (FEATURE_ROUTES.test(target) && file !== SERVER) {
-      broken.push(`${file} imports ${target} (only ${SERVER} imports a feature's routes)`)
+    const sandbox = sandboxBreak(file, target)
+    if (FEATURE_ROUTES.test(target) && file !== descriptorOf(target)) {
+      broken.push(`${file} imports ${target} (only ${descriptorOf(target)} imports a feature's routes)`)
+    } else if (sandbox !== undefined) {
+      broken.push(sandbox)
     } else if (!from) {
       broken.push(`${file} imports ${target} (${file} is in no layer)`)
     } else if (!to) {
@@ -310,7 +364,7 @@ describe('layers', () => {
       'src/tools/z.ts': "import {a} from '../contract/a.js'\nexport {a}\n",
       'src/sandbox/bnpl/service.ts': "import type {R} from '../wallets/routes.js'\nexport type S = R\n",
       'src/sandbox/wallets/routes.ts': "import {y} from '../y.js'\nexport type R = typeof y\n",
-      'src/sandbox/server.ts': "import {walletRoutes} from './wallets/routes.js'\nexport {walletRoutes}\n",
+      'src/sandbox/wallets/feature.ts': "import {walletRoutes} from './routes.js'\nexport {walletRoutes}\n",
     }
     expect((await violations(files)).sort()).toEqual(
       [
@@ -324,7 +378,7 @@ describe('layers', () => {
         'src/commands/sandbox/reset.ts imports src/sandbox/y.ts (layer commands may not import layer sandbox)',
         'src/tools/z.ts imports src/contract/a.ts (src/tools/z.ts is in no layer)',
         'src/cli/self.ts imports src/sandbox/index.ts (layer cli may not import layer sandbox)',
-        "src/sandbox/bnpl/service.ts imports src/sandbox/wallets/routes.ts (only src/sandbox/server.ts imports a feature's routes)",
+        "src/sandbox/bnpl/service.ts imports src/sandbox/wallets/routes.ts (only src/sandbox/wallets/feature.ts imports a feature's routes)",
         'import cycle: src/core/x.ts → src/sandbox/y.ts → src/core/x.ts',
       ].sort(),
     )
@@ -359,6 +413,49 @@ describe('layers', () => {
         'import cycle: src/cli/h.ts → src/cli/h.ts',
         'import cycle: src/contract/index.ts → src/contract/index.ts',
         `src/commands/k.ts imports ${COMPUTED} (the layer rules cannot check it)`,
+      ].sort(),
+    )
+  })
+
+  it("keep the sandbox's features above its infrastructure, and each to itself", async () => {
+    const files = {
+      // Allowed: a feature's imports of its own files, the infrastructure and the kernel; the
+      // list's of descriptors; the context's of the kernel and authentication; the server's.
+      'src/sandbox/bnpl/service.ts':
+        "import {refund} from '../money/refunds.js'\nimport {Tenants} from '../tenants.js'\nimport {BNPL} from './schema.js'\n",
+      'src/sandbox/bnpl/feature.ts':
+        "import {bnplRoutes} from './routes.js'\nimport {BnplService} from './service.js'\n",
+      'src/sandbox/features.ts':
+        "import {bnpl} from './bnpl/feature.js'\nimport {MONEY} from './money/schema.js'\n",
+      'src/sandbox/context.ts': [
+        "import type {Principal} from './auth/authenticate.js'",
+        "import type {MoneyService} from './money/service.js'",
+        "import type {RetrySchedule} from './webhooks/schedule.js'",
+      ].join('\n'),
+      'src/sandbox/server.ts': "import {Authenticator} from './auth/authenticate.js'\n",
+      'src/sandbox/auth/authenticate.ts': "import type {TokenService} from './tokens.js'\n",
+      // Broken: a feature importing another, the kernel or the context a feature (the context's
+      // last line), the rest of the infrastructure a feature's inside, authentication a feature.
+      'src/sandbox/transactions/service.ts': "import {installmentOwner} from '../bnpl/schema.js'\n",
+      'src/sandbox/wallets/service.ts': "import type {RoundupSettings} from '../roundups/settings.js'\n",
+      'src/sandbox/money/service.ts': "import {BNPL} from '../bnpl/schema.js'\n",
+      'src/sandbox/money/owners.ts': "import type {Principal} from '../auth/authenticate.js'\n",
+      'src/sandbox/clock.ts': "const load = () => import('./bnpl/service.js')\n",
+      'src/sandbox/index.ts': "import {WebhookService} from './webhooks/service.js'\n",
+      'src/sandbox/auth/tokens.ts': "import type {UserService} from '../users/service.js'\n",
+      'src/sandbox/pagination.ts': "import {RetrySchedule} from './webhooks/schedule.js'\n",
+    }
+    expect((await violations(files)).sort()).toEqual(
+      [
+        'src/sandbox/transactions/service.ts imports src/sandbox/bnpl/schema.ts (feature transactions may not import feature bnpl)',
+        'src/sandbox/wallets/service.ts imports src/sandbox/roundups/settings.ts (feature wallets may not import feature roundups)',
+        'src/sandbox/money/service.ts imports src/sandbox/bnpl/schema.ts (the kernel imports no feature)',
+        'src/sandbox/money/owners.ts imports src/sandbox/auth/authenticate.ts (the kernel imports no feature)',
+        'src/sandbox/context.ts imports src/sandbox/webhooks/schedule.ts (the context imports no feature)',
+        'src/sandbox/clock.ts imports src/sandbox/bnpl/service.ts (the infrastructure reaches feature bnpl only through its feature.ts)',
+        'src/sandbox/index.ts imports src/sandbox/webhooks/service.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
+        'src/sandbox/auth/tokens.ts imports src/sandbox/users/service.ts (authentication, which the context needs, imports no feature)',
+        'src/sandbox/pagination.ts imports src/sandbox/webhooks/schedule.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
       ].sort(),
     )
   })

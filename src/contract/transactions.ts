@@ -96,6 +96,102 @@ export const RefundRequestSchema = z
   })
   .meta({id: 'RefundRequest'})
 
+/** The fields of POST /transactions that name its parties: the wallets and the payment method. */
+export type PartyField = 'sourceWalletId' | 'destinationWalletId' | 'paymentMethodId'
+
+/** What a new transaction names besides its amount. */
+export interface Parties {
+  method: string
+  sourceWalletId?: string | undefined
+  destinationWalletId?: string | undefined
+  paymentMethodId?: string | undefined
+}
+
+/**
+ * A broken rule of a transaction's parties: the field it is about, whether the method requires it
+ * (`missing`) or it may not be given as it is (`conflict`), and why, in the words of `name`.
+ */
+export interface PartiesProblem {
+  field: PartyField
+  kind: 'missing' | 'conflict'
+  reason: string
+}
+
+/** Methods that draw on a saved payment method, which they must name. */
+const NEEDS_PAYMENT_METHOD = new Set(['card', 'ach'])
+
+/**
+ * The fields `parties.method` requires that it lacks, in the order to ask for them: both wallets
+ * of a wallet-to-wallet transfer; the payment method of card and ACH; and one wallet, the
+ * destination unless told otherwise, for every method but wallet.
+ */
+export function missingParties(parties: Parties): PartyField[] {
+  const {method, sourceWalletId: source, destinationWalletId: destination} = parties
+  if (method === 'wallet') {
+    return [
+      ...(source === undefined ? (['sourceWalletId'] as const) : []),
+      ...(destination === undefined ? (['destinationWalletId'] as const) : []),
+    ]
+  }
+  const missing: PartyField[] = []
+  if (NEEDS_PAYMENT_METHOD.has(method) && parties.paymentMethodId === undefined)
+    missing.push('paymentMethodId')
+  if (source === undefined && destination === undefined) missing.push('destinationWalletId')
+  return missing
+}
+
+/**
+ * The rules of a transaction's parties, the first one `parties` breaks: a wallet-to-wallet
+ * transfer names two different wallets and draws on its source; any other method moves money into
+ * one wallet or out of one, and card and ACH name the payment method. The sandbox answers with
+ * them, and payctl checks them before sending; `name` says how each field is called where the
+ * problem is told (the body's field names by default).
+ */
+export function partiesProblem(
+  parties: Parties,
+  name: (field: PartyField) => string = (field) => field,
+): PartiesProblem | undefined {
+  const {method} = parties
+  const [source, destination, paymentMethod] = [
+    name('sourceWalletId'),
+    name('destinationWalletId'),
+    name('paymentMethodId'),
+  ]
+  const missing = (field: PartyField, reason: string): PartiesProblem => ({field, kind: 'missing', reason})
+  const conflict = (field: PartyField, reason: string): PartiesProblem => ({field, kind: 'conflict', reason})
+  if (method === 'wallet') {
+    const transfer = 'Required for a wallet-to-wallet transfer (method wallet)'
+    if (parties.sourceWalletId === undefined) return missing('sourceWalletId', transfer)
+    if (parties.destinationWalletId === undefined) return missing('destinationWalletId', transfer)
+    if (parties.sourceWalletId === parties.destinationWalletId) {
+      return conflict('destinationWalletId', `Must differ from ${source}`)
+    }
+    if (parties.paymentMethodId !== undefined && parties.paymentMethodId !== parties.sourceWalletId) {
+      return conflict(
+        'paymentMethodId',
+        `A wallet-to-wallet transfer draws on its source wallet: ${paymentMethod}, if given, must be ${source}`,
+      )
+    }
+    return undefined
+  }
+  if (parties.sourceWalletId !== undefined && parties.destinationWalletId !== undefined) {
+    return conflict(
+      'sourceWalletId',
+      `A ${method} transaction moves money into one wallet (${destination}) or out of one (${source}), not both`,
+    )
+  }
+  if (parties.sourceWalletId === undefined && parties.destinationWalletId === undefined) {
+    return missing(
+      'destinationWalletId',
+      `Required: ${destination} to deposit into a wallet, or ${source} to withdraw from one`,
+    )
+  }
+  if (NEEDS_PAYMENT_METHOD.has(method) && parties.paymentMethodId === undefined) {
+    return missing('paymentMethodId', `Required for method ${method}`)
+  }
+  return undefined
+}
+
 export const transactionEndpoints = {
   createTransaction: {
     operationId: 'createTransaction',

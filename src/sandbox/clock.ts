@@ -57,3 +57,42 @@ export class SandboxClock {
     this.save.run(OFFSET_KEY, String(this.offsetMs))
   }
 }
+
+/** How often the sandbox looks for work that fell due on its clock. */
+export const TICK_MS = 200
+
+/**
+ * What falls due on the sandbox clock, whoever scheduled it: the kernel's settlement of
+ * asynchronous payments first, then each feature's work (BNPL instalments, round-up transfers), in
+ * the order of the feature list. Run on every tick and every clock advance.
+ */
+export class DueWork {
+  readonly #work: (() => number)[] = []
+
+  /** Run `work` from now on whenever the due work runs; it returns how many records it finished. */
+  add(work: () => number): void {
+    this.#work.push(work)
+  }
+
+  /** Run every piece once, in order; returns how many records they finished in all. */
+  run(): number {
+    return this.#work.reduce((done, work) => done + work(), 0)
+  }
+
+  /**
+   * Run it in the background, as the real service's processors would report days later. Ticks are
+   * cheap (an indexed query each) and never keep the process alive.
+   */
+  tick(log?: (line: string) => void): {stop(): void} {
+    const timer = setInterval(() => {
+      try {
+        this.run()
+      } catch (err) {
+        // Another process may hold the data file for a moment: the next tick tries again.
+        log?.(`settlement failed: ${String(err)}`)
+      }
+    }, TICK_MS)
+    timer.unref()
+    return {stop: () => clearInterval(timer)}
+  }
+}

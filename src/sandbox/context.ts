@@ -5,14 +5,20 @@ import type {ResponseShape} from '../contract/envelope.js'
 import type {Principal} from './auth/authenticate.js'
 import type {PartnerDirectory} from './auth/partners.js'
 import type {TokenService} from './auth/tokens.js'
-import type {SandboxClock} from './clock.js'
+import type {DueWork, SandboxClock} from './clock.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {OwnerKinds} from './money/owners.js'
+import type {MoneyService} from './money/service.js'
 import type {Cursors} from './pagination.js'
+import type {PartnerRows} from './partner-rows.js'
 import type {RateLimiter} from './rate-limiter.js'
-import type {MoneyService} from './transactions/service.js'
-import type {RetrySchedule} from './webhooks/schedule.js'
+import type {Tenants} from './tenants.js'
+
+/** How quickly failed webhook deliveries are retried: like production, or compressed for local work. */
+export type RetrySchedule = 'realtime' | 'fast'
+export const RETRY_SCHEDULES = ['realtime', 'fast'] as const
 
 export interface SandboxSettings {
   responseShape: ResponseShape
@@ -28,7 +34,10 @@ export interface SandboxSettings {
   listensBeyondLoopback?: boolean
 }
 
-/** Everything a route needs, built once per running sandbox. */
+/**
+ * What the sandbox is made of, built once per running sandbox: each feature's routes and services
+ * take the parts they use.
+ */
 export interface SandboxContext {
   database: Database
   partners: PartnerDirectory
@@ -43,6 +52,22 @@ export interface SandboxContext {
   clock: SandboxClock
   /** Money movement over the ledger (docs/money.md). */
   money: MoneyService
+  /** The kinds of owner the features set on transactions, and whether a refund may take what they own. */
+  owners: OwnerKinds
+  /** The users of each partner, and the check that a user is the caller's. */
+  tenants: Tenants
+  /** Every row of a partner, found from the schemas' ties (reset deletes them). */
+  partnerRows: PartnerRows
+  /** What falls due on the sandbox clock: the tick and each clock advance run it. */
+  due: DueWork
+}
+
+/** The context as a feature is served it: with what only the assembled server knows. */
+export interface ServingContext extends SandboxContext {
+  /** The operation serving an endpoint, by operation id (the webhook trigger runs others as steps). */
+  operation(operationId: string): ServedRoute | undefined
+  /** One line for the sandbox's log, when it keeps one. */
+  log: ((line: string) => void) | undefined
 }
 
 /** One request, as an operation sees it: already authenticated and rate-limited. */
@@ -135,4 +160,20 @@ export function callerOf(input: {principal: Principal | undefined}): Principal {
 /** The caller's partner id, for routes that require authentication. */
 export function partnerOf(input: {principal: Principal | undefined}): string {
   return callerOf(input).partner.partnerId
+}
+
+/**
+ * The operation of a route on a user's path (`/users/{id}/…`): it runs for a user of the caller's
+ * partner, and any other is NOT_FOUND.
+ */
+export function forUserOfPath<I extends PathInput<'id'>, R>(
+  tenants: Tenants,
+  run: (user: {partnerId: string; userId: string}, input: I) => R,
+): (input: I) => R {
+  return (input) => {
+    const partnerId = partnerOf(input)
+    const userId = input.params.id
+    tenants.requireUser(partnerId, userId)
+    return run({partnerId, userId}, input)
+  }
 }

@@ -19,246 +19,79 @@ function chmodPrivate(file: string): void {
 }
 
 /**
- * Bumped whenever the tables change shape (those below and each feature's own); a file from a
- * newer sandbox is refused. 3: listen sessions record when a listener connected and when they ended.
+ * Bumped whenever a table changes shape (any schema's); a file from a newer sandbox is refused, an
+ * older one brought up to date by the migrations of each version in between. 3: listen sessions
+ * record when a listener connected and when they ended. 4: a transaction names its owner, and the
+ * tables follow their partner through the schemas' ties rather than SQL triggers.
  */
-const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
-const SCHEMA = `
+/** How a row of a table is tied to the partner it belongs to. */
+export type Tie =
+  /** The row names its partner in this column. */
+  | {partnerColumn: string}
+  /** The row belongs to the row of `parent` whose `key` it holds in `column`, and so to that row's partner. */
+  | {parent: string; key: string; column: string}
+  /** The row is no one partner's: why. */
+  | {shared: string}
+
+/** A table of a schema, and what ties each of its rows to a partner. */
+export interface Table {
+  name: string
+  tie: Tie
+  /** Why POST /_sandbox/reset keeps its rows (configuration, not records); absent, reset deletes them. */
+  keptByReset?: string
+}
+
+/** A change that brings a data file written before schema `version` up to it. */
+export interface Migration {
+  version: number
+  up(database: Database): void
+}
+
+/**
+ * The tables one part of the sandbox keeps, described once: the SQL that creates them as they are
+ * now (idempotent: CREATE … IF NOT EXISTS), how each row is tied to its partner, and the
+ * migrations that bring an older data file's tables to the same shape. A new file gets the SQL
+ * alone; an older one gets the SQL (its missing tables), then the migrations, version by version.
+ * An index on a column a migration adds is that migration's to create.
+ */
+export interface Schema {
+  /** Whose tables: a feature's folder, or the infrastructure file that keeps them. */
+  name: string
+  sql?: string
+  tables?: readonly Table[]
+  migrations?: readonly Migration[]
+}
+
+/** A table whose rows name their partner in `partner_id`, as most do. */
+export const byPartner = (name: string): Table => ({name, tie: {partnerColumn: 'partner_id'}})
+
+/** A migration that is SQL alone. */
+export const sqlMigration = (version: number, sql: string): Migration => ({
+  version,
+  up: (database) => database.db.exec(sql),
+})
+
+/** The data file's own values: its schema version, its keys, the sandbox clock. */
+export const META: Schema = {
+  name: 'database',
+  sql: `
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) WITHOUT ROWID;
+`,
+  tables: [{name: 'meta', tie: {shared: "the data file's own: its schema version, keys and clock"}}],
+}
 
-CREATE TABLE IF NOT EXISTS partners (
-  partner_id TEXT PRIMARY KEY,
-  api_key TEXT NOT NULL UNIQUE,
-  api_secret TEXT NOT NULL,
-  secret_key TEXT NOT NULL UNIQUE,
-  created_at TEXT NOT NULL,
-  started_at TEXT NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS users (
-  id TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  email TEXT NOT NULL,
-  first_name TEXT NOT NULL,
-  last_name TEXT NOT NULL,
-  external_id TEXT,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS users_by_partner ON users (partner_id);
-
--- Amounts are TEXT: 18- and 24-decimal currencies overflow SQLite's 64-bit integers.
-CREATE TABLE IF NOT EXISTS wallets (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  partner_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  currency TEXT NOT NULL,
-  status TEXT NOT NULL,
-  label TEXT,
-  available TEXT NOT NULL,
-  pending TEXT NOT NULL,
-  reserved TEXT NOT NULL,
-  limit_transaction TEXT NOT NULL,
-  limit_daily TEXT NOT NULL,
-  limit_monthly TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  UNIQUE (user_id, currency)
-);
-CREATE INDEX IF NOT EXISTS wallets_by_partner ON wallets (partner_id, seq);
-
-CREATE TABLE IF NOT EXISTS events (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  type TEXT NOT NULL,
-  partner_id TEXT NOT NULL,
-  data TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_partner ON events (partner_id, seq);
-
-CREATE TABLE IF NOT EXISTS idempotency_keys (
-  partner_id TEXT NOT NULL,
-  key TEXT NOT NULL,
-  fingerprint TEXT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
-  status INTEGER,
-  body TEXT,
-  request_id TEXT,
-  created_at INTEGER NOT NULL,
-  PRIMARY KEY (partner_id, key)
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS revoked_tokens (
-  jti TEXT PRIMARY KEY,
-  expires_at INTEGER NOT NULL
-) WITHOUT ROWID;
-`
-
-/**
- * Money movement (docs/money.md): transaction records, the double-entry ledger, volume counters for
- * wallet limits, payment methods, bank-account links, and the wallet product's records. Amounts are
- * TEXT (exact integers, signed in ledger entries); the balance columns of `wallets` cache the sums
- * of their ledger entries.
- */
-const MONEY_SCHEMA = `
-CREATE TABLE IF NOT EXISTS transactions (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  partner_id TEXT NOT NULL,
-  wallet_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  status TEXT NOT NULL,
-  method TEXT,
-  amount TEXT NOT NULL,
-  currency TEXT NOT NULL,
-  fee TEXT NOT NULL,
-  net_amount TEXT NOT NULL,
-  source_wallet_id TEXT,
-  destination_wallet_id TEXT,
-  payment_method_id TEXT,
-  description TEXT,
-  metadata TEXT,
-  paired_id TEXT,
-  original_id TEXT,
-  refunded_amount TEXT NOT NULL DEFAULT '0',
-  failure_reason TEXT,
-  outcome TEXT,
-  settles_at INTEGER,
-  created_at TEXT NOT NULL,
-  completed_at TEXT,
-  estimated_completion TEXT
-);
-CREATE INDEX IF NOT EXISTS transactions_by_partner ON transactions (partner_id, seq);
-CREATE INDEX IF NOT EXISTS transactions_by_wallet ON transactions (wallet_id, seq);
-CREATE INDEX IF NOT EXISTS transactions_due ON transactions (settles_at) WHERE status = 'processing';
-
--- No index: written by every movement, read only by audits and resets.
-CREATE TABLE IF NOT EXISTS ledger_entries (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  partner_id TEXT NOT NULL,
-  transaction_id TEXT NOT NULL,
-  account TEXT NOT NULL,
-  currency TEXT NOT NULL,
-  amount TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS wallet_volumes (
-  wallet_id TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  day TEXT NOT NULL,
-  daily TEXT NOT NULL,
-  month TEXT NOT NULL,
-  monthly TEXT NOT NULL
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS payment_methods (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  partner_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  behaviour TEXT NOT NULL,
-  brand TEXT,
-  last4 TEXT,
-  bank_name TEXT,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS payment_methods_by_user ON payment_methods (user_id, seq);
-
-CREATE TABLE IF NOT EXISTS link_tokens (
-  token TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
-  used INTEGER NOT NULL DEFAULT 0
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS bank_accounts (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  partner_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  bank_name TEXT NOT NULL,
-  last4 TEXT NOT NULL,
-  payment_method_id TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS bank_accounts_by_user ON bank_accounts (user_id, seq);
-
--- Never the full card number or the CVC: they are shown once, in the creation response.
-CREATE TABLE IF NOT EXISTS virtual_cards (
-  id TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  wallet_id TEXT NOT NULL,
-  brand TEXT NOT NULL,
-  last4 TEXT NOT NULL,
-  exp_month INTEGER NOT NULL,
-  exp_year INTEGER NOT NULL,
-  status TEXT NOT NULL,
-  label TEXT,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS walletsvc_payments (
-  id TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  wallet_id TEXT NOT NULL,
-  transaction_id TEXT NOT NULL,
-  merchant_name TEXT,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS walletsvc_transfers (
-  id TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  from_user_id TEXT NOT NULL,
-  to_user_id TEXT NOT NULL,
-  out_transaction_id TEXT NOT NULL,
-  in_transaction_id TEXT NOT NULL,
-  note TEXT,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-`
-
-/** Tables of MONEY_SCHEMA that hold a partner's records (emptied by POST /_sandbox/reset). */
-export const MONEY_TABLES = [
-  'transactions',
-  'ledger_entries',
-  'wallet_volumes',
-  'payment_methods',
-  'link_tokens',
-  'bank_accounts',
-  'virtual_cards',
-  'walletsvc_payments',
-  'walletsvc_transfers',
-] as const
-
-/**
- * Schema 1 to 2: wallets had a stored balance and no ledger. Give each funded wallet an opening
- * `adjustment` transaction and its two entries, so that every balance equals its ledger.
- */
-const UPGRADE_TO_2 = `
-INSERT INTO transactions (id, partner_id, wallet_id, type, status, amount, currency, fee, net_amount,
-  destination_wallet_id, description, created_at, completed_at)
-SELECT 'txn_' || lower(hex(randomblob(12))), partner_id, id, 'adjustment', 'completed', available, currency,
-  '0', available, id, 'Opening balance', created_at, created_at
-FROM wallets WHERE available != '0';
-INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at)
-SELECT partner_id, id, wallet_id || ':available', currency, amount, created_at
-FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance'
-UNION ALL
-SELECT partner_id, id, 'external:sandbox_funding', currency, '-' || amount, created_at
-FROM transactions WHERE type = 'adjustment' AND description = 'Opening balance';
-`
+/** Add a column to a table that lacks it (a migration's step; a file that has it is left alone). */
+export function addColumn(database: Database, table: string, column: string, type: string): void {
+  const has = database.prepare<{name: string}>(
+    `SELECT name FROM pragma_table_info('${table}') WHERE name = ?`,
+  )
+  if (has.get(column) === undefined) database.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+}
 
 const KEEP_WRITES = Symbol('keepWrites')
 
@@ -325,7 +158,8 @@ export class Database {
 
   readonly #path: string
 
-  constructor(path: string) {
+  /** Open `path`, with `schemas`' tables created or brought up to date (META's always). */
+  constructor(path: string, schemas: readonly Schema[] = []) {
     this.#path = path
     const onDisk = path !== ':memory:' && path !== ''
     // The file holds the partner's secrets and the token signing key: only its owner may read it,
@@ -348,7 +182,7 @@ export class Database {
       // The default 2 MB page cache is smaller than a busy sandbox's indexes.
       this.db.exec('PRAGMA cache_size = -65536')
     }
-    this.migrate()
+    this.migrate([META, ...schemas.filter((schema) => schema !== META)])
   }
 
   /**
@@ -363,10 +197,9 @@ export class Database {
     return this.db.prepare(sql) as unknown as Statement<Row>
   }
 
-  private migrate(): void {
+  private migrate(schemas: readonly Schema[]): void {
     this.transaction(() => {
-      this.db.exec(SCHEMA)
-      this.db.exec(MONEY_SCHEMA)
+      for (const schema of schemas) if (schema.sql !== undefined) this.db.exec(schema.sql)
       const row = this.prepare<{value: string}>("SELECT value FROM meta WHERE key = 'schema_version'").get()
       if (row === undefined) {
         this.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
@@ -377,7 +210,14 @@ export class Database {
           `the sandbox data file was written by a newer payctl (schema ${row.value}, this one knows ${SCHEMA_VERSION})`,
         )
       } else if (Number(row.value) < SCHEMA_VERSION) {
-        if (Number(row.value) < 2) this.db.exec(UPGRADE_TO_2)
+        // Version by version, each schema in the order given: a migration may rely on an earlier
+        // schema's of the same version (the kernel's columns before the products fill them).
+        for (let version = Number(row.value) + 1; version <= SCHEMA_VERSION; version++) {
+          for (const schema of schemas) {
+            for (const migration of schema.migrations ?? [])
+              if (migration.version === version) migration.up(this)
+          }
+        }
         this.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION))
       }
     })

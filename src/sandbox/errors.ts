@@ -1,3 +1,4 @@
+import {SUPPORTED_CURRENCIES} from '../contract/currencies.js'
 import type {ErrorStyle} from '../contract/endpoint.js'
 import type {ResponseShape} from '../contract/envelope.js'
 import {ERROR_STATUS, type ErrorCode, errorCategory} from '../contract/errors.js'
@@ -39,6 +40,20 @@ export class AuthFailure extends ApiError {
     super(code, message, details)
     this.name = 'AuthFailure'
   }
+}
+
+/** A currency the sandbox does not support, named where the request gave it. */
+export function invalidCurrency(value: string, field = 'currency'): ApiError {
+  return new ApiError('INVALID_CURRENCY', `Unsupported currency: ${value}`, {
+    field,
+    value,
+    supported: [...SUPPORTED_CURRENCIES],
+  })
+}
+
+/** A wallet the caller's partner does not have. */
+export function walletNotFound(id: string): ApiError {
+  return new ApiError('NOT_FOUND', `No wallet ${id}`, {resource: 'wallet', id})
 }
 
 export interface RenderedError {

@@ -1,6 +1,23 @@
 import type {EventName} from '../contract/events.js'
-import type {Database, Statement} from './database.js'
+import {byPartner, type Database, type Schema, type Statement} from './database.js'
 import {newId} from './ids.js'
+
+/** The event log: what each partner's changes recorded, in order, for webhooks and GET /events. */
+export const EVENTS: Schema = {
+  name: 'events',
+  sql: `
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  partner_id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_partner ON events (partner_id, seq);
+`,
+  tables: [byPartner('events')],
+}
 
 export interface RecordedEvent {
   id: string

@@ -1,9 +1,28 @@
-import type {Database, Statement} from './database.js'
+import {byPartner, type Database, type Schema, type Statement} from './database.js'
 import {ApiError} from './errors.js'
 import {canonicalJson, sha256Hex} from './json.js'
 
 /** How long a stored response is replayed for. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+
+/** The stored answers of requests made under an Idempotency-Key. */
+export const IDEMPOTENCY: Schema = {
+  name: 'idempotency',
+  sql: `
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  partner_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+  status INTEGER,
+  body TEXT,
+  request_id TEXT,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (partner_id, key)
+) WITHOUT ROWID;
+`,
+  tables: [byPartner('idempotency_keys')],
+}
 
 export interface StoredResponse {
   status: number

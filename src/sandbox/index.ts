@@ -6,22 +6,24 @@ import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
 import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './auth/partners.js'
 import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
-import {SandboxClock} from './clock.js'
-import type {SandboxContext} from './context.js'
-import {Database} from './database.js'
+import {DueWork, SandboxClock} from './clock.js'
+import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
+import type {Database} from './database.js'
 import {EventLog} from './events.js'
+import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
+import {OwnerKinds} from './money/owners.js'
+import {MoneyService} from './money/service.js'
 import {Cursors} from './pagination.js'
+import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer} from './server.js'
-import {MoneyService} from './transactions/service.js'
-import {startSettlement} from './transactions/settlement.js'
-import {RETRY_SCHEDULES, type RetrySchedule} from './webhooks/schedule.js'
+import {Tenants} from './tenants.js'
 
 export type {SandboxCredentials} from './auth/partners.js'
+export {RETRY_SCHEDULES, type RetrySchedule} from './context.js'
 export {EventLog, type RecordedEvent, recordEvent} from './events.js'
 export {RATE_LIMITS} from './rate-limiter.js'
-export {RETRY_SCHEDULES, type RetrySchedule} from './webhooks/schedule.js'
 
 export interface SandboxOptions {
   /** TCP port; default 4010, 0 for an ephemeral one. */
@@ -94,54 +96,66 @@ function packageVersion(): string {
   }
 }
 
+/** Everything the sandbox is made of, for the partner it serves, on an open data file. */
+function contextOf(
+  database: Database,
+  tokens: TokenService,
+  partnerId: string,
+  options: z.output<typeof OptionsSchema>,
+): SandboxContext {
+  const events = new EventLog(database)
+  const clock = new SandboxClock(database)
+  const money = new MoneyService({database, events, clock, settleAfterSeconds: options.settleAfterSeconds})
+  // The kernel's settlement first: features' due work reads what it settled.
+  const due = new DueWork()
+  due.add(() => money.settleDue())
+  return {
+    database,
+    partners: new PartnerDirectory(database, partnerId),
+    tokens,
+    limiter: new RateLimiter(options.rateLimit === 'spec'),
+    events,
+    clock,
+    money,
+    owners: new OwnerKinds(FEATURES.flatMap((feature) => feature.owners ?? [])),
+    tenants: new Tenants(database),
+    partnerRows: new PartnerRows(database, SCHEMAS),
+    due,
+    idempotency: new IdempotencyStore(database),
+    cursors: new Cursors(database),
+    settings: {
+      responseShape: options.responseShape,
+      rateLimit: options.rateLimit,
+      tokenTtlSeconds: options.tokenTtlSeconds,
+      startedAt: new Date().toISOString(),
+      version: packageVersion(),
+      webhookRetries: options.webhookRetries,
+      settleAfterSeconds: options.settleAfterSeconds,
+      listensBeyondLoopback: !isLoopbackHost(options.host),
+    },
+  }
+}
+
 /** Start the sandbox server; resolves once it is listening. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const parsed = OptionsSchema.safeParse(opts)
   if (!parsed.success) throw new TypeError(`invalid sandbox options: ${z.prettifyError(parsed.error)}`)
   const options = parsed.data
-  const database = new Database(options.data)
+  const database = openDatabase(options.data)
   let server: {close(): Promise<unknown>} | undefined
   try {
     const tokens = await TokenService.open(database)
     // Set up in one transaction: a data file refused as damaged half-way is left as it was.
     const {ctx, app, credentials} = database.transaction(() => {
       const credentials = resolvePartner(database, opts.credentials)
-      const events = new EventLog(database)
-      const clock = new SandboxClock(database)
-      const money = new MoneyService({
-        database,
-        events,
-        clock,
-        settleAfterSeconds: options.settleAfterSeconds,
-      })
-      const ctx: SandboxContext = {
-        database,
-        partners: new PartnerDirectory(database, credentials.partnerId),
-        tokens,
-        limiter: new RateLimiter(options.rateLimit === 'spec'),
-        events,
-        clock,
-        money,
-        idempotency: new IdempotencyStore(database),
-        cursors: new Cursors(database),
-        settings: {
-          responseShape: options.responseShape,
-          rateLimit: options.rateLimit,
-          tokenTtlSeconds: options.tokenTtlSeconds,
-          startedAt: new Date().toISOString(),
-          version: packageVersion(),
-          webhookRetries: options.webhookRetries,
-          settleAfterSeconds: options.settleAfterSeconds,
-          listensBeyondLoopback: !isLoopbackHost(options.host),
-        },
-      }
-      return {ctx, app: buildServer(ctx, {log: opts.log}), credentials}
+      const ctx = contextOf(database, tokens, credentials.partnerId, options)
+      return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})
-    const settlement = startSettlement(ctx.money, opts.log)
+    const ticks = ctx.due.tick(opts.log)
     const checkpoints = checkpointInBackground(database, opts.log)
     const port = (app.server.address() as AddressInfo).port
     let closing: Promise<void> | undefined
@@ -152,7 +166,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       host: options.host,
       credentials,
       close() {
-        settlement.stop()
+        ticks.stop()
         closing ??= app
           .close()
           .then(() => checkpoints.stop())

@@ -150,7 +150,11 @@ export function parseRequestJson(text: string): unknown {
   }
   if (copied === 0) return JSON.parse(text)
   const parsed: unknown = JSON.parse(rewritten + text.slice(copied))
-  if (values.length === 0) return parsed
+  return values.length === 0 ? parsed : placeValues(parsed, marker, values)
+}
+
+/** Put each value back where its marker stands in the parsed body. */
+function placeValues(parsed: unknown, marker: string, values: (bigint | number)[]): unknown {
   let placed = 0
   const place = (value: unknown): unknown => {
     if (typeof value === 'string') {

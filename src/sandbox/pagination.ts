@@ -1,5 +1,5 @@
 import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto'
-import {type Database, keyShape} from './database.js'
+import {type Columns, type Database, keyShape, type Statement} from './database.js'
 import {ApiError} from './errors.js'
 
 /** Page size of every list when `limit` is not given (they accept 1 to 100). */
@@ -65,54 +65,86 @@ function binding(list: string, partnerId: string): Buffer {
   return Buffer.from(`${list}\0${partnerId}`)
 }
 
-/** One partner's pages of a list: where a page starts, and the cursor to the next. */
-export interface Pages {
-  /** The `seq` a page starts after (oldest first) or before (newest first): the cursor's, or the end. */
-  start(cursor: string | undefined): number
-  /** The page of `rows` (read with `limit + 1`), whether another follows, and the cursor to it. */
-  page<R extends {seq?: number | undefined}>(
-    rows: R[],
-    limit: number,
-  ): {shown: R[]; hasMore: boolean; nextCursor: string | null}
+/** A list as one table's rows of a partner, filtered, paged and ordered by `seq`. */
+export interface ListSpec<Filter extends string> {
+  /** The list's name: its cursors open for it alone (with the partner they were issued to). */
+  name: string
+  table: string
+  order: 'oldest first' | 'newest first'
+  /** The filters it takes, by name: each a condition with one `?`, joined in this order. */
+  filters: Record<Filter, string>
+}
+
+/** One page of a list: its rows, whether another follows, and the cursor to it. */
+export interface Page<Row> {
+  rows: Row[]
+  hasMore: boolean
+  nextCursor: string | null
 }
 
 /**
- * The pages of one list, ordered by its rows' `seq`. A list reads one row more than the page's
- * limit from where the page starts, and shows the limit: the extra row says that another page
- * follows. A cursor holds the `seq` of the last row shown, sealed (see Cursors).
+ * Every list of the sandbox: a partner's rows of one table, filtered, paged by sealed cursors. A
+ * page reads one row more than its limit from where it starts and shows the limit: the extra row
+ * says that another page follows. A cursor holds the `seq` of the last row shown, sealed (see
+ * Cursors). One statement per combination of the filters given, prepared on first use.
  */
-export class Pagination {
+export class PagedList<Row extends Columns<Row> & {seq: number}, Filter extends string = never> {
+  readonly #statements = new Map<string, Statement<Row>>()
+
   constructor(
-    private readonly list: string,
-    private readonly order: 'oldest first' | 'newest first',
+    private readonly database: Database,
+    private readonly cursors: Cursors,
+    private readonly spec: ListSpec<Filter>,
   ) {}
 
-  /** The pages `partnerId` sees, with cursors sealed by `cursors`. */
-  of(cursors: Cursors, partnerId: string): Pages {
-    const {list, order} = this
-    return {
-      start(cursor) {
-        if (cursor === undefined) return order === 'oldest first' ? 0 : Number.MAX_SAFE_INTEGER
-        const position = cursors.open(list, partnerId, cursor)
-        if (position === undefined) {
-          throw new ApiError(
-            'VALIDATION_ERROR',
-            'Invalid query: cursor is not one this sandbox issued for this list to this partner; pass the nextCursor of the previous page',
-            {
-              field: 'cursor',
-              issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
-            },
-          )
-        }
-        return position
-      },
-      page(rows, limit) {
-        const hasMore = rows.length > limit
-        const shown = hasMore ? rows.slice(0, limit) : rows
-        const last = shown.at(-1)?.seq
-        const nextCursor = hasMore && last !== undefined ? cursors.seal(list, partnerId, last) : null
-        return {shown, hasMore, nextCursor}
-      },
+  /** The page of the partner's rows that `query` asks for, of those that pass the filters given. */
+  page(
+    partnerId: string,
+    filters: {[F in Filter]?: string | undefined},
+    query: {cursor?: string | undefined; limit?: number | undefined},
+  ): Page<Row> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE
+    const given = (Object.keys(this.spec.filters) as Filter[]).filter((f) => filters[f] !== undefined)
+    const params: (string | number)[] = [partnerId, this.#start(partnerId, query.cursor)]
+    for (const f of given) params.push(filters[f]!)
+    const rows = this.#statement(given).all(...params, limit + 1)
+    const hasMore = rows.length > limit
+    const shown = hasMore ? rows.slice(0, limit) : rows
+    const last = shown.at(-1)?.seq
+    const nextCursor =
+      hasMore && last !== undefined ? this.cursors.seal(this.spec.name, partnerId, last) : null
+    return {rows: shown, hasMore, nextCursor}
+  }
+
+  /** The `seq` a page starts after (oldest first) or before (newest first): the cursor's, or the end. */
+  #start(partnerId: string, cursor: string | undefined): number {
+    if (cursor === undefined) return this.spec.order === 'oldest first' ? 0 : Number.MAX_SAFE_INTEGER
+    const position = this.cursors.open(this.spec.name, partnerId, cursor)
+    if (position === undefined) {
+      throw new ApiError(
+        'VALIDATION_ERROR',
+        'Invalid query: cursor is not one this sandbox issued for this list to this partner; pass the nextCursor of the previous page',
+        {
+          field: 'cursor',
+          issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
+        },
+      )
     }
+    return position
+  }
+
+  #statement(given: Filter[]): Statement<Row> {
+    const key = given.join(',')
+    let statement = this.#statements.get(key)
+    if (statement === undefined) {
+      const {table, order, filters} = this.spec
+      const oldestFirst = order === 'oldest first'
+      const where = ['partner_id = ?', oldestFirst ? 'seq > ?' : 'seq < ?', ...given.map((f) => filters[f])]
+      statement = this.database.prepare<Row>(
+        `SELECT * FROM ${table} WHERE ${where.join(' AND ')} ORDER BY seq ${oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`,
+      )
+      this.#statements.set(key, statement)
+    }
+    return statement
   }
 }

@@ -8,27 +8,16 @@ import {
   takesIdempotencyKey,
 } from '../contract/endpoint.js'
 import {endpoints} from '../contract/endpoints.js'
-import {accountRoutes} from './accounts/routes.js'
 import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'
-import {authRoutes} from './auth/routes.js'
-import {bnplRoutes} from './bnpl/routes.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
-import {controlRoutes} from './control/routes.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
+import type {Feature, Served} from './feature.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {newId} from './ids.js'
 import {parseRequestJson} from './json.js'
-import {paymentMethodRoutes} from './payment-methods/routes.js'
 import {RATE_LIMITS} from './rate-limiter.js'
-import {roundupRoutes} from './roundups/routes.js'
-import {transactionRoutes} from './transactions/routes.js'
-import {userRoutes} from './users/routes.js'
 import {parseRequest} from './validation.js'
-import {walletProductRoutes} from './wallet-product/routes.js'
-import {walletRoutes} from './wallets/routes.js'
-import {webhookRoutes} from './webhooks/routes.js'
-import {WebhookService} from './webhooks/service.js'
 
 /** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -106,8 +95,15 @@ export interface ServerOptions {
   log?: ((line: string) => void) | undefined
 }
 
-/** Build the Fastify app that serves the contract's endpoints from `ctx`. Does not listen. */
-export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): FastifyInstance {
+/**
+ * Build the Fastify app that serves the contract's endpoints from `features`, each served from
+ * `ctx`; their due work joins the clock's. Does not listen.
+ */
+export function buildServer(
+  ctx: SandboxContext,
+  features: readonly Feature[],
+  options: ServerOptions = {},
+): FastifyInstance {
   const {settings} = ctx
   const log = options.log
   const app = createApp(settings)
@@ -117,27 +113,19 @@ export function buildServer(ctx: SandboxContext, options: ServerOptions = {}): F
   const paths: PathMethods = new Map()
   setErrorHandlers(app, settings, (request) => methodNotAllowed(paths, request), log)
 
-  const webhooks = new WebhookService(ctx, options.log)
-  const routes: RouteSpec[] = [
-    ...authRoutes(ctx),
-    ...userRoutes(ctx),
-    ...walletRoutes(ctx),
-    ...transactionRoutes(ctx),
-    ...accountRoutes(ctx),
-    ...paymentMethodRoutes(ctx),
-    ...walletProductRoutes(ctx),
-    ...roundupRoutes(ctx),
-    ...bnplRoutes(ctx),
-    ...controlRoutes(ctx),
-    // The trigger runs other operations as fixture steps: it finds them among these, parsing as a request does.
-    ...webhookRoutes(ctx, webhooks, (id) => operations.get(id)),
-  ]
+  // The trigger runs other operations as fixture steps: it finds them among these, parsing as a request does.
+  const serving = {...ctx, log, operation: (id: string) => operations.get(id)}
+  const served: Served[] = features.map((feature) => feature.serve(serving))
+  const routes = served.flatMap((s) => s.routes)
   checkEveryEndpointServed(routes)
-  const operations = new Map(routes.map((spec) => [spec.endpoint.operationId, served(spec)]))
+  const operations = new Map(routes.map((spec) => [spec.endpoint.operationId, servedRoute(spec)]))
   const authenticator = new Authenticator(ctx.partners, ctx.tokens)
   const principals = new WeakMap<FastifyRequest, Principal>()
   for (const operation of operations.values()) registerRoute(app, ctx, operation, authenticator, principals)
-  webhooks.attach(app)
+  for (const {due, attach} of served) {
+    if (due !== undefined) ctx.due.add(due)
+    attach?.(app)
+  }
   addPaths(paths, routes)
   return app
 }
@@ -325,7 +313,7 @@ function methodNotAllowed(paths: PathMethods, request: FastifyRequest): ApiError
  * caller may move the clock), with a VALIDATION_ERROR that runIdempotently keeps out of the
  * idempotency store.
  */
-function served(spec: RouteSpec): ServedRoute {
+function servedRoute(spec: RouteSpec): ServedRoute {
   // Erased here (as route() erases it, in context.ts): the input is parsed with this endpoint's own schemas.
   const operation = spec as unknown as {run(input: RawInput): unknown; forReplay?(resource: unknown): unknown}
   return {
@@ -345,7 +333,6 @@ function registerRoute(
 ): void {
   const {settings} = ctx
   const {endpoint} = spec
-  const walletRoute = endpoint.tag === 'wallets'
   const render = (resource: unknown, requestId: string): string =>
     JSON.stringify(
       endpoint.enveloped && settings.responseShape === 'envelope'
@@ -360,20 +347,8 @@ function registerRoute(
     // Authentication and rate limits run before the body is read: no credential, no parsing.
     onRequest: async (request, reply) => {
       if (endpoint.auth === 'credentials') return
-      let principal: Principal | undefined
-      try {
-        principal = await authenticator.authenticate(endpoint, request.headers.authorization)
-      } catch (err) {
-        // A guessed credential (an unknown key, a token not signed by this sandbox) counts
-        // against the address; past the budget the answer is 429 instead of 401.
-        if (err instanceof AuthFailure && err.guess) {
-          reply.headers(ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute))
-        }
-        throw err
-      }
-      if (principal === undefined) return
-      principals.set(request, principal)
-      reply.headers(ctx.limiter.admit(principal.partner.partnerId, walletRoute))
+      const principal = await admit(ctx, authenticator, endpoint, request, reply)
+      if (principal !== undefined) principals.set(request, principal)
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)
@@ -407,6 +382,30 @@ function registerRoute(
       return sendJson(reply, outcome.status, outcome.body)
     },
   })
+}
+
+/** The caller of a request, authenticated and within its rate limits; undefined where none is needed. */
+async function admit(
+  ctx: SandboxContext,
+  authenticator: Authenticator,
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Principal | undefined> {
+  let principal: Principal | undefined
+  try {
+    principal = await authenticator.authenticate(endpoint, request.headers.authorization)
+  } catch (err) {
+    // A guessed credential (an unknown key, a token not signed by this sandbox) counts
+    // against the address; past the budget the answer is 429 instead of 401.
+    if (err instanceof AuthFailure && err.guess) {
+      reply.headers(ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute))
+    }
+    throw err
+  }
+  if (principal !== undefined)
+    reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
+  return principal
 }
 
 /**

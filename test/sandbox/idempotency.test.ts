@@ -1,7 +1,7 @@
 import {request} from 'node:http'
 import {connect} from 'node:net'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {Database} from '../../src/sandbox/database.js'
+import {openDatabase} from '../../src/sandbox/features.js'
 import {IdempotencyStore} from '../../src/sandbox/idempotency.js'
 import {sleep, start, type TestSandbox, tempDir} from './helpers.js'
 
@@ -283,7 +283,7 @@ describe('after a restart on the same data file', () => {
 
 describe('IdempotencyStore', () => {
   test('refuses a key whose first request is still in flight, and frees it on release', () => {
-    const database = new Database(':memory:')
+    const database = openDatabase(':memory:')
     try {
       const store = new IdempotencyStore(database)
       expect(store.begin('p', 'k', 'f1')).toEqual({kind: 'new'})
@@ -303,7 +303,7 @@ describe('IdempotencyStore', () => {
   })
 
   test('forgets a key after 24 hours', () => {
-    const database = new Database(':memory:')
+    const database = openDatabase(':memory:')
     try {
       const store = new IdempotencyStore(database)
       const then = Date.now() - 25 * 3600_000

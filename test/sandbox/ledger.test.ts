@@ -1,6 +1,7 @@
 import {DatabaseSync} from 'node:sqlite'
 import {describe, expect, test} from 'vitest'
-import {Database} from '../../src/sandbox/database.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/database.js'
+import {openDatabase} from '../../src/sandbox/features.js'
 import {parseRequestJson} from '../../src/sandbox/json.js'
 import {query, start, tempDir} from './helpers.js'
 import {createTx, data, expectLedgerBalanced, ledgerProblems, parseExact, wallet} from './money-helpers.js'
@@ -128,7 +129,7 @@ describe('the ledger', () => {
     const files = tempDir()
     try {
       // A file as the sandbox wrote it before the ledger: balances stored, no entries.
-      new Database(files.file).close()
+      openDatabase(files.file).close()
       const raw = new DatabaseSync(files.file)
       raw.exec(`
         DELETE FROM transactions; DELETE FROM ledger_entries;
@@ -142,12 +143,14 @@ describe('the ledger', () => {
       `)
       raw.close()
       expect(ledgerProblems(files.file)).toEqual(['wal_old available is 12345, its ledger says 0'])
-      new Database(files.file).close()
+      openDatabase(files.file).close()
       expectLedgerBalanced(files.file)
       expect(
         query(files.file, "SELECT type, amount, status FROM transactions WHERE wallet_id = 'wal_old'"),
       ).toEqual([{type: 'adjustment', amount: '12345', status: 'completed'}])
-      expect(query(files.file, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{value: '3'}])
+      expect(query(files.file, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([
+        {value: String(SCHEMA_VERSION)},
+      ])
     } finally {
       files.cleanup()
     }

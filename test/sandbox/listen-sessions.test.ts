@@ -1,10 +1,11 @@
 import {once} from 'node:events'
+import {DatabaseSync} from 'node:sqlite'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {LISTEN_CLOSE} from '../../src/contract/webhooks.js'
-import {Database} from '../../src/sandbox/database.js'
 import {recordEvent} from '../../src/sandbox/events.js'
+import {openDatabase} from '../../src/sandbox/features.js'
 import {LISTEN_SESSION_CAP, WebhookStore} from '../../src/sandbox/webhooks/store.js'
-import {start, type TestSandbox} from './helpers.js'
+import {start, type TestSandbox, tempDir} from './helpers.js'
 
 describe('listen sessions over HTTP', () => {
   let sb: TestSandbox
@@ -86,7 +87,7 @@ describe('listen sessions over HTTP', () => {
 
 describe('listen sessions in the store: who collects', () => {
   const setup = () => {
-    const database = new Database(':memory:')
+    const database = openDatabase(':memory:')
     database.db.exec(
       "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
     )
@@ -131,16 +132,26 @@ describe('listen sessions in the store: who collects', () => {
   })
 
   it('adds its new columns to a data file written before them', () => {
-    const database = new Database(':memory:')
-    database.db.exec(`CREATE TABLE webhook_listen_sessions (
-      id TEXT PRIMARY KEY, partner_id TEXT NOT NULL, listener_key TEXT NOT NULL, secret TEXT NOT NULL,
-      events TEXT NOT NULL, from_event_seq INTEGER NOT NULL, last_seen_at INTEGER NOT NULL, created_at TEXT NOT NULL,
-      UNIQUE (partner_id, listener_key)) WITHOUT ROWID`)
-    database.db.exec(
-      `INSERT INTO webhook_listen_sessions VALUES ('lsn_old', 'p1', 'lk_old_key', 'whsec_x', '["*"]', 0, ${t0}, '2026-01-01T00:00:00.000Z')`,
-    )
-    const store = new WebhookStore(database, 'fast')
-    expect(store.session('lsn_old')).toMatchObject({connected_at: null, ended_at: null})
-    database.close()
+    const files = tempDir()
+    try {
+      // Schema 2: sessions had no connected_at nor ended_at.
+      const raw = new DatabaseSync(files.file)
+      raw.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO meta VALUES ('schema_version', '2');
+        CREATE TABLE webhook_listen_sessions (
+        id TEXT PRIMARY KEY, partner_id TEXT NOT NULL, listener_key TEXT NOT NULL, secret TEXT NOT NULL,
+        events TEXT NOT NULL, from_event_seq INTEGER NOT NULL, last_seen_at INTEGER NOT NULL, created_at TEXT NOT NULL,
+        UNIQUE (partner_id, listener_key)) WITHOUT ROWID`)
+      raw.exec(
+        `INSERT INTO webhook_listen_sessions VALUES ('lsn_old', 'p1', 'lk_old_key', 'whsec_x', '["*"]', 0, ${t0}, '2026-01-01T00:00:00.000Z')`,
+      )
+      raw.close()
+      const database = openDatabase(files.file)
+      const store = new WebhookStore(database, 'fast')
+      expect(store.session('lsn_old')).toMatchObject({connected_at: null, ended_at: null})
+      database.close()
+    } finally {
+      files.cleanup()
+    }
   })
 })

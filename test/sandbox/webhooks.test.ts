@@ -1,8 +1,8 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_NAMES} from '../../src/contract/events.js'
 import {verifySignature} from '../../src/contract/webhook-signature.js'
-import {Database} from '../../src/sandbox/database.js'
 import {recordEvent} from '../../src/sandbox/events.js'
+import {openDatabase} from '../../src/sandbox/features.js'
 import {WebhookStore} from '../../src/sandbox/webhooks/store.js'
 import {independentlyVerify, type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
 import {query, sleep, start, type TestSandbox, tempDir} from './helpers.js'
@@ -264,7 +264,7 @@ describe('webhooks in the sandbox', () => {
       const r = await receiver()
       const res = await own.post('/v1/webhooks', {url: r.url, events: ['roundup.processed']})
       // Another connection to the data file, as another component of the sandbox would write.
-      const other = new Database(file)
+      const other = openDatabase(file)
       const recorded = recordEvent(other, 'roundup.processed', own.creds.partnerId, {amount: 65})
       other.close()
       const [got] = await r.waitFor(1, 5_000)
@@ -301,7 +301,7 @@ describe('webhooks in the sandbox', () => {
 
 describe('the delivery store', () => {
   it('gives a delivery up after its last scheduled attempt', () => {
-    const database = new Database(':memory:')
+    const database = openDatabase(':memory:')
     database.db.exec(
       "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
     )
@@ -341,7 +341,7 @@ describe('the delivery store', () => {
 
 describe('listen sessions in the store', () => {
   const setup = () => {
-    const database = new Database(':memory:')
+    const database = openDatabase(':memory:')
     database.db.exec(
       "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
     )

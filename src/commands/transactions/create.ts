@@ -12,7 +12,14 @@ import {
   yesFlag,
 } from '../../cli/flags.js'
 import {transactionCard} from '../../cli/views.js'
-import {PAYMENT_METHODS, type TransactionView} from '../../contract/index.js'
+import {
+  missingParties,
+  PAYMENT_METHODS,
+  type Parties,
+  type PartyField,
+  partiesProblem,
+  type TransactionView,
+} from '../../contract/index.js'
 import {isFinal, PayctlError, usageError, waitForFinal} from '../../core/index.js'
 
 export default class TransactionsCreate extends BaseCommand<typeof TransactionsCreate> {
@@ -50,7 +57,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
       method: f.method,
       amount: f.amount,
       currency: currencyFrom(f.currency, f.amount),
-      ...(f.method === undefined ? {} : conditionalFlags(f.method, f)),
+      ...(f.method === undefined ? {} : missingPartyFlags(f.method, f)),
     })
     const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
@@ -60,7 +67,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
     const currency =
       currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
     const amount = amountFrom(amountText, currency.toUpperCase(), f.decimal)
-    checkConditionalFlags(method, f)
+    checkParties(method, f)
     const timeoutMs = parseDuration(f.timeout, 'timeout') * 1000
     await this.confirmProduction(`move ${amountText} ${f.decimal ? currency : ''}`.trim(), f.yes)
 
@@ -101,49 +108,41 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
   }
 }
 
-/** The flags `method` requires beyond the others, with their values (undefined where missing). */
-function conditionalFlags(
-  method: string,
-  f: {from?: string | undefined; to?: string | undefined; 'payment-method'?: string | undefined},
-): Record<string, string | undefined> {
-  if (method === 'wallet') return {from: f.from, to: f.to}
-  const wallet = f.from || f.to ? {} : {to: undefined}
-  return method === 'card' || method === 'ach' ? {'payment-method': f['payment-method'], ...wallet} : wallet
+/** The flag that gives each party of a transaction. */
+const PARTY_FLAGS: Record<PartyField, string> = {
+  sourceWalletId: 'from',
+  destinationWalletId: 'to',
+  paymentMethodId: 'payment-method',
 }
 
-/** The spec's conditional fields, checked before anything is sent so the error names the flag. */
-function checkConditionalFlags(
-  method: string,
-  f: {from?: string | undefined; to?: string | undefined; 'payment-method'?: string | undefined},
-): void {
-  if (method === 'wallet') {
-    for (const flag of ['from', 'to'] as const) {
-      if (!f[flag])
-        throw usageError(
-          `--method wallet moves money between two wallets: --${flag} is required`,
-          'MISSING_FLAG',
-          {flag: `--${flag}`},
-        )
-    }
-    return
+type PartyFlags = {from?: string | undefined; to?: string | undefined; 'payment-method'?: string | undefined}
+
+function partiesOf(method: string, f: PartyFlags): Parties {
+  return {
+    method,
+    sourceWalletId: f.from || undefined,
+    destinationWalletId: f.to || undefined,
+    paymentMethodId: f['payment-method'] || undefined,
   }
-  if ((method === 'card' || method === 'ach') && !f['payment-method']) {
-    throw usageError(
-      `--method ${method} needs a saved payment method: --payment-method is required`,
-      'MISSING_FLAG',
-      {
-        flag: '--payment-method',
-      },
-    )
-  }
-  if (!f.from && !f.to) {
-    throw usageError(
-      `--method ${method} needs --to (a deposit into that wallet) or --from (a withdrawal out of it)`,
-      'MISSING_FLAG',
-      {flag: '--to'},
-    )
-  }
-  if (f.from && f.to) {
-    throw usageError(`--from and --to together are a transfer: use --method wallet`, 'INVALID_FLAG')
-  }
+}
+
+/** The flags `method` requires beyond the others that are missing (the contract's rules). */
+function missingPartyFlags(method: string, f: PartyFlags): Record<string, undefined> {
+  return Object.fromEntries(
+    missingParties(partiesOf(method, f)).map((field) => [PARTY_FLAGS[field], undefined]),
+  )
+}
+
+/** The contract's rules of the parties, checked before anything is sent so the error names the flag. */
+function checkParties(method: string, f: PartyFlags): void {
+  const problem = partiesProblem(partiesOf(method, f), (field) => `--${PARTY_FLAGS[field]}`)
+  if (problem === undefined) return
+  const flag = `--${PARTY_FLAGS[problem.field]}`
+  throw usageError(
+    `${flag}: ${problem.reason}`,
+    problem.kind === 'missing' ? 'MISSING_FLAG' : 'INVALID_FLAG',
+    {
+      flag,
+    },
+  )
 }

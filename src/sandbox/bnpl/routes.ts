@@ -1,12 +1,9 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {BnplService} from './service.js'
+import {partnerOf, type RouteSpec, route} from '../context.js'
+import type {BnplService} from './service.js'
 
-/** Buy now, pay later (`/bnplsvc`). Instalments are collected on the settlement tick. */
-export function bnplRoutes(ctx: SandboxContext): RouteSpec[] {
-  const bnpl = new BnplService(ctx)
-  ctx.money.onDue(() => bnpl.collectDue())
-
+/** Buy now, pay later (`/bnplsvc`). */
+export function bnplRoutes(bnpl: BnplService): RouteSpec[] {
   return [
     route({
       endpoint: endpoints.prequalifyBnpl,

@@ -1,11 +1,11 @@
-import type {Database} from '../database.js'
+import {byPartner, type Schema, sqlMigration} from '../database.js'
+import type {Owner, OwnerKind} from '../money/owners.js'
 
 /**
- * The BNPL tables, kept apart from the core schema like the webhook ones: every statement is
- * idempotent, so a data file from before BNPL simply gains them. Amounts are TEXT integers in the
- * smallest unit; `collect_at` is sandbox-clock milliseconds, compared by the settlement tick.
+ * The BNPL tables. Amounts are TEXT integers in the smallest unit; `collect_at` is sandbox-clock
+ * milliseconds, compared by the clock's due work.
  */
-const BNPL_SCHEMA = `
+const SQL = `
 CREATE TABLE IF NOT EXISTS bnpl_payments (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL UNIQUE,
@@ -43,19 +43,43 @@ CREATE TABLE IF NOT EXISTS bnpl_installments (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS bnpl_installments_due ON bnpl_installments (collect_at)
   WHERE status = 'scheduled';
--- A refund asks whether a transaction is an instalment (its product alone may give it back).
-CREATE INDEX IF NOT EXISTS bnpl_installments_by_transaction ON bnpl_installments (transaction_id)
-  WHERE transaction_id IS NOT NULL;
-
--- BNPL records belong to their user, so /_sandbox/reset (which deletes users) needs no knowledge
--- of them.
-CREATE TRIGGER IF NOT EXISTS bnpl_follows_users AFTER DELETE ON users BEGIN
-  DELETE FROM bnpl_payments WHERE user_id = OLD.id;
-  DELETE FROM bnpl_installments WHERE user_id = OLD.id;
-END;
 `
 
-/** Create the BNPL tables in `database` if they are missing. */
-export function applyBnplSchema(database: Database): void {
-  database.transaction(() => database.db.exec(BNPL_SCHEMA))
+/** An instalment owns the payment that collected it; its id is its payment's and its number. */
+export function installmentOwner(paymentId: string, number: number): Owner {
+  return {kind: 'bnpl_installment', id: `${paymentId}/${number}`}
+}
+
+export const INSTALLMENT_OWNER: OwnerKind = {
+  kind: 'bnpl_installment',
+  refusal(ownerId) {
+    const [paymentId = '', number = ''] = ownerId.split('/')
+    return {
+      reason: `it is instalment ${number} of BNPL payment ${paymentId}; cancel the payment to refund what was paid`,
+      owner: {product: 'bnplsvc', paymentId, installment: Number(number)},
+    }
+  },
+}
+
+export const BNPL_SCHEMA: Schema = {
+  name: 'bnpl',
+  sql: SQL,
+  tables: [
+    byPartner('bnpl_payments'),
+    {name: 'bnpl_installments', tie: {parent: 'bnpl_payments', key: 'id', column: 'payment_id'}},
+  ],
+  migrations: [
+    // Each collected instalment owns its payment. Reset follows the tables' ties now, not a
+    // trigger on users; a refund reads a transaction's owner, not this table (so no lookup by
+    // transaction is left to index).
+    sqlMigration(
+      4,
+      `
+UPDATE transactions SET owner_kind = 'bnpl_installment', owner_id = i.payment_id || '/' || i.number
+  FROM bnpl_installments i WHERE transactions.id = i.transaction_id;
+DROP TRIGGER IF EXISTS bnpl_follows_users;
+DROP INDEX IF EXISTS bnpl_installments_by_transaction;
+`,
+    ),
+  ],
 }

@@ -17,13 +17,14 @@ import {
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
-import type {Database, Statement} from '../database.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {refundTransaction} from '../transactions/refunds.js'
-import {applyBnplSchema} from './schema.js'
+import {requireActive} from '../money/checks.js'
+import {refund} from '../money/refunds.js'
+import {PagedList} from '../pagination.js'
+import {installmentOwner} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */
 export const BNPL_LIMIT_USD_CENTS = 100_000n
@@ -33,7 +34,6 @@ export const BNPL_MINIMUM_USD_CENTS = 1_000n
 export const DECLINE_TAG = '+decline'
 
 const DAY_MS = 86_400_000
-const pages = new Pagination('bnpl', 'newest first')
 const COLLECT_BATCH = 200
 
 interface PaymentRow {
@@ -70,9 +70,6 @@ interface InstallmentRow {
 
 function statements(database: Database) {
   return {
-    user: database.prepare<{partner_id: string; email: string}>(
-      'SELECT partner_id, email FROM users WHERE id = ?',
-    ),
     payment: database.prepare<PaymentRow>('SELECT * FROM bnpl_payments WHERE id = ? AND partner_id = ?'),
     paymentById: database.prepare<PaymentRow>('SELECT * FROM bnpl_payments WHERE id = ?'),
     openOf: database.prepare<Pick<PaymentRow, 'id' | 'amount' | 'currency'>>(
@@ -123,21 +120,21 @@ type Timestamps = Pick<BnplPayment, 'completedAt' | 'cancelledAt' | 'failedAt'>
  */
 export class BnplService {
   private readonly q: ReturnType<typeof statements>
-  /** One list statement per combination of filters, prepared on first use. */
-  private readonly pages = new Map<string, Statement<PaymentRow>>()
+  readonly #list: PagedList<PaymentRow, 'userId' | 'status'>
 
-  constructor(private readonly ctx: SandboxContext) {
-    applyBnplSchema(ctx.database)
-    this.q = statements(ctx.database)
-  }
-
-  /** A user named in a body: INVALID_USER_ID (400) when unknown, as the wallet product does. */
-  private bodyUser(partnerId: string, userId: string): {email: string} {
-    const row = this.q.user.get(userId)
-    if (row?.partner_id !== partnerId) {
-      throw new ApiError('INVALID_USER_ID', `No user ${userId}`, {field: 'userId', value: userId})
-    }
-    return row
+  constructor(
+    private readonly deps: Pick<
+      SandboxContext,
+      'database' | 'clock' | 'money' | 'tenants' | 'events' | 'cursors' | 'settings'
+    >,
+  ) {
+    this.q = statements(deps.database)
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'bnpl',
+      table: 'bnpl_payments',
+      order: 'newest first',
+      filters: {userId: 'user_id = ?', status: 'status = ?'},
+    })
   }
 
   /** BNPL lends in fiat only. */
@@ -195,7 +192,7 @@ export class BnplService {
     partnerId: string,
     body: {userId: string; amount?: bigint | undefined; currency: string},
   ): Prequalification {
-    const user = this.bodyUser(partnerId, body.userId)
+    const user = this.deps.tenants.requireUser(partnerId, body.userId, {field: 'userId'})
     const currency = this.currency(body.currency)
     const assessment = this.assess(body.userId, user.email, currency, body.amount)
     return {
@@ -220,9 +217,10 @@ export class BnplService {
       description?: string | undefined
     },
   ): BnplPayment {
-    const user = this.bodyUser(partnerId, body.userId)
+    const user = this.deps.tenants.requireUser(partnerId, body.userId, {field: 'userId'})
     const currency = this.currency(body.currency)
-    return this.ctx.database.transaction(() => {
+    const {database, money, clock, events} = this.deps
+    return database.transaction(() => {
       // The decision first: a declined user is told so, whatever wallet they have.
       const assessment = this.assess(body.userId, user.email, currency, body.amount)
       if (assessment.decision === 'declined') {
@@ -238,7 +236,7 @@ export class BnplService {
           },
         )
       }
-      const wallet = this.ctx.money.ledger.walletOfUser(body.userId, currency, partnerId)
+      const wallet = money.ledger.walletOfUser(body.userId, currency, partnerId)
       if (wallet === undefined) {
         throw new ApiError(
           'NOT_FOUND',
@@ -246,8 +244,8 @@ export class BnplService {
           {resource: 'wallet', userId: body.userId, currency},
         )
       }
-      this.ctx.money.check(this.ctx.money.activeProblem(wallet))
-      const now = this.ctx.clock.now()
+      requireActive(wallet)
+      const now = clock.now()
       const nowIso = now.toISOString()
       const id = `bnpl_${randomHex(12)}`
       this.q.insertPayment.run(
@@ -262,28 +260,33 @@ export class BnplService {
         nowIso,
         nowIso,
       )
-      const n = BigInt(BNPL_INSTALLMENTS)
-      const share = body.amount / n
-      // The first instalment, due at purchase, is collected once the processor has taken it (the
-      // payment is pending until then); each later one when it falls due, so that advancing the
-      // clock by two weeks collects the second.
-      const firstDelayMs = this.ctx.settings.settleAfterSeconds * 1000
-      for (let i = 0; i < BNPL_INSTALLMENTS; i++) {
-        const dueMs = now.getTime() + i * BNPL_INTERVAL_DAYS * DAY_MS
-        const amount = i === 0 ? share + (body.amount % n) : share
-        this.q.insertInstallment.run(
-          id,
-          i + 1,
-          body.userId,
-          amount.toString(),
-          new Date(dueMs).toISOString(),
-          dueMs + (i === 0 ? firstDelayMs : 0),
-        )
-      }
+      this.schedule(id, body.userId, body.amount, now)
       const payment = this.load(id, partnerId)
-      this.ctx.money.emit('bnplsvc.payment.created', partnerId, {...payment}, now)
+      events.record('bnplsvc.payment.created', partnerId, {...payment}, now)
       return payment
     })
+  }
+
+  /** Four instalments, the first due at once and taking the remainder of the division, the others every two weeks. */
+  private schedule(paymentId: string, userId: string, total: bigint, now: Date): void {
+    const n = BigInt(BNPL_INSTALLMENTS)
+    const share = total / n
+    // The first instalment, due at purchase, is collected once the processor has taken it (the
+    // payment is pending until then); each later one when it falls due, so that advancing the
+    // clock by two weeks collects the second.
+    const firstDelayMs = this.deps.settings.settleAfterSeconds * 1000
+    for (let i = 0; i < BNPL_INSTALLMENTS; i++) {
+      const dueMs = now.getTime() + i * BNPL_INTERVAL_DAYS * DAY_MS
+      const amount = i === 0 ? share + (total % n) : share
+      this.q.insertInstallment.run(
+        paymentId,
+        i + 1,
+        userId,
+        amount.toString(),
+        new Date(dueMs).toISOString(),
+        dueMs + (i === 0 ? firstDelayMs : 0),
+      )
+    }
   }
 
   get(partnerId: string, id: string): BnplPayment {
@@ -291,27 +294,8 @@ export class BnplService {
   }
 
   list(partnerId: string, query: ListBnplPaymentsQuery): BnplPaymentList {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const where = ['partner_id = ?', 'seq < ?']
-    const list = pages.of(this.ctx.cursors, partnerId)
-    const params: (string | number)[] = [partnerId, list.start(query.cursor)]
-    if (query.userId !== undefined) {
-      where.push('user_id = ?')
-      params.push(query.userId)
-    }
-    if (query.status !== undefined) {
-      where.push('status = ?')
-      params.push(query.status)
-    }
-    const sql = `SELECT * FROM bnpl_payments WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`
-    let statement = this.pages.get(sql)
-    if (statement === undefined) {
-      statement = this.ctx.database.prepare<PaymentRow>(sql)
-      this.pages.set(sql, statement)
-    }
-    const rows = statement.all(...params, limit + 1)
-    const {shown, hasMore, nextCursor} = list.page(rows, limit)
-    return {payments: shown.map((row) => this.toPayment(row)), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, query, query)
+    return {payments: rows.map((row) => this.toPayment(row)), hasMore, nextCursor}
   }
 
   /**
@@ -319,7 +303,8 @@ export class BnplService {
    * per paid instalment), the rest is never collected.
    */
   cancel(partnerId: string, id: string, reason: string | undefined): BnplPayment {
-    return this.ctx.database.transaction(() => {
+    const {database, money, clock} = this.deps
+    return database.transaction(() => {
       const row = this.row(id, partnerId)
       if (!BNPL_CANCELLABLE.includes(row.status)) {
         throw new ApiError(
@@ -336,13 +321,12 @@ export class BnplService {
       }
       for (const installment of this.installmentRows(id)) {
         if (installment.status !== 'paid' || installment.transaction_id === null) continue
-        const refund = refundTransaction(this.ctx.money, partnerId, installment.transaction_id, {
-          reason: reason ?? `BNPL payment ${id} cancelled`,
-        })
-        this.q.refunded.run(refund.id, id, installment.number)
+        const paid = money.transaction(installment.transaction_id, partnerId)
+        const [back] = refund(money, paid, {reason: reason ?? `BNPL payment ${id} cancelled`})
+        this.q.refunded.run(back!.id, id, installment.number)
       }
       this.q.cancelScheduled.run(id)
-      const nowIso = this.ctx.clock.now().toISOString()
+      const nowIso = clock.now().toISOString()
       this.setStatus(row, 'cancelled', null, {completedAt: null, cancelledAt: nowIso, failedAt: null}, nowIso)
       // The spec names no cancellation event; the refunds record their transaction.completed.
       return this.load(id, partnerId)
@@ -356,9 +340,9 @@ export class BnplService {
   collectDue(): number {
     let done = 0
     for (;;) {
-      const due = this.q.due.all(this.ctx.clock.nowMs(), COLLECT_BATCH)
+      const due = this.q.due.all(this.deps.clock.nowMs(), COLLECT_BATCH)
       for (const {payment_id, number} of due) {
-        if (this.ctx.database.transaction(() => this.collect(payment_id, number))) done++
+        if (this.deps.database.transaction(() => this.collect(payment_id, number))) done++
       }
       if (due.length < COLLECT_BATCH) return done
     }
@@ -377,13 +361,14 @@ export class BnplService {
       return false
     const at = new Date(installment.collect_at)
     const atIso = at.toISOString()
-    const {money} = this.ctx
+    const {database, money, events} = this.deps
     try {
       const wallet = money.ledger.wallet(row.wallet_id, row.partner_id)
       if (wallet === undefined) throw new ApiError('NOT_FOUND', `No wallet ${row.wallet_id}`)
-      const txn = this.ctx.database.transaction(() =>
+      const txn = database.transaction(() =>
         money.pay(wallet, BigInt(installment.amount), at, {
           description: `${row.merchant_name}: instalment ${number} of ${BNPL_INSTALLMENTS} (${row.id})`,
+          owner: installmentOwner(row.id, number),
         }),
       )
       this.q.paid.run(atIso, txn.id, paymentId, number)
@@ -398,12 +383,17 @@ export class BnplService {
         {completedAt: null, cancelledAt: null, failedAt: atIso},
         atIso,
       )
-      money.emit('bnplsvc.payment.failed', row.partner_id, {...this.load(paymentId, row.partner_id)}, at)
+      events.record('bnplsvc.payment.failed', row.partner_id, {...this.load(paymentId, row.partner_id)}, at)
       return true
     }
     if (number === BNPL_INSTALLMENTS) {
       this.setStatus(row, 'completed', null, {completedAt: atIso, cancelledAt: null, failedAt: null}, atIso)
-      money.emit('bnplsvc.payment.completed', row.partner_id, {...this.load(paymentId, row.partner_id)}, at)
+      events.record(
+        'bnplsvc.payment.completed',
+        row.partner_id,
+        {...this.load(paymentId, row.partner_id)},
+        at,
+      )
     } else {
       this.setStatus(row, 'active', null, {completedAt: null, cancelledAt: null, failedAt: null}, atIso)
     }

@@ -5,40 +5,25 @@ import type {
   paymentMethodEndpoints,
 } from '../../contract/payment-methods.js'
 import type {SandboxContext} from '../context.js'
-import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {TEST_TOKENS} from '../transactions/catalog.js'
-import {fromMethodRow, type MethodRow, SavedMethods} from '../transactions/saved-methods.js'
+import {TEST_TOKENS} from '../money/catalog.js'
+import {fromMethodRow, type MethodRow} from '../money/saved-methods.js'
+import {PagedList} from '../pagination.js'
 
-const pages = new Pagination('payment_methods', 'oldest first')
 type AddPaymentMethod = z.output<typeof AddPaymentMethodSchema>
 type PageQuery = z.output<typeof paymentMethodEndpoints.listPaymentMethods.query>
 
-function statements(database: Database) {
-  return {
-    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
-    methodsPage: database.prepare<MethodRow>(
-      'SELECT * FROM payment_methods WHERE user_id = ? AND partner_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    ),
-  }
-}
-
 /** Saved payment methods of users, made from test tokens. */
 export class PaymentMethodService {
-  private readonly q: ReturnType<typeof statements>
-  private readonly saved: SavedMethods
+  readonly #list: PagedList<MethodRow, 'userId'>
 
-  constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database)
-    this.saved = new SavedMethods(ctx.database)
-  }
-
-  /** The user of the path must be one of the partner's users: NOT_FOUND otherwise. */
-  requireUser(partnerId: string, userId: string): void {
-    const owner = this.q.userPartner.get(userId)
-    if (owner?.partner_id !== partnerId)
-      throw new ApiError('NOT_FOUND', `No user ${userId}`, {resource: 'user', id: userId})
+  constructor(private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors'>) {
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'payment_methods',
+      table: 'payment_methods',
+      order: 'oldest first',
+      filters: {userId: 'user_id = ?'},
+    })
   }
 
   /** A payment method saved from one of the test tokens, which must be of the type asked for. */
@@ -62,16 +47,14 @@ export class PaymentMethodService {
         },
       )
     }
-    return fromMethodRow(this.saved.save(partnerId, userId, template, this.ctx.clock.now().toISOString()))
+    const now = this.deps.clock.now().toISOString()
+    return fromMethodRow(this.deps.money.saved.save(partnerId, userId, template, now))
   }
 
   /** A page of the user's payment methods, oldest first. */
   listPaymentMethods(partnerId: string, userId: string, query: PageQuery) {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const list = pages.of(this.ctx.cursors, partnerId)
-    const rows = this.q.methodsPage.all(userId, partnerId, list.start(query.cursor), limit + 1)
-    const {shown, hasMore, nextCursor} = list.page(rows, limit)
-    return {paymentMethods: shown.map(fromMethodRow), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, {userId}, query)
+    return {paymentMethods: rows.map(fromMethodRow), hasMore, nextCursor}
   }
 
   /**
@@ -79,14 +62,12 @@ export class PaymentMethodService {
    * transactions keep its id; new ones from it are refused (PAYMENT_METHOD_NOT_FOUND).
    */
   removePaymentMethod(partnerId: string, userId: string, methodId: string): {id: string; deleted: true} {
-    return this.ctx.database.transaction(() => {
-      if (!this.saved.remove(partnerId, userId, methodId)) {
-        throw new ApiError('NOT_FOUND', `No payment method ${methodId} saved for user ${userId}`, {
-          resource: 'payment_method',
-          id: methodId,
-        })
-      }
-      return {id: methodId, deleted: true}
-    })
+    if (!this.deps.money.saved.remove(partnerId, userId, methodId)) {
+      throw new ApiError('NOT_FOUND', `No payment method ${methodId} saved for user ${userId}`, {
+        resource: 'payment_method',
+        id: methodId,
+      })
+    }
+    return {id: methodId, deleted: true}
   }
 }

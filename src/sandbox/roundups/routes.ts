@@ -1,6 +1,9 @@
 import {endpoints} from '../../contract/endpoints.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {RoundupService, type SettingsChange} from './service.js'
+import {forUserOfPath, partnerOf, type RouteSpec, route} from '../context.js'
+import type {Tenants} from '../tenants.js'
+import type {RoundupService} from './service.js'
+import type {RoundupSettings, SettingsChange} from './settings.js'
+import type {RoundupTransfers} from './transfers.js'
 
 /** The body's fields as a settings change; `destination_account_id: null` removes the destination. */
 function changeOf(body: {
@@ -21,73 +24,53 @@ function changeOf(body: {
 
 /**
  * Round-ups, both families: the common endpoints (`PUT /users/{id}/roundup-settings`,
- * `POST /transactions/process`) and `/roundupsvc/users/{id}/roundups/...`, over one service. Bank
- * transfers finish on the settlement tick.
+ * `POST /transactions/process`) and `/roundupsvc/users/{id}/roundups/...`, over one service.
  */
-export function roundupRoutes(ctx: SandboxContext): RouteSpec[] {
-  const roundups = new RoundupService(ctx)
-  ctx.money.onDue(() => roundups.settleTransfers())
-  const path = (input: PathInput<'id'>) => ({
-    partnerId: partnerOf(input),
-    userId: input.params.id,
-  })
-
+export function roundupRoutes(
+  roundups: RoundupService,
+  settings: RoundupSettings,
+  transfers: RoundupTransfers,
+  tenants: Tenants,
+): RouteSpec[] {
   return [
     route({
       endpoint: endpoints.putRoundupSettings,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        const {body} = input
-        // A PUT replaces the settings: no destination given means none. The currency is the
-        // sandbox's addition, so callers that do not know it keep theirs.
-        return roundups.write(partnerId, userId, {
+      // A PUT replaces the settings: no destination given means none. The currency is the
+      // sandbox's addition, so callers that do not know it keep theirs.
+      run: forUserOfPath(tenants, ({partnerId, userId}, {body}) =>
+        settings.write(partnerId, userId, {
           ...changeOf(body),
           destination: body.destination_account_id ?? null,
-        })
-      },
+        }),
+      ),
     }),
     route({
       endpoint: endpoints.processRoundup,
-      run(input) {
-        const partnerId = partnerOf(input)
-        return roundups.process(partnerId, input.body)
-      },
+      run: (input) => roundups.process(partnerOf(input), input.body),
     }),
     route({
       endpoint: endpoints.enableRoundups,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return roundups.write(partnerId, userId, {...changeOf(input.body), enabled: true})
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}, {body}) =>
+        settings.write(partnerId, userId, {...changeOf(body), enabled: true}),
+      ),
     }),
     route({
       endpoint: endpoints.getRoundupSettings,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        roundups.requireUser(partnerId, userId)
-        return roundups.toRecord(roundups.settings(userId))
-      },
+      run: forUserOfPath(tenants, ({userId}) => settings.get(userId)),
     }),
     route({
       endpoint: endpoints.updateRoundupSettings,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return roundups.write(partnerId, userId, changeOf(input.body))
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}, {body}) =>
+        settings.write(partnerId, userId, changeOf(body)),
+      ),
     }),
     route({
       endpoint: endpoints.getPendingRoundups,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return roundups.pending(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({userId}) => roundups.pending(userId)),
     }),
     route({
       endpoint: endpoints.transferRoundups,
-      run(input) {
-        const {partnerId, userId} = path(input)
-        return roundups.transfer(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}) => transfers.transfer(partnerId, userId)),
     }),
   ]
 }

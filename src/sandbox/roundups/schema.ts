@@ -1,11 +1,8 @@
-import type {Database} from '../database.js'
+import {byPartner, type Schema, sqlMigration} from '../database.js'
+import type {Owner, OwnerKind} from '../money/owners.js'
 
-/**
- * The round-up tables, kept apart from the core schema like the webhook ones: every statement is
- * idempotent, so a data file from before round-ups simply gains them. Amounts are TEXT integers in
- * the smallest unit of the row's currency.
- */
-const ROUNDUP_SCHEMA = `
+/** The round-up tables. Amounts are TEXT integers in the smallest unit of the row's currency. */
+const SQL = `
 CREATE TABLE IF NOT EXISTS roundup_settings (
   user_id TEXT PRIMARY KEY,
   partner_id TEXT NOT NULL,
@@ -60,18 +57,37 @@ CREATE TABLE IF NOT EXISTS roundup_transfers (
 CREATE INDEX IF NOT EXISTS roundup_transfers_processing ON roundup_transfers (status)
   WHERE status = 'processing';
 CREATE INDEX IF NOT EXISTS roundup_transfers_by_user ON roundup_transfers (user_id, seq);
-CREATE INDEX IF NOT EXISTS roundup_transfers_by_transaction ON roundup_transfers (transaction_id);
-
--- Round-up records belong to their user, so /_sandbox/reset (which deletes users) needs no
--- knowledge of round-ups.
-CREATE TRIGGER IF NOT EXISTS roundups_follow_users AFTER DELETE ON users BEGIN
-  DELETE FROM roundup_settings WHERE user_id = OLD.id;
-  DELETE FROM roundups WHERE user_id = OLD.id;
-  DELETE FROM roundup_transfers WHERE user_id = OLD.id;
-END;
 `
 
-/** Create the round-up tables in `database` if they are missing. */
-export function applyRoundupSchema(database: Database): void {
-  database.transaction(() => database.db.exec(ROUNDUP_SCHEMA))
+/** A round-up transfer owns what it moved: both halves of a wallet transfer, or its ACH withdrawal. */
+export const transferOwner = (transferId: string): Owner => ({kind: 'roundup_transfer', id: transferId})
+
+export const TRANSFER_OWNER: OwnerKind = {
+  kind: 'roundup_transfer',
+  refusal: (transferId) => ({
+    reason: `it is round-up transfer ${transferId}, which the round-ups product owns`,
+    owner: {product: 'roundupsvc', transferId},
+  }),
+}
+
+export const ROUNDUPS_SCHEMA: Schema = {
+  name: 'roundups',
+  sql: SQL,
+  tables: ['roundup_settings', 'roundups', 'roundup_transfers'].map(byPartner),
+  migrations: [
+    // Each transfer owns what it moved (a wallet transfer's incoming half is paired with the
+    // outgoing one it records). Reset follows the tables' ties now, not a trigger on users; a
+    // refund reads a transaction's owner, not this table (so no lookup by transaction is left).
+    sqlMigration(
+      4,
+      `
+UPDATE transactions SET owner_kind = 'roundup_transfer', owner_id = t.id
+  FROM roundup_transfers t
+  WHERE transactions.id = t.transaction_id
+    OR (transactions.type = 'transfer_in' AND transactions.paired_id = t.transaction_id);
+DROP TRIGGER IF EXISTS roundups_follow_users;
+DROP INDEX IF EXISTS roundup_transfers_by_transaction;
+`,
+    ),
+  ],
 }

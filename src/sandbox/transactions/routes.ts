@@ -1,83 +1,27 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {Transaction, TransactionList} from '../../contract/transactions.js'
-import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {toTransaction} from './records.js'
-import {productOwnedRefusal, refundTransaction} from './refunds.js'
+import {partnerOf, type RouteSpec, route} from '../context.js'
+import type {TransactionService} from './service.js'
 
-const pages = new Pagination('transactions', 'newest first')
-
-/** POST /transactions and the transaction operations, and the sandbox clock. */
-export function transactionRoutes(ctx: SandboxContext): RouteSpec[] {
-  const {money, clock} = ctx
-  const refuseProductOwned = productOwnedRefusal(ctx.database)
+/** POST /transactions and the transaction operations. */
+export function transactionRoutes(transactions: TransactionService): RouteSpec[] {
   return [
     route({
       endpoint: endpoints.createTransaction,
-      run(input): Transaction {
-        const partnerId = partnerOf(input)
-        return money.createTransaction(partnerId, input.body)
-      },
+      run: (input): Transaction => transactions.create(partnerOf(input), input.body),
     }),
     route({
       endpoint: endpoints.getTransaction,
-      run(input): Transaction {
-        const partnerId = partnerOf(input)
-        const id = input.params.id
-        const record = money.records.get(id, partnerId)
-        if (record === undefined)
-          throw new ApiError('NOT_FOUND', `No transaction ${id}`, {resource: 'transaction', id})
-        return toTransaction(record)
-      },
+      run: (input): Transaction => transactions.get(partnerOf(input), input.params.id),
     }),
     route({
       endpoint: endpoints.listTransactions,
-      run(input): TransactionList {
-        const partnerId = partnerOf(input)
-        const {query} = input
-        const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const list = pages.of(ctx.cursors, partnerId)
-        const rows = money.records.list({
-          partnerId,
-          walletId: query.walletId,
-          userId: query.userId,
-          status: query.status,
-          type: query.type,
-          before: list.start(query.cursor),
-          limit: limit + 1,
-        })
-        const {shown, hasMore, nextCursor} = list.page(rows, limit)
-        return {transactions: shown.map(toTransaction), hasMore, nextCursor}
-      },
+      run: (input): TransactionList => transactions.list(partnerOf(input), input.query),
     }),
     route({
       endpoint: endpoints.refundTransaction,
-      run(input): Transaction {
-        const partnerId = partnerOf(input)
-        const id = input.params.id
-        refuseProductOwned(id, partnerId)
-        // No body (no amount) refunds whatever is left.
-        return refundTransaction(money, partnerId, id, input.body)
-      },
-    }),
-    route({
-      endpoint: endpoints.sandboxAdvanceClock,
-      run(input) {
-        const caller = partnerOf(input)
-        // One clock dates and settles every partner's records in the data file: only the partner
-        // this sandbox was started for may move it (docs/sandbox.md#the-sandbox-clock).
-        if (caller !== ctx.partners.served) {
-          throw new ApiError(
-            'INSUFFICIENT_PERMISSIONS',
-            `The sandbox clock belongs to partner ${ctx.partners.served}, which this sandbox was started for`,
-            {partnerId: caller},
-          )
-        }
-        clock.advance(input.body.seconds)
-        const settled = money.settleDue()
-        return {now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds, settled}
-      },
+      // No body (no amount) refunds whatever is left.
+      run: (input): Transaction => transactions.refund(partnerOf(input), input.params.id, input.body ?? {}),
     }),
   ]
 }

@@ -6,49 +6,31 @@ import type {
   VirtualCard,
   WalletPayment,
 } from '../../contract/wallet-product.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {WalletProductService} from './service.js'
+import {forUserOfPath, partnerOf, type RouteSpec, route} from '../context.js'
+import type {Tenants} from '../tenants.js'
+import type {WalletProductService} from './service.js'
 
 /** The wallet product (`/walletsvc`): eligibility, payments, balances, virtual cards, P2P. */
-export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
-  const product = new WalletProductService(ctx)
-
-  /** The caller's partner and the user of the path: 404 when unknown. */
-  function pathUser(input: PathInput<'id'>): {partnerId: string; userId: string} {
-    const partnerId = partnerOf(input)
-    const userId = input.params.id
-    product.pathUser(userId, partnerId)
-    return {partnerId, userId}
-  }
-
+export function walletProductRoutes(product: WalletProductService, tenants: Tenants): RouteSpec[] {
   return [
     route({
       endpoint: endpoints.checkEligibility,
-      run(input): Eligibility {
-        const partnerId = partnerOf(input)
-        return product.eligibility(partnerId, input.body)
-      },
+      run: (input): Eligibility => product.eligibility(partnerOf(input), input.body),
     }),
     route({
       endpoint: endpoints.processPayment,
-      run(input): WalletPayment {
-        const partnerId = partnerOf(input)
-        return product.pay(partnerId, input.body)
-      },
+      run: (input): WalletPayment => product.pay(partnerOf(input), input.body),
     }),
     route({
       endpoint: endpoints.getUserBalance,
-      run(input): UserBalance {
-        const {partnerId, userId} = pathUser(input)
-        return product.balances(partnerId, userId)
-      },
+      run: forUserOfPath(tenants, ({partnerId, userId}): UserBalance => product.balances(partnerId, userId)),
     }),
     route({
       endpoint: endpoints.createCard,
-      run(input): VirtualCard {
-        const {partnerId, userId} = pathUser(input)
-        return product.createCard(partnerId, userId, input.body)
-      },
+      run: forUserOfPath(
+        tenants,
+        ({partnerId, userId}, input): VirtualCard => product.createCard(partnerId, userId, input.body),
+      ),
       // A replay must not resend the number: it is never stored, not even with the idempotency key.
       forReplay(resource: VirtualCard) {
         const {number: _number, cvc: _cvc, ...masked} = resource
@@ -57,10 +39,7 @@ export function walletProductRoutes(ctx: SandboxContext): RouteSpec[] {
     }),
     route({
       endpoint: endpoints.sendP2P,
-      run(input): P2PTransfer {
-        const partnerId = partnerOf(input)
-        return product.sendP2P(partnerId, input.body)
-      },
+      run: (input): P2PTransfer => product.sendP2P(partnerOf(input), input.body),
     }),
   ]
 }

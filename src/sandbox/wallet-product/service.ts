@@ -17,7 +17,16 @@ import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {randomHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
-import {toBalance, type WalletState} from '../transactions/ledger.js'
+import {
+  activeProblem,
+  fundsProblem,
+  minimumProblem,
+  requireActive,
+  requireMinimum,
+  supportedCurrency,
+} from '../money/checks.js'
+import {toBalance, type WalletState} from '../money/ledger.js'
+import {p2pOwner, paymentOwner} from './schema.js'
 
 type EligibilityBody = z.output<typeof EligibilityRequestSchema>
 type WalletPaymentBody = z.output<typeof WalletPaymentRequestSchema>
@@ -48,7 +57,6 @@ function testVisaNumber(): string {
 
 function statements(database: Database) {
   return {
-    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
     insertPayment: database.prepare(
       `INSERT INTO walletsvc_payments (id, partner_id, user_id, wallet_id, transaction_id, merchant_name, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -68,32 +76,28 @@ function statements(database: Database) {
 export class WalletProductService {
   private readonly q: ReturnType<typeof statements>
 
-  constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database)
-  }
-
-  /** The user of the path: 404 when unknown. */
-  pathUser(userId: string, partnerId: string): void {
-    if (!this.isUser(userId, partnerId))
-      throw new ApiError('NOT_FOUND', `No user ${userId}`, {resource: 'user', id: userId})
+  constructor(
+    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'tenants' | 'events'>,
+  ) {
+    this.q = statements(deps.database)
   }
 
   /** Whether the user could pay the amount now, and every reason why not. */
   eligibility(partnerId: string, body: EligibilityBody): Eligibility {
-    const {money, clock} = this.ctx
-    this.bodyUser(body.userId, partnerId, 'userId')
-    const currency = money.currency(body.currency)
-    const wallet = this.ctx.money.ledger.walletOfUser(body.userId, currency, partnerId)
+    const {money, clock, tenants} = this.deps
+    tenants.requireUser(partnerId, body.userId, {field: 'userId'})
+    const currency = supportedCurrency(body.currency)
+    const wallet = money.ledger.walletOfUser(body.userId, currency, partnerId)
     const reasons: Eligibility['reasons'] = []
-    if (money.minimumProblem(body.amount, currency) !== undefined) reasons.push('AMOUNT_TOO_SMALL')
+    if (minimumProblem(body.amount, currency) !== undefined) reasons.push('AMOUNT_TOO_SMALL')
     if (wallet === undefined) {
       reasons.push('NO_WALLET')
     } else {
-      if (money.activeProblem(wallet) !== undefined) reasons.push('WALLET_NOT_ACTIVE')
-      if (money.limits(wallet, body.amount, clock.now().toISOString()) instanceof ApiError) {
+      if (activeProblem(wallet) !== undefined) reasons.push('WALLET_NOT_ACTIVE')
+      if (money.volumes.limits(wallet, body.amount, clock.now().toISOString()) instanceof ApiError) {
         reasons.push('AMOUNT_TOO_LARGE')
       }
-      if (money.fundsProblem(wallet, body.amount) !== undefined) reasons.push('INSUFFICIENT_FUNDS')
+      if (fundsProblem(wallet, body.amount) !== undefined) reasons.push('INSUFFICIENT_FUNDS')
     }
     return {
       eligible: reasons.length === 0,
@@ -108,18 +112,19 @@ export class WalletProductService {
 
   /** A payment from the user's wallet in the currency, to a merchant outside the sandbox. */
   pay(partnerId: string, body: WalletPaymentBody): WalletPayment {
-    const {money, clock, database} = this.ctx
-    this.bodyUser(body.userId, partnerId, 'userId')
-    const currency = money.currency(body.currency)
-    money.check(money.minimumProblem(body.amount, currency))
+    const {money, clock, database, tenants, events} = this.deps
+    tenants.requireUser(partnerId, body.userId, {field: 'userId'})
+    const currency = supportedCurrency(body.currency)
+    requireMinimum(body.amount, currency)
     return database.transaction(() => {
       const wallet = this.requireWallet(body.userId, currency, partnerId)
       const now = clock.now()
       const description =
         body.description ?? (body.merchantName === undefined ? null : `Payment to ${body.merchantName}`)
-      const txn = money.pay(wallet, body.amount, now, {description})
+      const id = `wpay_${randomHex(12)}`
+      const txn = money.pay(wallet, body.amount, now, {description, owner: paymentOwner(id)})
       const payment: WalletPayment = {
-        id: `wpay_${randomHex(12)}`,
+        id,
         userId: body.userId,
         walletId: wallet.id,
         transactionId: txn.id,
@@ -138,7 +143,7 @@ export class WalletProductService {
         body.merchantName ?? null,
         payment.createdAt,
       )
-      money.emit('walletsvc.payment.completed', partnerId, {...payment}, now)
+      events.record('walletsvc.payment.completed', partnerId, {...payment}, now)
       return payment
     })
   }
@@ -147,7 +152,7 @@ export class WalletProductService {
   balances(partnerId: string, userId: string): UserBalance {
     return {
       userId,
-      balances: this.ctx.money.ledger
+      balances: this.deps.money.ledger
         .walletsOfUser(userId, partnerId)
         .map((wallet) => ({...toBalance(wallet), walletId: wallet.id})),
     }
@@ -155,7 +160,7 @@ export class WalletProductService {
 
   /** A virtual card on the user's wallet (their USD wallet unless one is named); only its last four digits are kept. */
   createCard(partnerId: string, userId: string, body: CreateCardBody): VirtualCard {
-    const {money, clock, database} = this.ctx
+    const {money, clock, database, events} = this.deps
     let wallet: WalletState
     if (body.walletId === undefined) {
       wallet = this.requireWallet(userId, 'USD', partnerId)
@@ -169,8 +174,7 @@ export class WalletProductService {
       }
       wallet = found
     }
-    const inactive = money.activeProblem(wallet)
-    if (inactive !== undefined) throw inactive
+    requireActive(wallet)
     const now = clock.now()
     const number = testVisaNumber()
     const card: VirtualCard = {
@@ -198,34 +202,36 @@ export class WalletProductService {
         card.label ?? null,
         card.createdAt,
       )
-      money.emit('walletsvc.card.created', partnerId, {...card}, now)
+      events.record('walletsvc.card.created', partnerId, {...card}, now)
       return {...card, number, cvc: String(randomInt(1000)).padStart(3, '0')}
     })
   }
 
   /** Money from one of the partner's users to another, between their wallets in the currency. */
   sendP2P(partnerId: string, body: P2PBody): P2PTransfer {
-    const {money, clock, database} = this.ctx
+    const {money, clock, database, tenants, events} = this.deps
     if (body.fromUserId === body.toUserId) {
       throw new ApiError('VALIDATION_ERROR', 'Invalid request body: toUserId: Must differ from fromUserId', {
         field: 'toUserId',
         issues: [{path: 'toUserId', code: 'same_user', message: 'Must differ from fromUserId'}],
       })
     }
-    this.bodyUser(body.fromUserId, partnerId, 'fromUserId')
-    this.bodyUser(body.toUserId, partnerId, 'toUserId')
-    const currency = money.currency(body.currency)
-    money.check(money.minimumProblem(body.amount, currency))
+    tenants.requireUser(partnerId, body.fromUserId, {field: 'fromUserId'})
+    tenants.requireUser(partnerId, body.toUserId, {field: 'toUserId'})
+    const currency = supportedCurrency(body.currency)
+    requireMinimum(body.amount, currency)
     return database.transaction(() => {
       const from = this.requireWallet(body.fromUserId, currency, partnerId)
       const to = this.requireWallet(body.toUserId, currency, partnerId)
       const now = clock.now()
+      const id = `p2p_${randomHex(12)}`
       const pair = money.transfer(from, to, body.amount, currency, now, {
         description: body.note ?? 'P2P payment',
         metadata: null,
+        owner: p2pOwner(id),
       })
       const transfer: P2PTransfer = {
-        id: `p2p_${randomHex(12)}`,
+        id,
         fromUserId: body.fromUserId,
         toUserId: body.toUserId,
         fromWalletId: from.id,
@@ -247,24 +253,13 @@ export class WalletProductService {
         body.note ?? null,
         transfer.createdAt,
       )
-      money.emit('walletsvc.p2p.sent', partnerId, {...transfer}, now)
+      events.record('walletsvc.p2p.sent', partnerId, {...transfer}, now)
       return transfer
     })
   }
 
-  /** A user named in a body: INVALID_USER_ID (400) when unknown, as POST /wallets does. */
-  private bodyUser(userId: string, partnerId: string, field: string): void {
-    if (!this.isUser(userId, partnerId)) {
-      throw new ApiError('INVALID_USER_ID', `No user ${userId}`, {field, value: userId})
-    }
-  }
-
-  private isUser(userId: string, partnerId: string): boolean {
-    return this.q.userPartner.get(userId)?.partner_id === partnerId
-  }
-
   private requireWallet(userId: string, currency: Currency, partnerId: string): WalletState {
-    const wallet = this.ctx.money.ledger.walletOfUser(userId, currency, partnerId)
+    const wallet = this.deps.money.ledger.walletOfUser(userId, currency, partnerId)
     if (wallet === undefined) {
       throw new ApiError('NOT_FOUND', `User ${userId} has no ${currency} wallet`, {
         resource: 'wallet',

@@ -9,18 +9,15 @@ import type {
   WalletList,
 } from '../../contract/wallets.js'
 import type {SandboxContext} from '../context.js'
-import type {Database, Statement} from '../database.js'
-import {ApiError} from '../errors.js'
+import {ApiError, invalidCurrency} from '../errors.js'
 import {newId} from '../ids.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
-import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../transactions/ledger.js'
-import {invalidCurrency} from '../transactions/service.js'
+import {supportedCurrency} from '../money/checks.js'
+import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
+import {PagedList} from '../pagination.js'
 
 type CreateWallet = z.output<typeof CreateWalletSchema>
 type UpdateWallet = z.output<typeof UpdateWalletSchema>
 type ListWalletsQuery = z.output<typeof ListWalletsQuerySchema>
-
-const walletPages = new Pagination('wallets', 'oldest first')
 
 /**
  * Status changes PATCH /wallets/{id} allows (docs/money.md). `closed` is final, and
@@ -34,65 +31,31 @@ const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
   closed: [],
 }
 
-function statements(database: Database) {
-  // One page statement per combination of filters, prepared once.
-  const pages = new Map<string, Statement<WalletRow>>()
-  for (const byUser of [false, true]) {
-    for (const byCurrency of [false, true]) {
-      const where = ['partner_id = ?', 'seq > ?']
-      if (byUser) where.push('user_id = ?')
-      if (byCurrency) where.push('currency = ?')
-      pages.set(
-        `${byUser}/${byCurrency}`,
-        database.prepare<WalletRow>(
-          `SELECT * FROM wallets WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`,
-        ),
-      )
-    }
-  }
-  return {
-    userPartner: database.prepare<{partner_id: string}>('SELECT partner_id FROM users WHERE id = ?'),
-    byUserCurrency: database.prepare<{id: string}>(
-      'SELECT id FROM wallets WHERE user_id = ? AND currency = ?',
-    ),
-    insert: database.prepare<WalletRow>(
-      `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
-         limit_transaction, limit_daily, limit_monthly, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'active', ?, '0', '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
-    ),
-    update: database.prepare(
-      `UPDATE wallets SET label = ?, status = ?, limit_transaction = ?, limit_daily = ?, limit_monthly = ?,
-         updated_at = ? WHERE id = ?`,
-    ),
-    awaitingSettlement: database.prepare<{processing: number}>(
-      "SELECT 1 AS processing FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
-    ),
-    pages,
-  }
-}
-
 /** The wallets of each partner's users: opening, reading, changing and listing them. */
 export class WalletService {
-  private readonly q: ReturnType<typeof statements>
+  readonly #list: PagedList<WalletRow, 'userId' | 'currency'>
 
-  constructor(private readonly ctx: SandboxContext) {
-    this.q = statements(ctx.database)
+  constructor(
+    private readonly deps: Pick<
+      SandboxContext,
+      'database' | 'events' | 'limiter' | 'clock' | 'money' | 'tenants' | 'cursors'
+    >,
+  ) {
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'wallets',
+      table: 'wallets',
+      order: 'oldest first',
+      filters: {userId: 'user_id = ?', currency: 'currency = ?'},
+    })
   }
 
   /** A new active wallet for one of the partner's users, funded with its initial balance if any. */
   create(partnerId: string, body: CreateWallet): Wallet {
-    const {database, events, limiter, clock, money} = this.ctx
-    const {userPartner, byUserCurrency, insert} = this.q
+    const {database, events, limiter, clock, money, tenants} = this.deps
     limiter.checkWalletCreation(partnerId)
-    if (!isSupportedCurrency(body.currency)) throw invalidCurrency(body.currency)
-    const owner = userPartner.get(body.userId)
-    if (owner === undefined || owner.partner_id !== partnerId) {
-      throw new ApiError('INVALID_USER_ID', `No user ${body.userId}`, {
-        field: 'userId',
-        value: body.userId,
-      })
-    }
-    const existing = byUserCurrency.get(body.userId, body.currency)
+    const currency = supportedCurrency(body.currency)
+    tenants.requireUser(partnerId, body.userId, {field: 'userId'})
+    const existing = money.ledger.walletOfUser(body.userId, currency, partnerId)
     if (existing !== undefined) {
       throw new ApiError('WALLET_EXISTS', `User ${body.userId} already has a wallet in ${body.currency}`, {
         existingWalletId: existing.id,
@@ -100,23 +63,17 @@ export class WalletService {
         currency: body.currency,
       })
     }
-    const limits = defaultWalletLimits(body.currency)
     const at = clock.now()
-    const now = at.toISOString()
     const wallet = database.transaction(() => {
-      const row = insert.get(
-        newId.wallet(),
+      const state = money.ledger.open({
+        id: newId.wallet(),
         partnerId,
-        body.userId,
-        body.currency,
-        body.label ?? null,
-        limits.transaction.toString(),
-        limits.daily.toString(),
-        limits.monthly.toString(),
-        now,
-        now,
-      )!
-      const state = walletFromRow(row)
+        userId: body.userId,
+        currency,
+        label: body.label ?? null,
+        limits: defaultWalletLimits(currency),
+        createdAt: at.toISOString(),
+      })
       events.record(
         'wallet.created',
         partnerId,
@@ -140,18 +97,17 @@ export class WalletService {
 
   /** The partner's wallet `id`. */
   get(partnerId: string, id: string): Wallet {
-    return toWallet(this.ctx.money.wallet(id, partnerId))
+    return toWallet(this.deps.money.wallet(id, partnerId))
   }
 
   /** The balance of the partner's wallet `id`. */
   balance(partnerId: string, id: string): Balance {
-    return toBalance(this.ctx.money.wallet(id, partnerId))
+    return toBalance(this.deps.money.wallet(id, partnerId))
   }
 
   /** A change of label, status or limits, within the allowed status transitions. */
   update(partnerId: string, id: string, body: UpdateWallet): Wallet {
-    const {database, clock, money} = this.ctx
-    const {update, awaitingSettlement} = this.q
+    const {database, clock, money} = this.deps
     return database.transaction(() => {
       const wallet = money.wallet(id, partnerId)
       const from = wallet.status
@@ -175,7 +131,7 @@ export class WalletService {
       if (to === 'closed') {
         const total = wallet.available + wallet.pending + wallet.reserved
         if (total !== 0n) throw refuse('its balance must be zero first', {balance: toBalance(wallet)})
-        if (awaitingSettlement.get(wallet.id) !== undefined) {
+        if (money.records.awaitsSettlement(wallet.id)) {
           throw refuse('a payment of this wallet has not settled yet')
         }
       }
@@ -203,15 +159,7 @@ export class WalletService {
         limits,
         updatedAt: clock.now().toISOString(),
       }
-      update.run(
-        next.label,
-        next.status,
-        limits.transaction.toString(),
-        limits.daily.toString(),
-        limits.monthly.toString(),
-        next.updatedAt,
-        next.id,
-      )
+      money.ledger.saveWallet(next)
       return toWallet(next)
     })
   }
@@ -221,14 +169,7 @@ export class WalletService {
     if (query.currency !== undefined && !isSupportedCurrency(query.currency)) {
       throw invalidCurrency(query.currency)
     }
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE
-    const pages = walletPages.of(this.ctx.cursors, partnerId)
-    const params: (string | number)[] = [partnerId, pages.start(query.cursor)]
-    if (query.userId !== undefined) params.push(query.userId)
-    if (query.currency !== undefined) params.push(query.currency)
-    const page = this.q.pages.get(`${query.userId !== undefined}/${query.currency !== undefined}`)!
-    const rows = page.all(...params, limit + 1)
-    const {shown, hasMore, nextCursor} = pages.page(rows, limit)
-    return {wallets: shown.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, query, query)
+    return {wallets: rows.map((row) => toWallet(walletFromRow(row))), hasMore, nextCursor}
   }
 }

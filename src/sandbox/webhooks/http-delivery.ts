@@ -1,7 +1,7 @@
 import {Agent, request} from 'undici'
 import {describeRequestFailure, readLimited} from '../../contract/webhook-http.js'
 import {SIGNATURE_HEADER, signatureHeader} from '../../contract/webhook-signature.js'
-import {ERROR_RESPONSE_BODY_LIMIT, RESPONSE_BODY_LIMIT} from './store.js'
+import {ERROR_RESPONSE_BODY_LIMIT, RESPONSE_BODY_LIMIT} from './rows.js'
 import {checkedLookup, RefusedAddressError, refusedUrl, type UrlPolicy} from './url-policy.js'
 
 /** A delivery attempt gives up when the receiver has not answered in full within this time. */

@@ -12,19 +12,18 @@ import {
   type Webhook,
   type WebhookWithSecret,
 } from '../../contract/webhooks.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
+import {type PathInput, partnerOf, type RouteSpec, route, type ServingContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {DEFAULT_PAGE_SIZE, Pagination} from '../pagination.js'
+import {PagedList} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
-import {FIXTURES, type OperationLookup, runFixture} from './fixtures.js'
+import {FIXTURES, runFixture} from './fixtures.js'
+import {type AttemptRow, type DeliveryRow, type EndpointRow, LISTEN_REPLAY_WINDOW_MS} from './rows.js'
 import type {WebhookService} from './service.js'
-import type {AttemptRow, DeliveryRow, EndpointRow, WebhookStore} from './store.js'
-import {LISTEN_REPLAY_WINDOW_MS} from './store.js'
+import type {WebhookStore} from './store.js'
 import {HEARTBEAT_SECONDS} from './tunnel.js'
 import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-const pages = new Pagination('events', 'newest first')
 
 /** What the routes need of the running webhook machinery. */
 function toWebhook(row: EndpointRow, now: number): Webhook {
@@ -135,12 +134,20 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 
 /** Registrations, the delivery log, listen sessions and the trigger. */
 export function webhookRoutes(
-  ctx: SandboxContext,
+  ctx: Pick<ServingContext, 'database' | 'cursors' | 'events' | 'settings' | 'operation'>,
   runtime: WebhookService,
-  lookup: OperationLookup,
 ): RouteSpec[] {
   // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
+  const events = new PagedList<StoredEvent, 'type' | 'delivery'>(ctx.database, ctx.cursors, {
+    name: 'events',
+    table: 'events',
+    order: 'newest first',
+    filters: {
+      type: 'type = ?',
+      delivery: 'EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = ?)',
+    },
+  })
   return [
     route({
       endpoint: endpoints.createWebhook,
@@ -224,13 +231,9 @@ export function webhookRoutes(
       endpoint: endpoints.listEvents,
       run(input): EventList {
         const {query} = input
-        const limit = query.limit ?? DEFAULT_PAGE_SIZE
-        const partnerId = partnerOf(input)
-        const list = pages.of(ctx.cursors, partnerId)
-        const rows = store.eventsPage(partnerId, query, list.start(query.cursor), limit + 1)
-        const {shown, hasMore, nextCursor} = list.page(rows, limit)
+        const {rows, hasMore, nextCursor} = events.page(partnerOf(input), query, query)
         return {
-          events: shown.map(
+          events: rows.map(
             (row): EventSummary => ({...envelopeOf(row), deliveries: store.deliveryCounts(row.id)}),
           ),
           hasMore,
@@ -281,7 +284,7 @@ export function webhookRoutes(
         // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
         const {objects, produced, event} = ctx.database.transaction(() => {
           const before = store.maxEventSeq()
-          const objects = runFixture(type, lookup, input, (fn) => ctx.database.transaction(fn), {
+          const objects = runFixture(type, ctx.operation, input, (fn) => ctx.database.transaction(fn), {
             settleAfterSeconds: ctx.settings.settleAfterSeconds,
           })
           const produced = store.latestEvent(partnerId, type, before)

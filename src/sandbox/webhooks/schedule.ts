@@ -1,6 +1,4 @@
-/** How quickly failed deliveries are retried: like production, or compressed for local work. */
-export type RetrySchedule = 'realtime' | 'fast'
-export const RETRY_SCHEDULES = ['realtime', 'fast'] as const
+import type {RetrySchedule} from '../context.js'
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND

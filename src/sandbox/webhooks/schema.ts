@@ -1,12 +1,10 @@
-import type {Database} from '../database.js'
+import {addColumn, type Schema, sqlMigration} from '../database.js'
 
 /**
- * The webhook tables, kept apart from the core schema in database.ts: every statement is
- * idempotent (IF NOT EXISTS), so a data file from before webhooks simply gains them, and a newer
- * payctl adding columns here must bump the data file's schema version like any other change.
- * Times the scheduler compares are integers (ms since the epoch); times shown to users are ISO text.
+ * The webhook tables. Times the scheduler compares are integers (ms since the epoch); times shown
+ * to users are ISO text.
  */
-const WEBHOOK_SCHEMA = `
+const SQL = `
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL UNIQUE,
@@ -75,32 +73,36 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   response_body TEXT,
   PRIMARY KEY (delivery_id, attempt)
 ) WITHOUT ROWID;
-
--- Deliveries live and die with their event, so /_sandbox/reset (which deletes events) needs no
--- knowledge of webhooks. Registrations and listen sessions are configuration and stay.
-CREATE TRIGGER IF NOT EXISTS webhook_deliveries_follow_events AFTER DELETE ON events BEGIN
-  DELETE FROM webhook_attempts
-    WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id = OLD.id);
-  DELETE FROM webhook_deliveries WHERE event_id = OLD.id;
-END;
 `
 
-/** Columns added since the tables first shipped: a data file written before gains them. */
-const ADDED_COLUMNS = [
-  // When a listener last connected (NULL: never), and when the partner ended the session.
-  {table: 'webhook_listen_sessions', column: 'connected_at', type: 'INTEGER'},
-  {table: 'webhook_listen_sessions', column: 'ended_at', type: 'INTEGER'},
-]
-
-/** Create the webhook tables in `database` if they are missing, and add columns they lack. */
-export function applyWebhookSchema(database: Database): void {
-  database.transaction(() => {
-    database.db.exec(WEBHOOK_SCHEMA)
-    for (const {table, column, type} of ADDED_COLUMNS) {
-      const has = database.prepare<{name: string}>(
-        `SELECT name FROM pragma_table_info('${table}') WHERE name = ?`,
-      )
-      if (has.get(column) === undefined) database.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
-    }
-  })
+export const WEBHOOKS_SCHEMA: Schema = {
+  name: 'webhooks',
+  sql: SQL,
+  tables: [
+    {
+      name: 'webhook_endpoints',
+      tie: {partnerColumn: 'partner_id'},
+      keptByReset: 'registrations are configuration: a reset partner keeps receiving its new events',
+    },
+    {
+      name: 'webhook_listen_sessions',
+      tie: {partnerColumn: 'partner_id'},
+      keptByReset: 'listen sessions are configuration, like registrations: a listener stays connected',
+    },
+    // A delivery is its event's partner's (it is written with the event's partner id).
+    {name: 'webhook_deliveries', tie: {partnerColumn: 'partner_id'}},
+    {name: 'webhook_attempts', tie: {parent: 'webhook_deliveries', key: 'id', column: 'delivery_id'}},
+  ],
+  migrations: [
+    {
+      // When a listener last connected (NULL: never), and when the partner ended the session.
+      version: 3,
+      up: (database) => {
+        addColumn(database, 'webhook_listen_sessions', 'connected_at', 'INTEGER')
+        addColumn(database, 'webhook_listen_sessions', 'ended_at', 'INTEGER')
+      },
+    },
+    // Reset follows the tables' ties now, not a trigger on events.
+    sqlMigration(4, 'DROP TRIGGER IF EXISTS webhook_deliveries_follow_events'),
+  ],
 }

@@ -5,7 +5,8 @@ import type {SandboxContext} from '../context.js'
 import {onEventRecorded} from '../events.js'
 import {envelopeBody} from './envelope.js'
 import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
-import {type DeliveryRow, receiverOf, WebhookStore} from './store.js'
+import {type DeliveryRow, receiverOf, signingSecrets} from './rows.js'
+import {WebhookStore} from './store.js'
 import {ListenHub} from './tunnel.js'
 import {displayUrl} from './url-policy.js'
 
@@ -47,7 +48,7 @@ export class WebhookService {
   #unsubscribe: (() => void) | undefined
 
   constructor(
-    private readonly ctx: SandboxContext,
+    private readonly ctx: Pick<SandboxContext, 'database' | 'settings'>,
     log?: (line: string) => void,
   ) {
     this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries)
@@ -170,7 +171,7 @@ export class WebhookService {
       const attempt = row.attempts + 1
       const headers = deliveryHeaders({
         body,
-        secrets: this.store.signingSecrets(endpoint, startedAt),
+        secrets: signingSecrets(endpoint, startedAt),
         timestamp: signatureT,
         deliveryId: row.id,
         eventId: event.id,

@@ -4,7 +4,8 @@ import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../
 import {randomHex} from '../ids.js'
 import {envelopeBody} from './envelope.js'
 import {deliveryHeaders} from './http-delivery.js'
-import type {DeliveryRow, SessionRow, WebhookStore} from './store.js'
+import type {DeliveryRow, SessionRow} from './rows.js'
+import type {WebhookStore} from './store.js'
 
 /** The sandbox pings every listener this often; a link silent for three intervals is dead. */
 export const HEARTBEAT_SECONDS = 5

@@ -122,6 +122,8 @@ export class Ledger {
   private readonly byUser: Statement<WalletRow>
   private readonly insertEntry: Statement
   private readonly saveBalances: Statement
+  private readonly insertWallet: Statement<WalletRow>
+  private readonly saveSettings: Statement
 
   constructor(database: Database) {
     this.byId = database.prepare<WalletRow>('SELECT * FROM wallets WHERE id = ?')
@@ -137,6 +139,50 @@ export class Ledger {
     )
     this.saveBalances = database.prepare(
       'UPDATE wallets SET available = ?, pending = ?, reserved = ?, updated_at = ? WHERE id = ?',
+    )
+    this.insertWallet = database.prepare<WalletRow>(
+      `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
+         limit_transaction, limit_daily, limit_monthly, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'active', ?, '0', '0', '0', ?, ?, ?, ?, ?) RETURNING *`,
+    )
+    this.saveSettings = database.prepare(
+      `UPDATE wallets SET label = ?, status = ?, limit_transaction = ?, limit_daily = ?, limit_monthly = ?,
+         updated_at = ? WHERE id = ?`,
+    )
+  }
+
+  /** A new, empty, active wallet; its balance changes only by postings. */
+  open(
+    w: Pick<WalletState, 'id' | 'partnerId' | 'userId' | 'currency' | 'label' | 'limits' | 'createdAt'>,
+  ): WalletState {
+    const {limits} = w
+    return walletFromRow(
+      this.insertWallet.get(
+        w.id,
+        w.partnerId,
+        w.userId,
+        w.currency,
+        w.label,
+        limits.transaction.toString(),
+        limits.daily.toString(),
+        limits.monthly.toString(),
+        w.createdAt,
+        w.createdAt,
+      )!,
+    )
+  }
+
+  /** Store a wallet's label, status and limits (never its balances: those are the postings'). */
+  saveWallet(w: WalletState): void {
+    const {limits} = w
+    this.saveSettings.run(
+      w.label,
+      w.status,
+      limits.transaction.toString(),
+      limits.daily.toString(),
+      limits.monthly.toString(),
+      w.updatedAt,
+      w.id,
     )
   }
 

@@ -6,6 +6,7 @@ import {
 } from '../../contract/currencies.js'
 import type {PAYMENT_METHOD_TYPES} from '../../contract/payment-methods.js'
 import type {PAYMENT_METHODS} from '../../contract/transactions.js'
+import type {ExternalAccount} from './ledger.js'
 
 /**
  * The sandbox's fixed tables for money movement: which methods each currency takes, fees, the
@@ -85,6 +86,13 @@ export function feeFor(method: Method, currency: Currency, amount: bigint): bigi
       break
   }
   return fee < amount ? fee : amount
+}
+
+/** Where money enters or leaves for each method. */
+export function externalOf(method: Method): ExternalAccount {
+  if (method === 'ach' || method === 'wire') return 'bank'
+  if (method === 'crypto') return 'crypto_network'
+  return 'card_network'
 }
 
 /** Which saved instruments each method can draw on (a bank account serves ACH and wire). */

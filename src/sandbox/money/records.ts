@@ -4,6 +4,7 @@ import type {Database, Statement} from '../database.js'
 import {timeOrderedHex} from '../ids.js'
 import {jsonAmount} from '../json.js'
 import type {Method} from './catalog.js'
+import type {Owner} from './owners.js'
 
 export const newTransactionId = () => `txn_${timeOrderedHex()}`
 
@@ -41,9 +42,11 @@ export interface TxRecord {
   createdAt: string
   completedAt: string | null
   estimatedCompletion: string | null
+  /** The product that moved the money through the kernel, if one did. */
+  owner: Owner | null
 }
 
-interface TxRow {
+export interface TxRow {
   seq: number
   id: string
   partner_id: string
@@ -69,9 +72,11 @@ interface TxRow {
   created_at: string
   completed_at: string | null
   estimated_completion: string | null
+  owner_kind: string | null
+  owner_id: string | null
 }
 
-function fromRow(row: TxRow): TxRecord {
+export function fromRow(row: TxRow): TxRecord {
   return {
     seq: row.seq,
     id: row.id,
@@ -98,6 +103,37 @@ function fromRow(row: TxRow): TxRecord {
     createdAt: row.created_at,
     completedAt: row.completed_at,
     estimatedCompletion: row.estimated_completion,
+    owner: row.owner_kind === null || row.owner_id === null ? null : {kind: row.owner_kind, id: row.owner_id},
+  }
+}
+
+/** A new transaction record with the defaults of a completed, fee-free movement. */
+export function newRecord(
+  fields: Partial<TxRecord> & Pick<TxRecord, 'partnerId' | 'walletId' | 'type' | 'amount' | 'currency'>,
+  nowIso: string,
+): TxRecord {
+  return {
+    id: newTransactionId(),
+    status: 'completed',
+    method: null,
+    fee: 0n,
+    netAmount: fields.amount - (fields.fee ?? 0n),
+    sourceWalletId: null,
+    destinationWalletId: null,
+    paymentMethodId: null,
+    description: null,
+    metadata: null,
+    pairedId: null,
+    originalId: null,
+    refundedAmount: 0n,
+    failureReason: null,
+    outcome: null,
+    settlesAt: null,
+    createdAt: nowIso,
+    completedAt: null,
+    estimatedCompletion: null,
+    owner: null,
+    ...fields,
   }
 }
 
@@ -128,32 +164,21 @@ export function toTransaction(r: TxRecord): Transaction {
   return t
 }
 
-export interface ListFilter {
-  partnerId: string
-  walletId?: string | undefined
-  userId?: string | undefined
-  status?: string | undefined
-  type?: string | undefined
-  /** Only records with a smaller seq (newest first). */
-  before: number
-  limit: number
-}
-
 /** The `transactions` table. */
 export class TransactionStore {
   private readonly insertRow: Statement
   private readonly byId: Statement<TxRow>
   private readonly saveState: Statement
   private readonly dueRows: Statement<TxRow>
-  private readonly pages = new Map<string, Statement<TxRow>>()
+  private readonly processingOf: Statement<{processing: number}>
 
-  constructor(private readonly database: Database) {
+  constructor(database: Database) {
     this.insertRow = database.prepare(
       `INSERT INTO transactions (id, partner_id, wallet_id, type, status, method, amount, currency, fee,
          net_amount, source_wallet_id, destination_wallet_id, payment_method_id, description, metadata,
          paired_id, original_id, refunded_amount, failure_reason, outcome, settles_at, created_at,
-         completed_at, estimated_completion)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         completed_at, estimated_completion, owner_kind, owner_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.byId = database.prepare<TxRow>('SELECT * FROM transactions WHERE id = ?')
     this.saveState = database.prepare(
@@ -162,6 +187,9 @@ export class TransactionStore {
     )
     this.dueRows = database.prepare<TxRow>(
       "SELECT * FROM transactions WHERE status = 'processing' AND settles_at <= ? ORDER BY settles_at, seq LIMIT ?",
+    )
+    this.processingOf = database.prepare<{processing: number}>(
+      "SELECT 1 AS processing FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
     )
   }
 
@@ -191,6 +219,8 @@ export class TransactionStore {
       r.createdAt,
       r.completedAt,
       r.estimatedCompletion,
+      r.owner?.kind ?? null,
+      r.owner?.id ?? null,
     )
   }
 
@@ -217,24 +247,8 @@ export class TransactionStore {
     return this.dueRows.all(nowMs, limit).map(fromRow)
   }
 
-  list(f: ListFilter): TxRecord[] {
-    const key = [f.walletId, f.userId, f.status, f.type].map((v) => (v === undefined ? '0' : '1')).join('')
-    let statement = this.pages.get(key)
-    if (statement === undefined) {
-      // One statement per combination of filters, prepared on first use.
-      const where = ['partner_id = ?', 'seq < ?']
-      if (f.walletId !== undefined) where.push('wallet_id = ?')
-      if (f.userId !== undefined) where.push('wallet_id IN (SELECT id FROM wallets WHERE user_id = ?)')
-      if (f.status !== undefined) where.push('status = ?')
-      if (f.type !== undefined) where.push('type = ?')
-      statement = this.database.prepare<TxRow>(
-        `SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
-      )
-      this.pages.set(key, statement)
-    }
-    const params: (string | number)[] = [f.partnerId, f.before]
-    for (const v of [f.walletId, f.userId, f.status, f.type]) if (v !== undefined) params.push(v)
-    params.push(f.limit)
-    return statement.all(...params).map(fromRow)
+  /** Whether a payment of the wallet is still processing (it has not settled yet). */
+  awaitsSettlement(walletId: string): boolean {
+    return this.processingOf.get(walletId) !== undefined
   }
 }

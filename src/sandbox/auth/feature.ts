@@ -1,0 +1,9 @@
+import type {Feature} from '../feature.js'
+import {authRoutes} from './routes.js'
+import {AUTH_SCHEMA} from './schema.js'
+
+/** Tokens: exchanging credentials, refreshing, revoking, minting Variant B JWTs. */
+export const auth: Feature = {
+  ...AUTH_SCHEMA,
+  serve: (context) => ({routes: authRoutes(context)}),
+}

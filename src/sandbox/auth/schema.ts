@@ -1,0 +1,32 @@
+import type {Schema} from '../database.js'
+
+/** The partners the data file has served, with their credentials, and the tokens revoked before they expire. */
+export const AUTH_SCHEMA: Schema = {
+  name: 'auth',
+  sql: `
+CREATE TABLE IF NOT EXISTS partners (
+  partner_id TEXT PRIMARY KEY,
+  api_key TEXT NOT NULL UNIQUE,
+  api_secret TEXT NOT NULL,
+  secret_key TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  started_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS revoked_tokens (
+  jti TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
+  tables: [
+    {
+      name: 'partners',
+      tie: {partnerColumn: 'partner_id'},
+      keptByReset: "the partner's credentials: a reset partner still signs in",
+    },
+    {
+      name: 'revoked_tokens',
+      tie: {shared: 'a token id alone, whoever it was issued to; each is forgotten once its token expires'},
+    },
+  ],
+}

@@ -1,0 +1,25 @@
+import type {FastifyInstance} from 'fastify'
+import type {RouteSpec, ServingContext} from './context.js'
+import type {Schema} from './database.js'
+import type {OwnerKind} from './money/owners.js'
+
+/** What a feature adds to a running sandbox. */
+export interface Served {
+  /** Its routes, one for each endpoint of its contract file. */
+  routes: RouteSpec[]
+  /** Its work that falls due on the sandbox clock; returns how many records it finished. */
+  due?: () => number
+  /** What it adds to the server besides routes (the webhook listener's socket and scheduler). */
+  attach?: (app: FastifyInstance) => void
+}
+
+/**
+ * A feature, described once: its tables (with how each row is tied to its partner, and their
+ * migrations) and how it is served, from the parts of the context it uses. The server, the schema
+ * set-up, reset and the clock's due work all loop over the list of them (features.ts).
+ */
+export interface Feature extends Schema {
+  /** The kinds of owner it sets on the transactions it moves through the kernel. */
+  owners?: readonly OwnerKind[]
+  serve(context: ServingContext): Served
+}

@@ -1,0 +1,56 @@
+import type {EventName} from '../../contract/events.js'
+import type {EventLog} from '../events.js'
+import {jsonAmount} from '../json.js'
+import type {TxRecord} from './records.js'
+
+/** A transaction's event data as the spec shows it. */
+function transactionEventData(r: TxRecord): Record<string, unknown> {
+  return r.status === 'failed'
+    ? {
+        id: r.id,
+        amount: jsonAmount(r.amount),
+        currency: r.currency,
+        status: r.status,
+        failureReason: r.failureReason,
+      }
+    : {
+        id: r.id,
+        amount: jsonAmount(r.amount),
+        currency: r.currency,
+        status: r.status,
+        completedAt: r.completedAt,
+      }
+}
+
+/** `transfer.completed` / `transfer.failed`: the spec shows `transferId` and its snake_case twin. */
+function transferEventData(r: TxRecord): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    transferId: r.id,
+    transfer_id: r.id,
+    type: r.type,
+    amount: jsonAmount(r.amount),
+    currency: r.currency,
+    status: r.status,
+    sourceWalletId: r.sourceWalletId,
+  }
+  if (r.destinationWalletId !== null) data.destinationWalletId = r.destinationWalletId
+  if (r.failureReason !== null) data.failureReason = r.failureReason
+  return data
+}
+
+/** The events the kernel records for the money it moves (docs/money.md#events). */
+export class MoneyEvents {
+  constructor(private readonly log: EventLog) {}
+
+  /** `transaction.completed` or `transaction.failed` for `r`. */
+  transaction(r: TxRecord, now: Date): void {
+    const type: EventName = r.status === 'failed' ? 'transaction.failed' : 'transaction.completed'
+    this.log.record(type, r.partnerId, transactionEventData(r), now)
+  }
+
+  /** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
+  transfer(r: TxRecord, now: Date): void {
+    const type: EventName = r.status === 'failed' ? 'transfer.failed' : 'transfer.completed'
+    this.log.record(type, r.partnerId, transferEventData(r), now)
+  }
+}

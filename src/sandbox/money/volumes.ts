@@ -1,0 +1,70 @@
+import type {Database, Statement} from '../database.js'
+import {ApiError} from '../errors.js'
+import {jsonAmount} from '../json.js'
+import type {WalletState} from './ledger.js'
+
+/** A wallet's volume in the current day and month of the sandbox clock, after a payment is counted. */
+export interface Volume {
+  day: string
+  daily: bigint
+  month: string
+  monthly: bigint
+}
+
+/** A wallet's volume as stored in `wallet_volumes`: amounts as text. */
+interface VolumeRow {
+  day: string
+  daily: string
+  month: string
+  monthly: string
+}
+
+type Limit = 'transaction' | 'daily' | 'monthly'
+
+/** What each wallet has paid out in the day and month of the sandbox clock, against its limits. */
+export class WalletVolumes {
+  readonly #volumeOf: Statement<VolumeRow>
+  readonly #save: Statement
+
+  constructor(database: Database) {
+    this.#volumeOf = database.prepare<VolumeRow>(
+      'SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?',
+    )
+    this.#save = database.prepare(
+      `INSERT INTO wallet_volumes (wallet_id, partner_id, day, daily, month, monthly) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (wallet_id) DO UPDATE SET
+         day = excluded.day, daily = excluded.daily, month = excluded.month, monthly = excluded.monthly`,
+    )
+  }
+
+  /** The wallet's volume once `amount` is counted, or the limit it would break. */
+  limits(wallet: WalletState, amount: bigint, nowIso: string): Volume | ApiError {
+    const tooLarge = (limit: Limit, maximum: bigint, used?: bigint) => {
+      const details: Record<string, unknown> = {limit, maximum: jsonAmount(maximum)}
+      if (used !== undefined) details.used = jsonAmount(used)
+      Object.assign(details, {currency: wallet.currency, walletId: wallet.id})
+      const what = limit === 'transaction' ? 'the per-transaction limit' : `the ${limit} limit`
+      return new ApiError('AMOUNT_TOO_LARGE', `Amount exceeds ${what} of wallet ${wallet.id}`, details)
+    }
+    if (amount > wallet.limits.transaction) return tooLarge('transaction', wallet.limits.transaction)
+    const day = nowIso.slice(0, 10)
+    const month = nowIso.slice(0, 7)
+    const row = this.#volumeOf.get(wallet.id)
+    const daily = row?.day === day ? BigInt(row.daily) : 0n
+    const monthly = row?.month === month ? BigInt(row.monthly) : 0n
+    if (daily + amount > wallet.limits.daily) return tooLarge('daily', wallet.limits.daily, daily)
+    if (monthly + amount > wallet.limits.monthly) return tooLarge('monthly', wallet.limits.monthly, monthly)
+    return {day, daily: daily + amount, month, monthly: monthly + amount}
+  }
+
+  /** The volume once `amount` is counted: AMOUNT_TOO_LARGE when it breaks a limit. */
+  require(wallet: WalletState, amount: bigint, nowIso: string): Volume {
+    const volume = this.limits(wallet, amount, nowIso)
+    if (volume instanceof ApiError) throw volume
+    return volume
+  }
+
+  count(wallet: WalletState, v: Volume): void {
+    this.#save.run(wallet.id, wallet.partnerId, v.day, v.daily.toString(), v.month, v.monthly.toString())
+  }
+}

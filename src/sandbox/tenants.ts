@@ -1,0 +1,76 @@
+import {byPartner, type Database, type Schema, type Statement} from './database.js'
+import {ApiError} from './errors.js'
+
+/**
+ * The users of each partner. Every feature acts for a user, and must act only for the caller's
+ * own: the table and that check are kept here, below the features, so that each path through the
+ * sandbox checks the tenant the same way.
+ */
+export const TENANTS: Schema = {
+  name: 'tenants',
+  sql: `
+CREATE TABLE IF NOT EXISTS users (
+  id TEXT PRIMARY KEY,
+  partner_id TEXT NOT NULL,
+  email TEXT NOT NULL,
+  first_name TEXT NOT NULL,
+  last_name TEXT NOT NULL,
+  external_id TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS users_by_partner ON users (partner_id);
+`,
+  tables: [byPartner('users')],
+}
+
+export interface UserRow {
+  id: string
+  partner_id: string
+  email: string
+  first_name: string
+  last_name: string
+  external_id: string | null
+  created_at: string
+}
+
+/**
+ * Where a request names the user it acts for: in its path (an unknown user is 404 NOT_FOUND, like
+ * any resource of the path), or in a field of its body (400 INVALID_USER_ID naming the field).
+ */
+export type UserNamed = 'path' | {field: string}
+
+/** The users table, and the one check that a user is the caller's. */
+export class Tenants {
+  readonly #byId: Statement<UserRow>
+  readonly #insert: Statement
+
+  constructor(database: Database) {
+    this.#byId = database.prepare<UserRow>('SELECT * FROM users WHERE id = ?')
+    this.#insert = database.prepare(
+      'INSERT INTO users (id, partner_id, email, first_name, last_name, external_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+  }
+
+  /**
+   * The user `userId` of `partnerId`. Another partner's user does not exist for the caller: it is
+   * refused as an unknown one, with the error of where the request `named` it.
+   */
+  requireUser(partnerId: string, userId: string, named: UserNamed = 'path'): UserRow {
+    const row = this.#byId.get(userId)
+    if (row !== undefined && row.partner_id === partnerId) return row
+    if (named === 'path') throw new ApiError('NOT_FOUND', `No user ${userId}`, {resource: 'user', id: userId})
+    throw new ApiError('INVALID_USER_ID', `No user ${userId}`, {field: named.field, value: userId})
+  }
+
+  add(user: UserRow): void {
+    this.#insert.run(
+      user.id,
+      user.partner_id,
+      user.email,
+      user.first_name,
+      user.last_name,
+      user.external_id,
+      user.created_at,
+    )
+  }
+}

@@ -1,0 +1,13 @@
+import type {Feature} from '../feature.js'
+import {webhookRoutes} from './routes.js'
+import {WEBHOOKS_SCHEMA} from './schema.js'
+import {WebhookService} from './service.js'
+
+/** Registrations, delivery and its log, listen sessions and the trigger (docs/webhooks.md). */
+export const webhooks: Feature = {
+  ...WEBHOOKS_SCHEMA,
+  serve(context) {
+    const service = new WebhookService(context, context.log)
+    return {routes: webhookRoutes(context, service), attach: (app) => service.attach(app)}
+  },
+}
