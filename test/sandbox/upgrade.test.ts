@@ -28,7 +28,7 @@ describe('a data file written by the previous release', () => {
   test('opens and upgrades in place: its transactions gain their owners, and every balance still equals its ledger', async () => {
     const files = tempDir()
     copyFileSync(PREVIOUS_RELEASE, files.file)
-    expect(query(files.file, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{value: '3'}])
+    expect(query(files.file, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{value: '2'}])
     const t = await start({data: files.file, rateLimit: 'off'})
     try {
       expect(t.creds.partnerId).toBe('partner_previous')
