@@ -11,6 +11,7 @@ import {stringifyExact} from '../core/exact-json.js'
 import type {ListenEvent} from '../core/webhooks/index.js'
 import {extraRows, known, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
+import {currentRuntime} from './runtime.js'
 import {paint} from './terminal.js'
 
 /** How webhooks, events, deliveries and a listen session look to a person. */
@@ -128,8 +129,11 @@ function clock(iso: string): string {
  * forwards, after the Ready line that opens it; `stderr` lines are about the session itself
  * (reconnecting, warnings).
  */
-export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; stderr?: string} {
-  const err = process.stderr
+export function listenLines(
+  e: ListenEvent,
+  debug: boolean,
+  err: {colour: boolean} = currentRuntime().io.err,
+): {stdout?: string; stderr?: string} {
   switch (e.type) {
     case 'ready': {
       const where =

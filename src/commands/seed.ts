@@ -6,7 +6,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
-import {configDir, privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
+import {privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
 import {
   type Fixture,
   Journal,
@@ -74,7 +74,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       )
     favourSmallHeap()
     // Every file is read and checked before anything is sent.
-    const fixtures = await Promise.all(paths.map((p) => loadFixture(p)))
+    const fixtures = await Promise.all(paths.map((p) => loadFixture(p, this.env)))
     if (fixtures.length > 1) refuseSharedNames(paths, fixtures)
     const total = fixtures.reduce((n, x) => n + x.records.length, 0)
     if (f['dry-run']) return this.printPlan(fixtures, total)
@@ -130,7 +130,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     const seconds = (performance.now() - started) / 1000
     const skippedNote = skipped ? ` (${skipped} already existed)` : ''
     const files = paths.length > 1 ? ` from ${paths.length} files` : ''
-    this.log(
+    this.out.log(
       `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
     )
     return result
@@ -139,7 +139,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
   /** The waves --dry-run would send, as a table; nothing is sent. */
   printPlan(fixtures: Fixture[], total: number): ReturnType<typeof plan> {
     const steps = fixtures.flatMap((fixture) => plan(fixture))
-    this.table(steps, [
+    this.out.table(steps, [
       {header: 'WAVE', get: (s) => String(s.wave + 1)},
       {header: 'KIND', get: (s) => s.kind},
       {header: 'COUNT', get: (s) => String(s.names.length)},
@@ -150,7 +150,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       },
     ])
     const waves = fixtures.reduce((n, x) => n + new Set(plan(x).map((s) => s.wave)).size, 0)
-    this.log(`${total} records in ${waves} waves; nothing sent.`)
+    this.out.log(`${total} records in ${waves} waves; nothing sent.`)
     return steps
   }
 
@@ -160,7 +160,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       .update(`${fixturePath}|${this.profile.name}|${this.profile.baseUrl}|${instance}`)
       .digest('hex')
       .slice(0, 24)
-    return join(privateSubdir(configDir(), 'seed'), `${id}.ndjson`)
+    return join(privateSubdir(this.runtime.configDir, 'seed'), `${id}.ndjson`)
   }
 
   /** Requests a minute to pace to, or undefined for no pacing. */
@@ -184,8 +184,8 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
    * in a terminal; elsewhere (CI logs) a plain line every few seconds, and the last one.
    */
   progressReporter(label: string | undefined): {update: (p: SeedProgress) => void; stop: () => void} {
-    const stream = process.stderr
-    const live = stream.isTTY && Boolean(stream.columns) && !isCI()
+    const stream = this.io.err
+    const live = stream.columns !== undefined && !isCI(this.env)
     const what = label ? `Seeding ${label}` : 'Seeding'
     const figures = (p: SeedProgress) =>
       `${p.done}/${p.total}  ${p.ratePerSecond.toFixed(0)}/s  ETA ${p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`}`

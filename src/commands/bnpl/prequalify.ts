@@ -24,13 +24,13 @@ export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
 
   async run(): Promise<Loose<Prequalification>> {
     const f = this.flags
-    const userId = f.user ?? (await this.ask('user', 'User id'))
+    const userId = f.user ?? (await this.questions.ask('user', 'User id'))
     const currency = currencyFrom(f.currency, f.amount) ?? 'USD'
     const amount = f.amount === undefined ? undefined : amountFrom(f.amount, currency, f.decimal)
-    const result = await this.spin('Pre-qualifying', () =>
+    const result = await this.out.spin('Pre-qualifying', () =>
       this.api.call('prequalifyBnpl', {body: {userId, currency, ...(amount === undefined ? {} : {amount})}}),
     )
-    this.card(prequalificationCard(result))
+    this.out.card(prequalificationCard(result))
     return result
   }
 }

@@ -21,7 +21,7 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'events',
         fetch: (cursor, limit) =>

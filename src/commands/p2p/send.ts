@@ -23,21 +23,22 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
 
   async run(): Promise<Loose<P2PTransfer>> {
     const f = this.flags
-    this.requireFlags({from: f.from, to: f.to, amount: f.amount})
-    const from = f.from ?? (await this.ask('from', 'From user id'))
-    const to = f.to ?? (await this.ask('to', 'To user id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1000 or 10.00USD)'))
+    this.questions.requireFlags({from: f.from, to: f.to, amount: f.amount})
+    const from = f.from ?? (await this.questions.ask('from', 'From user id'))
+    const to = f.to ?? (await this.questions.ask('to', 'To user id'))
+    const amountText = f.amount ?? (await this.questions.ask('amount', 'Amount (e.g. 1000 or 10.00USD)'))
     const currency =
-      currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
+      currencyFrom(f.currency, amountText) ??
+      (await this.questions.ask('currency', 'Currency', {default: 'USD'}))
     const amount = amountFrom(amountText, currency, f.decimal)
     await this.confirmProduction(`send money from ${from} to ${to}`, f.yes)
-    const transfer = await this.spin('Sending', () =>
+    const transfer = await this.out.spin('Sending', () =>
       this.api.call('sendP2P', {
         body: {fromUserId: from, toUserId: to, amount, currency, ...(f.note ? {note: f.note} : {})},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Sent', transfer.id, p2pCard(transfer), transfer)
+    this.out.created('Sent', transfer.id, p2pCard(transfer), transfer)
     return transfer
   }
 }

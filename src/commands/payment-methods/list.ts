@@ -13,7 +13,7 @@ export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethod
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'paymentMethods',
         fetch: (cursor, limit) =>

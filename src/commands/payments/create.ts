@@ -24,13 +24,13 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
 
   async run(): Promise<Loose<WalletPayment>> {
     const f = this.flags
-    this.requireFlags({user: f.user, amount: f.amount})
-    const user = f.user ?? (await this.ask('user', 'User id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
+    this.questions.requireFlags({user: f.user, amount: f.amount})
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
+    const amountText = f.amount ?? (await this.questions.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
     const currency = currencyFrom(f.currency, amountText) ?? 'USD'
     const amount = amountFrom(amountText, currency, f.decimal)
     await this.confirmProduction(`charge ${user}`, f.yes)
-    const payment = await this.spin('Processing payment', () =>
+    const payment = await this.out.spin('Processing payment', () =>
       this.api.call('processPayment', {
         body: {
           userId: user,
@@ -42,7 +42,7 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Payment', payment.id, walletPaymentCard(payment), payment)
+    this.out.created('Payment', payment.id, walletPaymentCard(payment), payment)
     return payment
   }
 }

@@ -18,15 +18,15 @@ export default class PaymentsEligibility extends BaseCommand<typeof PaymentsElig
 
   async run(): Promise<Loose<Eligibility>> {
     const f = this.flags
-    this.requireFlags({user: f.user, amount: f.amount})
-    const user = f.user ?? (await this.ask('user', 'User id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
+    this.questions.requireFlags({user: f.user, amount: f.amount})
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
+    const amountText = f.amount ?? (await this.questions.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
     const currency = currencyFrom(f.currency, amountText) ?? 'USD'
     const amount = amountFrom(amountText, currency, f.decimal)
-    const result = await this.spin('Checking eligibility', () =>
+    const result = await this.out.spin('Checking eligibility', () =>
       this.api.call('checkEligibility', {body: {userId: user, amount, currency}}),
     )
-    this.card(eligibilityCard(result))
+    this.out.card(eligibilityCard(result))
     return result
   }
 }

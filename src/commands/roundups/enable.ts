@@ -17,14 +17,14 @@ export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const {enabled: _enabled, ...change} = settingsChange(this.flags)
     await this.confirmProduction(`turn round-ups on for ${this.args.user}`, this.flags.yes)
-    const settings = await this.spin('Enabling round-ups', () =>
+    const settings = await this.out.spin('Enabling round-ups', () =>
       this.api.call('enableRoundups', {
         params: {id: this.args.user},
         body: change,
         idempotencyKey: this.flags['idempotency-key'],
       }),
     )
-    this.created('Round-ups on for', this.args.user, roundupSettingsCard(settings))
+    this.out.created('Round-ups on for', this.args.user, roundupSettingsCard(settings))
     return settings
   }
 }

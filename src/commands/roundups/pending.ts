@@ -11,15 +11,15 @@ export default class RoundupsPending extends BaseCommand<typeof RoundupsPending>
   static override flags = {...outputFlags}
 
   async run(): Promise<Loose<PendingRoundups>> {
-    const pending = await this.spin('Fetching pending round-ups', () =>
+    const pending = await this.out.spin('Fetching pending round-ups', () =>
       this.api.call('getPendingRoundups', {params: {id: this.args.user}}),
     )
     const roundups = pendingRoundups(pending)
-    if (await this.printList(pending, 'roundups', roundups, roundupColumns, this.flags)) return pending
-    this.card(pendingCard(pending))
+    if (await this.out.printList(pending, 'roundups', roundups, roundupColumns, this.flags)) return pending
+    this.out.card(pendingCard(pending))
     if (roundups.length > 0) {
-      this.log('')
-      this.table(roundups, roundupColumns)
+      this.out.log('')
+      this.out.table(roundups, roundupColumns)
     }
     return pending
   }

@@ -46,25 +46,27 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
 
   async run(): Promise<TransactionView> {
     const f = this.flags
-    this.requireFlags({
+    this.questions.requireFlags({
       method: f.method,
       amount: f.amount,
       currency: currencyFrom(f.currency, f.amount),
       ...(f.method === undefined ? {} : conditionalFlags(f.method, f)),
     })
-    const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
+    const method: string =
+      f.method ?? (await this.questions.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
       throw usageError(`--method must be one of ${PAYMENT_METHODS.join(', ')}`, 'INVALID_FLAG')
     }
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1234 or 12.34USD)'))
+    const amountText = f.amount ?? (await this.questions.ask('amount', 'Amount (e.g. 1234 or 12.34USD)'))
     const currency =
-      currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
+      currencyFrom(f.currency, amountText) ??
+      (await this.questions.ask('currency', 'Currency', {default: 'USD'}))
     const amount = amountFrom(amountText, currency.toUpperCase(), f.decimal)
     checkConditionalFlags(method, f)
     const timeoutMs = parseDuration(f.timeout, 'timeout') * 1000
     await this.confirmProduction(`move ${amountText} ${f.decimal ? currency : ''}`.trim(), f.yes)
 
-    let tx = await this.spin('Creating transaction', () =>
+    let tx = await this.out.spin('Creating transaction', () =>
       this.api.call('createTransaction', {
         body: {
           amount,
@@ -85,10 +87,12 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
         text: `Transaction ${tx.id} was created (${tx.status}) and goes on without you. Follow it: payctl transactions get ${tx.id}`,
         audit: `interrupted while waiting for ${tx.id} (${tx.status}) to settle`,
       }
-      tx = await this.spin(`Waiting for ${tx.id} to settle`, () => waitForFinal(this.api, tx, {timeoutMs}))
+      tx = await this.out.spin(`Waiting for ${tx.id} to settle`, () =>
+        waitForFinal(this.api, tx, {timeoutMs}),
+      )
       this.interruptNote = undefined
     }
-    this.created(`Transaction ${tx.status}:`, tx.id, transactionCard(tx))
+    this.out.created(`Transaction ${tx.status}:`, tx.id, transactionCard(tx))
     if (f.wait && tx.status === 'failed') {
       throw new PayctlError({
         kind: 'api',

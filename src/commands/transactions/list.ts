@@ -21,7 +21,7 @@ export default class TransactionsList extends BaseCommand<typeof TransactionsLis
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'transactions',
         fetch: (cursor, limit) =>

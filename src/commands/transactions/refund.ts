@@ -23,14 +23,14 @@ export default class TransactionsRefund extends BaseCommand<typeof TransactionsR
     const f = this.flags
     const amount = f.amount === undefined ? undefined : parseAmount(f.amount).amount
     await this.confirmProduction(`refund ${this.args.id}`, f.yes)
-    const refund = await this.spin('Refunding', () =>
+    const refund = await this.out.spin('Refunding', () =>
       this.api.call('refundTransaction', {
         params: {id: this.args.id},
         body: {...(amount === undefined ? {} : {amount}), ...(f.reason ? {reason: f.reason} : {})},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Refund', refund.id, transactionCard(refund))
+    this.out.created('Refund', refund.id, transactionCard(refund))
     return refund
   }
 }

@@ -19,7 +19,7 @@ export default class WalletsList extends BaseCommand<typeof WalletsList> {
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'wallets',
         fetch: (cursor, limit) =>

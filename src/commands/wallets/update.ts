@@ -43,10 +43,10 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
       throw usageError('nothing to change: pass --label, --status or a --limit-* flag', 'MISSING_FLAG')
     }
     await this.confirmProduction(`update wallet ${this.args.id}`, f.yes)
-    const wallet = await this.spin('Updating wallet', () =>
+    const wallet = await this.out.spin('Updating wallet', () =>
       this.api.call('updateWallet', {params: {id: this.args.id}, body: input}),
     )
-    this.created('Updated wallet', wallet.id, walletCard(wallet))
+    this.out.created('Updated wallet', wallet.id, walletCard(wallet))
     return wallet
   }
 }

@@ -25,14 +25,14 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
 
   async run(): Promise<Loose<BnplPayment>> {
     const f = this.flags
-    this.requireFlags({user: f.user, amount: f.amount, merchant: f.merchant})
-    const userId = f.user ?? (await this.ask('user', 'User id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 24000 or 240.00USD)'))
+    this.questions.requireFlags({user: f.user, amount: f.amount, merchant: f.merchant})
+    const userId = f.user ?? (await this.questions.ask('user', 'User id'))
+    const amountText = f.amount ?? (await this.questions.ask('amount', 'Amount (e.g. 24000 or 240.00USD)'))
     const currency = currencyFrom(f.currency, amountText) ?? 'USD'
     const amount = amountFrom(amountText, currency, f.decimal)
-    const merchantName = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
+    const merchantName = f.merchant ?? (await this.questions.ask('merchant', 'Merchant name'))
     await this.confirmProduction(`create a BNPL payment of ${amountText}`, f.yes)
-    const payment = await this.spin('Creating BNPL payment', () =>
+    const payment = await this.out.spin('Creating BNPL payment', () =>
       this.api.call('createBnplPayment', {
         body: {
           userId,
@@ -44,7 +44,7 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created(
+    this.out.created(
       `BNPL payment${typeof payment.status === 'string' ? ` ${payment.status}` : ''}:`,
       payment.id,
       bnplCard(payment),

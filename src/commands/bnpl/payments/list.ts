@@ -19,7 +19,7 @@ export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsLis
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'payments',
         fetch: (cursor, limit) =>
