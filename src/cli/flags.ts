@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {SUPPORTED_CURRENCIES} from '../contract/index.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
+import {OUTPUT_FORMATS} from './list-output.js'
 
 /** Flags every command takes. */
 export const globalFlags = {
@@ -85,4 +86,19 @@ export const metadataFlag = Flags.string({
 export function metadataFrom(pairs: string[] | undefined): Record<string, string> | undefined {
   if (!pairs || pairs.length === 0) return undefined
   return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
+}
+
+/** Flags of every command that shows a list. */
+export const outputFlags = {
+  output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
+  columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
+  wide: Flags.boolean({summary: 'show every column of a table, however wide the terminal'}),
+}
+
+/** Flags of every list command that pages through the service. */
+export const listFlags = {
+  limit: Flags.integer({summary: 'show at most this many (default: one page of 20)', min: 1}),
+  all: Flags.boolean({summary: 'follow every page to the end, streaming as pages arrive'}),
+  cursor: Flags.string({summary: 'start after this cursor (from a previous page)'}),
+  ...outputFlags,
 }

@@ -135,6 +135,49 @@ export function listenLines(
   err: {colour: boolean} = currentRuntime().io.err,
 ): {stdout?: string; stderr?: string} {
   switch (e.type) {
+    case 'ready':
+    case 'reconnecting':
+    case 'reconnected':
+      return sessionLines(e, err)
+    case 'event': {
+      const retry = e.attempt > 1 ? paint('dim', ` (attempt ${e.attempt})`) : ''
+      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}`
+      return e.signature.valid
+        ? {stdout: line}
+        : {
+            stdout: line,
+            stderr: paint('red', `  ! signature check failed for ${e.eventId}: ${e.signature.message}`, err),
+          }
+    }
+    case 'forward': {
+      const status = e.status === undefined ? 'ERR' : String(e.status)
+      const took = e.durationMs === undefined ? '' : ` ${e.durationMs} ms`
+      const failure = e.error ?? (e.status === undefined ? 'no answer' : `HTTP ${e.status}`)
+      const why = e.ok ? '' : ` ${failure}${paint('dim', ' (the sandbox will retry)')}`
+      return {
+        stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
+      }
+    }
+    case 'skipped':
+      return {
+        stdout: paint(
+          'dim',
+          `${clock(e.time)}  --- ${e.event} [${e.eventId}] not selected by --events: acknowledged, not forwarded`,
+        ),
+      }
+    case 'duplicate':
+      return debug
+        ? {stderr: paint('dim', `  already handled ${e.deliveryId} (${e.eventId}): acknowledged again`, err)}
+        : {}
+  }
+}
+
+/** The lines about the listen session itself: ready, and a link lost and found again. */
+function sessionLines(
+  e: Extract<ListenEvent, {type: 'ready' | 'reconnecting' | 'reconnected'}>,
+  err: {colour: boolean},
+): {stdout?: string; stderr?: string} {
+  switch (e.type) {
     case 'ready': {
       const where =
         e.forwardTo === null
@@ -168,35 +211,5 @@ export function listenLines(
       const waiting = e.pending > 0 ? ` ${e.pending} deliveries waiting.` : ''
       return {stderr: `${paint('green', 'Reconnected.', err)}${waiting}${changed}`}
     }
-    case 'event': {
-      const retry = e.attempt > 1 ? paint('dim', ` (attempt ${e.attempt})`) : ''
-      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}`
-      return e.signature.valid
-        ? {stdout: line}
-        : {
-            stdout: line,
-            stderr: paint('red', `  ! signature check failed for ${e.eventId}: ${e.signature.message}`, err),
-          }
-    }
-    case 'forward': {
-      const status = e.status === undefined ? 'ERR' : String(e.status)
-      const took = e.durationMs === undefined ? '' : ` ${e.durationMs} ms`
-      const failure = e.error ?? (e.status === undefined ? 'no answer' : `HTTP ${e.status}`)
-      const why = e.ok ? '' : ` ${failure}${paint('dim', ' (the sandbox will retry)')}`
-      return {
-        stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
-      }
-    }
-    case 'skipped':
-      return {
-        stdout: paint(
-          'dim',
-          `${clock(e.time)}  --- ${e.event} [${e.eventId}] not selected by --events: acknowledged, not forwarded`,
-        ),
-      }
-    case 'duplicate':
-      return debug
-        ? {stderr: paint('dim', `  already handled ${e.deliveryId} (${e.eventId}): acknowledged again`, err)}
-        : {}
   }
 }

@@ -6,7 +6,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
-import {privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
+import {type PayctlClient, privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
 import {
   type Fixture,
   Journal,
@@ -98,18 +98,36 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         : ''
     collectGarbage()
     const started = performance.now()
+    const {result, made, skipped} = await this.seedEach(paths, fixtures, {client, limiter, instance})
+    if (f.output) writeFileSync(f.output, `${stringifyExact(result, 2)}\n`)
+    const seconds = (performance.now() - started) / 1000
+    const skippedNote = skipped ? ` (${skipped} already existed)` : ''
+    const files = paths.length > 1 ? ` from ${paths.length} files` : ''
+    this.out.log(
+      `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
+    )
+    return result
+  }
+
+  /** Seed the fixtures one after another, each with its journal and progress; their ids as one result. */
+  async seedEach(
+    paths: string[],
+    fixtures: Fixture[],
+    how: {client: PayctlClient; limiter: TokenBucket | undefined; instance: string},
+  ): Promise<{result: SeedResult; made: number; skipped: number}> {
+    const f = this.flags
     const result: SeedResult = {}
     let made = 0
     let skipped = 0
     for (const [i, fixture] of fixtures.entries()) {
       const path = paths[i]!
-      const journal = new Journal(f.journal ?? this.journalPath(path, instance))
+      const journal = new Journal(f.journal ?? this.journalPath(path, how.instance))
       if (f.fresh) journal.clear()
       const progress = this.progressReporter(paths.length > 1 ? basename(path) : undefined)
       let last: SeedProgress | undefined
-      const one = await seed(client, fixture, {
+      const one = await seed(how.client, fixture, {
         concurrency: f.concurrency,
-        limiter,
+        limiter: how.limiter,
         journal,
         onProgress: (p) => {
           last = p
@@ -126,14 +144,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       made += (last?.done ?? 0) - (last?.skipped ?? 0)
       skipped += last?.skipped ?? 0
     }
-    if (f.output) writeFileSync(f.output, `${stringifyExact(result, 2)}\n`)
-    const seconds = (performance.now() - started) / 1000
-    const skippedNote = skipped ? ` (${skipped} already existed)` : ''
-    const files = paths.length > 1 ? ` from ${paths.length} files` : ''
-    this.out.log(
-      `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
-    )
-    return result
+    return {result, made, skipped}
   }
 
   /** The waves --dry-run would send, as a table; nothing is sent. */

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import {bankAccountColumns} from '../../cli/views.js'
 import type {BankAccount} from '../../contract/index.js'
 

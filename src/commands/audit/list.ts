@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import type {Column} from '../../cli/output.js'
 import {paint} from '../../cli/terminal.js'
 import {type AuditEntry, AuditLog} from '../../core/index.js'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/list-output.js'
+import {listFlags} from '../../cli/flags.js'
 import {eventColumns} from '../../cli/webhooks-views.js'
 import {DELIVERY_STATUSES, EVENT_NAMES} from '../../contract/index.js'
 

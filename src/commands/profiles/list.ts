@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import type {Column} from '../../cli/output.js'
 import {paint} from '../../cli/terminal.js'
 

@@ -80,7 +80,6 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const f = this.flags
     const tokenTtlSeconds = parseDuration(f['token-ttl'], 'token-ttl')
     const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
-    const rateLimit = f['rate-limit']
     const dir = this.runtime.configDir
     const running = readState(dir)
     if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000)))
@@ -103,7 +102,21 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     )
     const data = f.data ?? defaultDataFile(dir)
     if (f.detach) return this.detach(secrets)
+    await this.serve({tokenTtlSeconds, settleAfterSeconds, data, secrets})
+    return undefined
+  }
 
+  /** Serve in this process until Ctrl-C (or SIGTERM), then stop cleanly. */
+  async serve(o: {
+    tokenTtlSeconds: number
+    settleAfterSeconds: number
+    data: string
+    secrets: {apiSecret?: string | undefined; secretKey?: string | undefined}
+  }): Promise<void> {
+    const f = this.flags
+    const {data, secrets} = o
+    const err = this.io.err
+    const dir = this.runtime.configDir
     const release = await claimConfigDir(dir)
     const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
@@ -111,10 +124,10 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       host: f.host,
       data,
       responseShape: f['response-shape'],
-      tokenTtlSeconds,
+      tokenTtlSeconds: o.tokenTtlSeconds,
       webhookRetries: f['webhook-retries'],
-      settleAfterSeconds,
-      rateLimit,
+      settleAfterSeconds: o.settleAfterSeconds,
+      rateLimit: f['rate-limit'],
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
         ...(secrets.apiSecret ? {apiSecret: secrets.apiSecret} : {}),
@@ -128,7 +141,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     })
     const started = await this.register(sandbox, f.profile ?? 'local', data)
     if (this.jsonEnabled()) this.logJson(started)
-    else this.printReady(started, f['response-shape'], rateLimit, false)
+    else this.printReady(started, f['response-shape'], f['rate-limit'], false)
 
     // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
     // signal it caught to the process again, and with no listener left, Node would take that one
@@ -141,7 +154,6 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     await sandbox.close()
     clearState(dir)
     await release()
-    return undefined
   }
 
   /** Save the local profile and the state file of a sandbox now listening, so other commands find it. */

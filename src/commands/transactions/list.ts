@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/list-output.js'
+import {listFlags} from '../../cli/flags.js'
 import {transactionColumns} from '../../cli/views.js'
 import {TRANSACTION_STATUSES, TRANSACTION_TYPES} from '../../contract/index.js'
 

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import {webhookColumns} from '../../cli/webhooks-views.js'
 import type {WebhookList} from '../../contract/index.js'
 
