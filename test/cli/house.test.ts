@@ -1,0 +1,166 @@
+import {execFileSync} from 'node:child_process'
+import {readdirSync, readFileSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {isFunctionLikeDeclaration, type Node} from 'typescript/unstable/ast'
+import {API} from 'typescript/unstable/async'
+import {createVirtualFileSystem} from 'typescript/unstable/fs'
+import {describe, expect, it} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+
+/** The CLI's own source: src/cli and src/commands, by path relative to the repository root. */
+function cliFiles(): Record<string, string> {
+  const files: Record<string, string> = {}
+  for (const folder of ['src/cli', 'src/commands']) {
+    for (const entry of readdirSync(join(ROOT, folder), {recursive: true, withFileTypes: true})) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts')) continue
+      const path = relative(ROOT, join(entry.parentPath, entry.name))
+      files[path] = readFileSync(join(ROOT, path), 'utf8')
+    }
+  }
+  return files
+}
+
+/** Where a file reaches the process around the runtime given to each command (src/cli/runtime.ts). */
+function processReaches(
+  files: Record<string, string>,
+  pattern: RegExp,
+  allowed: readonly string[],
+): string[] {
+  const found: string[] = []
+  for (const [path, text] of Object.entries(files)) {
+    if (allowed.includes(path)) continue
+    text.split('\n').forEach((line, i) => {
+      if (pattern.test(line)) found.push(`${path}:${i + 1}: ${line.trim()}`)
+    })
+  }
+  return found
+}
+
+describe('the CLI reaches the process only through its runtime', () => {
+  const files = cliFiles()
+
+  it('writes to and reads the standard streams only in io.ts', () => {
+    expect(processReaches(files, /process\.(stdout|stderr|stdin)\b/, ['src/cli/io.ts'])).toEqual([])
+  })
+
+  it('reads the environment, exit code and signals only in the runtime', () => {
+    const allowed = [
+      'src/cli/io.ts',
+      'src/cli/runtime.ts',
+      // The descriptor of the process's own IPC channel, which the background sandbox must not inherit.
+      'src/cli/sandbox-process.ts',
+    ]
+    expect(processReaches(files, /process\.(env|exitCode|on|once|off)\b/, allowed)).toEqual([])
+    // main.ts ends the process whose stdout went away; only a process's runtime ends its process.
+    const exits = ['src/cli/runtime.ts', 'src/cli/main.ts']
+    expect(processReaches(files, /process\.exit\(/, exits)).toEqual([])
+  })
+
+  it('asks for the time only through the clock, and the config dir only of the runtime', () => {
+    expect(processReaches(files, /Date\.now\(\)|new Date\(\)/, ['src/cli/runtime.ts'])).toEqual([])
+    expect(
+      processReaches(files, /\bconfigDir\(/, ['src/cli/runtime.ts', 'src/cli/sandbox-process.ts']),
+    ).toEqual([])
+  })
+})
+
+/**
+ * The renderers (cards, tables, amounts, lists, errors) and the streams they print to load without
+ * oclif, so that a path that never starts oclif can print what commands print.
+ */
+const RENDERERS = [
+  'bnpl-views',
+  'errors',
+  'fields',
+  'fit',
+  'io',
+  'list-output',
+  'output',
+  'printer',
+  'prompter',
+  'questions',
+  'roundups-views',
+  'runtime',
+  'terminal',
+  'views',
+  'webhooks-views',
+]
+
+describe('renderers', () => {
+  it('load without oclif', () => {
+    // A process of its own, which records every module its imports resolve (the build's dist/cli).
+    const script = `
+      const {registerHooks} = require('node:module')
+      const seen = []
+      registerHooks({resolve: (specifier, context, next) => { seen.push(specifier); return next(specifier, context) }})
+      Promise.all(${JSON.stringify(RENDERERS.map((r) => pathToFileURL(join(ROOT, 'dist', 'cli', `${r}.js`)).href))}.map((u) => import(u)))
+        .then(() => process.stdout.write(JSON.stringify(seen)))`
+    const seen = JSON.parse(execFileSync(process.execPath, ['-e', script], {encoding: 'utf8'})) as string[]
+    expect(seen.length).toBeGreaterThan(RENDERERS.length)
+    expect(seen.filter((s) => s.startsWith('@oclif/'))).toEqual([])
+  })
+})
+
+/** A function's first line, last line and name, for a report. */
+interface Span {
+  path: string
+  line: number
+  lines: number
+  reason: boolean
+}
+
+/** Every function, method, accessor and arrow function of the files, with its length in lines. */
+async function functionSpans(files: Record<string, string>): Promise<Span[]> {
+  const root = '/payctl'
+  const config = `${root}/tsconfig.json`
+  const tsconfig = {compilerOptions: {noLib: true, noResolve: true, types: []}, files: Object.keys(files)}
+  const fs = createVirtualFileSystem({
+    [config]: JSON.stringify(tsconfig),
+    ...Object.fromEntries(Object.entries(files).map(([path, text]) => [`${root}/${path}`, text])),
+  })
+  const api = new API({cwd: root, fs})
+  try {
+    const program = (await api.updateSnapshot({openProjects: [config]})).getProject(config)?.program
+    if (!program) throw new Error('TypeScript did not open the project of the files to check')
+    const spans: Span[] = []
+    for (const [path, text] of Object.entries(files)) {
+      const source = await program.getSourceFile(`${root}/${path}`)
+      if (!source) throw new Error(`TypeScript did not parse ${path}`)
+      const visit = (node: Node): void => {
+        if (isFunctionLikeDeclaration(node) && node.body !== undefined) {
+          const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line
+          const end = source.getLineAndCharacterOfPosition(node.end).line
+          // The reason stands on the line above the function (or above its doc comment).
+          const before = text.slice(node.pos, node.getStart(source))
+          spans.push({path, line: start + 1, lines: end - start + 1, reason: /\/\/ Long: \S/.test(before)})
+        }
+        node.forEachChild(visit)
+      }
+      visit(source)
+    }
+    return spans
+  } finally {
+    await api.close()
+  }
+}
+
+describe('the size of the CLI', () => {
+  const files = cliFiles()
+
+  it('keeps every file to 500 lines', () => {
+    const long = Object.entries(files)
+      .map(([path, text]) => `${path}: ${text.split('\n').length - 1} lines`)
+      .filter((line) => Number(line.split(': ')[1]!.split(' ')[0]) > 500)
+    expect(long).toEqual([])
+  })
+
+  it('keeps every function to 60 lines, or says why beside it (// Long: …)', async () => {
+    const spans = await functionSpans(files)
+    expect(spans.length).toBeGreaterThan(300)
+    const long = spans
+      .filter((s) => s.lines > 60 && !s.reason)
+      .map((s) => `${s.path}:${s.line}: ${s.lines} lines`)
+    expect(long).toEqual([])
+  })
+})
