@@ -1,15 +1,11 @@
 import {distance} from 'fastest-levenshtein'
+import {authCodes} from '../contract/index.js'
 import type {PayctlError, ResolvedProfile} from '../core/index.js'
 import {readState} from './sandbox-process.js'
 
-const AUTH_CODES = new Set([
-  'INVALID_CREDENTIALS',
-  'TOKEN_EXPIRED',
-  'TOKEN_INVALID',
-  'INVALID_API_KEY',
-  'invalid_api_key',
-  'expired_token',
-  'missing_authorization',
+/** Errors that logging in mends: the service's refused credentials, and payctl's own missing ones. */
+const AUTH_CODES = new Set<string>([
+  ...authCodes((e) => e.refuses === 'credentials'),
   'NOT_LOGGED_IN',
   'CREDENTIALS_INCOMPLETE',
 ])

@@ -1,5 +1,5 @@
 import type {z} from 'zod'
-import type {ErrorCode} from './errors.js'
+import {authCodes, type ErrorCode} from './errors.js'
 import type {ScopeA, ScopeB} from './scopes.js'
 
 /**
@@ -65,13 +65,7 @@ export interface Endpoint {
 /** Errors any authenticated operation can return. */
 export const COMMON_ERRORS: ErrorCode[] = [
   'VALIDATION_ERROR',
-  'TOKEN_EXPIRED',
-  'TOKEN_INVALID',
-  'INSUFFICIENT_SCOPE',
-  'invalid_api_key',
-  'expired_token',
-  'insufficient_permissions',
-  'missing_authorization',
+  ...authCodes((e) => e.everyCall),
   'RATE_LIMIT_EXCEEDED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',

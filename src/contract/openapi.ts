@@ -12,6 +12,7 @@ import {MetaSchema} from './envelope.js'
 import {
   AuthErrorASchema,
   AuthErrorBSchema,
+  authCodes,
   ERROR_STATUS,
   type ErrorCode,
   OverviewErrorSchema,
@@ -23,19 +24,8 @@ import {ALL_EVENTS} from './webhooks.js'
 
 type Json = Record<string, unknown>
 
-const AUTH_A_CODES: readonly string[] = [
-  'INVALID_CREDENTIALS',
-  'TOKEN_EXPIRED',
-  'TOKEN_INVALID',
-  'INSUFFICIENT_SCOPE',
-  'RATE_LIMITED',
-]
-const AUTH_B_CODES: readonly string[] = [
-  'invalid_api_key',
-  'expired_token',
-  'insufficient_permissions',
-  'missing_authorization',
-]
+const AUTH_A_CODES: readonly string[] = authCodes((e) => e.shape === 'AuthErrorA')
+const AUTH_B_CODES: readonly string[] = authCodes((e) => e.shape === 'AuthErrorB')
 const BODY_ERRORS: readonly ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']
 
 const ref = (name: string): Json => ({$ref: `#/components/schemas/${name}`})
@@ -137,8 +127,7 @@ function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
       break
     case 'token':
       for (const c of [
-        'TOKEN_EXPIRED',
-        'TOKEN_INVALID',
+        ...authCodes((e) => e.token === true),
         'RATE_LIMIT_EXCEEDED',
         'VALIDATION_ERROR',
         ...BODY_ERRORS,
