@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {SUPPORTED_CURRENCIES} from '../contract/index.js'
+import {IDEMPOTENCY_KEY, SUPPORTED_CURRENCIES} from '../contract/index.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
 import {OUTPUT_FORMATS} from './list-output.js'
@@ -50,11 +50,12 @@ export const currencyFlag = (opts: {required?: boolean} = {}) =>
 
 export const idempotencyKeyFlag = Flags.string({
   summary: 'idempotency key for this request (default: a new random key, reused by retries)',
-  // An HTTP header carries it: other characters would fail inside the HTTP client, not here.
+  // What the service takes: other characters would fail inside the HTTP client, and a longer key at
+  // the service, rather than here.
   parse: async (value) => {
-    if (!/^[\x20-\x7e]+$/.test(value))
+    if (!IDEMPOTENCY_KEY.test(value))
       throw usageError(
-        `--idempotency-key must be printable ASCII characters, got "${value}"`,
+        `--idempotency-key must be 1 to 255 printable ASCII characters, got "${value}"`,
         'INVALID_FLAG',
         {
           flag: '--idempotency-key',

@@ -130,6 +130,12 @@ export function takesIdempotencyKey(endpoint: Endpoint): boolean {
   return endpoint.method !== 'GET' && !isAuthEndpoint(endpoint)
 }
 
+/**
+ * What an idempotency key may be, in the `Idempotency-Key` header or a body's `idempotencyKey`: 1
+ * to 255 printable ASCII characters (a header carries nothing else).
+ */
+export const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
+
 /** Whether a call only hands out a token (an exchange or a refresh): it changes nothing worth auditing. */
 export function issuesToken(endpoint: Endpoint): boolean {
   return endpoint.operationId === 'createToken' || endpoint.operationId === 'refreshToken'

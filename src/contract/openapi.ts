@@ -5,6 +5,7 @@ import {
   type ErrorStyle,
   errorStyleOf,
   hasOwnKeyCodes,
+  IDEMPOTENCY_KEY,
   takesIdempotencyKey,
 } from './endpoint.js'
 import {endpoints} from './endpoints.js'
@@ -32,9 +33,6 @@ const ref = (name: string): Json => ({$ref: `#/components/schemas/${name}`})
 
 /** The mark of an integer that may exceed 2^53 (wei, yoctoNEAR amounts): see the document's description. */
 const BIGINT: Json = {'x-bigint': true}
-
-/** What the sandbox takes as an Idempotency-Key, in the header or the body. */
-const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7e]{1,255}$'
 
 /** Every event selector the sandbox accepts: each event name, each `prefix.*` of one, and `*`. */
 function eventSelectors(): string[] {
@@ -260,7 +258,7 @@ function parametersOf(endpoint: Endpoint, components: SchemaComponents): Json[] 
       required: false,
       description:
         'makes a retry safe: the same key with the same request replays the first response; with a different request it is refused with DUPLICATE_TRANSACTION',
-      schema: {type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN},
+      schema: {type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source},
     })
   }
   return parameters
