@@ -65,11 +65,22 @@ export const idempotencyKeyFlag = Flags.string({
   },
 })
 
-export const amountFlag = (summary = 'amount: smallest unit (1234), or with its currency (12.34USD)') =>
-  Flags.string({char: 'a', summary})
+export const amountFlag = (
+  summary = 'amount with its currency (12.34USD), or the smallest unit (1234) with --currency',
+) => Flags.string({char: 'a', summary})
 
 export const decimalFlag = Flags.boolean({
   summary: 'read --amount in major units of --currency (12.34 = 12.34 USD)',
+})
+
+/**
+ * The --amount, --currency and --decimal of a command that moves or checks money; moneyFrom
+ * (amounts.ts) reads them under the one rule for a currency.
+ */
+export const moneyFlags = (amountSummary?: string) => ({
+  amount: amountFlag(amountSummary),
+  currency: currencyFlag(),
+  decimal: decimalFlag,
 })
 
 /** `key=value` pairs from a repeatable flag, as an object. */

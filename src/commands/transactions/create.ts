@@ -1,16 +1,8 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {currencyFrom, moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
-import {
-  amountFlag,
-  currencyFlag,
-  decimalFlag,
-  idempotencyKeyFlag,
-  metadataFlag,
-  metadataFrom,
-  yesFlag,
-} from '../../cli/flags.js'
+import {idempotencyKeyFlag, metadataFlag, metadataFrom, moneyFlags, yesFlag} from '../../cli/flags.js'
 import {transactionCard} from '../../cli/views.js'
 import {PAYMENT_METHODS, type TransactionView} from '../../contract/index.js'
 import {isFinal, PayctlError, usageError, waitForFinal} from '../../core/index.js'
@@ -21,7 +13,7 @@ export default class TransactionsCreate extends BaseCommand<typeof TransactionsC
   static override description =
     `--method card|apple_pay|google_pay|ach|wire|crypto with --to WALLET is a deposit, with --from WALLET a withdrawal; --method wallet with --from and --to is a wallet-to-wallet transfer.
 card and ach need --payment-method (in the sandbox: pm_card_visa, pm_card_declined, pm_card_insufficient_funds, pm_ach_success, pm_ach_returned).
-Amounts are in the smallest unit (1234 = 12.34 USD) unless the currency is appended (12.34USD) or --decimal is given.
+Amounts are in the smallest unit (1234 = 12.34 USD) unless the currency is appended (12.34USD) or --decimal is given; an amount without its currency needs --currency (asked for in a terminal).
 ach, wire and crypto answer "processing" and settle later: --wait follows them to the end.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --method card --amount 25.00USD --to wal_… --payment-method pm_card_visa',
@@ -30,9 +22,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
   ]
   static override flags = {
     method: Flags.option({options: PAYMENT_METHODS, char: 'm'})({summary: 'payment method type'}),
-    amount: amountFlag(),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
+    ...moneyFlags(),
     from: Flags.string({summary: 'wallet to debit (sourceWalletId)'}),
     to: Flags.string({summary: 'wallet to credit (destinationWalletId)'}),
     'payment-method': Flags.string({summary: 'saved payment method id (paymentMethodId)'}),
@@ -57,11 +47,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
       throw usageError(`--method must be one of ${PAYMENT_METHODS.join(', ')}`, 'INVALID_FLAG')
     }
-    const amountText = f.amount ?? (await this.questions.ask('amount', 'Amount (e.g. 1234 or 12.34USD)'))
-    const currency =
-      currencyFrom(f.currency, amountText) ??
-      (await this.questions.ask('currency', 'Currency', {default: 'USD'}))
-    const amount = amountFrom(amountText, currency.toUpperCase(), f.decimal)
+    const {amount, currency, text: amountText} = await moneyFrom(f, this.questions, '1234 or 12.34USD')
     checkConditionalFlags(method, f)
     const timeoutMs = parseDuration(f.timeout, 'timeout') * 1000
     await this.confirmProduction(`move ${amountText} ${f.decimal ? currency : ''}`.trim(), f.yes)
@@ -70,7 +56,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
       this.api.call('createTransaction', {
         body: {
           amount,
-          currency: currency.toUpperCase(),
+          currency,
           method: method as (typeof PAYMENT_METHODS)[number],
           ...(f['payment-method'] ? {paymentMethodId: f['payment-method']} : {}),
           ...(f.from ? {sourceWalletId: f.from} : {}),

@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
+import {amountInCurrencyOf} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
 import {walletCard} from '../../cli/views.js'
 import {type EndpointBody, WALLET_STATUSES, type Wallet} from '../../contract/index.js'
-import {type Exact, parseAmount, usageError} from '../../core/index.js'
+import {type Exact, usageError} from '../../core/index.js'
 
 export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
   static override summary = "change a wallet's label, status or limits"
@@ -26,11 +27,17 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
 
   async run(): Promise<Wallet> {
     const f = this.flags
-    const limit = (text: string | undefined) => (text === undefined ? undefined : parseAmount(text).amount)
+    let currency: Promise<string> | undefined
+    const currencyOf = () => {
+      currency ??= this.api.call('getWallet', {params: {id: this.args.id}}).then((w) => w.currency)
+      return currency
+    }
+    const limit = (text: string | undefined) =>
+      text === undefined ? undefined : amountInCurrencyOf(text, currencyOf)
     const limits = {
-      transaction: limit(f['limit-transaction']),
-      daily: limit(f['limit-daily']),
-      monthly: limit(f['limit-monthly']),
+      transaction: await limit(f['limit-transaction']),
+      daily: await limit(f['limit-daily']),
+      monthly: await limit(f['limit-monthly']),
     }
     const input: Exact<EndpointBody<'updateWallet'>> = {
       ...(f.label === undefined ? {} : {label: f.label}),

@@ -1,7 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
-import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
+import {
+  checkRoundupCurrency,
+  roundupCurrency,
+  roundupSettingsFlags,
+  settingsChange,
+} from '../../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../../cli/roundups-views.js'
 import {askRoundupSettings, destinationChecker, walkthroughStart} from '../../../cli/roundups-wizard.js'
 import type {Loose, RoundupSettingsRecord} from '../../../contract/index.js'
@@ -26,7 +31,12 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
 
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const user = this.args.user
-    let change = settingsChange(this.flags)
+    const given = settingsChange(this.flags)
+    await checkRoundupCurrency(
+      {flag: 'max', currency: given.maxCurrency},
+      async () => this.flags.currency ?? roundupCurrency(this.api, user),
+    )
+    let change = given.change
     if (Object.keys(change).length === 0) {
       if (!this.interactive) {
         throw usageError(
