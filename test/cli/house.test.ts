@@ -3,10 +3,9 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {isFunctionLikeDeclaration, type Node} from 'typescript/unstable/ast'
-import {API} from 'typescript/unstable/async'
-import {createVirtualFileSystem} from 'typescript/unstable/fs'
 import {describe, expect, it} from 'vitest'
 import {ROOT} from '../helpers/cli.js'
+import {readSources} from '../helpers/typescript.js'
 
 /** The CLI's own source: src/cli and src/commands, by path relative to the repository root. */
 function cliFiles(): Record<string, string> {
@@ -111,38 +110,22 @@ interface Span {
 }
 
 /** Every function, method, accessor and arrow function of the files, with its length in lines. */
-async function functionSpans(files: Record<string, string>): Promise<Span[]> {
-  const root = '/payctl'
-  const config = `${root}/tsconfig.json`
-  const tsconfig = {compilerOptions: {noLib: true, noResolve: true, types: []}, files: Object.keys(files)}
-  const fs = createVirtualFileSystem({
-    [config]: JSON.stringify(tsconfig),
-    ...Object.fromEntries(Object.entries(files).map(([path, text]) => [`${root}/${path}`, text])),
-  })
-  const api = new API({cwd: root, fs})
-  try {
-    const program = (await api.updateSnapshot({openProjects: [config]})).getProject(config)?.program
-    if (!program) throw new Error('TypeScript did not open the project of the files to check')
+function functionSpans(files: Record<string, string>): Promise<Span[]> {
+  return readSources(files, (path, source) => {
     const spans: Span[] = []
-    for (const [path, text] of Object.entries(files)) {
-      const source = await program.getSourceFile(`${root}/${path}`)
-      if (!source) throw new Error(`TypeScript did not parse ${path}`)
-      const visit = (node: Node): void => {
-        if (isFunctionLikeDeclaration(node) && node.body !== undefined) {
-          const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line
-          const end = source.getLineAndCharacterOfPosition(node.end).line
-          // The reason stands on the line above the function (or above its doc comment).
-          const before = text.slice(node.pos, node.getStart(source))
-          spans.push({path, line: start + 1, lines: end - start + 1, reason: /\/\/ Long: \S/.test(before)})
-        }
-        node.forEachChild(visit)
+    const visit = (node: Node): void => {
+      if (isFunctionLikeDeclaration(node) && node.body !== undefined) {
+        const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line
+        const end = source.getLineAndCharacterOfPosition(node.end).line
+        // The reason stands on the line above the function (or above its doc comment).
+        const before = source.text.slice(node.pos, node.getStart(source))
+        spans.push({path, line: start + 1, lines: end - start + 1, reason: /\/\/ Long: \S/.test(before)})
       }
-      visit(source)
+      node.forEachChild(visit)
     }
+    visit(source)
     return spans
-  } finally {
-    await api.close()
-  }
+  })
 }
 
 describe('the size of the CLI', () => {
@@ -162,5 +145,28 @@ describe('the size of the CLI', () => {
       .filter((s) => s.lines > 60 && !s.reason)
       .map((s) => `${s.path}:${s.line}: ${s.lines} lines`)
     expect(long).toEqual([])
+  })
+})
+
+describe('the house checks themselves', () => {
+  it('find a long function, a long arrow function and a stray process.stdout, and take a reason', async () => {
+    const body = Array.from({length: 60}, (_, i) => `  const x${i} = ${i}`).join('\n')
+    const spans = await functionSpans({
+      'src/cli/a.ts': `export function long() {\n${body}\n}\n`,
+      'src/cli/b.ts': `export const long = () => {\n${body}\n}\n`,
+      'src/cli/c.ts': `// Long: one table of cases, read top to bottom\nexport function long() {\n${body}\n}\n`,
+    })
+    expect(spans.map((s) => [s.path, s.lines, s.reason])).toEqual([
+      ['src/cli/a.ts', 62, false],
+      ['src/cli/b.ts', 62, false],
+      ['src/cli/c.ts', 62, true],
+    ])
+    const files = {
+      'src/cli/io.ts': 'process.stdout.write("")',
+      'src/commands/x.ts': 'process.stderr.write("")',
+    }
+    expect(processReaches(files, /process\.(stdout|stderr|stdin)\b/, ['src/cli/io.ts'])).toEqual([
+      'src/commands/x.ts:1: process.stderr.write("")',
+    ])
   })
 })
