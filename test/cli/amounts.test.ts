@@ -121,18 +121,8 @@ describe('the currency given twice', () => {
 
 describe('amounts in the currency of a record', () => {
   it('transactions refund takes 5.00USD of a USD payment, and refuses 5.00EUR', async () => {
-    const txn = await id(
-      'transactions',
-      'create',
-      '--method',
-      'card',
-      '--amount',
-      '20.00USD',
-      '--to',
-      wallet,
-      '--payment-method',
-      'pm_card_visa',
-    )
+    const deposit = COMMANDS.find(([name]) => name === 'transactions create')![1]
+    const txn = await id(...deposit('20.00USD'))
     const euros = await cli(['transactions', 'refund', txn, '--amount', '5.00EUR'])
     expect(euros.exitCode).toBe(2)
     expect(euros.stderr).toMatch(/INVALID_AMOUNT: amount "5.00EUR" is in EUR but the currency is USD/)
