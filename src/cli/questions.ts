@@ -2,13 +2,13 @@ import {PayctlError} from '../core/errors.js'
 import type {Prompter, Validate} from './prompter.js'
 
 /** The error for a value nobody can be asked for: it names the flag that gives it. */
-export function missingFlag(flag: string, also?: string): PayctlError {
+export function missingFlag(flag: string): PayctlError {
   return new PayctlError({
     kind: 'usage',
     code: 'MISSING_FLAG',
     message: `missing required flag --${flag}`,
     details: {flag: `--${flag}`},
-    suggestions: [`Pass --${flag}${also ? `, ${also}` : ''}, or run in a terminal to be prompted.`],
+    suggestions: [`Pass --${flag}, or run in a terminal to be prompted.`],
   })
 }
 
@@ -24,10 +24,6 @@ export class Questions {
   constructor(prompter: Prompter, interactive: () => boolean) {
     this.#prompter = prompter
     this.#interactive = interactive
-  }
-
-  get prompter(): Prompter {
-    return this.#prompter
   }
 
   /** Whether someone can answer. */

@@ -1,4 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {moneyFrom} from '../../src/cli/amounts.js'
+import {scriptedPrompter} from '../../src/cli/prompter.js'
+import {Questions} from '../../src/cli/questions.js'
 import {payctl} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {converse, hasScript} from '../helpers/terminal.js'
@@ -168,5 +171,40 @@ describe('amounts in the currency of a record', () => {
     // Moving the round-ups to euros with a cap in euros names the currency they will be in.
     const moved = await cli(['roundups', 'settings', 'set', alice, '--currency', 'EUR', '--max', '5USD'])
     expect(moved.stderr).toMatch(/--max is in USD but the round-ups are in EUR/)
+  })
+})
+
+describe('the rule, in process', () => {
+  const questions = (interactive: boolean, answers: unknown[]) => {
+    const prompter = scriptedPrompter(answers)
+    return {prompter, questions: new Questions(prompter, () => interactive)}
+  }
+
+  it('asks for the currency of a bare amount where someone can answer, and only then', async () => {
+    const asked = questions(true, ['eur'])
+    expect(await moneyFrom({amount: '1234'}, asked.questions, '1234 or 12.34USD')).toEqual({
+      amount: 1234,
+      currency: 'EUR',
+      text: '1234',
+    })
+    expect(asked.prompter.asked).toEqual(['Currency'])
+    const given = questions(true, [])
+    expect(await moneyFrom({amount: '12.34USD'}, given.questions, '')).toMatchObject({amount: 1234})
+    expect(given.prompter.asked).toEqual([])
+  })
+
+  it('asks for the amount too, then its currency, when neither is given', async () => {
+    const asked = questions(true, ['5.00', 'GBP'])
+    await expect(moneyFrom({decimal: true}, asked.questions, '1999 or 19.99USD')).resolves.toMatchObject({
+      amount: 500,
+      currency: 'GBP',
+    })
+    expect(asked.prompter.asked).toEqual(['Amount (e.g. 1999 or 19.99USD)', 'Currency'])
+  })
+
+  it('names both ways where nobody can answer, and --decimal reads major units', async () => {
+    await expect(moneyFrom({amount: '5', decimal: true}, questions(false, []).questions, '')).rejects.toThrow(
+      '--amount 5 has no currency: give it with --currency USD (5 USD), or append it to the amount: 5USD',
+    )
   })
 })
