@@ -107,17 +107,17 @@ export function runIn<T>(runtime: Runtime, work: () => Promise<T>): Promise<T> {
   return current.run(runtime, work)
 }
 
-let routed = false
+let routing: Console | undefined
 
 /**
  * oclif prints its own output (help, its warnings) through the global console. Within a run of
  * runIn, that console writes to the run's streams; elsewhere it is the console that was there.
- * Installed once, the first time a run starts in this process; a process of payctl's own never
+ * Installed the first time a run starts in this process, and again should the program put another
+ * console in its place (a test runner may, between files); a process of payctl's own never
  * installs it, its console writing to its own streams already.
  */
 function routeConsole(): void {
-  if (routed) return
-  routed = true
+  if (routing !== undefined && globalThis.console === routing) return
   const outside = globalThis.console
   const consoles = new WeakMap<Runtime, Console>()
   const target = (): Console => {
@@ -130,11 +130,12 @@ function routeConsole(): void {
     }
     return own
   }
-  globalThis.console = new Proxy(outside, {
+  routing = new Proxy(outside, {
     get(_, name) {
       const console = target()
       const value = Reflect.get(console, name) as unknown
       return typeof value === 'function' ? value.bind(console) : value
     },
   })
+  globalThis.console = routing
 }
