@@ -26,6 +26,19 @@ describe('a command run in-process answers as its own process does', () => {
     await sandbox.stop()
   })
 
+  /** The same command run as a process and in-process: the same output and exit code. */
+  const same = async (args: string[]) => {
+    const own = await runCli(args, {configDir: sandbox.configDir})
+    const here = await payctl(args, {configDir: sandbox.configDir})
+    // Request ids differ from one call to the next; nothing else may.
+    const stable = (text: string) => text.replace(/req_\w+/g, 'req_…')
+    expect({exitCode: here.exitCode, stdout: stable(here.stdout), stderr: stable(here.stderr)}).toEqual({
+      exitCode: own.exitCode,
+      stdout: stable(own.stdout),
+      stderr: stable(own.stderr),
+    })
+  }
+
   const cases: [string, () => string[]][] = [
     ['a record under --json', () => ['users', 'get', userId, '--json']],
     ['a record as a card', () => ['users', 'get', userId]],
@@ -35,24 +48,16 @@ describe('a command run in-process answers as its own process does', () => {
     ['a flag the command does not take', () => ['users', 'get', userId, '--nope']],
     ['an unknown command', () => ['walets', 'list']],
     ['help', () => ['wallets', 'create', '--help']],
-    // After a topic's help, in one process, a command of the topic must still be read as one.
-    ["a topic's help", () => ['wallets']],
-    ['a command of that topic after it', () => ['wallets', 'get']],
     ['an empty list', () => ['transactions', 'list', '--user', userId]],
   ]
-  for (const [what, args] of cases) {
-    it(what, async () => {
-      const own = await runCli(args(), {configDir: sandbox.configDir})
-      const here = await payctl(args(), {configDir: sandbox.configDir})
-      // Request ids differ from one call to the next; nothing else may.
-      const stable = (text: string) => text.replace(/req_\w+/g, 'req_…')
-      expect({exitCode: here.exitCode, stdout: stable(here.stdout), stderr: stable(here.stderr)}).toEqual({
-        exitCode: own.exitCode,
-        stdout: stable(own.stdout),
-        stderr: stable(own.stderr),
-      })
-    })
-  }
+  // Each case on its own: they may run at once, as in-process runs may.
+  for (const [what, args] of cases) it.concurrent(what, () => same(args()))
+
+  it("a topic's help, and a command of that topic after it in the same process", async () => {
+    await same(['wallets'])
+    // After a topic's help, in one process, a command of the topic must still be read as one.
+    await same(['wallets', 'get'])
+  })
 })
 
 /**
