@@ -67,8 +67,8 @@ let bundle: Promise<Bundle> | undefined
  * terminals, and the environment `runCli` would give it. Each run has a runtime of its own (its
  * streams, environment, config dir and exit code: src/cli/runtime.ts) and changes nothing of this
  * process, so runs may overlap; a command that would end its process fails the run. A run given
- * stdin (`input`) gets a process of its own: commands read it from descriptor 0. Prompts, signals,
- * detached processes and commands racing each other need `runCli`.
+ * stdin (`input`) gets a process of its own: oclif's parser reads stdin itself, from the process.
+ * Prompts, signals, detached processes and commands racing each other need `runCli`.
  */
 export async function payctl(args: string[], opts: CliOptions): Promise<CliResult> {
   if (opts.input !== undefined) return runCli(args, opts)
