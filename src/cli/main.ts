@@ -45,5 +45,5 @@ export async function runCommand(args: string[], options: RuntimeOptions): Promi
   })
 }
 
-/** The streams a test gives an in-process run, from the same module instance the run reads. */
+/** Test streams for an in-process run, so that a test needs nothing of payctl but the bundle. */
 export {testIO} from './io.js'
