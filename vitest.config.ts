@@ -2,7 +2,6 @@ import {defineConfig} from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Tests start real sandbox processes and run the built CLI; give them room on 2-core machines.
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -13,5 +12,18 @@ export default defineConfig({
     // The built CLI that in-process runs load (test/helpers/cli.ts) is Node's to import, as
     // bin/run.js does: not transformed again for each test file.
     server: {deps: {external: [/\/dist\//]}},
+    projects: [
+      {
+        // A command run in-process changes nothing of its process (src/cli/runtime.ts), so the CLI's
+        // and the client's test files can share workers: each worker loads the built CLI once.
+        extends: true,
+        test: {name: 'cli', include: ['test/cli/**/*.test.ts', 'test/core/**/*.test.ts'], isolate: false},
+      },
+      {
+        // The sandbox keeps state in its modules (and one file mocks node:dns): a fresh worker each.
+        extends: true,
+        test: {name: 'service', include: ['test/sandbox/**/*.test.ts', 'test/*.test.ts']},
+      },
+    ],
   },
 })

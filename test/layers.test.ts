@@ -7,9 +7,8 @@ import {
   type Node,
   SyntaxKind,
 } from 'typescript/unstable/ast'
-import {API} from 'typescript/unstable/async'
-import {createVirtualFileSystem} from 'typescript/unstable/fs'
 import {describe, expect, it} from 'vitest'
+import {readSources} from './helpers/typescript.js'
 
 /**
  * The layers of src/ and what each may depend on:
@@ -149,52 +148,35 @@ function selfReference(specifier: string): string | undefined {
  * @param files source text by path relative to the repository root
  */
 async function importsOf(files: Record<string, string>): Promise<Import[]> {
-  // The parser works on an in-memory copy, so the real tree and the self-test below go the same way.
-  const root = '/payctl'
-  const config = `${root}/tsconfig.json`
-  const tsconfig = {compilerOptions: {noLib: true, noResolve: true, types: []}, files: Object.keys(files)}
-  const fs = createVirtualFileSystem({
-    [config]: JSON.stringify(tsconfig),
-    ...Object.fromEntries(Object.entries(files).map(([path, text]) => [`${root}/${path}`, text])),
-  })
-  const api = new API({cwd: root, fs})
-  try {
-    const program = (await api.updateSnapshot({openProjects: [config]})).getProject(config)?.program
-    if (!program) throw new Error('TypeScript did not open the project of the files to check')
+  return readSources(files, (file, source) => {
     const found: Import[] = []
-    for (const file of Object.keys(files)) {
-      const source = await program.getSourceFile(`${root}/${file}`)
-      if (!source) throw new Error(`TypeScript did not parse ${file}`)
-      // The parser's own list of the file's module references: the names of imports and exports,
-      // of import() calls and of import types.
-      for (const name of source.imports) {
-        const how: How =
-          name.parent.kind === SyntaxKind.CallExpression
-            ? 'dynamic'
-            : name.parent.kind === SyntaxKind.LiteralType
-              ? 'type'
-              : 'static'
-        if (isStringLiteralLikeNode(name)) found.push({file, specifier: name.text, how})
-      }
-      const visit = (node: Node): void => {
-        if (isCallExpression(node)) {
-          const isImport = node.expression.kind === SyntaxKind.ImportKeyword
-          const isRequire = isIdentifier(node.expression) && node.expression.text === 'require'
-          const [name] = node.arguments
-          if (isRequire && name && isStringLiteralLikeNode(name)) {
-            found.push({file, specifier: name.text, how: 'static'})
-          } else if ((isImport || isRequire) && !(name && isStringLiteralLikeNode(name))) {
-            found.push({file, specifier: COMPUTED, how: 'computed'})
-          }
-        }
-        node.forEachChild(visit)
-      }
-      visit(source)
+    // The parser's own list of the file's module references: the names of imports and exports,
+    // of import() calls and of import types.
+    for (const name of source.imports) {
+      const how: How =
+        name.parent.kind === SyntaxKind.CallExpression
+          ? 'dynamic'
+          : name.parent.kind === SyntaxKind.LiteralType
+            ? 'type'
+            : 'static'
+      if (isStringLiteralLikeNode(name)) found.push({file, specifier: name.text, how})
     }
+    const visit = (node: Node): void => {
+      if (isCallExpression(node)) {
+        const isImport = node.expression.kind === SyntaxKind.ImportKeyword
+        const isRequire = isIdentifier(node.expression) && node.expression.text === 'require'
+        const [name] = node.arguments
+        if (isRequire && name && isStringLiteralLikeNode(name)) {
+          found.push({file, specifier: name.text, how: 'static'})
+        } else if ((isImport || isRequire) && !(name && isStringLiteralLikeNode(name))) {
+          found.push({file, specifier: COMPUTED, how: 'computed'})
+        }
+      }
+      node.forEachChild(visit)
+    }
+    visit(source)
     return found
-  } finally {
-    await api.close()
-  }
+  })
 }
 
 /** The file of ours an import names, relative to the repository root; undefined for another package or a builtin. */

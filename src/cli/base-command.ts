@@ -10,34 +10,30 @@ import {
   redactText,
   redactValue,
   resolveProfile,
-  stringifyExact,
   type TransportOptions,
 } from '../core/index.js'
 import {renderError, toPayctlError} from './errors.js'
-import type {Row} from './fields.js'
-import {fitColumns} from './fit.js'
 import {globalFlags} from './flags.js'
-import {type ListSpec, type OutputFormat, type Page, reportedInOutput, streamList} from './list-output.js'
-import {type Column, renderCard, renderTable} from './output.js'
+import type {Env, IOStreams} from './io.js'
+import {reportedInOutput} from './list-output.js'
+import {Printer} from './printer.js'
+import {Questions} from './questions.js'
+import {currentRuntime, type Runtime} from './runtime.js'
 import {addSuggestions} from './suggestions.js'
-import {canPrompt, paint, terminalSafe} from './terminal.js'
+import {canPrompt, paint} from './terminal.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
 >
-export interface ListFlagValues {
-  limit?: number | undefined
-  all?: boolean | undefined
-  cursor?: string | undefined
-  output?: OutputFormat | undefined
-  columns?: string | undefined
-  wide?: boolean | undefined
-}
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+export type {ListFlagValues} from './printer.js'
 
 /**
- * Every payctl command: parses, calls the core, renders. Gives lazy access to the profile file,
- * the resolved profile and an API client, and owns error output and exit codes.
+ * Every payctl command: parses, calls the core, renders. The base keeps the lifecycle (parsing,
+ * Ctrl-C, errors and exit codes, the audit log) and the dependencies: the runtime a command runs
+ * in (its streams, environment, config dir, clock), the profile file, the resolved profile and the
+ * API client. What a command prints goes through `out` (a Printer), what it asks through
+ * `questions`.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -54,29 +50,49 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
+  /** Every argument given, in order (more than `args` declares for a command that is not strict). */
+  protected positional: string[] = []
+
+  /** The world this command runs in: a process's own, or an in-process run's (runtime.ts). */
+  protected readonly runtime: Runtime = currentRuntime()
+  protected readonly out: Printer = new Printer(this.runtime.io, {
+    json: () => this.jsonEnabled(),
+    debug: () => this.flags?.debug === true,
+    wide: () => (this.flags as {wide?: boolean} | undefined)?.wide === true,
+    describeError: (err) => redactValue(this.#decorate(err).toJSON().error),
+  })
+  protected readonly questions: Questions = new Questions(this.runtime.prompter, () => this.interactive)
+
   #store: ProfileStore | undefined
   #profile: ResolvedProfile | undefined
   #api: PayctlClient | undefined
   /** Every API client this command made, for the audit log. */
   readonly #clients: PayctlClient[] = []
   /** The connections this command's requests use, closed when it ends. */
-  readonly #connections = new Connections()
-  #onInterrupt: (() => void) | undefined
+  readonly #connections = new Connections(this.runtime.env)
+  #offInterrupt: (() => void) | undefined
+
+  protected get io(): IOStreams {
+    return this.runtime.io
+  }
+
+  protected get env(): Env {
+    return this.runtime.env
+  }
 
   protected override async init(): Promise<void> {
     await super.init()
     if (!(this.ctor as typeof BaseCommand).handlesInterrupt) {
-      this.#onInterrupt = () => {
+      this.#offInterrupt = this.runtime.onSignal('SIGINT', () => {
         const note = this.interruptNote
-        process.stderr.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
+        this.io.err.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
         // What was sent before Ctrl-C happened at the service: the audit log keeps it.
         this.#audit(
           new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted'}),
           note?.audit,
         )
-        process.exit(130)
-      }
-      process.once('SIGINT', this.#onInterrupt)
+        this.runtime.exit(130)
+      })
     }
     const {flags, args, argv} = await this.parse({
       flags: this.ctor.flags,
@@ -99,28 +115,29 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return parsed === undefined ? super.jsonEnabled() : parsed === true
   }
 
-  /** Every argument given, in order (more than `args` declares for a command that is not strict). */
-  protected positional: string[] = []
-
   protected get store(): ProfileStore {
-    this.#store ??= new ProfileStore()
+    this.#store ??= new ProfileStore(this.runtime.configDir)
     return this.#store
   }
 
   /** The profile this command acts on (flags, then env vars, then the profile file). */
   protected get profile(): ResolvedProfile {
     if (!this.#profile) {
-      this.#profile = resolveProfile(this.store.read(), {profile: this.flags.profile})
+      this.#profile = this.#resolveProfile()
       this.banner(this.#profile.environment, this.#profile.name, this.#profile.baseUrl)
     }
     return this.#profile
   }
 
+  #resolveProfile(): ResolvedProfile {
+    return resolveProfile(this.store.read(), {profile: this.flags?.profile}, this.env)
+  }
+
   /** One line on stderr naming any environment other than local and sandbox, before acting on it. */
   protected banner(environment: string, profile: string, baseUrl: string): void {
     if (environment === 'local' || environment === 'sandbox') return
-    const tag = paint(['bgRed', 'white', 'bold'], ` ${environment.toUpperCase()} `, process.stderr)
-    process.stderr.write(`${tag} profile ${profile} → ${baseUrl}\n`)
+    const tag = paint(['bgRed', 'white', 'bold'], ` ${environment.toUpperCase()} `, this.io.err)
+    this.io.err.write(`${tag} profile ${profile} → ${baseUrl}\n`)
   }
 
   /** The API client for the profile, created on first use. */
@@ -141,187 +158,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * retry notices, both on stderr.
    */
   protected get transportOptions(): TransportOptions {
+    const err = this.io.err
     return {
       connections: this.#connections,
-      debug: this.flags.debug
-        ? (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`)
-        : undefined,
+      debug: this.flags.debug ? (line) => err.write(`${paint('dim', line, err)}\n`) : undefined,
       onRetry: ({delayMs, reason}) =>
-        this.warnLine(`${reason}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
+        this.out.warn(`${reason}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
     }
   }
 
+  /** Whether someone can answer a prompt: a terminal, no --no-input, no CI, no --json. */
   protected get interactive(): boolean {
-    return canPrompt(this.flags['no-input']) && !this.jsonEnabled()
+    return canPrompt(this.io, this.env, this.flags['no-input']) && !this.jsonEnabled()
   }
 
-  /** A line on stderr, hidden under --json. */
-  protected warnLine(text: string): void {
-    if (!this.jsonEnabled()) process.stderr.write(`${paint('yellow', text, process.stderr)}\n`)
-  }
-
-  /**
-   * Human output on stdout (silent under --json). Values from the service reach the terminal only
-   * through here, the card, table, CSV and YAML writers, and the error renderer: each escapes
-   * control characters with terminalSafe, so none of them can drive the terminal.
-   */
+  /** Human output on stdout (silent under --json); oclif's own name for it, kept for its callers. */
   public override log(message = '', ...args: unknown[]): void {
-    super.log(
-      terminalSafe(message, {lines: true}),
-      ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a)),
-    )
+    this.out.log(message, ...args)
   }
 
-  /**
-   * Run `work` with a spinner on stderr when a person is watching; plain otherwise. A terminal that
-   * reports no width (a bare pseudo-terminal) gets none: the spinner would redraw without end.
-   */
-  protected async spin<R>(text: string, work: () => Promise<R>): Promise<R> {
-    if (this.jsonEnabled() || !process.stderr.isTTY || !process.stderr.columns || this.flags.debug)
-      return work()
-    const {default: ora} = await import('ora')
-    const spinner = ora({
-      text,
-      stream: process.stderr,
-      discardStdin: false,
-      color: process.stderr.hasColors() ? 'cyan' : false, // false under NO_COLOR
-    }).start()
-    try {
-      const result = await work()
-      spinner.stop()
-      return result
-    } catch (err) {
-      spinner.stop()
-      throw err
-    }
-  }
-
-  /** Print a record as a key/value card (not under --json). */
-  protected card(rows: Row[]): void {
-    this.log(renderCard(rows))
-  }
-
-  /**
-   * Confirm a mutation: in a terminal a tick line and the record's card; piped, just the id, so
-   * `ID=$(payctl wallets create …)` works (not under --json, where the record is the output). An
-   * answer with no id (the service need not send one where the interface shows none) is printed
-   * piped as one line of JSON instead: never nothing.
-   */
-  protected created(what: string, id: unknown, rows: Row[], answer?: unknown): void {
-    if (this.jsonEnabled()) return
-    const shownId = typeof id === 'string' && id !== '' ? id : undefined
-    if (!process.stdout.isTTY) {
-      this.log(shownId ?? stringifyExact(answer ?? {}))
-      return
-    }
-    this.log(`${paint('green', '✓')} ${what}${shownId ? ` ${paint('bold', shownId)}` : ''}`)
-    this.log(renderCard(rows))
-  }
-
-  /**
-   * Print a list in the format the user chose, streaming page by page; under --json the output is
-   * the page shape with every item fetched.
-   */
-  protected async list<T, P extends Page>(spec: ListSpec<T, P>, flags: ListFlagValues): Promise<void> {
-    const format = this.jsonEnabled() ? 'json' : (flags.output ?? 'table')
-    const describeError = (err: unknown) => redactValue(this.#decorate(err).toJSON().error)
-    const {count, nextCursor} = await streamList(
-      spec,
-      {...flags, format, describeError, width: this.tableWidth(flags.wide), onHidden: this.#hiddenNote},
-      (text) => process.stdout.write(text),
-    )
-    if (format !== 'table') return
-    if (count === 0) this.log(`No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
-    if (nextCursor) this.warnLine(`More ${spec.key}: --cursor ${nextCursor}, or --all for everything`)
-  }
-
-  /**
-   * Print a list held whole (not paged) in the --output format; `whole` is what --json and
-   * `--output json` print. Returns false for a table, which the command prints its own way.
-   */
-  protected async printList<T>(
-    whole: unknown,
-    key: string,
-    items: T[],
-    columns: Column<T>[],
-    flags: {output?: OutputFormat | undefined; columns?: string | undefined},
-  ): Promise<boolean> {
-    if (this.jsonEnabled()) return true
-    const format = flags.output ?? 'table'
-    if (format === 'table' && flags.columns === undefined) return false
-    if (format === 'json') {
-      this.logJson(whole)
-      return true
-    }
-    const page = {hasMore: false, nextCursor: null}
-    await streamList(
-      {key, columns, fetch: async () => page, items: () => items},
-      {format, columns: flags.columns},
-      (t) => process.stdout.write(t),
-    )
-    return true
-  }
-
-  /** Print rows as a table (not under --json), fitted to a terminal's width unless --wide. */
-  protected table<R>(rows: R[], columns: Column<R>[]): void {
-    const width = this.tableWidth((this.flags as {wide?: boolean}).wide)
-    if (width === undefined || rows.length === 0) {
-      this.log(renderTable(rows, columns))
-      return
-    }
-    const fit = fitColumns(columns, rows, width)
-    this.log(renderTable(rows, fit.columns))
-    if (fit.hidden.length > 0) this.#hiddenNote(fit.hidden)
-  }
-
-  /** The width to fit tables to: a terminal's, unless --wide; none when stdout is not a terminal. */
-  protected tableWidth(wide: boolean | undefined): number | undefined {
-    if (wide || !process.stdout.isTTY || !process.stdout.columns) return undefined
-    return process.stdout.columns
-  }
-
-  readonly #hiddenNote = (headers: string[]) =>
-    this.warnLine(`Hidden to fit the terminal: ${headers.join(', ')} (--wide shows all)`)
-
-  /**
-   * Where nobody can answer prompts, fail once naming every flag of `values` left out, rather than
-   * one per run. (A single missing one is left to `ask`, which says the same.)
-   */
-  protected requireFlags(values: Record<string, unknown>): void {
-    if (this.interactive) return
-    const missing = Object.entries(values)
-      .filter(([, v]) => v === undefined)
-      .map(([k]) => `--${k}`)
-    if (missing.length < 2) return
-    throw new PayctlError({
-      kind: 'usage',
-      code: 'MISSING_FLAG',
-      message: `missing required flags ${missing.join(', ')}`,
-      details: {flags: missing},
-      suggestions: [`Pass ${missing.join(', ')}, or run in a terminal to be prompted.`],
-    })
-  }
-
-  /** Ask for a value, or fail naming the flag when nobody can answer. */
-  protected async ask(
-    flag: string,
-    message: string,
-    opts: {secret?: boolean; default?: string; validate?: (v: string) => true | string} = {},
-  ): Promise<string> {
-    if (!this.interactive) {
-      throw new PayctlError({
-        kind: 'usage',
-        code: 'MISSING_FLAG',
-        message: `missing required flag --${flag}`,
-        details: {flag: `--${flag}`},
-        suggestions: [`Pass --${flag}, or run in a terminal to be prompted.`],
-      })
-    }
-    const prompts = await import('@inquirer/prompts')
-    const validate = (v: string) =>
-      v.trim() === '' ? `${message} is required` : (opts.validate?.(v) ?? true)
-    if (opts.secret) return prompts.password({message, mask: '*', validate}, {output: process.stderr})
-    return prompts.input({message, default: opts.default, validate}, {output: process.stderr})
+  /** The --json output; oclif calls it with the record a command returns. */
+  protected override logJson(json: unknown): void {
+    this.out.json(json)
   }
 
   /** Sandbox-only operations refuse any profile that is not the local sandbox. */
@@ -345,19 +203,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         suggestions: ['Pass --yes to confirm.'],
       })
     }
-    await this.confirm(`${action} in ${this.profile.environment} (${this.profile.baseUrl})?`)
-  }
-
-  /** Ask a yes/no question (default no); "no" cancels the command with exit 2. */
-  protected async confirm(message: string): Promise<void> {
-    const {confirm} = await import('@inquirer/prompts')
-    const ok = await confirm({message, default: false}, {output: process.stderr})
-    if (!ok) throw new PayctlError({kind: 'usage', code: 'CANCELLED', message: 'cancelled'})
-  }
-
-  /** The --json output: exact integers (amounts beyond 2^53 are bigint), no colour codes in pipes. */
-  protected override logJson(json: unknown): void {
-    process.stdout.write(`${stringifyExact(json, 2)}\n`)
+    await this.questions.confirm(`${action} in ${this.profile.environment} (${this.profile.baseUrl})?`)
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
@@ -367,9 +213,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // A listing that failed midway has already put the error in its JSON document on stdout.
     if (this.jsonEnabled()) {
       if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
-    } else process.stderr.write(`${redactText(renderError(error))}\n`)
+    } else this.io.err.write(`${redactText(renderError(error, this.io.err))}\n`)
     if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
-      process.stderr.write(`${redactText(error.cause.stack)}\n`)
+      this.io.err.write(`${redactText(error.cause.stack)}\n`)
     }
     this.exit(error.exitCode)
   }
@@ -379,18 +225,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const error = toPayctlError(err)
     let profile: ResolvedProfile | undefined
     try {
-      profile = this.#profile ?? resolveProfile(this.store.read(), {profile: this.flags?.profile})
+      profile = this.#profile ?? this.#resolveProfile()
     } catch {
       profile = undefined
     }
     const ctor = this.ctor as typeof BaseCommand
-    addSuggestions(error, profile, new Set(Object.keys({...ctor.baseFlags, ...ctor.flags})))
+    const flags = new Set(Object.keys({...ctor.baseFlags, ...ctor.flags}))
+    addSuggestions(error, profile, flags, this.runtime.configDir)
     return error
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {
     this.#audit(err)
-    if (this.#onInterrupt !== undefined) process.off('SIGINT', this.#onInterrupt)
+    this.#offInterrupt?.()
     await this.#connections.close()
     await super.finally(err)
   }
@@ -403,9 +250,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const failure = err ? toPayctlError(err) : undefined
     const profile = this.#profile
     try {
-      const log = new AuditLog()
+      const log = new AuditLog(this.runtime.configDir)
       const {replaced} = log.append({
-        time: new Date().toISOString(),
+        time: new Date(this.runtime.clock.now()).toISOString(),
         profile: profile?.name ?? '',
         environment: profile?.environment ?? '',
         baseUrl: profile?.baseUrl ?? '',
@@ -418,9 +265,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         ...(note === undefined ? {} : {note}),
       })
       if (replaced !== undefined)
-        this.warnLine(`${log.path} was ${replaced}: a new audit log replaced it; what it led to is unchanged`)
+        this.out.warn(`${log.path} was ${replaced}: a new audit log replaced it; what it led to is unchanged`)
     } catch (auditError) {
-      this.warnLine(`could not write the audit log: ${(auditError as Error).message}`)
+      this.out.warn(`could not write the audit log: ${(auditError as Error).message}`)
     }
   }
 }

@@ -1,5 +1,6 @@
 import {formatMoney} from '../contract/money.js'
 import {PayctlError, stringifyExact} from '../core/index.js'
+import type {OutputStream} from './io.js'
 import {paint, terminalSafe} from './terminal.js'
 
 /** Turn anything thrown inside a command into the one error type, with an exit code. */
@@ -49,8 +50,7 @@ const isInteger = (v: unknown): v is number | bigint =>
  * message payctl or its parser wrote keeps its line breaks: one from the service (it has a status)
  * could otherwise add lines that pass for payctl's, a suggestion of a command to run among them.
  */
-export function renderError(err: PayctlError): string {
-  const stream = process.stderr
+export function renderError(err: PayctlError, stream: Pick<OutputStream, 'colour'>): string {
   const message = terminalSafe(err.message, {lines: err.status === undefined})
   const lines = [`${paint(['red', 'bold'], terminalSafe(err.code), stream)}: ${message}`]
   if (err.details && Object.keys(err.details).length > 0) {

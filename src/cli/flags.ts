@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
-import {SUPPORTED_CURRENCIES} from '../contract/index.js'
+import {IDEMPOTENCY_KEY, SUPPORTED_CURRENCIES} from '../contract/index.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
+import {OUTPUT_FORMATS} from './list-output.js'
 
 /** Flags every command takes. */
 export const globalFlags = {
@@ -49,11 +50,12 @@ export const currencyFlag = (opts: {required?: boolean} = {}) =>
 
 export const idempotencyKeyFlag = Flags.string({
   summary: 'idempotency key for this request (default: a new random key, reused by retries)',
-  // An HTTP header carries it: other characters would fail inside the HTTP client, not here.
+  // What the service takes: other characters would fail inside the HTTP client, and a longer key at
+  // the service, rather than here.
   parse: async (value) => {
-    if (!/^[\x20-\x7e]+$/.test(value))
+    if (!IDEMPOTENCY_KEY.test(value))
       throw usageError(
-        `--idempotency-key must be printable ASCII characters, got "${value}"`,
+        `--idempotency-key must be 1 to 255 printable ASCII characters, got "${value}"`,
         'INVALID_FLAG',
         {
           flag: '--idempotency-key',
@@ -63,11 +65,22 @@ export const idempotencyKeyFlag = Flags.string({
   },
 })
 
-export const amountFlag = (summary = 'amount: smallest unit (1234), or with its currency (12.34USD)') =>
-  Flags.string({char: 'a', summary})
+export const amountFlag = (
+  summary = 'amount with its currency (12.34USD), or the smallest unit (1234) with --currency',
+) => Flags.string({char: 'a', summary})
 
 export const decimalFlag = Flags.boolean({
   summary: 'read --amount in major units of --currency (12.34 = 12.34 USD)',
+})
+
+/**
+ * The --amount, --currency and --decimal of a command that moves or checks money; moneyFrom
+ * (amounts.ts) reads them under the one rule for a currency.
+ */
+export const moneyFlags = (amountSummary?: string) => ({
+  amount: amountFlag(amountSummary),
+  currency: currencyFlag(),
+  decimal: decimalFlag,
 })
 
 /** `key=value` pairs from a repeatable flag, as an object. */
@@ -85,4 +98,19 @@ export const metadataFlag = Flags.string({
 export function metadataFrom(pairs: string[] | undefined): Record<string, string> | undefined {
   if (!pairs || pairs.length === 0) return undefined
   return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
+}
+
+/** Flags of every command that shows a list. */
+export const outputFlags = {
+  output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
+  columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
+  wide: Flags.boolean({summary: 'show every column of a table, however wide the terminal'}),
+}
+
+/** Flags of every list command that pages through the service. */
+export const listFlags = {
+  limit: Flags.integer({summary: 'show at most this many (default: one page of 20)', min: 1}),
+  all: Flags.boolean({summary: 'follow every page to the end, streaming as pages arrive'}),
+  cursor: Flags.string({summary: 'start after this cursor (from a previous page)'}),
+  ...outputFlags,
 }

@@ -1,5 +1,4 @@
 import {stripVTControlCharacters} from 'node:util'
-import {Flags} from '@oclif/core'
 import type {ScalarTag, Tags} from 'yaml'
 import {stringifyExact, usageError} from '../core/index.js'
 import {fitColumns} from './fit.js'
@@ -8,21 +7,6 @@ import {terminalSafe} from './terminal.js'
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'yaml', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
-
-/** Flags of every command that shows a list. */
-export const outputFlags = {
-  output: Flags.option({options: OUTPUT_FORMATS, char: 'o'})({summary: 'output format (default: table)'}),
-  columns: Flags.string({summary: 'comma-separated columns for table and csv output', aliases: ['fields']}),
-  wide: Flags.boolean({summary: 'show every column of a table, however wide the terminal'}),
-}
-
-/** Flags of every list command that pages through the service. */
-export const listFlags = {
-  limit: Flags.integer({summary: 'show at most this many (default: one page of 20)', min: 1}),
-  all: Flags.boolean({summary: 'follow every page to the end, streaming as pages arrive'}),
-  cursor: Flags.string({summary: 'start after this cursor (from a previous page)'}),
-  ...outputFlags,
-}
 
 /** A page of a list. Paging is not shown by the interface document: a page without it is the last. */
 export interface Page {
@@ -152,29 +136,14 @@ export async function streamList<T, P extends Page>(
     if (first && opts.format === 'json') write(`{"${spec.key}": [`)
     if (first && opts.format === 'csv')
       write(`${columns.map((c) => csvCell(columnKey(c.header))).join(',')}\n`)
-    switch (opts.format) {
-      case 'json':
-        write(items.map((item, i) => `${count + i === 0 ? '' : ','}\n  ${stringifyExact(item)}`).join(''))
-        break
-      case 'ndjson':
-        for (const item of items) write(`${stringifyExact(item)}\n`)
-        break
-      case 'yaml':
-        if (items.length > 0) write(humanYaml(yaml!, items))
-        break
-      case 'csv':
-        for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)
-        break
-      default:
-        // Fitted to the first page, and the same columns for the pages after it.
-        if (!fitted && items.length > 0) {
-          const fit = fitColumns(columns, items, opts.width!)
-          columns = fit.columns
-          fitted = true
-          if (fit.hidden.length > 0) opts.onHidden?.(fit.hidden)
-        }
-        if (items.length > 0) write(`${renderTable(items, columns, count > 0)}\n`)
+    if (opts.format === 'table' && !fitted && items.length > 0) {
+      // Fitted to the first page, and the same columns for the pages after it.
+      const fit = fitColumns(columns, items, opts.width!)
+      columns = fit.columns
+      fitted = true
+      if (fit.hidden.length > 0) opts.onHidden?.(fit.hidden)
     }
+    writePage(opts.format, items, {columns, count, yaml}, write)
     count += items.length
     nextCursor = page.hasMore === true && typeof page.nextCursor === 'string' ? page.nextCursor : null
     if (!nextCursor || want === undefined || count >= want) break
@@ -185,4 +154,30 @@ export async function streamList<T, P extends Page>(
       `${count === 0 ? '' : '\n'}], "hasMore": ${nextCursor !== null}, "nextCursor": ${JSON.stringify(nextCursor)}}\n`,
     )
   return {count, nextCursor}
+}
+
+/** One page's items in `format`, after the `count` items of the pages before it. */
+function writePage<T>(
+  format: OutputFormat,
+  items: T[],
+  at: {columns: Column<T>[]; count: number; yaml: typeof import('yaml') | undefined},
+  write: (text: string) => void,
+): void {
+  const {columns, count} = at
+  switch (format) {
+    case 'json':
+      write(items.map((item, i) => `${count + i === 0 ? '' : ','}\n  ${stringifyExact(item)}`).join(''))
+      break
+    case 'ndjson':
+      for (const item of items) write(`${stringifyExact(item)}\n`)
+      break
+    case 'yaml':
+      if (items.length > 0) write(humanYaml(at.yaml!, items))
+      break
+    case 'csv':
+      for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)
+      break
+    default:
+      if (items.length > 0) write(`${renderTable(items, columns, count > 0)}\n`)
+  }
 }

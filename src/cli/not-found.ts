@@ -1,5 +1,6 @@
 import type {Hook} from '@oclif/core'
 import {distance} from 'fastest-levenshtein'
+import {currentRuntime} from './runtime.js'
 
 /**
  * The command closest to what was typed (oclif's id, words joined by `:`): one whose id begins with
@@ -25,22 +26,21 @@ export function closestCommand(typed: string, ids: string[]): string | undefined
  * (yes runs it) and printed otherwise.
  */
 const hook: Hook.CommandNotFound = async function (opts) {
+  const {io, env, prompter} = currentRuntime()
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   const suggestion = closestCommand(opts.id, ids)
   const spoken = (id: string) => id.replaceAll(':', ' ')
-  process.stderr.write(`${spoken(opts.id)} is not a payctl command.\n`)
+  io.err.write(`${spoken(opts.id)} is not a payctl command.\n`)
   if (suggestion) {
-    if (process.stdin.isTTY && process.stderr.isTTY && !process.env.CI) {
-      const {confirm} = await import('@inquirer/prompts')
-      const yes = await confirm(
-        {message: `Did you mean payctl ${spoken(suggestion)}?`, default: false},
-        {output: process.stderr},
-      ).catch(() => false)
+    if (io.in.isTTY && io.err.isTTY && !env.CI) {
+      const yes = await prompter
+        .confirm(`Did you mean payctl ${spoken(suggestion)}?`, false)
+        .catch(() => false)
       if (yes) {
         const argv = opts.argv?.length ? opts.argv : opts.id.split(':').slice(suggestion.split(':').length)
         return this.config.runCommand(suggestion, argv)
       }
-    } else process.stderr.write(`Did you mean payctl ${spoken(suggestion)}?\n`)
+    } else io.err.write(`Did you mean payctl ${spoken(suggestion)}?\n`)
   }
   this.error('Run payctl help for a list of available commands.', {exit: 2})
 }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {ROUNDUP_MULTIPLIERS, type UpdateRoundupSettingsInput} from '../contract/index.js'
-import {isPlainMajor, usageError} from '../core/index.js'
+import {type PayctlClient, parseAmount, readMajor, usageError} from '../core/index.js'
 
 /** Flags of the commands that change round-up settings. */
 export const roundupSettingsFlags = {
@@ -8,7 +8,7 @@ export const roundupSettingsFlags = {
     summary: 'multiply the spare change by 1, 2, 3 or 5',
   }),
   max: Flags.string({
-    summary: 'cap per purchase, in major units of the round-up currency (5 is 5.00 USD)',
+    summary: 'cap per purchase, in major units of the round-up currency: 5 (5.00 USD), or 5USD',
     aliases: ['max-roundup-amount'],
   }),
   'destination-account': Flags.string({
@@ -21,37 +21,72 @@ export const roundupSettingsFlags = {
 }
 
 /**
- * A decimal amount in major units, as typed: sent as the JSON number it spells, so the service
- * reads back the same digits. Anything but a plain decimal is refused here, naming the flag.
+ * A decimal amount in major units, as typed, with its currency appended or not (4.35, 4.35USD):
+ * sent as the JSON number it spells, so the service reads back the same digits. Anything but a
+ * plain decimal is refused here, naming the flag, as are more decimals than a named currency has.
  */
-export function majorFlag(text: string, flag: string): number {
-  if (!isPlainMajor(text)) {
+export function majorFlag(text: string, flag: string): {value: number; currency: string | undefined} {
+  const read = readMajor(text)
+  if (read === undefined) {
     throw usageError(
-      `--${flag} must be a decimal amount in major units, e.g. 5 or 4.35 (got "${text}")`,
+      `--${flag} must be a decimal amount in major units, e.g. 5, 4.35 or 4.35USD (got "${text}")`,
       'INVALID_FLAG',
       {
         flag: `--${flag}`,
       },
     )
   }
-  return Number(text.trim())
+  if (read.currency !== undefined) parseAmount(`${read.digits}${read.currency}`, read.currency)
+  return {value: read.value, currency: read.currency}
 }
 
-/** The settings the flags ask to change; empty when no settings flag was given. */
+/** The currency `user`'s round-ups are kept in, as the service says. */
+export async function roundupCurrency(api: PayctlClient, user: string): Promise<string> {
+  const settings = await api.call('getRoundupSettings', {params: {id: user}})
+  return String(settings.currency)
+}
+
+/**
+ * Refuse an amount whose appended currency is not the round-up currency, which `actual` gives
+ * (looked up only when a currency was appended).
+ */
+export async function checkRoundupCurrency(
+  given: {flag: string; currency: string | undefined},
+  actual: () => Promise<string>,
+): Promise<void> {
+  if (given.currency === undefined) return
+  const currency = await actual()
+  if (given.currency === currency) return
+  throw usageError(
+    `--${given.flag} is in ${given.currency} but the round-ups are in ${currency}`,
+    'INVALID_AMOUNT',
+    {flag: `--${given.flag}`, currency},
+  )
+}
+
+/**
+ * The settings the flags ask to change (empty when no settings flag was given), and the currency
+ * --max named (5USD), if any.
+ */
 export function settingsChange(f: {
   multiplier?: string | undefined
   max?: string | undefined
   'destination-account'?: string | undefined
   currency?: string | undefined
   enabled?: boolean | undefined
-}): UpdateRoundupSettingsInput {
+}): {change: UpdateRoundupSettingsInput; maxCurrency: string | undefined} {
   const change: UpdateRoundupSettingsInput = {}
+  let maxCurrency: string | undefined
   if (f.enabled !== undefined) change.enabled = f.enabled
   if (f.multiplier !== undefined)
     change.multiplier = Number(f.multiplier) as UpdateRoundupSettingsInput['multiplier']
-  if (f.max !== undefined) change.max_roundup_amount = majorFlag(f.max, 'max')
+  if (f.max !== undefined) {
+    const max = majorFlag(f.max, 'max')
+    change.max_roundup_amount = max.value
+    maxCurrency = max.currency
+  }
   const destination = f['destination-account']
   if (destination !== undefined) change.destination_account_id = destination === 'none' ? null : destination
   if (f.currency !== undefined) change.currency = f.currency as UpdateRoundupSettingsInput['currency']
-  return change
+  return {change, maxCurrency}
 }

@@ -10,36 +10,10 @@ import {
 } from '../contract/index.js'
 import {formatMoney} from '../core/index.js'
 import {majorMoney} from './fields.js'
+import type {Prompter as FullPrompter} from './prompter.js'
 
 /** The questions the settings walkthrough asks; injected, so the walk can be tested without a terminal. */
-export interface Prompter {
-  select<T>(message: string, choices: {name: string; value: T}[], initial: T): Promise<T>
-  input(
-    message: string,
-    initial: string,
-    validate: (value: string) => true | string | Promise<true | string>,
-  ): Promise<string>
-  confirm(message: string, initial: boolean): Promise<boolean>
-}
-
-/** Prompts on stderr with @inquirer/prompts, loaded only when a walkthrough runs. */
-export function terminalPrompter(): Prompter {
-  const output = {output: process.stderr}
-  return {
-    async select(message, choices, initial) {
-      const {select} = await import('@inquirer/prompts')
-      return select({message, choices, default: initial}, output)
-    },
-    async input(message, initial, validate) {
-      const {input} = await import('@inquirer/prompts')
-      return input({message, default: initial, validate}, output)
-    },
-    async confirm(message, initial) {
-      const {confirm} = await import('@inquirer/prompts')
-      return confirm({message, default: initial}, output)
-    },
-  }
-}
+export type Prompter = Pick<FullPrompter, 'select' | 'input' | 'confirm'>
 
 /** A cap typed by a person: a plain decimal in major units of the round-up currency. */
 export function capProblem(text: string, currency: RoundupSettingsRecord['currency']): true | string {

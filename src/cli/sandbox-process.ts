@@ -32,16 +32,17 @@ export interface SandboxState {
   credentials?: {apiKey: string; apiSecret: string; partnerId: string} | undefined
 }
 
-export const statePath = () => join(configDir(), 'sandbox.json')
-const defaultDataPath = () => join(configDir(), 'sandbox.db')
+/** Every function here takes the config dir `dir` the sandbox belongs to. */
+export const statePath = (dir: string) => join(dir, 'sandbox.json')
+const defaultDataPath = (dir: string) => join(dir, 'sandbox.db')
 
 /**
  * The data file in the config dir, refused when it or its -wal or -shm is a symbolic link: the
  * sandbox would write its secrets where the link points, and a database is not replaced the way
  * the other files there are, since that would lose its data.
  */
-export function defaultDataFile(): string {
-  const path = defaultDataPath()
+export function defaultDataFile(dir: string): string {
+  const path = defaultDataPath(dir)
   for (const file of [path, `${path}-wal`, `${path}-shm`]) {
     if (!lstatSync(file, {throwIfNoEntry: false})?.isSymbolicLink()) continue
     throw new PayctlError({
@@ -53,19 +54,19 @@ export function defaultDataFile(): string {
   }
   return path
 }
-export const logPath = () => join(configDir(), 'sandbox.log')
+export const logPath = (dir: string) => join(dir, 'sandbox.log')
 
 /**
  * The state file, if it is one payctl could have written: a regular file (not a symlink) of this
  * user that nobody else can write, naming a pid and an http URL on this machine. Anything else is taken for
  * absent: `stop` would signal its pid and `auth login --env local` send credentials to its URL.
  */
-export function readState(): SandboxState | undefined {
+export function readState(dir: string): SandboxState | undefined {
   try {
-    const st = lstatSync(statePath())
+    const st = lstatSync(statePath(dir))
     if (!st.isFile() || (st.mode & 0o022) !== 0) return undefined
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return undefined
-    const state = JSON.parse(readFileSync(statePath(), 'utf8')) as SandboxState
+    const state = JSON.parse(readFileSync(statePath(dir), 'utf8')) as SandboxState
     if (!Number.isSafeInteger(state.pid) || state.pid <= 1) return undefined
     if (typeof state.url !== 'string' || !/^http:\/\//.test(state.url) || !onThisMachine(state.url))
       return undefined
@@ -83,9 +84,9 @@ function onThisMachine(url: string): boolean {
 }
 
 /** Write the state file: 0600, never through a symlink, in a config dir only its owner can write. */
-export function writeState(state: SandboxState): void {
-  assertConfigDir(configDir())
-  writePrivateFile(statePath(), `${JSON.stringify(state, null, 2)}\n`)
+export function writeState(dir: string, state: SandboxState): void {
+  assertConfigDir(dir)
+  writePrivateFile(statePath(dir), `${JSON.stringify(state, null, 2)}\n`)
 }
 
 /**
@@ -134,8 +135,8 @@ export function runningSandboxes(): {pid: number; configDir: string}[] {
 }
 
 /** Remove the state file if it still describes this process. */
-export function clearState(pid = process.pid): void {
-  if (readState()?.pid === pid) rmSync(statePath(), {force: true})
+export function clearState(dir: string, pid = process.pid): void {
+  if (readState(dir)?.pid === pid) rmSync(statePath(dir), {force: true})
 }
 
 export function isAlive(pid: number): boolean {
@@ -177,9 +178,9 @@ export function sandboxRunning(state: SandboxState | undefined): PayctlError {
  * state file and seed journal. A lock left by a sandbox killed outright is taken over once its
  * process is gone. Resolves with the release.
  */
-export async function claimConfigDir(): Promise<() => Promise<void>> {
+export async function claimConfigDir(dir: string): Promise<() => Promise<void>> {
   const {default: lockfile} = await import('proper-lockfile')
-  const lockDir = `${statePath()}.lock`
+  const lockDir = `${statePath(dir)}.lock`
   const options = {
     lockfilePath: lockDir,
     realpath: false,
@@ -189,17 +190,17 @@ export async function claimConfigDir(): Promise<() => Promise<void>> {
     onCompromised: () => undefined,
   }
   try {
-    return await lockfile.lock(statePath(), options)
+    return await lockfile.lock(statePath(dir), options)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err
-    const state = readState()
+    const state = readState(dir)
     if (state !== undefined && isAlive(state.pid)) throw sandboxRunning(state)
     if (state === undefined) throw sandboxRunning(undefined)
     // Left by a sandbox that is gone: take it over (another start doing the same loses the race).
     // Removed by hand: proper-lockfile unlocks only a lock its own process took.
     rmSync(lockDir, {recursive: true, force: true})
-    return await lockfile.lock(statePath(), options).catch(() => {
-      throw sandboxRunning(readState())
+    return await lockfile.lock(statePath(dir), options).catch(() => {
+      throw sandboxRunning(readState(dir))
     })
   }
 }
@@ -209,11 +210,12 @@ export async function claimConfigDir(): Promise<() => Promise<void>> {
  * to sandbox.log, and resolve with what it prints once it listens. Secrets go in `env`, never ARGS.
  */
 export async function startDetached(
+  dir: string,
   args: string[],
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ): Promise<SandboxStarted> {
   closeInheritedDescriptors()
-  const log = openPrivateAppend(logPath()).fd
+  const log = openPrivateAppend(logPath(dir)).fd
   const child = spawn(process.execPath, [process.argv[1] ?? '', 'sandbox', 'start', ...args, '--json'], {
     detached: true,
     stdio: ['ignore', 'pipe', log],
@@ -223,7 +225,7 @@ export async function startDetached(
     new PayctlError({kind: 'api', code: 'SANDBOX_START_FAILED', message: `the sandbox did not start: ${why}`})
   const started = await new Promise<SandboxStarted>((resolve, reject) => {
     let out = ''
-    const timer = setTimeout(() => reject(notReady(`no answer within 15 s; see ${logPath()}`)), 15_000)
+    const timer = setTimeout(() => reject(notReady(`no answer within 15 s; see ${logPath(dir)}`)), 15_000)
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       let parsed: SandboxStarted & {error?: ChildError}
@@ -238,14 +240,14 @@ export async function startDetached(
     })
     child.once('exit', (code) => {
       clearTimeout(timer)
-      reject(notReady(`it exited with code ${code}; see ${logPath()}`))
+      reject(notReady(`it exited with code ${code}; see ${logPath(dir)}`))
     })
   })
   child.stdout!.destroy()
   child.unref()
   closeSync(log)
-  const state = readState()
-  if (state) writeState({...state, logFile: logPath()})
+  const state = readState(dir)
+  if (state) writeState(dir, {...state, logFile: logPath(dir)})
   return started
 }
 
@@ -301,10 +303,11 @@ export function closeInheritedDescriptors(): void {
  * started with another config dir.
  */
 export async function findSandbox(
+  dir: string,
   store: ProfileStore,
   profile: string | undefined,
 ): Promise<{url: string; health: SandboxHealth | undefined; state: SandboxState | undefined}> {
-  const state = readState()
+  const state = readState(dir)
   let probed: string | undefined
   if (state && isAlive(state.pid)) {
     const health = await probeSandbox(state.url)

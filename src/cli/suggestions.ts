@@ -1,15 +1,11 @@
 import {distance} from 'fastest-levenshtein'
+import {authCodes} from '../contract/index.js'
 import type {PayctlError, ResolvedProfile} from '../core/index.js'
 import {readState} from './sandbox-process.js'
 
-const AUTH_CODES = new Set([
-  'INVALID_CREDENTIALS',
-  'TOKEN_EXPIRED',
-  'TOKEN_INVALID',
-  'INVALID_API_KEY',
-  'invalid_api_key',
-  'expired_token',
-  'missing_authorization',
+/** Errors that logging in mends: the service's refused credentials, and payctl's own missing ones. */
+const AUTH_CODES = new Set<string>([
+  ...authCodes((e) => e.refuses === 'credentials'),
   'NOT_LOGGED_IN',
   'CREDENTIALS_INCOMPLETE',
 ])
@@ -23,7 +19,8 @@ const CREDENTIAL_VARIABLES = 'PAYCTL_SECRET_KEY, PAYCTL_API_KEY, PAYCTL_API_SECR
 export function addSuggestions(
   err: PayctlError,
   profile: ResolvedProfile | undefined,
-  flags?: ReadonlySet<string>,
+  flags: ReadonlySet<string> | undefined,
+  configDir: string,
 ): void {
   if (flags) keepOwnFlags(err, flags)
   if (flags) suggestFlags(err, flags)
@@ -43,7 +40,7 @@ export function addSuggestions(
   // fail for want of them: starting the sandbox writes the profile.
   // (A profile in the file was logged in to before: `auth login` takes its credentials again.)
   const local = profile === undefined || (profile.kind === 'local' && !profile.stored)
-  if (AUTH_CODES.has(err.code) && local && !profile?.auth && !readState()?.credentials) {
+  if (AUTH_CODES.has(err.code) && local && !profile?.auth && !readState(configDir)?.credentials) {
     const chosen = profile && profile.sources.profile !== 'default' && profile.name !== 'local'
     const named = chosen ? ` --profile ${profile.name}` : ''
     // Two ways in: the local sandbox, or a service elsewhere (login asks for its address).

@@ -1,14 +1,19 @@
 import {styleText} from 'node:util'
+import type {Env, IOStreams} from './io.js'
+import {currentRuntime} from './runtime.js'
 
 type Style = Parameters<typeof styleText>[0]
 
 /**
- * Colour for stdout text: none when stdout is not a TTY or NO_COLOR is set (styleText checks both).
- * Control characters in `text` are escaped (it is often a value from the service); what paint
- * returns is remembered, so that `terminalSafe` keeps its colour codes and escapes every other.
+ * Colour for text bound for `out` (the run's stdout unless said): none where it takes none (not a
+ * terminal, NO_COLOR; see colourWanted). Control characters in `text` are escaped (it is often a
+ * value from the service); what paint returns is remembered, so that `terminalSafe` keeps its
+ * colour codes and escapes every other.
  */
-export function paint(style: Style, text: string, stream: NodeJS.WriteStream = process.stdout): string {
-  const painted = styleText(style, terminalSafe(text, {lines: true}), {stream})
+export function paint(style: Style, text: string, out: {colour: boolean} = currentRuntime().io.out): string {
+  const safe = terminalSafe(text, {lines: true})
+  if (!out.colour) return safe
+  const painted = styleText(style, safe, {validateStream: false})
   remember(painted)
   return painted
 }
@@ -91,13 +96,13 @@ export function terminalSafe(text: string, opts: {lines?: boolean; colour?: bool
   return out
 }
 
-/** Whether the process may prompt: stdin is a TTY, CI is unset and the user did not say --no-input. */
-export function canPrompt(noInput: boolean): boolean {
-  return Boolean(process.stdin.isTTY) && !noInput && !isCI()
+/** Whether a command may prompt: stdin is a TTY, CI is unset and the user did not say --no-input. */
+export function canPrompt(io: IOStreams, env: Env, noInput: boolean): boolean {
+  return io.in.isTTY && !noInput && !isCI(env)
 }
 
-export function isCI(): boolean {
-  const ci = process.env.CI
+export function isCI(env: Env): boolean {
+  const ci = env.CI
   return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false'
 }
 

@@ -11,6 +11,7 @@ import {stringifyExact} from '../core/exact-json.js'
 import type {ListenEvent} from '../core/webhooks/index.js'
 import {extraRows, known, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
+import {currentRuntime} from './runtime.js'
 import {paint} from './terminal.js'
 
 /** How webhooks, events, deliveries and a listen session look to a person. */
@@ -128,8 +129,54 @@ function clock(iso: string): string {
  * forwards, after the Ready line that opens it; `stderr` lines are about the session itself
  * (reconnecting, warnings).
  */
-export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; stderr?: string} {
-  const err = process.stderr
+export function listenLines(
+  e: ListenEvent,
+  debug: boolean,
+  err: {colour: boolean} = currentRuntime().io.err,
+): {stdout?: string; stderr?: string} {
+  switch (e.type) {
+    case 'ready':
+    case 'reconnecting':
+    case 'reconnected':
+      return sessionLines(e, err)
+    case 'event': {
+      const retry = e.attempt > 1 ? paint('dim', ` (attempt ${e.attempt})`) : ''
+      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}`
+      return e.signature.valid
+        ? {stdout: line}
+        : {
+            stdout: line,
+            stderr: paint('red', `  ! signature check failed for ${e.eventId}: ${e.signature.message}`, err),
+          }
+    }
+    case 'forward': {
+      const status = e.status === undefined ? 'ERR' : String(e.status)
+      const took = e.durationMs === undefined ? '' : ` ${e.durationMs} ms`
+      const failure = e.error ?? (e.status === undefined ? 'no answer' : `HTTP ${e.status}`)
+      const why = e.ok ? '' : ` ${failure}${paint('dim', ' (the sandbox will retry)')}`
+      return {
+        stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
+      }
+    }
+    case 'skipped':
+      return {
+        stdout: paint(
+          'dim',
+          `${clock(e.time)}  --- ${e.event} [${e.eventId}] not selected by --events: acknowledged, not forwarded`,
+        ),
+      }
+    case 'duplicate':
+      return debug
+        ? {stderr: paint('dim', `  already handled ${e.deliveryId} (${e.eventId}): acknowledged again`, err)}
+        : {}
+  }
+}
+
+/** The lines about the listen session itself: ready, and a link lost and found again. */
+function sessionLines(
+  e: Extract<ListenEvent, {type: 'ready' | 'reconnecting' | 'reconnected'}>,
+  err: {colour: boolean},
+): {stdout?: string; stderr?: string} {
   switch (e.type) {
     case 'ready': {
       const where =
@@ -164,35 +211,5 @@ export function listenLines(e: ListenEvent, debug: boolean): {stdout?: string; s
       const waiting = e.pending > 0 ? ` ${e.pending} deliveries waiting.` : ''
       return {stderr: `${paint('green', 'Reconnected.', err)}${waiting}${changed}`}
     }
-    case 'event': {
-      const retry = e.attempt > 1 ? paint('dim', ` (attempt ${e.attempt})`) : ''
-      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}`
-      return e.signature.valid
-        ? {stdout: line}
-        : {
-            stdout: line,
-            stderr: paint('red', `  ! signature check failed for ${e.eventId}: ${e.signature.message}`, err),
-          }
-    }
-    case 'forward': {
-      const status = e.status === undefined ? 'ERR' : String(e.status)
-      const took = e.durationMs === undefined ? '' : ` ${e.durationMs} ms`
-      const failure = e.error ?? (e.status === undefined ? 'no answer' : `HTTP ${e.status}`)
-      const why = e.ok ? '' : ` ${failure}${paint('dim', ' (the sandbox will retry)')}`
-      return {
-        stdout: `${clock(e.time)}  ${paint(e.ok ? 'green' : 'red', '<--')} [${paint(e.ok ? 'green' : 'red', status)}] POST ${e.url} [${e.eventId}]${took}${why}`,
-      }
-    }
-    case 'skipped':
-      return {
-        stdout: paint(
-          'dim',
-          `${clock(e.time)}  --- ${e.event} [${e.eventId}] not selected by --events: acknowledged, not forwarded`,
-        ),
-      }
-    case 'duplicate':
-      return debug
-        ? {stderr: paint('dim', `  already handled ${e.deliveryId} (${e.eventId}): acknowledged again`, err)}
-        : {}
   }
 }

@@ -2,6 +2,7 @@ import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../cli/flags.js'
+import type {IOStreams} from '../cli/io.js'
 import {errorFrom, followPages, usageError} from '../core/index.js'
 
 export default class Api extends BaseCommand<typeof Api> {
@@ -37,7 +38,7 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
   async run(): Promise<void> {
     const f = this.flags
     const method = this.args.method.toUpperCase()
-    const body = readBody(f.data)
+    const body = readBody(f.data, this.io)
     const headers = Object.fromEntries((f.header ?? []).map(parseHeader))
     if (method !== 'GET') await this.confirmProduction(`send ${method} ${this.args.path}`, f.yes)
     const send = (path: string) =>
@@ -47,7 +48,7 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
     const print = (res: Parameters<typeof errorFrom>[0], out: string) => {
       const failed = res.status >= 300
       if (failed && this.jsonEnabled()) throw errorFrom(res)
-      process.stdout.write(out)
+      this.io.out.write(out)
       if (failed) throw errorFrom(res)
     }
     if (!f.paginate) {
@@ -59,10 +60,10 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
   }
 }
 
-function readBody(data: string | undefined): string | undefined {
+function readBody(data: string | undefined, io: IOStreams): string | undefined {
   if (data === undefined) return undefined
   let text = data
-  if (data === '-') text = readFileSync(0, 'utf8')
+  if (data === '-') text = io.in.readAll().toString('utf8')
   else if (data.startsWith('@')) {
     try {
       text = readFileSync(data.slice(1), 'utf8')

@@ -2,7 +2,8 @@ import {BaseCommand} from '../cli/base-command.js'
 import {paint} from '../cli/terminal.js'
 import {type Check, PayctlError, runDoctor} from '../core/index.js'
 
-const MARK = {pass: paint('green', '✓'), warn: paint('yellow', '!'), fail: paint('red', '✗')}
+const MARK = {pass: '✓', warn: '!', fail: '✗'} as const
+const MARK_STYLE = {pass: 'green', warn: 'yellow', fail: 'red'} as const
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'check the profile file, credentials, proxy, reachability, clock skew and token'
@@ -14,10 +15,12 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   ]
 
   async run(): Promise<{ok: boolean; checks: Check[]}> {
-    const checks = await this.spin('Checking', () => runDoctor(this.store, {profile: this.flags.profile}))
+    const checks = await this.out.spin('Checking', () =>
+      runDoctor(this.store, {profile: this.flags.profile}, this.env),
+    )
     for (const c of checks) {
-      this.log(`${MARK[c.status]} ${paint('bold', c.name)}: ${c.detail}`)
-      if (c.fix && c.status !== 'pass') this.log(`    ${paint('cyan', c.fix)}`)
+      this.out.log(`${paint(MARK_STYLE[c.status], MARK[c.status])} ${paint('bold', c.name)}: ${c.detail}`)
+      if (c.fix && c.status !== 'pass') this.out.log(`    ${paint('cyan', c.fix)}`)
     }
     const failed = checks.filter((c) => c.status === 'fail')
     if (failed.length > 0 && !this.jsonEnabled()) {
@@ -27,7 +30,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
         message: `${failed.length} check${failed.length > 1 ? 's' : ''} failed: ${failed.map((c) => c.name).join(', ')}`,
       })
     }
-    if (failed.length > 0) process.exitCode = 1
+    if (failed.length > 0) this.runtime.exitCode = 1
     return {ok: failed.length === 0, checks}
   }
 }

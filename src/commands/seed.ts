@@ -6,7 +6,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
-import {configDir, privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
+import {type PayctlClient, privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
 import {
   type Fixture,
   Journal,
@@ -74,7 +74,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       )
     favourSmallHeap()
     // Every file is read and checked before anything is sent, and every problem found is reported.
-    const fixtures = await loadFixtures(paths)
+    const fixtures = await loadFixtures(paths, this.env)
     if (fixtures.length > 1) refuseSharedNames(paths, fixtures)
     const total = fixtures.reduce((n, x) => n + x.records.length, 0)
     if (f['dry-run']) return this.printPlan(fixtures, total)
@@ -103,18 +103,37 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       audit: `interrupted while seeding ${paths.map((p) => basename(p)).join(', ')}; a rerun resumes`,
     }
     const started = performance.now()
+    const {result, made, skipped} = await this.seedEach(paths, fixtures, {client, limiter, instance})
+    this.interruptNote = undefined
+    if (f.output) writeFileSync(f.output, `${stringifyExact(result, 2)}\n`)
+    const seconds = (performance.now() - started) / 1000
+    const skippedNote = skipped ? ` (${skipped} already existed)` : ''
+    const files = paths.length > 1 ? ` from ${paths.length} files` : ''
+    this.out.log(
+      `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
+    )
+    return result
+  }
+
+  /** Seed the fixtures one after another, each with its journal and progress; their ids as one result. */
+  async seedEach(
+    paths: string[],
+    fixtures: Fixture[],
+    how: {client: PayctlClient; limiter: TokenBucket | undefined; instance: string},
+  ): Promise<{result: SeedResult; made: number; skipped: number}> {
+    const f = this.flags
     const result: SeedResult = {}
     let made = 0
     let skipped = 0
     for (const [i, fixture] of fixtures.entries()) {
       const path = paths[i]!
-      const journal = new Journal(f.journal ?? this.journalPath(path, instance))
+      const journal = new Journal(f.journal ?? this.journalPath(path, how.instance))
       if (f.fresh) journal.clear()
       const progress = this.progressReporter(paths.length > 1 ? basename(path) : undefined)
       let last: SeedProgress | undefined
-      const one = await seed(client, fixture, {
+      const one = await seed(how.client, fixture, {
         concurrency: f.concurrency,
-        limiter,
+        limiter: how.limiter,
         journal,
         onProgress: (p) => {
           last = p
@@ -131,21 +150,13 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       made += (last?.done ?? 0) - (last?.skipped ?? 0)
       skipped += last?.skipped ?? 0
     }
-    this.interruptNote = undefined
-    if (f.output) writeFileSync(f.output, `${stringifyExact(result, 2)}\n`)
-    const seconds = (performance.now() - started) / 1000
-    const skippedNote = skipped ? ` (${skipped} already existed)` : ''
-    const files = paths.length > 1 ? ` from ${paths.length} files` : ''
-    this.log(
-      `✓ ${made} records created${files} in ${seconds.toFixed(1)} s${skippedNote}${f.output ? `; ids in ${f.output}` : ''}`,
-    )
-    return result
+    return {result, made, skipped}
   }
 
   /** The waves --dry-run would send, as a table; nothing is sent. */
   printPlan(fixtures: Fixture[], total: number): ReturnType<typeof plan> {
     const steps = fixtures.flatMap((fixture) => plan(fixture))
-    this.table(steps, [
+    this.out.table(steps, [
       {header: 'WAVE', get: (s) => String(s.wave + 1)},
       {header: 'KIND', get: (s) => s.kind},
       {header: 'COUNT', get: (s) => String(s.names.length)},
@@ -156,7 +167,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       },
     ])
     const waves = fixtures.reduce((n, x) => n + new Set(plan(x).map((s) => s.wave)).size, 0)
-    this.log(`${total} records in ${waves} waves; nothing sent.`)
+    this.out.log(`${total} records in ${waves} waves; nothing sent.`)
     return steps
   }
 
@@ -189,7 +200,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       .update(`${fixturePath}|${this.profile.name}|${this.profile.baseUrl}|${instance}`)
       .digest('hex')
       .slice(0, 24)
-    return join(privateSubdir(configDir(), 'seed'), `${id}.ndjson`)
+    return join(privateSubdir(this.runtime.configDir, 'seed'), `${id}.ndjson`)
   }
 
   /** Requests a minute to pace to, or undefined for no pacing. */
@@ -213,8 +224,8 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
    * in a terminal; elsewhere (CI logs) a plain line every few seconds, and the last one.
    */
   progressReporter(label: string | undefined): {update: (p: SeedProgress) => void; stop: () => void} {
-    const stream = process.stderr
-    const live = stream.isTTY && Boolean(stream.columns) && !isCI()
+    const stream = this.io.err
+    const live = stream.columns !== undefined && !isCI(this.env)
     const what = label ? `Seeding ${label}` : 'Seeding'
     const figures = (p: SeedProgress) =>
       `${p.done}/${p.total}  ${p.ratePerSecond.toFixed(0)}/s  ETA ${p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`}`

@@ -1,5 +1,5 @@
 import type {z} from 'zod'
-import type {ErrorCode} from './errors.js'
+import {authCodes, type ErrorCode} from './errors.js'
 import type {ScopeA, ScopeB} from './scopes.js'
 
 /**
@@ -65,13 +65,7 @@ export interface Endpoint {
 /** Errors any authenticated operation can return. */
 export const COMMON_ERRORS: ErrorCode[] = [
   'VALIDATION_ERROR',
-  'TOKEN_EXPIRED',
-  'TOKEN_INVALID',
-  'INSUFFICIENT_SCOPE',
-  'invalid_api_key',
-  'expired_token',
-  'insufficient_permissions',
-  'missing_authorization',
+  ...authCodes((e) => e.everyCall),
   'RATE_LIMIT_EXCEEDED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -135,6 +129,12 @@ export function isAuthEndpoint(endpoint: Endpoint): boolean {
 export function takesIdempotencyKey(endpoint: Endpoint): boolean {
   return endpoint.method !== 'GET' && !isAuthEndpoint(endpoint)
 }
+
+/**
+ * What an idempotency key may be, in the `Idempotency-Key` header or a body's `idempotencyKey`: 1
+ * to 255 printable ASCII characters (a header carries nothing else).
+ */
+export const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
 
 /** Whether a call only hands out a token (an exchange or a refresh): it changes nothing worth auditing. */
 export function issuesToken(endpoint: Endpoint): boolean {

@@ -56,6 +56,45 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS
 
+/** What an auth error code says about a call. */
+export interface AuthError {
+  /**
+   * The body it takes whatever the endpoint: the auth shape of its family (Variant A's or B's), or
+   * `own`, the shape of the endpoint that answers it.
+   */
+  shape: 'AuthErrorA' | 'AuthErrorB' | 'own'
+  /** What was refused: the credentials (logging in again mends it), a permission, or the rate. */
+  refuses: 'credentials' | 'permission' | 'rate'
+  /** Whether any authenticated call can answer it, whatever its own errors. */
+  everyCall: boolean
+  /** About a Variant A access token, which a new token mends (what the token endpoint answers). */
+  token?: true
+}
+
+/**
+ * The two auth error families, Variant A's (upper case) and Variant B's (lower case), and the
+ * codes an endpoint answers in its own shape: the one table the OpenAPI document, the errors every
+ * authenticated call can return, the client's token renewal and the CLI's advice read.
+ */
+export const AUTH_ERRORS = {
+  INVALID_CREDENTIALS: {shape: 'AuthErrorA', refuses: 'credentials', everyCall: false},
+  TOKEN_EXPIRED: {shape: 'AuthErrorA', refuses: 'credentials', everyCall: true, token: true},
+  TOKEN_INVALID: {shape: 'AuthErrorA', refuses: 'credentials', everyCall: true, token: true},
+  INSUFFICIENT_SCOPE: {shape: 'AuthErrorA', refuses: 'permission', everyCall: true},
+  RATE_LIMITED: {shape: 'AuthErrorA', refuses: 'rate', everyCall: false},
+  INVALID_API_KEY: {shape: 'own', refuses: 'credentials', everyCall: false},
+  INSUFFICIENT_PERMISSIONS: {shape: 'own', refuses: 'permission', everyCall: false},
+  invalid_api_key: {shape: 'AuthErrorB', refuses: 'credentials', everyCall: true},
+  expired_token: {shape: 'AuthErrorB', refuses: 'credentials', everyCall: true},
+  insufficient_permissions: {shape: 'AuthErrorB', refuses: 'permission', everyCall: true},
+  missing_authorization: {shape: 'AuthErrorB', refuses: 'credentials', everyCall: true},
+} as const satisfies Partial<Record<ErrorCode, AuthError>>
+
+/** The auth error codes for which `test` holds, in the table's order. */
+export function authCodes(test: (e: AuthError) => boolean): ErrorCode[] {
+  return (Object.entries(AUTH_ERRORS) as [ErrorCode, AuthError][]).filter(([, e]) => test(e)).map(([c]) => c)
+}
+
 /** Category string of the resource error shape (`error` at top level), by code. */
 export function errorCategory(code: string): string {
   switch (code) {

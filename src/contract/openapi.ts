@@ -5,6 +5,7 @@ import {
   type ErrorStyle,
   errorStyleOf,
   hasOwnKeyCodes,
+  IDEMPOTENCY_KEY,
   takesIdempotencyKey,
 } from './endpoint.js'
 import {endpoints} from './endpoints.js'
@@ -12,6 +13,7 @@ import {MetaSchema} from './envelope.js'
 import {
   AuthErrorASchema,
   AuthErrorBSchema,
+  authCodes,
   ERROR_STATUS,
   type ErrorCode,
   OverviewErrorSchema,
@@ -23,28 +25,14 @@ import {ALL_EVENTS} from './webhooks.js'
 
 type Json = Record<string, unknown>
 
-const AUTH_A_CODES: readonly string[] = [
-  'INVALID_CREDENTIALS',
-  'TOKEN_EXPIRED',
-  'TOKEN_INVALID',
-  'INSUFFICIENT_SCOPE',
-  'RATE_LIMITED',
-]
-const AUTH_B_CODES: readonly string[] = [
-  'invalid_api_key',
-  'expired_token',
-  'insufficient_permissions',
-  'missing_authorization',
-]
+const AUTH_A_CODES: readonly string[] = authCodes((e) => e.shape === 'AuthErrorA')
+const AUTH_B_CODES: readonly string[] = authCodes((e) => e.shape === 'AuthErrorB')
 const BODY_ERRORS: readonly ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']
 
 const ref = (name: string): Json => ({$ref: `#/components/schemas/${name}`})
 
 /** The mark of an integer that may exceed 2^53 (wei, yoctoNEAR amounts): see the document's description. */
 const BIGINT: Json = {'x-bigint': true}
-
-/** What the sandbox takes as an Idempotency-Key, in the header or the body. */
-const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7e]{1,255}$'
 
 /** Every event selector the sandbox accepts: each event name, each `prefix.*` of one, and `*`. */
 function eventSelectors(): string[] {
@@ -137,8 +125,7 @@ function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
       break
     case 'token':
       for (const c of [
-        'TOKEN_EXPIRED',
-        'TOKEN_INVALID',
+        ...authCodes((e) => e.token === true),
         'RATE_LIMIT_EXCEEDED',
         'VALIDATION_ERROR',
         ...BODY_ERRORS,
@@ -271,7 +258,7 @@ function parametersOf(endpoint: Endpoint, components: SchemaComponents): Json[] 
       required: false,
       description:
         'makes a retry safe: the same key with the same request replays the first response; with a different request it is refused with DUPLICATE_TRANSACTION',
-      schema: {type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN},
+      schema: {type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source},
     })
   }
   return parameters

@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import {type Endpoint, IDEMPOTENCY_KEY} from './endpoint.js'
 import {Id, MetadataSchema, pageQuery, Timestamp} from './fields.js'
 import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {TransactionSurface} from './surface.js'
@@ -68,7 +68,7 @@ export const CreateTransactionSchema = z
       .string()
       .min(1)
       .max(255)
-      .regex(/^[\x20-\x7e]{1,255}$/)
+      .regex(IDEMPOTENCY_KEY)
       .optional()
       .describe('1 to 255 printable ASCII characters, like the Idempotency-Key header'),
   })

@@ -1,6 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {z} from 'zod'
 import {
+  authCodes,
   type EndpointBody,
   type EndpointId,
   type EndpointParams,
@@ -22,6 +23,9 @@ import {isExactWithoutReviver, parseExact, stringifyExact} from './exact-json.js
 import type {ProfileStore, ResolvedProfile} from './profiles.js'
 import {notLoggedIn, TokenManager} from './token-manager.js'
 import {type HttpResponse, Transport, type TransportOptions} from './transport.js'
+
+/** The refusals of a Variant A access token that a new token mends. */
+const TOKEN_RENEWED_BY: ReadonlySet<string> = new Set(authCodes((e) => e.token === true))
 
 export interface ClientOptions extends TransportOptions {
   profile: ResolvedProfile
@@ -257,7 +261,7 @@ export class PayctlClient {
       res.status === 401 &&
       bearer !== undefined &&
       this.profile.auth?.variant === 'A' &&
-      ['TOKEN_EXPIRED', 'TOKEN_INVALID'].includes(errorFrom(res).code)
+      TOKEN_RENEWED_BY.has(errorFrom(res).code)
     ) {
       return attempt(await this.tokens.recover(bearer))
     }

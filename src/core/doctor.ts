@@ -67,7 +67,7 @@ export async function runDoctor(
   checks.push(credentialsCheck(profile, store, env))
   checks.push(proxyCheck([profile.baseUrl, ...(profile.authUrl ? [profile.authUrl] : [])], env))
 
-  const connections = new Connections()
+  const connections = new Connections(env)
   try {
     return await serviceChecks(checks, profile, store, connections)
   } finally {

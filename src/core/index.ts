@@ -36,7 +36,7 @@ export {
 } from './environments.js'
 export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
 export {parseExact, stringifyExact} from './exact-json.js'
-export {hasBareDecimals, isPlainMajor, parseAmount} from './money.js'
+export {hasBareDecimals, isPlainMajor, parseAmount, readMajor} from './money.js'
 export {
   type CachedToken,
   checkProfileName,

@@ -1,4 +1,4 @@
-import {exactNumber, parseMinor, splitAmount} from '../contract/index.js'
+import {currencySuffix, exactNumber, parseMinor, splitAmount} from '../contract/index.js'
 import {usageError} from './errors.js'
 
 /**
@@ -41,4 +41,18 @@ export function hasBareDecimals(text: string): boolean {
 export function isPlainMajor(text: string): boolean {
   const trimmed = text.trim()
   return /^\d{1,15}(\.\d{1,15})?$/.test(trimmed) && trimmed.replace(/\D/g, '').replace(/^0+/, '').length <= 15
+}
+
+/**
+ * A decimal in major units, with its currency appended or not ("4.35", "4.35USD"), as the
+ * round-up flags and fixtures take it: its digits, value and the currency it names; undefined
+ * when it is not one.
+ */
+export function readMajor(
+  text: string,
+): {digits: string; value: number; currency: string | undefined} | undefined {
+  const suffix = currencySuffix(text)
+  const digits = (suffix === undefined ? text : text.trimEnd().slice(0, -suffix.length)).trim()
+  if (!isPlainMajor(digits)) return undefined
+  return {digits, value: Number(digits), currency: suffix?.toUpperCase()}
 }

@@ -71,6 +71,8 @@ interface Dispatchers {
   direct: Dispatcher
   /** Through HTTP(S)_PROXY, for the hosts NO_PROXY does not exempt; absent when no proxy is set. */
   proxied: Dispatcher | undefined
+  /** Whether a request to a URL skips the proxy (bypassesProxy, under the pool's environment). */
+  bypasses: (url: string) => boolean
 }
 
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
@@ -100,12 +102,25 @@ export function bypassesProxy(url: string, env: NodeJS.ProcessEnv = process.env)
  */
 export class Connections {
   #dispatchers: Promise<Dispatchers> | undefined
+  readonly #env: NodeJS.ProcessEnv
+
+  /** `env`: where the proxy variables are read (a command's own environment). */
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.#env = env
+  }
 
   /** The dispatchers, loaded and created on the first request. */
   dispatchers(): Promise<Dispatchers> {
     this.#dispatchers ??= (async () => {
+      const env = this.#env
       const options = {keepAliveTimeout: 10_000, connections: 64}
-      const proxied = PROXY_VARIABLES.some((name) => process.env[name])
+      const proxied = PROXY_VARIABLES.some((name) => env[name])
+      // Given whole, with '' for none, so that the agent reads nothing of process.env itself.
+      const proxies = {
+        httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+        httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
+        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+      }
       const [{default: Agent}, {default: request}, proxy] = await Promise.all([
         import('undici/lib/dispatcher/agent.js'),
         import('undici/lib/api/api-request.js'),
@@ -114,7 +129,8 @@ export class Connections {
       return {
         request,
         direct: new Agent(options),
-        proxied: proxy === undefined ? undefined : new proxy.default(options),
+        proxied: proxy === undefined ? undefined : new proxy.default({...options, ...proxies}),
+        bypasses: (url: string) => bypassesProxy(url, env),
       }
     })()
     return this.#dispatchers
@@ -227,7 +243,7 @@ export class Transport {
     const undici = await (this.#opts.connections ?? shared).dispatchers()
     const url = new URL(req.url)
     const res = await undici.request.call(
-      undici.proxied && !bypassesProxy(req.url) ? undici.proxied : undici.direct,
+      undici.proxied && !undici.bypasses(req.url) ? undici.proxied : undici.direct,
       {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,

@@ -5,6 +5,7 @@ import {
   type ErrorStyle,
   errorStyleOf,
   hasOwnKeyCodes,
+  IDEMPOTENCY_KEY,
   takesIdempotencyKey,
 } from '../contract/endpoint.js'
 import {endpoints} from '../contract/endpoints.js'
@@ -28,7 +29,6 @@ const REQUEST_TIMEOUT_MS = 30_000
 export const CONNECTIONS_PER_ADDRESS = 64
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
 
 interface RouteConfig {
   endpoint?: Endpoint

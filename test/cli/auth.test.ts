@@ -176,7 +176,8 @@ describe('auth login in a terminal', () => {
             [/Environment/, 'staging\r'],
             [/Base URL/, `${sandbox.url}\r`],
             [/How do you authenticate/, '\r'],
-            [/API key/, `${c.apiKey}\r`],
+            // The question itself: the answer just chosen, echoed, says "API key" too.
+            [/\? API key/, `${c.apiKey}\r`],
             [/Partner id/, `${c.partnerId}\r`],
             [/API secret/, `${c.apiSecret}\r`],
           ],

@@ -290,7 +290,7 @@ describe('money values in a fixture', () => {
         )
         let flag: number | undefined
         try {
-          flag = majorFlag(text, 'amount')
+          flag = majorFlag(text, 'amount').value
         } catch {
           // refused by the command line
         }

@@ -1,5 +1,4 @@
 import {spawn} from 'node:child_process'
-import {Console} from 'node:console'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -51,105 +50,49 @@ function result(stdout: string, stderr: string, exitCode: number): CliResult {
   }
 }
 
-type Bundle = {runCommand(args: string[]): Promise<number>}
+interface TestIO {
+  io: unknown
+  stdout(): string
+  stderr(): string
+}
+type Bundle = {
+  runCommand(args: string[], runtime: {io: unknown; env: NodeJS.ProcessEnv}): Promise<number>
+  testIO(opts: {input?: string}): TestIO
+}
 let bundle: Promise<Bundle> | undefined
-let running: Promise<unknown> = Promise.resolve()
 
 /**
  * Run the built CLI (the same bundle `bin/run.js` loads) in this process: what a command prints, its
  * exit code and its files are those of a process of its own, with stdin, stdout and stderr not
- * terminals, and the environment `runCli` would give it. Runs one at a time (output is captured
- * from the process's streams), and a command that would exit the process fails the test. A run
- * given stdin (`input`) gets a process of its own: commands read it from descriptor 0. A command
- * that reads stdin unasked (a flag given `-`) would read the test runner's, so random flags, like
- * prompts, signals, detached processes and commands racing each other, need `runCli`.
+ * terminals, and the environment `runCli` would give it. Each run has a runtime of its own (its
+ * streams, environment, config dir and exit code: src/cli/runtime.ts) and changes nothing of this
+ * process, so runs may overlap; a command that would end its process fails the run. A run given
+ * stdin (`input`) gets a process of its own: oclif's parser reads stdin itself, from the process.
+ * Prompts, signals, detached processes and commands racing each other need `runCli`.
  */
-export function payctl(args: string[], opts: CliOptions): Promise<CliResult> {
+export async function payctl(args: string[], opts: CliOptions): Promise<CliResult> {
   if (opts.input !== undefined) return runCli(args, opts)
-  // The next run waits for this command to end, even when the test gave up on it (a timeout).
-  let ended: Promise<unknown> = Promise.resolve()
-  const run = running.then(() =>
-    runInProcess(args, opts, (command) => {
-      ended = command.catch(() => undefined)
-    }),
-  )
-  running = run.then(
-    () => ended,
-    () => ended,
-  )
-  return run
-}
-
-async function runInProcess(
-  args: string[],
-  opts: CliOptions,
-  started: (command: Promise<number>) => void,
-): Promise<CliResult> {
   bundle ??= import(pathToFileURL(join(ROOT, 'dist', 'bundle', 'main.js')).href) as Promise<Bundle>
-  const {runCommand} = await bundle
-  let stdout = ''
-  let stderr = ''
-  const capture =
-    (append: (text: string) => void) =>
-    (chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean => {
-      append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString())
-      const done = typeof encoding === 'function' ? encoding : callback
-      if (typeof done === 'function') process.nextTick(done as () => void)
-      return true
-    }
-  const saved = {
-    console: globalThis.console,
-    env: process.env,
-    exit: process.exit,
-    out: process.stdout.write,
-    err: process.stderr.write,
-  }
-  const ttys = [process.stdin, process.stdout, process.stderr].map((stream) => ({
-    stream,
-    own: Object.getOwnPropertyDescriptor(stream, 'isTTY'),
-  }))
-  process.env = cliEnv(opts.configDir, opts.env)
-  // oclif prints through console.log, which the test runner takes over: a console of the streams.
-  globalThis.console = new Console(process.stdout, process.stderr)
-  // A command that exits its process cannot be run here: the run fails, whatever it returned.
-  let exited: number | undefined
-  process.exit = ((code?: number) => {
-    exited = code ?? 0
-    throw new Error(`payctl ${args.join(' ')} called process.exit(${exited})`)
-  }) as typeof process.exit
-  process.stdout.write = capture((t) => {
-    stdout += t
-  }) as typeof process.stdout.write
-  process.stderr.write = capture((t) => {
-    stderr += t
-  }) as typeof process.stderr.write
-  for (const {stream} of ttys) Object.defineProperty(stream, 'isTTY', {value: false, configurable: true})
+  const {runCommand, testIO} = await bundle
+  const streams = testIO({})
   let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `payctl ${args.join(' ')} timed out\nstdout: ${streams.stdout()}\nstderr: ${streams.stderr()}`,
+          ),
+        ),
+      opts.timeoutMs ?? 20_000,
+    )
+  })
   try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`payctl ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`)),
-        opts.timeoutMs ?? 20_000,
-      )
-    })
-    const command = runCommand(args)
-    started(command)
-    const exitCode = await Promise.race([command, timeout])
-    if (exited !== undefined) {
-      throw new Error(`payctl ${args.join(' ')} called process.exit(${exited}): run it with runCli`)
-    }
-    return result(stdout, stderr, exitCode)
+    const run = runCommand(args, {io: streams.io, env: cliEnv(opts.configDir, opts.env)})
+    const exitCode = await Promise.race([run, timeout])
+    return result(streams.stdout(), streams.stderr(), exitCode)
   } finally {
     clearTimeout(timer)
-    globalThis.console = saved.console
-    process.env = saved.env
-    process.exit = saved.exit
-    process.stdout.write = saved.out
-    process.stderr.write = saved.err
-    for (const {stream, own} of ttys) {
-      if (own === undefined) delete (stream as {isTTY?: boolean}).isTTY
-      else Object.defineProperty(stream, 'isTTY', own)
-    }
   }
 }
 

@@ -28,26 +28,26 @@ export default class AccountsConnect extends BaseCommand<typeof AccountsConnect>
   async run(): Promise<EndpointResult<'connectAccount'> | BankAccount> {
     const f = this.flags
     await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
-    const link = await this.spin('Creating link token', () =>
+    const link = await this.out.spin('Creating link token', () =>
       this.api.call('connectAccount', {params: {id: this.args.user}, idempotencyKey: f['idempotency-key']}),
     )
     // The interface spells it both ways; the answer's surface guarantees one of them.
     const linkToken = (link.linkToken ?? link.link_token) as string
     if (!f.complete) {
-      this.created('Link token', linkToken, [
+      this.out.created('Link token', linkToken, [
         ['link token', linkToken],
         ['expires', text(link.expiresAt ?? link.expires_at)],
         ['next', `payctl accounts link ${this.args.user} --link-token ${linkToken}`],
       ])
       return link
     }
-    const account = await this.spin('Connecting account', () =>
+    const account = await this.out.spin('Connecting account', () =>
       this.api.call('exchangeLinkToken', {
         params: {id: this.args.user},
         body: {link_token: linkToken, test_account: f['test-account']},
       }),
     )
-    this.created('Connected account', account.paymentMethodId, bankAccountCard(account))
+    this.out.created('Connected account', account.paymentMethodId, bankAccountCard(account))
     return account
   }
 }

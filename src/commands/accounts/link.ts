@@ -21,16 +21,16 @@ export default class AccountsLink extends BaseCommand<typeof AccountsLink> {
 
   async run(): Promise<BankAccount> {
     const f = this.flags
-    const token = f['link-token'] ?? (await this.ask('link-token', 'Link token'))
+    const token = f['link-token'] ?? (await this.questions.ask('link-token', 'Link token'))
     await this.confirmProduction(`connect a bank account for ${this.args.user}`, f.yes)
-    const account = await this.spin('Connecting account', () =>
+    const account = await this.out.spin('Connecting account', () =>
       this.api.call('exchangeLinkToken', {
         params: {id: this.args.user},
         body: {link_token: token, test_account: f['test-account']},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Connected account', account.paymentMethodId, bankAccountCard(account))
+    this.out.created('Connected account', account.paymentMethodId, bankAccountCard(account))
     return account
   }
 }

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import {bankAccountColumns} from '../../cli/views.js'
 import type {BankAccount} from '../../contract/index.js'
 
@@ -11,13 +11,13 @@ export default class AccountsList extends BaseCommand<typeof AccountsList> {
   static override flags = {...outputFlags}
 
   async run(): Promise<{accounts: BankAccount[]}> {
-    const result = await this.spin('Listing accounts', () =>
+    const result = await this.out.spin('Listing accounts', () =>
       this.api.call('listAccounts', {params: {id: this.args.user}}),
     )
-    if (await this.printList(result, 'accounts', result.accounts, bankAccountColumns, this.flags))
+    if (await this.out.printList(result, 'accounts', result.accounts, bankAccountColumns, this.flags))
       return result
-    if (result.accounts.length === 0) this.log('No connected accounts.')
-    else this.table(result.accounts, bankAccountColumns)
+    if (result.accounts.length === 0) this.out.log('No connected accounts.')
+    else this.out.table(result.accounts, bankAccountColumns)
     return result
   }
 }

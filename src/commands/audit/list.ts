@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import type {Column} from '../../cli/output.js'
 import {paint} from '../../cli/terminal.js'
 import {type AuditEntry, AuditLog} from '../../core/index.js'
@@ -21,7 +21,7 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
   }
 
   async run(): Promise<{entries: AuditEntry[]; file: string}> {
-    const log = new AuditLog()
+    const log = new AuditLog(this.runtime.configDir)
     const wanted = (e: AuditEntry) =>
       (!this.flags.errors || e.outcome === 'error') &&
       (!this.flags.profile || e.profile === this.flags.profile)
@@ -39,9 +39,9 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
       {header: 'REQUESTS', get: (e) => String(e.requestCount)},
       {header: 'FIRST REQUEST ID', get: (e) => e.requests.find((r) => r.requestId)?.requestId ?? ''},
     ]
-    if (await this.printList(result, 'entries', entries, columns, this.flags)) return result
-    if (entries.length === 0) this.log('No audited commands yet.')
-    else this.table(entries, columns)
+    if (await this.out.printList(result, 'entries', entries, columns, this.flags)) return result
+    if (entries.length === 0) this.out.log('No audited commands yet.')
+    else this.out.table(entries, columns)
     return result
   }
 }

@@ -1,7 +1,7 @@
-import {readFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {formatDuration} from '../../cli/duration.js'
+import type {IOStreams} from '../../cli/io.js'
 import {readState} from '../../cli/sandbox-process.js'
 import {
   assertReachable,
@@ -46,31 +46,32 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
     const f = this.flags
     const file = this.store.read()
     const environment =
-      f.env ?? (this.interactive ? await this.ask('env', 'Environment', {default: 'local'}) : 'local')
+      f.env ??
+      (this.interactive ? await this.questions.ask('env', 'Environment', {default: 'local'}) : 'local')
     const name = f.profile ?? environment
     const existing = storedProfile(file, name)
-    const sandbox = environment === 'local' ? readState() : undefined
+    const sandbox = environment === 'local' ? readState(this.runtime.configDir) : undefined
     const localUrl = sandbox?.url ?? storedProfile(file, 'local')?.baseUrl ?? DEFAULT_LOCAL_URL
-    const given = f['base-url'] ?? process.env.PAYCTL_BASE_URL ?? existing?.baseUrl
+    const given = f['base-url'] ?? this.env.PAYCTL_BASE_URL ?? existing?.baseUrl
     const baseUrl = normaliseBaseUrl(
       given ??
         (environment !== 'local'
-          ? await this.ask('base-url', 'Base URL')
+          ? await this.questions.ask('base-url', 'Base URL')
           : this.interactive
-            ? await this.ask('base-url', 'Base URL', {default: localUrl})
+            ? await this.questions.ask('base-url', 'Base URL', {default: localUrl})
             : localUrl),
     )
     this.banner(environment, name, baseUrl)
     // Once, before any secret is asked for: a wrong address is better said now than after typing one.
     if (this.interactive)
-      await this.spin(`Reaching ${baseUrl}`, () => assertReachable(baseUrl, this.transportOptions))
+      await this.out.spin(`Reaching ${baseUrl}`, () => assertReachable(baseUrl, this.transportOptions))
     // After a logout the profile has no credentials; the running sandbox at that URL still has its own.
     const sandboxAuth: StoredAuth | undefined =
       sandbox?.credentials && normaliseBaseUrl(sandbox.url) === baseUrl
         ? {variant: 'A', ...sandbox.credentials}
         : undefined
     const auth = await this.credentials(existing?.auth ?? sandboxAuth)
-    const session = await this.spin(`Logging in to ${environment}`, () =>
+    const session = await this.out.spin(`Logging in to ${environment}`, () =>
       login(
         this.store,
         {name, environment, baseUrl, authUrl: f['auth-url'] ?? existing?.authUrl, auth},
@@ -78,9 +79,9 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
       ),
     )
     const expiry = session.expiresAt
-      ? `, token expires in ${formatDuration((Date.parse(session.expiresAt) - Date.now()) / 1000)}`
+      ? `, token expires in ${formatDuration((Date.parse(session.expiresAt) - this.runtime.clock.now()) / 1000)}`
       : ''
-    this.log(
+    this.out.log(
       `✓ Logged in to ${environment} (${session.baseUrl}) as ${session.partnerId ?? 'API key'}, profile "${name}"${expiry}`,
     )
     return session
@@ -89,6 +90,7 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
   /** Credentials from flags, else PAYCTL_* env vars, else the profile's stored ones, else prompts. */
   async credentials(stored: StoredAuth | undefined): Promise<StoredAuth> {
     const f = this.flags
+    const readSecret = (value: string | undefined) => secretFrom(value, this.io)
     const secretKey = readSecret(f['secret-key'])
     if (secretKey !== undefined) return {variant: 'B', secretKey, partnerId: f['partner-id']}
     if (f['api-key'] && !f['api-secret'] && /^(test|live)_/.test(f['api-key'])) {
@@ -98,15 +100,16 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
       const fallback = stored?.variant === 'A' ? stored : undefined
       return {
         variant: 'A',
-        apiKey: f['api-key'] ?? fallback?.apiKey ?? (await this.ask('api-key', 'API key')),
-        partnerId: f['partner-id'] ?? fallback?.partnerId ?? (await this.ask('partner-id', 'Partner id')),
+        apiKey: f['api-key'] ?? fallback?.apiKey ?? (await this.questions.ask('api-key', 'API key')),
+        partnerId:
+          f['partner-id'] ?? fallback?.partnerId ?? (await this.questions.ask('partner-id', 'Partner id')),
         apiSecret:
           readSecret(f['api-secret']) ??
           fallback?.apiSecret ??
-          (await this.ask('api-secret', 'API secret', {secret: true})),
+          (await this.questions.ask('api-secret', 'API secret', {secret: true})),
       }
     }
-    const fromEnv = credentialsFromEnv(process.env)
+    const fromEnv = credentialsFromEnv(this.env)
     if (fromEnv) return fromEnv
     if (stored) return stored
     if (!this.interactive) {
@@ -116,31 +119,25 @@ The order: flags, then PAYCTL_* variables, then what the profile already holds, 
         {flags: ['--api-key', '--api-secret', '--partner-id', '--secret-key']},
       )
     }
-    const {select} = await import('@inquirer/prompts')
-    const variant = await select(
-      {
-        message: 'How do you authenticate?',
-        choices: [
-          {name: 'Partner credentials (API key, secret, partner id)', value: 'A'},
-          {name: 'Secret API key (test_… / live_…)', value: 'B'},
-        ],
-      },
-      {output: process.stderr},
-    )
+    const variant = await this.questions.choose('secret-key', 'How do you authenticate?', [
+      {name: 'Partner credentials (API key, secret, partner id)', value: 'A'},
+      {name: 'Secret API key (test_… / live_…)', value: 'B'},
+    ])
     if (variant === 'B')
-      return {variant: 'B', secretKey: await this.ask('secret-key', 'Secret key', {secret: true})}
+      return {variant: 'B', secretKey: await this.questions.ask('secret-key', 'Secret key', {secret: true})}
     return {
       variant: 'A',
-      apiKey: await this.ask('api-key', 'API key'),
-      partnerId: await this.ask('partner-id', 'Partner id'),
-      apiSecret: await this.ask('api-secret', 'API secret', {secret: true}),
+      apiKey: await this.questions.ask('api-key', 'API key'),
+      partnerId: await this.questions.ask('partner-id', 'Partner id'),
+      apiSecret: await this.questions.ask('api-secret', 'API secret', {secret: true}),
     }
   }
 }
 
-function readSecret(value: string | undefined): string | undefined {
+/** A secret flag's value, read from stdin when it is `-`. */
+function secretFrom(value: string | undefined, io: IOStreams): string | undefined {
   if (value !== '-') return value
-  const text = readFileSync(0, 'utf8').trim()
+  const text = io.in.readAll().toString('utf8').trim()
   if (!text) throw usageError('expected the secret on stdin, got nothing', 'MISSING_FLAG')
   return text
 }

@@ -19,11 +19,11 @@ export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
   async run(): Promise<{profile: string; revoked: boolean}> {
     const name = this.profile.name
     if (!this.profile.stored)
-      this.warnLine(`profile "${name}" is not in the profile file; nothing is stored to forget`)
+      this.out.warn(`profile "${name}" is not in the profile file; nothing is stored to forget`)
     const everywhere = this.flags.everywhere
-    const {revoked} = await this.spin('Logging out', () => logout(this.store, this.api, {everywhere}))
+    const {revoked} = await this.out.spin('Logging out', () => logout(this.store, this.api, {everywhere}))
     const what = everywhere ? ' (every token of the partner revoked)' : ' (access token revoked)'
-    this.log(`✓ Logged out of profile "${name}"${revoked ? what : ''}`)
+    this.out.log(`✓ Logged out of profile "${name}"${revoked ? what : ''}`)
     return {profile: name, revoked}
   }
 }

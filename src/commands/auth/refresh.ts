@@ -11,9 +11,9 @@ export default class AuthRefresh extends BaseCommand<typeof AuthRefresh> {
   ]
 
   async run(): Promise<{profile: string; expiresAt: string; scopes: string[]}> {
-    const token = await this.spin('Refreshing token', () => this.api.tokens.refresh())
-    const left = (Date.parse(token.expiresAt) - Date.now()) / 1000
-    this.log(`✓ Token refreshed for profile "${this.profile.name}", expires in ${formatDuration(left)}`)
+    const token = await this.out.spin('Refreshing token', () => this.api.tokens.refresh())
+    const left = (Date.parse(token.expiresAt) - this.runtime.clock.now()) / 1000
+    this.out.log(`✓ Token refreshed for profile "${this.profile.name}", expires in ${formatDuration(left)}`)
     return {profile: this.profile.name, expiresAt: token.expiresAt, scopes: token.scopes}
   }
 }

@@ -16,14 +16,14 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     let info: SessionInfo
     let failure: PayctlError | undefined
     try {
-      info = await this.spin('Checking credentials', () => status(this.api))
+      info = await this.out.spin('Checking credentials', () => status(this.api))
     } catch (err) {
       if (!(err instanceof PayctlError)) throw err
       failure = err
       info = localSession(this.api)
     }
-    const left = info.expiresAt ? (Date.parse(info.expiresAt) - Date.now()) / 1000 : undefined
-    this.card([
+    const left = info.expiresAt ? (Date.parse(info.expiresAt) - this.runtime.clock.now()) / 1000 : undefined
+    this.out.card([
       ['profile', info.profile],
       [
         'environment',

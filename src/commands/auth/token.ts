@@ -26,7 +26,7 @@ API-key profiles mint a short-lived JWT: --scopes narrows it (default: every sco
         throw usageError('--scopes and --ttl apply to API-key (Variant B) profiles', 'USAGE')
       const token = await this.api.tokens.bearer()
       const cached = this.api.tokens.cached()
-      this.log(token)
+      this.out.log(token)
       return {token, expiresAt: cached?.expiresAt, scopes: cached?.scopes}
     }
     const scopes = f.scopes
@@ -49,7 +49,7 @@ API-key profiles mint a short-lived JWT: --scopes narrows it (default: every sco
     const minted = await this.api.call('mintJwt', {
       body: {scopes: scopes.filter(known), expires_in: expiresIn},
     })
-    this.log(minted.token)
+    this.out.log(minted.token)
     return {token: minted.token, expiresAt: minted.expires_at, scopes: minted.scopes}
   }
 }

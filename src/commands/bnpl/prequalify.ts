@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {prequalificationCard} from '../../cli/bnpl-views.js'
-import {amountFlag, currencyFlag, decimalFlag} from '../../cli/flags.js'
+import {moneyFlags} from '../../cli/flags.js'
 import type {Loose, Prequalification} from '../../contract/index.js'
 
 export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
@@ -15,22 +15,23 @@ export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {
   ]
   static override flags = {
     user: Flags.string({char: 'u', summary: 'user id'}),
-    amount: amountFlag(
-      'purchase to check: smallest unit (24000), or with its currency (240.00USD); default: only the limit',
+    ...moneyFlags(
+      'purchase to check, with its currency (240.00USD) or in the smallest unit (24000) with --currency; default: only the limit',
     ),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
   }
 
   async run(): Promise<Loose<Prequalification>> {
     const f = this.flags
-    const userId = f.user ?? (await this.ask('user', 'User id'))
-    const currency = currencyFrom(f.currency, f.amount) ?? 'USD'
-    const amount = f.amount === undefined ? undefined : amountFrom(f.amount, currency, f.decimal)
-    const result = await this.spin('Pre-qualifying', () =>
+    const userId = f.user ?? (await this.questions.ask('user', 'User id'))
+    // Without an amount, only the limit is asked for: in USD unless --currency says otherwise.
+    const {amount, currency} =
+      f.amount === undefined
+        ? {amount: undefined, currency: f.currency ?? 'USD'}
+        : await moneyFrom(f, this.questions, '24000 or 240.00USD')
+    const result = await this.out.spin('Pre-qualifying', () =>
       this.api.call('prequalifyBnpl', {body: {userId, currency, ...(amount === undefined ? {} : {amount})}}),
     )
-    this.card(prequalificationCard(result))
+    this.out.card(prequalificationCard(result))
     return result
   }
 }

@@ -22,15 +22,15 @@ export default class CardsCreate extends BaseCommand<typeof CardsCreate> {
   async run(): Promise<Loose<VirtualCard>> {
     const f = this.flags
     await this.confirmProduction(`issue a card to ${this.args.user}`, f.yes)
-    const card = await this.spin('Issuing card', () =>
+    const card = await this.out.spin('Issuing card', () =>
       this.api.call('createCard', {
         params: {id: this.args.user},
         body: {...(f.wallet ? {walletId: f.wallet} : {}), ...(f.label ? {label: f.label} : {})},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Issued card', card.id, virtualCardCard(card), card)
-    if (card.number !== undefined) this.warnLine('The card number and CVC are not shown again.')
+    this.out.created('Issued card', card.id, virtualCardCard(card), card)
+    if (card.number !== undefined) this.out.warn('The card number and CVC are not shown again.')
     return card
   }
 }

@@ -9,22 +9,22 @@ export default class EventsGet extends BaseCommand<typeof EventsGet> {
   static override args = {id: Args.string({description: 'event id', required: true})}
 
   async run(): Promise<EventDetail> {
-    const event = await this.spin('Fetching event', () =>
+    const event = await this.out.spin('Fetching event', () =>
       this.api.call('getEvent', {params: {id: this.args.id}}),
     )
-    this.card(eventCard(event))
+    this.out.card(eventCard(event))
     if (!this.jsonEnabled()) {
-      this.log('')
+      this.out.log('')
       if (event.deliveries.length === 0) {
-        this.log('No deliveries: no webhook or listen session selected this event.')
+        this.out.log('No deliveries: no webhook or listen session selected this event.')
       } else {
-        this.table(event.deliveries, deliveryColumns)
+        this.out.table(event.deliveries, deliveryColumns)
         for (const d of event.deliveries) {
-          if (d.attemptLog.length > 0) this.log(`\n${d.id}\n${attemptLines(d).join('\n')}`)
+          if (d.attemptLog.length > 0) this.out.log(`\n${d.id}\n${attemptLines(d).join('\n')}`)
         }
         const total = event.deliveryCounts?.total ?? event.deliveries.length
         if (total > event.deliveries.length) {
-          this.log(`\nShowing the newest ${event.deliveries.length} of ${total} deliveries.`)
+          this.out.log(`\nShowing the newest ${event.deliveries.length} of ${total} deliveries.`)
         }
       }
     }

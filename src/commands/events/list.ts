@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/list-output.js'
+import {listFlags} from '../../cli/flags.js'
 import {eventColumns} from '../../cli/webhooks-views.js'
 import {DELIVERY_STATUSES, EVENT_NAMES} from '../../contract/index.js'
 
@@ -21,7 +21,7 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'events',
         fetch: (cursor, limit) =>

@@ -22,19 +22,19 @@ export default class EventsResend extends BaseCommand<typeof EventsResend> {
   async run(): Promise<ResendResult> {
     const f = this.flags
     await this.confirmProduction(`resend event ${this.args.id}`, f.yes)
-    const result = await this.spin('Resending event', () =>
+    const result = await this.out.spin('Resending event', () =>
       this.api.call('resendEvent', {
         params: {id: this.args.id},
         body: f.webhook === undefined ? {} : {webhookId: f.webhook},
       }),
     )
     if (result.deliveries.length === 0) {
-      this.warnLine(`No webhook or listen session selects ${result.eventId}: nothing was resent.`)
-    } else if (!process.stdout.isTTY) {
-      for (const d of result.deliveries) this.log(d.id)
+      this.out.warn(`No webhook or listen session selects ${result.eventId}: nothing was resent.`)
+    } else if (!this.io.out.isTTY) {
+      for (const d of result.deliveries) this.out.log(d.id)
     } else {
-      this.log(`✓ Resending ${result.eventId}`)
-      this.table(result.deliveries, deliveryColumns)
+      this.out.done('Resending', result.eventId)
+      this.out.table(result.deliveries, deliveryColumns)
     }
     return result
   }

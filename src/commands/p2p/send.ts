@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, moneyFlags, yesFlag} from '../../cli/flags.js'
 import {p2pCard} from '../../cli/views.js'
 import type {Loose, P2PTransfer} from '../../contract/index.js'
 
@@ -13,9 +13,7 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
   static override flags = {
     from: Flags.string({summary: 'user who sends'}),
     to: Flags.string({summary: 'user who receives'}),
-    amount: amountFlag(),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
+    ...moneyFlags(),
     note: Flags.string({summary: 'message to the receiver'}),
     'idempotency-key': idempotencyKeyFlag,
     yes: yesFlag,
@@ -23,21 +21,18 @@ export default class P2pSend extends BaseCommand<typeof P2pSend> {
 
   async run(): Promise<Loose<P2PTransfer>> {
     const f = this.flags
-    this.requireFlags({from: f.from, to: f.to, amount: f.amount})
-    const from = f.from ?? (await this.ask('from', 'From user id'))
-    const to = f.to ?? (await this.ask('to', 'To user id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1000 or 10.00USD)'))
-    const currency =
-      currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
-    const amount = amountFrom(amountText, currency, f.decimal)
+    this.questions.requireFlags({from: f.from, to: f.to, amount: f.amount})
+    const from = f.from ?? (await this.questions.ask('from', 'From user id'))
+    const to = f.to ?? (await this.questions.ask('to', 'To user id'))
+    const {amount, currency} = await moneyFrom(f, this.questions, '1000 or 10.00USD')
     await this.confirmProduction(`send money from ${from} to ${to}`, f.yes)
-    const transfer = await this.spin('Sending', () =>
+    const transfer = await this.out.spin('Sending', () =>
       this.api.call('sendP2P', {
         body: {fromUserId: from, toUserId: to, amount, currency, ...(f.note ? {note: f.note} : {})},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Sent', transfer.id, p2pCard(transfer), transfer)
+    this.out.created('Sent', transfer.id, p2pCard(transfer), transfer)
     return transfer
   }
 }

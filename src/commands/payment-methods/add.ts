@@ -19,19 +19,20 @@ export default class PaymentMethodsAdd extends BaseCommand<typeof PaymentMethods
 
   async run(): Promise<PaymentMethod> {
     const f = this.flags
-    this.requireFlags({user: f.user, type: f.type, token: f.token})
-    const user = f.user ?? (await this.ask('user', 'User id'))
-    const type = f.type ?? ((await this.ask('type', 'Type', {default: 'card'})) as PaymentMethod['type'])
-    const token = f.token ?? (await this.ask('token', 'Token', {default: 'tok_visa'}))
+    this.questions.requireFlags({user: f.user, type: f.type, token: f.token})
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
+    const type =
+      f.type ?? ((await this.questions.ask('type', 'Type', {default: 'card'})) as PaymentMethod['type'])
+    const token = f.token ?? (await this.questions.ask('token', 'Token', {default: 'tok_visa'}))
     await this.confirmProduction(`add a payment method to ${user}`, f.yes)
-    const pm = await this.spin('Saving payment method', () =>
+    const pm = await this.out.spin('Saving payment method', () =>
       this.api.call('addPaymentMethod', {
         params: {id: user},
         body: {type, token},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Saved payment method', pm.id, paymentMethodCard(pm))
+    this.out.created('Saved payment method', pm.id, paymentMethodCard(pm))
     return pm
   }
 }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/list-output.js'
+import {listFlags} from '../../cli/flags.js'
 import {paymentMethodColumns} from '../../cli/views.js'
 
 export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethodsList> {
@@ -13,7 +13,7 @@ export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethod
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'paymentMethods',
         fetch: (cursor, limit) =>

@@ -15,12 +15,12 @@ export default class PaymentMethodsRemove extends BaseCommand<typeof PaymentMeth
 
   async run(): Promise<{id: string; deleted: true}> {
     const {args, flags: f} = this
-    const user = f.user ?? (await this.ask('user', 'User id'))
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
     await this.confirmProduction(`remove payment method ${args.id} of ${user}`, f.yes)
-    const result = await this.spin('Removing payment method', () =>
+    const result = await this.out.spin('Removing payment method', () =>
       this.api.call('removePaymentMethod', {params: {id: user, methodId: args.id}}),
     )
-    this.log(process.stdout.isTTY ? `✓ Removed payment method ${result.id}` : result.id)
+    this.out.done('Removed payment method', result.id)
     return result
   }
 }

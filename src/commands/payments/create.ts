@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
+import {idempotencyKeyFlag, moneyFlags, yesFlag} from '../../cli/flags.js'
 import {walletPaymentCard} from '../../cli/views.js'
 import type {Loose, WalletPayment} from '../../contract/index.js'
 
@@ -13,9 +13,7 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
   ]
   static override flags = {
     user: Flags.string({char: 'u', summary: 'user who pays'}),
-    amount: amountFlag(),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
+    ...moneyFlags(),
     merchant: Flags.string({summary: 'merchant name'}),
     description: Flags.string({summary: 'free text'}),
     'idempotency-key': idempotencyKeyFlag,
@@ -24,13 +22,11 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
 
   async run(): Promise<Loose<WalletPayment>> {
     const f = this.flags
-    this.requireFlags({user: f.user, amount: f.amount})
-    const user = f.user ?? (await this.ask('user', 'User id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
-    const currency = currencyFrom(f.currency, amountText) ?? 'USD'
-    const amount = amountFrom(amountText, currency, f.decimal)
+    this.questions.requireFlags({user: f.user, amount: f.amount})
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
+    const {amount, currency} = await moneyFrom(f, this.questions, '1999 or 19.99USD')
     await this.confirmProduction(`charge ${user}`, f.yes)
-    const payment = await this.spin('Processing payment', () =>
+    const payment = await this.out.spin('Processing payment', () =>
       this.api.call('processPayment', {
         body: {
           userId: user,
@@ -42,7 +38,7 @@ export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Payment', payment.id, walletPaymentCard(payment), payment)
+    this.out.created('Payment', payment.id, walletPaymentCard(payment), payment)
     return payment
   }
 }

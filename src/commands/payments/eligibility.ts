@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {amountFlag, currencyFlag, decimalFlag} from '../../cli/flags.js'
+import {moneyFlags} from '../../cli/flags.js'
 import {eligibilityCard} from '../../cli/views.js'
 import type {Eligibility, Loose} from '../../contract/index.js'
 
@@ -11,22 +11,18 @@ export default class PaymentsEligibility extends BaseCommand<typeof PaymentsElig
   static override examples = ['<%= config.bin %> <%= command.id %> --user usr_… --amount 19.99USD']
   static override flags = {
     user: Flags.string({char: 'u', summary: 'user id'}),
-    amount: amountFlag(),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
+    ...moneyFlags(),
   }
 
   async run(): Promise<Loose<Eligibility>> {
     const f = this.flags
-    this.requireFlags({user: f.user, amount: f.amount})
-    const user = f.user ?? (await this.ask('user', 'User id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1999 or 19.99USD)'))
-    const currency = currencyFrom(f.currency, amountText) ?? 'USD'
-    const amount = amountFrom(amountText, currency, f.decimal)
-    const result = await this.spin('Checking eligibility', () =>
+    this.questions.requireFlags({user: f.user, amount: f.amount})
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
+    const {amount, currency} = await moneyFrom(f, this.questions, '1999 or 19.99USD')
+    const result = await this.out.spin('Checking eligibility', () =>
       this.api.call('checkEligibility', {body: {userId: user, amount, currency}}),
     )
-    this.card(eligibilityCard(result))
+    this.out.card(eligibilityCard(result))
     return result
   }
 }

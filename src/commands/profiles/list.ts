@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import type {Column} from '../../cli/output.js'
 import {paint} from '../../cli/terminal.js'
 
@@ -38,10 +38,10 @@ export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
       {header: 'BASE URL', get: (r) => r.baseUrl ?? ''},
       {header: 'AUTH', get: (r) => r.auth},
     ]
-    if (await this.printList(rows, 'profiles', rows, columns, this.flags)) return rows
+    if (await this.out.printList(rows, 'profiles', rows, columns, this.flags)) return rows
     if (rows.length === 0)
-      this.log('No profiles yet. Try: payctl sandbox start, or payctl auth login --env local')
-    else this.table(rows, columns)
+      this.out.log('No profiles yet. Try: payctl sandbox start, or payctl auth login --env local')
+    else this.out.table(rows, columns)
     return rows
   }
 }

@@ -11,7 +11,7 @@ export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
 
   async run(): Promise<{removed: string}> {
     await removeProfile(this.store, this.args.name)
-    this.log(`✓ Removed profile "${this.args.name}"`)
+    this.out.log(`✓ Removed profile "${this.args.name}"`)
     return {removed: this.args.name}
   }
 }

@@ -29,7 +29,7 @@ export default class ProfilesShow extends BaseCommand<typeof ProfilesShow> {
 
   async run(): Promise<Shown> {
     const file = this.store.read()
-    const p = resolveProfile(file, {profile: this.args.name ?? this.flags.profile})
+    const p = resolveProfile(file, {profile: this.args.name ?? this.flags.profile}, this.env)
     const auth = p.auth
     const token = storedProfile(file, p.name)?.token
     const shown: Shown = {
@@ -51,7 +51,7 @@ export default class ProfilesShow extends BaseCommand<typeof ProfilesShow> {
       file: this.store.path,
     }
     const from = (key: keyof typeof p.sources) => `(${p.sources[key]})`
-    this.card([
+    this.out.card([
       ['profile', `${shown.name} ${from('profile')}`],
       ['environment', `${shown.environment} [${shown.kind}] ${from('environment')}`],
       ['base url', `${shown.baseUrl} ${from('baseUrl')}`],

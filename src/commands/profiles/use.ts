@@ -9,7 +9,7 @@ export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
 
   async run(): Promise<{currentProfile: string}> {
     await useProfile(this.store, this.args.name)
-    this.log(`✓ Now using profile "${this.args.name}"`)
+    this.out.log(`✓ Now using profile "${this.args.name}"`)
     return {currentProfile: this.args.name}
   }
 }

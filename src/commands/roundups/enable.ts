@@ -1,7 +1,12 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {roundupSettingsFlags, settingsChange} from '../../cli/roundups-flags.js'
+import {
+  checkRoundupCurrency,
+  roundupCurrency,
+  roundupSettingsFlags,
+  settingsChange,
+} from '../../cli/roundups-flags.js'
 import {roundupSettingsCard} from '../../cli/roundups-views.js'
 import type {Loose, RoundupSettingsRecord} from '../../contract/index.js'
 
@@ -15,16 +20,21 @@ export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
   static override flags = {...roundupSettingsFlags, 'idempotency-key': idempotencyKeyFlag, yes: yesFlag}
 
   async run(): Promise<Loose<RoundupSettingsRecord>> {
-    const {enabled: _enabled, ...change} = settingsChange(this.flags)
+    const given = settingsChange(this.flags)
+    await checkRoundupCurrency(
+      {flag: 'max', currency: given.maxCurrency},
+      async () => this.flags.currency ?? roundupCurrency(this.api, this.args.user),
+    )
+    const {enabled: _enabled, ...change} = given.change
     await this.confirmProduction(`turn round-ups on for ${this.args.user}`, this.flags.yes)
-    const settings = await this.spin('Enabling round-ups', () =>
+    const settings = await this.out.spin('Enabling round-ups', () =>
       this.api.call('enableRoundups', {
         params: {id: this.args.user},
         body: change,
         idempotencyKey: this.flags['idempotency-key'],
       }),
     )
-    this.created('Round-ups on for', this.args.user, roundupSettingsCard(settings))
+    this.out.created('Round-ups on for', this.args.user, roundupSettingsCard(settings))
     return settings
   }
 }

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import {pendingCard, pendingRoundups, roundupColumns} from '../../cli/roundups-views.js'
 import type {Loose, PendingRoundups} from '../../contract/index.js'
 
@@ -11,15 +11,15 @@ export default class RoundupsPending extends BaseCommand<typeof RoundupsPending>
   static override flags = {...outputFlags}
 
   async run(): Promise<Loose<PendingRoundups>> {
-    const pending = await this.spin('Fetching pending round-ups', () =>
+    const pending = await this.out.spin('Fetching pending round-ups', () =>
       this.api.call('getPendingRoundups', {params: {id: this.args.user}}),
     )
     const roundups = pendingRoundups(pending)
-    if (await this.printList(pending, 'roundups', roundups, roundupColumns, this.flags)) return pending
-    this.card(pendingCard(pending))
+    if (await this.out.printList(pending, 'roundups', roundups, roundupColumns, this.flags)) return pending
+    this.out.card(pendingCard(pending))
     if (roundups.length > 0) {
-      this.log('')
-      this.table(roundups, roundupColumns)
+      this.out.log('')
+      this.out.table(roundups, roundupColumns)
     }
     return pending
   }

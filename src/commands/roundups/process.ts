@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {majorFlag} from '../../cli/roundups-flags.js'
+import {checkRoundupCurrency, majorFlag, roundupCurrency} from '../../cli/roundups-flags.js'
 import {roundupCard} from '../../cli/roundups-views.js'
 import type {Loose, Roundup} from '../../contract/index.js'
 
@@ -14,7 +14,7 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
   ]
   static override flags = {
     user: Flags.string({char: 'u', summary: 'user id'}),
-    amount: Flags.string({char: 'a', summary: 'the purchase, in major units (4.35)'}),
+    amount: Flags.string({char: 'a', summary: 'the purchase, in major units (4.35, or 4.35USD)'}),
     merchant: Flags.string({summary: 'merchant name'}),
     'transaction-id': Flags.string({
       summary: 'your id of the purchase: processing it again yields the same round-up',
@@ -25,25 +25,31 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
 
   async run(): Promise<Loose<Roundup>> {
     const f = this.flags
-    this.requireFlags({
+    this.questions.requireFlags({
       user: f.user,
       amount: f.amount,
       merchant: f.merchant,
       'transaction-id': f['transaction-id'],
     })
-    const user = f.user ?? (await this.ask('user', 'User id'))
-    const amount = majorFlag(f.amount ?? (await this.ask('amount', 'Purchase amount, e.g. 4.35')), 'amount')
-    const merchant = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
+    const user = f.user ?? (await this.questions.ask('user', 'User id'))
+    const amount = majorFlag(
+      f.amount ?? (await this.questions.ask('amount', 'Purchase amount, e.g. 4.35')),
+      'amount',
+    )
+    await checkRoundupCurrency({flag: 'amount', currency: amount.currency}, () =>
+      roundupCurrency(this.api, user),
+    )
+    const merchant = f.merchant ?? (await this.questions.ask('merchant', 'Merchant name'))
     const transactionId =
-      f['transaction-id'] ?? (await this.ask('transaction-id', 'Transaction id of the purchase'))
+      f['transaction-id'] ?? (await this.questions.ask('transaction-id', 'Transaction id of the purchase'))
     await this.confirmProduction(`process a purchase of ${user}`, f.yes)
-    const roundup = await this.spin('Processing purchase', () =>
+    const roundup = await this.out.spin('Processing purchase', () =>
       this.api.call('processRoundup', {
-        body: {user_id: user, amount, merchant_name: merchant, transaction_id: transactionId},
+        body: {user_id: user, amount: amount.value, merchant_name: merchant, transaction_id: transactionId},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created(
+    this.out.created(
       roundup.duplicate === true ? 'Already processed: round-up' : 'Round-up',
       roundup.id,
       roundupCard(roundup),

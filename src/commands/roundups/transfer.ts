@@ -14,13 +14,13 @@ export default class RoundupsTransfer extends BaseCommand<typeof RoundupsTransfe
 
   async run(): Promise<Loose<RoundupTransfer>> {
     await this.confirmProduction(`transfer the pending round-ups of ${this.args.user}`, this.flags.yes)
-    const transfer = await this.spin('Transferring round-ups', () =>
+    const transfer = await this.out.spin('Transferring round-ups', () =>
       this.api.call('transferRoundups', {
         params: {id: this.args.user},
         idempotencyKey: this.flags['idempotency-key'],
       }),
     )
-    this.created(
+    this.out.created(
       `Round-up transfer${typeof transfer.status === 'string' ? ` ${transfer.status}` : ''}:`,
       transfer.id,
       roundupTransferCard(transfer),

@@ -15,10 +15,10 @@ export default class SandboxAdvance extends BaseCommand<typeof SandboxAdvance> {
   async run(): Promise<{now: string; offsetSeconds: number; settled: number}> {
     this.requireLocal('the sandbox clock')
     const seconds = parseDuration(this.args.by, 'by')
-    const clock = await this.spin('Advancing the clock', () =>
+    const clock = await this.out.spin('Advancing the clock', () =>
       this.api.call('sandboxAdvanceClock', {body: {seconds}}),
     )
-    this.log(`✓ Sandbox clock now ${clock.now}; ${clock.settled} transaction(s) settled`)
+    this.out.log(`✓ Sandbox clock now ${clock.now}; ${clock.settled} transaction(s) settled`)
     return clock
   }
 }

@@ -7,7 +7,7 @@ export default class SandboxOpenapi extends BaseCommand<typeof SandboxOpenapi> {
 
   async run(): Promise<Record<string, unknown>> {
     const doc = buildOpenApiDocument()
-    if (!this.jsonEnabled()) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`)
+    if (!this.jsonEnabled()) this.io.out.write(`${JSON.stringify(doc, null, 2)}\n`)
     return doc
   }
 }

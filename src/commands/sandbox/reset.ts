@@ -10,10 +10,10 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   async run(): Promise<{reset: true}> {
     this.requireLocal('sandbox reset')
     if (!this.flags.yes && this.interactive) {
-      await this.confirm(`Delete every record in the sandbox at ${this.profile.baseUrl}?`)
+      await this.questions.confirm(`Delete every record in the sandbox at ${this.profile.baseUrl}?`)
     }
-    const result = await this.spin('Resetting sandbox', () => this.api.call('sandboxReset'))
-    this.log(`✓ Sandbox at ${this.profile.baseUrl} reset`)
+    const result = await this.out.spin('Resetting sandbox', () => this.api.call('sandboxReset'))
+    this.out.log(`✓ Sandbox at ${this.profile.baseUrl} reset`)
     return result
   }
 }

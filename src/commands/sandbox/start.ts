@@ -1,7 +1,8 @@
-import {mkdirSync, readFileSync} from 'node:fs'
+import {mkdirSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
+import type {IOStreams, OutputStream} from '../../cli/io.js'
 import {
   claimConfigDir,
   clearState,
@@ -15,14 +16,7 @@ import {
   writeState,
 } from '../../cli/sandbox-process.js'
 import {paint} from '../../cli/terminal.js'
-import {
-  configDir,
-  isLoopbackHost,
-  PayctlError,
-  probeSandbox,
-  saveLocalProfile,
-  usageError,
-} from '../../core/index.js'
+import {isLoopbackHost, PayctlError, probeSandbox, saveLocalProfile, usageError} from '../../core/index.js'
 
 /** Where `sandbox start` also takes its secrets from, and how it hands them to a --detach copy. */
 const SECRET_ENV = {apiSecret: 'PAYCTL_SANDBOX_API_SECRET', secretKey: 'PAYCTL_SANDBOX_SECRET_KEY'} as const
@@ -86,60 +80,80 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const f = this.flags
     const tokenTtlSeconds = parseDuration(f['token-ttl'], 'token-ttl')
     const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
-    const rateLimit = f['rate-limit']
-    const running = readState()
+    const dir = this.runtime.configDir
+    const running = readState(dir)
     if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000)))
       throw sandboxRunning(running)
-    mkdirSync(configDir(), {recursive: true, mode: 0o700})
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    const err = this.io.err
     if (!isLoopbackHost(f.host)) {
       // Said before detaching (the background copy's stderr goes to a log file) and under --json
       // too: this is about who can reach the credentials, not progress chatter.
-      process.stderr.write(
-        `${paint('yellow', `warning: binding to ${f.host} exposes the sandbox and its test credentials beyond this machine`, process.stderr)}\n`,
+      err.write(
+        `${paint('yellow', `warning: binding to ${f.host} exposes the sandbox and its test credentials beyond this machine`, err)}\n`,
       )
     }
-    const secrets = readSecrets(f['api-secret'], f['secret-key'])
-    const data = f.data ?? defaultDataFile()
+    // Read here too (not only by oclif's parser, from the process's environment): the command's
+    // environment is the one given to its run.
+    const secrets = readSecrets(
+      f['api-secret'] ?? this.env[SECRET_ENV.apiSecret],
+      f['secret-key'] ?? this.env[SECRET_ENV.secretKey],
+      this.io,
+    )
+    const data = f.data ?? defaultDataFile(dir)
     if (f.detach) return this.detach(secrets)
+    await this.serve({tokenTtlSeconds, settleAfterSeconds, data, secrets})
+    return undefined
+  }
 
-    const release = await claimConfigDir()
+  /** Serve in this process until Ctrl-C (or SIGTERM), then stop cleanly. */
+  async serve(o: {
+    tokenTtlSeconds: number
+    settleAfterSeconds: number
+    data: string
+    secrets: {apiSecret?: string | undefined; secretKey?: string | undefined}
+  }): Promise<void> {
+    const f = this.flags
+    const {data, secrets} = o
+    const err = this.io.err
+    const dir = this.runtime.configDir
+    const release = await claimConfigDir(dir)
     const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
       port: f.port,
       host: f.host,
       data,
       responseShape: f['response-shape'],
-      tokenTtlSeconds,
+      tokenTtlSeconds: o.tokenTtlSeconds,
       webhookRetries: f['webhook-retries'],
-      settleAfterSeconds,
-      rateLimit,
+      settleAfterSeconds: o.settleAfterSeconds,
+      rateLimit: f['rate-limit'],
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
         ...(secrets.apiSecret ? {apiSecret: secrets.apiSecret} : {}),
         ...(f['partner-id'] ? {partnerId: f['partner-id']} : {}),
         ...(secrets.secretKey ? {secretKey: secrets.secretKey} : {}),
       },
-      log: f.quiet ? undefined : (line) => process.stderr.write(`${paint('dim', line, process.stderr)}\n`),
+      log: f.quiet ? undefined : (line) => err.write(`${paint('dim', line, err)}\n`),
     }).catch(async (err: unknown) => {
       await release()
       throw startFailure(err, f.port, f.host)
     })
     const started = await this.register(sandbox, f.profile ?? 'local', data)
     if (this.jsonEnabled()) this.logJson(started)
-    else this.printReady(started, f['response-shape'], rateLimit, false)
+    else this.printReady(started, f['response-shape'], f['rate-limit'], false)
 
     // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
     // signal it caught to the process again, and with no listener left, Node would take that one
     // as a kill in the middle of closing (answers unsent, the data file not checkpointed).
     await new Promise<void>((resolve) => {
-      process.on('SIGINT', () => resolve())
-      process.on('SIGTERM', () => resolve())
+      this.runtime.onSignal('SIGINT', () => resolve())
+      this.runtime.onSignal('SIGTERM', () => resolve())
     })
-    process.stderr.write('Stopping sandbox…\n')
+    err.write('Stopping sandbox…\n')
     await sandbox.close()
-    clearState()
+    clearState(dir)
     await release()
-    return undefined
   }
 
   /** Save the local profile and the state file of a sandbox now listening, so other commands find it. */
@@ -155,8 +169,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       apiSecret: c.apiSecret,
       partnerId: c.partnerId,
     })
-    const startedAt = new Date().toISOString()
-    writeState({
+    const startedAt = new Date(this.runtime.clock.now()).toISOString()
+    writeState(this.runtime.configDir, {
       pid: process.pid,
       url: sandbox.url,
       host: sandbox.host,
@@ -174,21 +188,22 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
    * credentials unless --show-secrets: they are in the profile already, and logs are kept.
    */
   printReady(s: SandboxStarted, shape: string, rateLimit: string, detached: boolean): void {
-    const forPerson = process.stdout.isTTY === true && !detached
-    const stream = forPerson ? process.stdout : process.stderr
+    const forPerson = this.io.out.isTTY && !detached
+    const stream = forPerson ? this.io.out : this.io.err
     const lines = readyLines(s, {
       shape,
       rateLimit,
       detached,
       withSecrets: forPerson || this.flags['show-secrets'],
       stream,
+      logFile: logPath(this.runtime.configDir),
     })
     if (forPerson) {
-      for (const line of lines) this.log(line)
+      for (const line of lines) this.out.log(line)
       return
     }
-    process.stdout.write(`${s.url}\n`)
-    process.stderr.write(`${lines.join('\n')}\n`)
+    this.io.out.write(`${s.url}\n`)
+    this.io.err.write(`${lines.join('\n')}\n`)
   }
 
   /** Start a copy of this command in the background and return once it reports ready. */
@@ -198,12 +213,13 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
   }): Promise<SandboxStarted> {
     // Anyone on the machine can read a process's arguments (ps, /proc/PID/cmdline) for its whole
     // life; its environment only its owner can.
-    const env: NodeJS.ProcessEnv = {...process.env}
+    const env: NodeJS.ProcessEnv = {...this.env}
     delete env[SECRET_ENV.apiSecret]
     delete env[SECRET_ENV.secretKey]
     if (secrets.apiSecret) env[SECRET_ENV.apiSecret] = secrets.apiSecret
     if (secrets.secretKey) env[SECRET_ENV.secretKey] = secrets.secretKey
-    const started = await startDetached(withoutSecrets(this.argv.filter((a) => a !== '--detach')), env)
+    const args = withoutSecrets(this.argv.filter((a) => a !== '--detach'))
+    const started = await startDetached(this.runtime.configDir, args, env)
     if (!this.jsonEnabled()) {
       this.printReady(started, this.flags['response-shape'], this.flags['rate-limit'], true)
     }
@@ -214,7 +230,14 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
 /** What `sandbox start` says once it listens; the credentials only when `withSecrets`. */
 function readyLines(
   s: SandboxStarted,
-  o: {shape: string; rateLimit: string; detached: boolean; withSecrets: boolean; stream: NodeJS.WriteStream},
+  o: {
+    shape: string
+    rateLimit: string
+    detached: boolean
+    withSecrets: boolean
+    stream: OutputStream
+    logFile: string
+  },
 ): string[] {
   const {shape, rateLimit, detached, withSecrets} = o
   const c = s.credentials
@@ -238,7 +261,7 @@ function readyLines(
     '    payctl users create --email ada@example.test --first-name Ada --last-name Lovelace',
     '',
     detached
-      ? `  Running in the background (pid ${s.pid}); logs in ${logPath()}. Stop it with: payctl sandbox stop`
+      ? `  Running in the background (pid ${s.pid}); logs in ${o.logFile}. Stop it with: payctl sandbox stop`
       : '  Press Ctrl-C to stop.',
   )
   return lines
@@ -283,11 +306,12 @@ function withoutSecrets(argv: string[]): string[] {
 function readSecrets(
   apiSecret: string | undefined,
   secretKey: string | undefined,
+  io: IOStreams,
 ): {apiSecret?: string | undefined; secretKey?: string | undefined} {
   if (apiSecret !== '-' && secretKey !== '-') return {apiSecret, secretKey}
   let lines: string[]
   try {
-    lines = readFileSync(0, 'utf8').split(/\r?\n/)
+    lines = io.in.readAll().toString('utf8').split(/\r?\n/)
   } catch (err) {
     throw usageError(`cannot read the secret from stdin: ${(err as Error).message}`, 'INVALID_FLAG')
   }

@@ -12,8 +12,8 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   ]
 
   async run(): Promise<SandboxHealth & {url: string}> {
-    const {url, health, state} = await this.spin('Asking the sandbox', () =>
-      findSandbox(this.store, this.flags.profile),
+    const {url, health, state} = await this.out.spin('Asking the sandbox', () =>
+      findSandbox(this.runtime.configDir, this.store, this.flags.profile),
     )
     if (!health) {
       throw new PayctlError({
@@ -23,7 +23,7 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
         suggestions: ['Try: payctl sandbox start'],
       })
     }
-    this.card([
+    this.out.card([
       ['status', '✓ running'],
       ['url', url],
       ['pid', health.pid === undefined ? undefined : String(health.pid)],

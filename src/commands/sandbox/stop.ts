@@ -7,7 +7,7 @@ import {
   readState,
   runningSandboxes,
 } from '../../cli/sandbox-process.js'
-import {configDir, isLocalUrl} from '../../core/index.js'
+import {isLocalUrl} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override summary = 'stop the sandbox started with payctl sandbox start'
@@ -16,12 +16,13 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override examples = ['<%= config.bin %> <%= command.id %>']
 
   async run(): Promise<{stopped: boolean; pid?: number; elsewhere?: {pid: number; configDir: string}[]}> {
-    const recorded = readState()
+    const dir = this.runtime.configDir
+    const recorded = readState(dir)
     // Signal a process only if it is a `payctl sandbox start` on this machine and the sandbox
     // answering there confirms it is that pid: after a crash the recorded pid may belong to
     // something else by now. A state file is read only if it names this machine (readState); a
     // profile's URL must be loopback.
-    const found = await findSandbox(this.store, this.flags.profile)
+    const found = await findSandbox(dir, this.store, this.flags.profile)
     const {health, state} = found
     // A sandbox this config dir started that does not answer (suspended, hung, failing its health
     // check) is still the one to stop: the state file payctl wrote names it, and /proc says it is
@@ -31,32 +32,33 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
     const url = silent ? recorded.url : found.url
     const here = silent || state !== undefined || isLocalUrl(url)
     if (pid === undefined || !here || !isSandboxProcess(pid)) {
-      if (recorded && !isAlive(recorded.pid)) clearState(recorded.pid)
+      if (recorded && !isAlive(recorded.pid)) clearState(dir, recorded.pid)
       if (health) {
-        this.warnLine(`The sandbox at ${url} does not say which process it is; stop it where it runs.`)
+        this.out.warn(`The sandbox at ${url} does not say which process it is; stop it where it runs.`)
         return {stopped: false}
       }
       // None of this config dir's: say which run elsewhere, and how to stop each.
       const elsewhere = runningSandboxes()
-      this.warnLine(
+      this.out.warn(
         elsewhere.length === 0
           ? 'No sandbox is running.'
           : [
-              `No sandbox was started with this config dir (${configDir()}). Running elsewhere:`,
+              `No sandbox was started with this config dir (${dir}). Running elsewhere:`,
               ...elsewhere.map((s) => `  pid ${s.pid}: PAYCTL_CONFIG_DIR=${s.configDir} payctl sandbox stop`),
             ].join('\n'),
       )
       return {stopped: false, ...(elsewhere.length > 0 ? {elsewhere} : {})}
     }
-    if (silent) this.warnLine(`The sandbox at ${url} (pid ${pid}) does not answer; stopping it anyway.`)
+    if (silent) this.out.warn(`The sandbox at ${url} (pid ${pid}) does not answer; stopping it anyway.`)
     process.kill(pid, 'SIGTERM')
     // A suspended process (Ctrl-Z, SIGSTOP) acts on SIGTERM only once it runs again.
     process.kill(pid, 'SIGCONT')
-    const deadline = Date.now() + 10_000
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const {clock} = this.runtime
+    const deadline = clock.now() + 10_000
+    while (isAlive(pid) && clock.now() < deadline) await new Promise((r) => setTimeout(r, 50))
     if (isAlive(pid)) process.kill(pid, 'SIGKILL')
-    clearState(pid)
-    this.log(`✓ Stopped the sandbox at ${url} (pid ${pid})`)
+    clearState(dir, pid)
+    this.out.log(`✓ Stopped the sandbox at ${url} (pid ${pid})`)
     return {stopped: true, pid}
   }
 }

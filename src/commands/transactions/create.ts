@@ -1,16 +1,8 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../cli/amounts.js'
+import {currencyFrom, moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
-import {
-  amountFlag,
-  currencyFlag,
-  decimalFlag,
-  idempotencyKeyFlag,
-  metadataFlag,
-  metadataFrom,
-  yesFlag,
-} from '../../cli/flags.js'
+import {idempotencyKeyFlag, metadataFlag, metadataFrom, moneyFlags, yesFlag} from '../../cli/flags.js'
 import {transactionCard} from '../../cli/views.js'
 import {
   missingParties,
@@ -28,7 +20,7 @@ export default class TransactionsCreate extends BaseCommand<typeof TransactionsC
   static override description =
     `--method card|apple_pay|google_pay|ach|wire|crypto with --to WALLET is a deposit, with --from WALLET a withdrawal; --method wallet with --from and --to is a wallet-to-wallet transfer.
 card and ach need --payment-method (in the sandbox: pm_card_visa, pm_card_declined, pm_card_insufficient_funds, pm_ach_success, pm_ach_returned).
-Amounts are in the smallest unit (1234 = 12.34 USD) unless the currency is appended (12.34USD) or --decimal is given.
+Amounts are in the smallest unit (1234 = 12.34 USD) unless the currency is appended (12.34USD) or --decimal is given; an amount without its currency needs --currency (asked for in a terminal).
 ach, wire and crypto answer "processing" and settle later: --wait follows them to the end.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --method card --amount 25.00USD --to wal_… --payment-method pm_card_visa',
@@ -37,9 +29,7 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
   ]
   static override flags = {
     method: Flags.option({options: PAYMENT_METHODS, char: 'm'})({summary: 'payment method type'}),
-    amount: amountFlag(),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
+    ...moneyFlags(),
     from: Flags.string({summary: 'wallet to debit (sourceWalletId)'}),
     to: Flags.string({summary: 'wallet to credit (destinationWalletId)'}),
     'payment-method': Flags.string({summary: 'saved payment method id (paymentMethodId)'}),
@@ -53,29 +43,27 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
 
   async run(): Promise<TransactionView> {
     const f = this.flags
-    this.requireFlags({
+    this.questions.requireFlags({
       method: f.method,
       amount: f.amount,
       currency: currencyFrom(f.currency, f.amount),
       ...(f.method === undefined ? {} : missingPartyFlags(f.method, f)),
     })
-    const method: string = f.method ?? (await this.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
+    const method: string =
+      f.method ?? (await this.questions.ask('method', `Method (${PAYMENT_METHODS.join(', ')})`))
     if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
       throw usageError(`--method must be one of ${PAYMENT_METHODS.join(', ')}`, 'INVALID_FLAG')
     }
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 1234 or 12.34USD)'))
-    const currency =
-      currencyFrom(f.currency, amountText) ?? (await this.ask('currency', 'Currency', {default: 'USD'}))
-    const amount = amountFrom(amountText, currency.toUpperCase(), f.decimal)
+    const {amount, currency, text: amountText} = await moneyFrom(f, this.questions, '1234 or 12.34USD')
     checkParties(method, f)
     const timeoutMs = parseDuration(f.timeout, 'timeout') * 1000
     await this.confirmProduction(`move ${amountText} ${f.decimal ? currency : ''}`.trim(), f.yes)
 
-    let tx = await this.spin('Creating transaction', () =>
+    let tx = await this.out.spin('Creating transaction', () =>
       this.api.call('createTransaction', {
         body: {
           amount,
-          currency: currency.toUpperCase(),
+          currency,
           method: method as (typeof PAYMENT_METHODS)[number],
           ...(f['payment-method'] ? {paymentMethodId: f['payment-method']} : {}),
           ...(f.from ? {sourceWalletId: f.from} : {}),
@@ -92,10 +80,12 @@ ach, wire and crypto answer "processing" and settle later: --wait follows them t
         text: `Transaction ${tx.id} was created (${tx.status}) and goes on without you. Follow it: payctl transactions get ${tx.id}`,
         audit: `interrupted while waiting for ${tx.id} (${tx.status}) to settle`,
       }
-      tx = await this.spin(`Waiting for ${tx.id} to settle`, () => waitForFinal(this.api, tx, {timeoutMs}))
+      tx = await this.out.spin(`Waiting for ${tx.id} to settle`, () =>
+        waitForFinal(this.api, tx, {timeoutMs}),
+      )
       this.interruptNote = undefined
     }
-    this.created(`Transaction ${tx.status}:`, tx.id, transactionCard(tx))
+    this.out.created(`Transaction ${tx.status}:`, tx.id, transactionCard(tx))
     if (f.wait && tx.status === 'failed') {
       throw new PayctlError({
         kind: 'api',

@@ -9,10 +9,10 @@ export default class TransactionsGet extends BaseCommand<typeof TransactionsGet>
   static override args = {id: Args.string({description: 'transaction id', required: true})}
 
   async run(): Promise<TransactionView> {
-    const tx = await this.spin('Fetching transaction', () =>
+    const tx = await this.out.spin('Fetching transaction', () =>
       this.api.call('getTransaction', {params: {id: this.args.id}}),
     )
-    this.card(transactionCard(tx))
+    this.out.card(transactionCard(tx))
     return tx
   }
 }

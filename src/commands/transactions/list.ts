@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/list-output.js'
+import {listFlags} from '../../cli/flags.js'
 import {transactionColumns} from '../../cli/views.js'
 import {TRANSACTION_STATUSES, TRANSACTION_TYPES} from '../../contract/index.js'
 
@@ -21,7 +21,7 @@ export default class TransactionsList extends BaseCommand<typeof TransactionsLis
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'transactions',
         fetch: (cursor, limit) =>

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
+import {amountInCurrencyOf} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {transactionCard} from '../../cli/views.js'
 import type {TransactionView} from '../../contract/index.js'
-import {parseAmount} from '../../core/index.js'
 
 export default class TransactionsRefund extends BaseCommand<typeof TransactionsRefund> {
   static override summary = 'refund a completed payment or deposit, wholly or in part'
@@ -21,16 +21,22 @@ export default class TransactionsRefund extends BaseCommand<typeof TransactionsR
 
   async run(): Promise<TransactionView> {
     const f = this.flags
-    const amount = f.amount === undefined ? undefined : parseAmount(f.amount).amount
+    const amount =
+      f.amount === undefined
+        ? undefined
+        : await amountInCurrencyOf(f.amount, async () => {
+            const tx = await this.api.call('getTransaction', {params: {id: this.args.id}})
+            return tx.currency
+          })
     await this.confirmProduction(`refund ${this.args.id}`, f.yes)
-    const refund = await this.spin('Refunding', () =>
+    const refund = await this.out.spin('Refunding', () =>
       this.api.call('refundTransaction', {
         params: {id: this.args.id},
         body: {...(amount === undefined ? {} : {amount}), ...(f.reason ? {reason: f.reason} : {})},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Refund', refund.id, transactionCard(refund))
+    this.out.created('Refund', refund.id, transactionCard(refund))
     return refund
   }
 }

@@ -9,12 +9,12 @@ export default class UsersBalance extends BaseCommand<typeof UsersBalance> {
   static override args = {id: Args.string({description: 'user id', required: true})}
 
   async run(): Promise<Loose<UserBalance>> {
-    const balance = await this.spin('Fetching balance', () =>
+    const balance = await this.out.spin('Fetching balance', () =>
       this.api.call('getUserBalance', {params: {id: this.args.id}}),
     )
     const balances = userBalances(balance)
-    if (balances.length === 0) this.log('No wallets.')
-    else this.table(balances, userBalanceColumns)
+    if (balances.length === 0) this.out.log('No wallets.')
+    else this.out.table(balances, userBalanceColumns)
     return balance
   }
 }

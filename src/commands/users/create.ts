@@ -22,13 +22,13 @@ export default class UsersCreate extends BaseCommand<typeof UsersCreate> {
 
   async run(): Promise<Loose<User>> {
     const f = this.flags
-    this.requireFlags({email: f.email, 'first-name': f['first-name'], 'last-name': f['last-name']})
-    const email = f.email ?? (await this.ask('email', 'Email'))
-    const first = f['first-name'] ?? (await this.ask('first-name', 'First name'))
-    const last = f['last-name'] ?? (await this.ask('last-name', 'Last name'))
+    this.questions.requireFlags({email: f.email, 'first-name': f['first-name'], 'last-name': f['last-name']})
+    const email = f.email ?? (await this.questions.ask('email', 'Email'))
+    const first = f['first-name'] ?? (await this.questions.ask('first-name', 'First name'))
+    const last = f['last-name'] ?? (await this.questions.ask('last-name', 'Last name'))
     await this.confirmProduction('create a user', f.yes)
     const partnerId = f['partner-id'] ?? this.profile.auth?.partnerId
-    const user = await this.spin('Creating user', () =>
+    const user = await this.out.spin('Creating user', () =>
       this.api.call('createUser', {
         body: {
           email,
@@ -40,7 +40,7 @@ export default class UsersCreate extends BaseCommand<typeof UsersCreate> {
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Created user', user.id, userCard(user))
+    this.out.created('Created user', user.id, userCard(user))
     return user
   }
 }

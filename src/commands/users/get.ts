@@ -9,10 +9,10 @@ export default class UsersGet extends BaseCommand<typeof UsersGet> {
   static override args = {id: Args.string({description: 'user id', required: true})}
 
   async run(): Promise<Loose<User>> {
-    const user = await this.spin('Fetching user', () =>
+    const user = await this.out.spin('Fetching user', () =>
       this.api.call('getUser', {params: {id: this.args.id}}),
     )
-    this.card(userCard(user))
+    this.out.card(userCard(user))
     return user
   }
 }

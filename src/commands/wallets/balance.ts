@@ -9,10 +9,10 @@ export default class WalletsBalance extends BaseCommand<typeof WalletsBalance> {
   static override args = {id: Args.string({description: 'wallet id', required: true})}
 
   async run(): Promise<Loose<Balance>> {
-    const balance = await this.spin('Fetching balance', () =>
+    const balance = await this.out.spin('Fetching balance', () =>
       this.api.call('getWalletBalance', {params: {id: this.args.id}}),
     )
-    this.card(balanceCard(balance))
+    this.out.card(balanceCard(balance))
     return balance
   }
 }

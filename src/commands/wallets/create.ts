@@ -24,14 +24,16 @@ export default class WalletsCreate extends BaseCommand<typeof WalletsCreate> {
 
   async run(): Promise<WalletView> {
     const f = this.flags
-    this.requireFlags({user: f.user, currency: f.currency})
-    const userId = f.user ?? (await this.ask('user', 'User id'))
-    const currency = (f.currency ?? (await this.ask('currency', 'Currency', {default: 'USD'}))).toUpperCase()
+    this.questions.requireFlags({user: f.user, currency: f.currency})
+    const userId = f.user ?? (await this.questions.ask('user', 'User id'))
+    const currency = (
+      f.currency ?? (await this.questions.ask('currency', 'Currency', {default: 'USD'}))
+    ).toUpperCase()
     const initialBalance = f['initial-balance']
       ? parseAmount(f['initial-balance'], currency).amount
       : undefined
     await this.confirmProduction('create a wallet', f.yes)
-    const wallet = await this.spin('Creating wallet', () =>
+    const wallet = await this.out.spin('Creating wallet', () =>
       this.api.call('createWallet', {
         body: {
           userId,
@@ -42,7 +44,7 @@ export default class WalletsCreate extends BaseCommand<typeof WalletsCreate> {
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Created wallet', wallet.id, walletCard(wallet))
+    this.out.created('Created wallet', wallet.id, walletCard(wallet))
     return wallet
   }
 }

@@ -9,10 +9,10 @@ export default class WalletsGet extends BaseCommand<typeof WalletsGet> {
   static override args = {id: Args.string({description: 'wallet id', required: true})}
 
   async run(): Promise<WalletView> {
-    const wallet = await this.spin('Fetching wallet', () =>
+    const wallet = await this.out.spin('Fetching wallet', () =>
       this.api.call('getWallet', {params: {id: this.args.id}}),
     )
-    this.card(walletCard(wallet))
+    this.out.card(walletCard(wallet))
     return wallet
   }
 }

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {currencyFlag} from '../../cli/flags.js'
-import {listFlags} from '../../cli/list-output.js'
+import {currencyFlag, listFlags} from '../../cli/flags.js'
 import {walletColumns} from '../../cli/views.js'
 
 export default class WalletsList extends BaseCommand<typeof WalletsList> {
@@ -19,7 +18,7 @@ export default class WalletsList extends BaseCommand<typeof WalletsList> {
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'wallets',
         fetch: (cursor, limit) =>

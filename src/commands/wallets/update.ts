@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
+import {amountInCurrencyOf} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
 import {walletCard} from '../../cli/views.js'
 import {type EndpointBody, WALLET_STATUSES, type Wallet} from '../../contract/index.js'
-import {type Exact, parseAmount, usageError} from '../../core/index.js'
+import {type Exact, usageError} from '../../core/index.js'
 
 export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
   static override summary = "change a wallet's label, status or limits"
@@ -26,11 +27,17 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
 
   async run(): Promise<Wallet> {
     const f = this.flags
-    const limit = (text: string | undefined) => (text === undefined ? undefined : parseAmount(text).amount)
+    let currency: Promise<string> | undefined
+    const currencyOf = () => {
+      currency ??= this.api.call('getWallet', {params: {id: this.args.id}}).then((w) => w.currency)
+      return currency
+    }
+    const limit = (text: string | undefined) =>
+      text === undefined ? undefined : amountInCurrencyOf(text, currencyOf)
     const limits = {
-      transaction: limit(f['limit-transaction']),
-      daily: limit(f['limit-daily']),
-      monthly: limit(f['limit-monthly']),
+      transaction: await limit(f['limit-transaction']),
+      daily: await limit(f['limit-daily']),
+      monthly: await limit(f['limit-monthly']),
     }
     const input: Exact<EndpointBody<'updateWallet'>> = {
       ...(f.label === undefined ? {} : {label: f.label}),
@@ -43,10 +50,10 @@ export default class WalletsUpdate extends BaseCommand<typeof WalletsUpdate> {
       throw usageError('nothing to change: pass --label, --status or a --limit-* flag', 'MISSING_FLAG')
     }
     await this.confirmProduction(`update wallet ${this.args.id}`, f.yes)
-    const wallet = await this.spin('Updating wallet', () =>
+    const wallet = await this.out.spin('Updating wallet', () =>
       this.api.call('updateWallet', {params: {id: this.args.id}, body: input}),
     )
-    this.created('Updated wallet', wallet.id, walletCard(wallet))
+    this.out.created('Updated wallet', wallet.id, walletCard(wallet))
     return wallet
   }
 }

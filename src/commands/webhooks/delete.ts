@@ -10,10 +10,10 @@ export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
 
   async run(): Promise<{id: string; deleted: true}> {
     await this.confirmProduction(`delete webhook ${this.args.id}`, this.flags.yes)
-    const result = await this.spin('Deleting webhook', () =>
+    const result = await this.out.spin('Deleting webhook', () =>
       this.api.call('deleteWebhook', {params: {id: this.args.id}}),
     )
-    this.log(process.stdout.isTTY ? `✓ Deleted webhook ${result.id}` : result.id)
+    this.out.done('Deleted webhook', result.id)
     return result
   }
 }

@@ -9,10 +9,10 @@ export default class WebhooksGet extends BaseCommand<typeof WebhooksGet> {
   static override args = {id: Args.string({description: 'webhook id', required: true})}
 
   async run(): Promise<Webhook> {
-    const webhook = await this.spin('Fetching webhook', () =>
+    const webhook = await this.out.spin('Fetching webhook', () =>
       this.api.call('getWebhook', {params: {id: this.args.id}}),
     )
-    this.card(webhookCard(webhook))
+    this.out.card(webhookCard(webhook))
     return webhook
   }
 }

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/list-output.js'
+import {outputFlags} from '../../cli/flags.js'
 import {webhookColumns} from '../../cli/webhooks-views.js'
 import type {WebhookList} from '../../contract/index.js'
 
@@ -13,11 +13,11 @@ export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
   static override flags = {...outputFlags}
 
   async run(): Promise<WebhookList> {
-    const list = await this.spin('Listing webhooks', () => this.api.call('listWebhooks'))
-    if (await this.printList(list, 'webhooks', list.webhooks, webhookColumns, this.flags)) return list
+    const list = await this.out.spin('Listing webhooks', () => this.api.call('listWebhooks'))
+    if (await this.out.printList(list, 'webhooks', list.webhooks, webhookColumns, this.flags)) return list
     if (list.webhooks.length === 0)
-      this.log('No webhooks. Register one with: payctl webhooks register --url … --events …')
-    else this.table(list.webhooks, webhookColumns)
+      this.out.log('No webhooks. Register one with: payctl webhooks register --url … --events …')
+    else this.out.table(list.webhooks, webhookColumns)
     return list
   }
 }

@@ -1,9 +1,16 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import type {OutputStream} from '../../cli/io.js'
 import {terminalSafe} from '../../cli/terminal.js'
 import {listenLines} from '../../cli/webhooks-views.js'
 import {ALL_EVENTS} from '../../contract/index.js'
-import {PayctlError, stringifyExact, type TransportOptions, usageError} from '../../core/index.js'
+import {
+  PayctlError,
+  privateSubdir,
+  stringifyExact,
+  type TransportOptions,
+  usageError,
+} from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
@@ -35,7 +42,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
 
   /** Under --json every line of stdout is one object, errors and --print-secret's answer included. */
   protected override logJson(json: unknown): void {
-    process.stdout.write(`${stringifyExact(json)}\n`)
+    this.out.json(json, {oneLine: true})
   }
 
   // The listener reconnects with its own backoff and says so: no per-request retries or notices.
@@ -55,31 +62,31 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     if (f['print-secret']) {
       // Without --events, the session keeps the selectors of the listener that may be running.
       const body = {
-        listenerKey: ListenState.key(this.profile.name),
+        listenerKey: ListenState.key(this.profile.name, this.#stateDir()),
         ...(f.events === undefined ? {} : {events}),
       }
-      const session = await this.spin('Opening listen session', () =>
+      const session = await this.out.spin('Opening listen session', () =>
         this.api.call('openListenSession', {body}),
       )
-      this.log(session.secret)
+      this.out.log(session.secret)
       return {secret: session.secret, sessionId: session.id}
     }
-    const state = ListenState.open(this.profile.name)
+    const state = ListenState.open(this.profile.name, this.#stateDir())
     const controller = new AbortController()
     let stoppingSince = 0
     const stop = () => {
       // A second Ctrl-C does not wait for the forwards in hand. when-exit (used by conf) raises
       // every signal once more, at once: that echo, within half a second, is not a second Ctrl-C.
       if (controller.signal.aborted) {
-        if (Date.now() - stoppingSince > 500) process.exit(130)
+        if (this.runtime.clock.now() - stoppingSince > 500) this.runtime.exit(130)
         return
       }
-      stoppingSince = Date.now()
-      if (!this.jsonEnabled()) process.stderr.write('\nStopping: finishing the forwards in hand…\n')
+      stoppingSince = this.runtime.clock.now()
+      if (!this.jsonEnabled()) this.io.err.write('\nStopping: finishing the forwards in hand…\n')
       controller.abort()
     }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    this.runtime.onSignal('SIGINT', stop)
+    this.runtime.onSignal('SIGTERM', stop)
     const listener = new Listener({
       client: this.api,
       state,
@@ -95,7 +102,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       // Whoever read stdout is gone (`listen --json | head -n 1`): nothing more is acknowledged,
       // the session is closed, and that is a normal end.
       if (!(err instanceof PayctlError && err.code === 'OUTPUT_CLOSED')) throw err
-      if (!this.jsonEnabled()) process.stderr.write('stdout was closed: stopped listening.\n')
+      if (!this.jsonEnabled()) this.io.err.write('stdout was closed: stopped listening.\n')
       // At once: oclif's final flush of a closed stdout would wait for a drain that never comes.
       this.exit(0)
     }
@@ -104,18 +111,25 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     return undefined
   }
 
+  /** Where the listener key and journal of each profile are kept. */
+  #stateDir(): string {
+    return privateSubdir(this.runtime.configDir, 'webhooks')
+  }
+
   /** Print an event; the promise settles once its stdout line is written (or could not be). */
   render(e: ListenEvent): Promise<void> | undefined {
-    if (this.jsonEnabled()) return writeStdout(`${stringifyExact(e)}\n`)
-    const {stdout, stderr} = listenLines(e, this.flags.debug)
-    const written = stdout === undefined ? undefined : writeStdout(`${terminalSafe(stdout, {lines: true})}\n`)
-    if (stderr !== undefined) process.stderr.write(`${terminalSafe(stderr, {lines: true})}\n`)
+    const out = this.io.out
+    if (this.jsonEnabled()) return writeOut(out, `${stringifyExact(e)}\n`)
+    const {stdout, stderr} = listenLines(e, this.flags.debug, this.io.err)
+    const written =
+      stdout === undefined ? undefined : writeOut(out, `${terminalSafe(stdout, {lines: true})}\n`)
+    if (stderr !== undefined) this.io.err.write(`${terminalSafe(stderr, {lines: true})}\n`)
     return written
   }
 }
 
 /** Write to stdout, rejecting with OUTPUT_CLOSED when its reader went away (EPIPE). */
-function writeStdout(text: string): Promise<void> {
+function writeOut(out: OutputStream, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException) => {
       const closed = err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED'
@@ -128,10 +142,10 @@ function writeStdout(text: string): Promise<void> {
         }),
       )
     }
-    if (process.stdout.destroyed) {
+    if (out.closed) {
       failed(Object.assign(new Error('stdout is closed'), {code: 'ERR_STREAM_DESTROYED'}))
       return
     }
-    process.stdout.write(text, (err) => (err ? failed(err) : resolve()))
+    out.write(text, (err) => (err ? failed(err) : resolve()))
   })
 }

@@ -24,19 +24,19 @@ export default class WebhooksRegister extends BaseCommand<typeof WebhooksRegiste
     const f = this.flags
     const events = parseEventSelectors(f.events)
     await this.confirmProduction('register a webhook', f.yes)
-    const webhook = await this.spin('Registering webhook', () =>
+    const webhook = await this.out.spin('Registering webhook', () =>
       this.api.call('createWebhook', {body: {url: f.url, events}, idempotencyKey: f['idempotency-key']}),
     )
-    this.created('Registered webhook', webhook.id, registrationCard(webhook), webhook)
+    this.out.created('Registered webhook', webhook.id, registrationCard(webhook), webhook)
     const secret = typeof webhook.secret === 'string' ? webhook.secret : undefined
     if (secret === undefined) {
       // The interface does not say how the signing secret is handed over: not every service answers with it.
-      this.warnLine(
+      this.out.warn(
         'The service answered without a signing secret, so payctl cannot show one: take it from wherever the service shows it, and keep it where your receiver can read it.',
       )
     } else if (!this.jsonEnabled()) {
-      this.warnLine(
-        process.stdout.isTTY
+      this.out.warn(
+        this.io.out.isTTY
           ? 'The signing secret is shown only this once.'
           : `signing secret (shown only once; use --json to capture it): ${secret}`,
       )

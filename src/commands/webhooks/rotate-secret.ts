@@ -27,12 +27,12 @@ export default class WebhooksRotateSecret extends BaseCommand<typeof WebhooksRot
     const f = this.flags
     const expiresIn = f['expires-in'].trim() === '0' ? 0 : parseDuration(f['expires-in'], 'expires-in')
     await this.confirmProduction(`rotate the signing secret of ${this.args.id}`, f.yes)
-    const webhook = await this.spin('Rotating secret', () =>
+    const webhook = await this.out.spin('Rotating secret', () =>
       this.api.call('rotateWebhookSecret', {params: {id: this.args.id}, body: {expiresIn}}),
     )
-    this.created('Rotated the signing secret of', webhook.id, webhookCard(webhook))
-    if (!this.jsonEnabled() && !process.stdout.isTTY) {
-      this.warnLine(`new signing secret (shown only once; use --json to capture it): ${webhook.secret}`)
+    this.out.created('Rotated the signing secret of', webhook.id, webhookCard(webhook))
+    if (!this.jsonEnabled() && !this.io.out.isTTY) {
+      this.out.warn(`new signing secret (shown only once; use --json to capture it): ${webhook.secret}`)
     }
     return webhook
   }

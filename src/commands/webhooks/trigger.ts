@@ -26,11 +26,11 @@ Event names: ${EVENT_NAMES.join(', ')}.`
         message: `webhooks trigger only works against a sandbox; profile "${this.profile.name}" is ${this.profile.environment}`,
       })
     }
-    const result = await this.spin(`Triggering ${event}`, () =>
+    const result = await this.out.spin(`Triggering ${event}`, () =>
       this.api.call('sandboxTrigger', {body: {event}}),
     )
     const made = result.synthesized ? paint('dim', ' (synthesized data)') : ''
-    this.created(`Triggered ${event}`, result.event.id, [
+    this.out.created(`Triggered ${event}`, result.event.id, [
       ['event', result.event.event],
       ['id', `${result.event.id}${made}`],
       ...Object.entries(result.objects).map(([name, id]): [string, string] => [name, id]),

@@ -34,14 +34,14 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
         suggestions: ['An unset variable makes it empty: is $WEBHOOK_SECRET exported?'],
       })
     }
-    if (f.payload === undefined && process.stdin.isTTY) {
+    if (f.payload === undefined && this.io.in.isTTY) {
       throw usageError('give the body with --payload FILE, or pipe it on stdin', 'MISSING_PAYLOAD')
     }
-    const payload = await readPayload(f.payload)
+    const payload = await readPayload(f.payload, this.io.in.stream)
     const result = verifyOrThrow(payload, f.signature, f.secret, {toleranceSeconds: f.tolerance})
     const age =
       result.ageSeconds >= 0 ? `${result.ageSeconds} s ago` : `${-result.ageSeconds} s in the future`
-    this.log(`✓ valid signature (t=${result.timestamp}, signed ${age}, ${payload.length} bytes)`)
+    this.out.log(`✓ valid signature (t=${result.timestamp}, signed ${age}, ${payload.length} bytes)`)
     return result
   }
 }

@@ -1,7 +1,7 @@
 import {isSupportedCurrency} from '../../contract/currencies.js'
 import {majorToMinor, parseMinor} from '../../contract/index.js'
 import {PayctlError} from '../errors.js'
-import {hasBareDecimals, isPlainMajor, parseAmount} from '../money.js'
+import {hasBareDecimals, parseAmount, readMajor} from '../money.js'
 
 /**
  * The money fields of a fixture, read from their text exactly as the command line reads the same
@@ -95,11 +95,15 @@ function minorAmount(text: string, currency: string | undefined, minimum: bigint
 }
 
 function majorAmount(text: string, currency: string | undefined): number {
-  if (!isPlainMajor(text))
+  const read = readMajor(text)
+  if (read === undefined)
     throw refused(
-      `"${text}" is not a decimal amount in major units: write it as the round-up commands take it, e.g. 5 or 4.35`,
+      `"${text}" is not a decimal amount in major units: write it as the round-up commands take it, e.g. 5, 4.35 or 4.35USD`,
     )
-  const amount = Number(text.trim())
+  // As the commands do: an appended currency must be the round-ups' own, where the fixture says it.
+  if (read.currency !== undefined && currency !== undefined && read.currency !== currency)
+    throw refused(`"${text}" is in ${read.currency} but the round-ups are in ${currency}`)
+  const amount = read.value
   if (amount <= 0) throw refused(`"${text}" must be greater than zero`)
   if (currency !== undefined && isSupportedCurrency(currency)) {
     try {

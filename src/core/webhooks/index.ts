@@ -42,8 +42,11 @@ export function parseEventName(text: string, what = 'event'): EventName {
   throw unknownEvent(what, text, closestEventName(text))
 }
 
-/** The exact bytes of a payload: a file, or all of stdin for `-` or no file. */
-export async function readPayload(file: string | undefined): Promise<Buffer> {
+/** The exact bytes of a payload: a file, or all of `stdin` for `-` or no file. */
+export async function readPayload(
+  file: string | undefined,
+  stdin: AsyncIterable<unknown> = process.stdin,
+): Promise<Buffer> {
   if (file !== undefined && file !== '-') {
     try {
       return await readFile(file)
@@ -57,7 +60,7 @@ export async function readPayload(file: string | undefined): Promise<Buffer> {
     }
   }
   const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  for await (const chunk of stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks)
 }
 

@@ -12,7 +12,9 @@ export type FixtureObjects = Record<string, Record<string, unknown>>
 
 /**
  * One call of a fixture: an operation of the contract with a body and path params in which
- * `${name:field}` refers to a field of what an earlier step returned (the Stripe CLI's fixture idea).
+ * `${kind.name.field}` refers to a field of what an earlier step returned (the Stripe CLI's fixture
+ * idea), as a seed fixture refers to its records: `kind` is the section a seed fixture would list
+ * it under (KINDS), `name` the step's `as`.
  */
 interface Step {
   as: string
@@ -65,7 +67,7 @@ function wallet(as: string, owner: string, initialBalance: number): Step {
     as,
     op: 'createWallet',
     body: {
-      userId: `\${${owner}:id}`,
+      userId: `\${users.${owner}.id}`,
       currency: 'USD',
       label: 'payctl trigger',
       ...(initialBalance > 0 ? {initialBalance} : {}),
@@ -109,15 +111,15 @@ function transfer(o: FixtureObjects) {
 
 /** A purchase of 4.35 USD by a user with round-ups on: a round-up of 0.65 (both round-up events). */
 const ROUNDUP = (enable: Record<string, unknown> = {}): Step[] => [
-  {as: 'roundupSettings', op: 'enableRoundups', params: {id: '${user:id}'}, body: enable},
+  {as: 'roundupSettings', op: 'enableRoundups', params: {id: '${users.user.id}'}, body: enable},
   {
     as: 'roundup',
     op: 'processRoundup',
     body: {
-      user_id: '${user:id}',
+      user_id: '${users.user.id}',
       amount: 4.35,
       merchant_name: 'Blue Bottle Coffee',
-      transaction_id: 'purchase_${user:id}',
+      transaction_id: 'purchase_${users.user.id}',
     },
   },
 ]
@@ -126,7 +128,7 @@ const ROUNDUP = (enable: Record<string, unknown> = {}): Step[] => [
 const BNPL_PAYMENT: Step = {
   as: 'payment',
   op: 'createBnplPayment',
-  body: {userId: '${user:id}', amount: 24_000, currency: 'USD', merchantName: 'Allbirds'},
+  body: {userId: '${users.user.id}', amount: 24_000, currency: 'USD', merchantName: 'Allbirds'},
 }
 
 /**
@@ -140,7 +142,12 @@ const COLLECT = (upTo: number, s: FixtureSettings): Step => ({
 })
 
 const CARD_DEPOSIT = (token: string): Step[] => [
-  {as: 'paymentMethod', op: 'addPaymentMethod', params: {id: '${user:id}'}, body: {type: 'card', token}},
+  {
+    as: 'paymentMethod',
+    op: 'addPaymentMethod',
+    params: {id: '${users.user.id}'},
+    body: {type: 'card', token},
+  },
   {
     as: 'transaction',
     op: 'createTransaction',
@@ -148,8 +155,8 @@ const CARD_DEPOSIT = (token: string): Step[] => [
       amount: 2_500,
       currency: 'USD',
       method: 'card',
-      paymentMethodId: '${paymentMethod:id}',
-      destinationWalletId: '${wallet:id}',
+      paymentMethodId: '${payment_methods.paymentMethod.id}',
+      destinationWalletId: '${wallets.wallet.id}',
       description: 'payctl webhooks trigger',
     },
   },
@@ -199,8 +206,8 @@ export const FIXTURES: Record<EventName, Fixture> = {
           amount: 5_000,
           currency: 'USD',
           method: 'wallet',
-          sourceWalletId: '${wallet:id}',
-          destinationWalletId: '${recipientWallet:id}',
+          sourceWalletId: '${wallets.wallet.id}',
+          destinationWalletId: '${wallets.recipientWallet.id}',
           description: 'payctl webhooks trigger',
         },
       },
@@ -248,8 +255,8 @@ export const FIXTURES: Record<EventName, Fixture> = {
     funded: true,
     setup: RECIPIENT,
     produce: [
-      ...ROUNDUP({destination_account_id: '${recipientWallet:id}'}),
-      {as: 'roundupTransfer', op: 'transferRoundups', params: {id: '${user:id}'}},
+      ...ROUNDUP({destination_account_id: '${wallets.recipientWallet.id}'}),
+      {as: 'roundupTransfer', op: 'transferRoundups', params: {id: '${users.user.id}'}},
     ],
     synthesize: (o, now) => ({
       id: synthId('rtr'),
@@ -294,7 +301,12 @@ export const FIXTURES: Record<EventName, Fixture> = {
       {
         as: 'payment',
         op: 'processPayment',
-        body: {userId: '${user:id}', amount: 1_250, currency: 'USD', merchantName: 'Blue Bottle Coffee'},
+        body: {
+          userId: '${users.user.id}',
+          amount: 1_250,
+          currency: 'USD',
+          merchantName: 'Blue Bottle Coffee',
+        },
       },
     ],
     synthesize: (o, now) => ({
@@ -317,8 +329,8 @@ export const FIXTURES: Record<EventName, Fixture> = {
         as: 'p2p',
         op: 'sendP2P',
         body: {
-          fromUserId: '${user:id}',
-          toUserId: '${recipient:id}',
+          fromUserId: '${users.user.id}',
+          toUserId: '${users.recipient.id}',
           amount: 2_000,
           currency: 'USD',
           note: 'Dinner',
@@ -344,8 +356,8 @@ export const FIXTURES: Record<EventName, Fixture> = {
       {
         as: 'card',
         op: 'createCard',
-        params: {id: '${user:id}'},
-        body: {walletId: '${wallet:id}', label: 'Online shopping'},
+        params: {id: '${users.user.id}'},
+        body: {walletId: '${wallets.wallet.id}', label: 'Online shopping'},
       },
     ],
     synthesize: (o, now) => ({
@@ -363,46 +375,69 @@ export const FIXTURES: Record<EventName, Fixture> = {
   },
 }
 
-const REFERENCE = /\$\{(\w+):([\w.]+)\}/g
+/** The section a seed fixture lists what each operation creates under: the `kind` of a reference. */
+const KINDS: Record<string, string> = {
+  createUser: 'users',
+  createWallet: 'wallets',
+  addPaymentMethod: 'payment_methods',
+  createTransaction: 'transactions',
+  enableRoundups: 'roundup_settings',
+  processRoundup: 'purchases',
+  transferRoundups: 'roundup_transfers',
+  createBnplPayment: 'bnpl_payments',
+  processPayment: 'wallet_payments',
+  sendP2P: 'p2p_transfers',
+  createCard: 'cards',
+  sandboxAdvanceClock: 'clock',
+}
 
-/** Replace `${name:field}` references; a string that is one reference takes the value's own type. */
-function resolve(value: unknown, objects: FixtureObjects): unknown {
+// ${kind.name.field}, as in seed fixtures (docs/seed.md).
+const REFERENCE = /\$\{(\w+)\.(\w+)\.(\w+)\}/g
+
+/** What the steps of a fixture made so far, and the kind of each, by step name. */
+interface Made {
+  objects: FixtureObjects
+  kinds: Map<string, string>
+}
+
+/** Replace `${kind.name.field}` references; a string that is one reference takes the value's own type. */
+function resolve(value: unknown, made: Made): unknown {
   if (typeof value === 'string') {
-    const lookup = (name: string, path: string): unknown =>
-      path
-        .split('.')
-        .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], objects[name])
-    const whole = /^\$\{(\w+):([\w.]+)\}$/.exec(value)
-    if (whole) return lookup(whole[1]!, whole[2]!)
-    return value.replace(REFERENCE, (_m, name: string, path: string) => String(lookup(name, path) ?? ''))
+    const lookup = (kind: string, name: string, field: string): unknown => {
+      if (made.kinds.get(name) !== kind) {
+        throw new Error(`fixture reference \${${kind}.${name}.${field}} names no ${kind} made before it`)
+      }
+      return made.objects[name]?.[field]
+    }
+    const whole = /^\$\{(\w+)\.(\w+)\.(\w+)\}$/.exec(value)
+    if (whole) return lookup(whole[1]!, whole[2]!, whole[3]!)
+    return value.replace(REFERENCE, (_m, kind: string, name: string, field: string) =>
+      String(lookup(kind, name, field) ?? ''),
+    )
   }
-  if (Array.isArray(value)) return value.map((v) => resolve(v, objects))
+  if (Array.isArray(value)) return value.map((v) => resolve(v, made))
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, objects)]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, made)]))
   }
   return value
 }
 
 /** Run steps through the operations that serve them, as the caller of the trigger. */
-export function runSteps(
-  steps: readonly Step[],
-  lookup: OperationLookup,
-  caller: RawInput,
-  objects: FixtureObjects,
-): void {
+function runSteps(steps: readonly Step[], lookup: OperationLookup, caller: RawInput, made: Made): void {
   for (const step of steps) {
     const spec = lookup(step.op)
     if (spec === undefined) throw new Error(`fixture step ${step.op} is not served by this sandbox`)
     const result = spec.run({
       ...caller,
       query: {},
-      params: resolve(step.params ?? {}, objects) as Record<string, string>,
-      body: resolve(step.body, objects),
+      params: resolve(step.params ?? {}, made) as Record<string, string>,
+      body: resolve(step.body, made),
       setHeaders: () => undefined,
     })
     // Triggers run inside one SQLite transaction, so every step must be synchronous.
     if (result instanceof Promise) throw new Error(`fixture step ${step.op} is not synchronous`)
-    objects[step.as] = result as Record<string, unknown>
+    made.objects[step.as] = result as Record<string, unknown>
+    made.kinds.set(step.as, KINDS[step.op] ?? step.op)
   }
 }
 
@@ -419,16 +454,16 @@ export function runFixture(
   settings: FixtureSettings,
 ): FixtureObjects {
   const fixture = FIXTURES[type]
-  const objects: FixtureObjects = {}
-  runSteps([...BASE(fixture.funded === true), ...(fixture.setup?.() ?? [])], lookup, caller, objects)
+  const made: Made = {objects: {}, kinds: new Map()}
+  runSteps([...BASE(fixture.funded === true), ...(fixture.setup?.() ?? [])], lookup, caller, made)
   const produce = typeof fixture.produce === 'function' ? fixture.produce(settings) : (fixture.produce ?? [])
   if (produce.length > 0 && produce.every((s) => lookup(s.op) !== undefined)) {
     try {
       // In a savepoint: a producer that refuses part-way leaves nothing behind.
-      transaction(() => runSteps(produce, lookup, caller, objects))
+      transaction(() => runSteps(produce, lookup, caller, made))
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
     }
   }
-  return objects
+  return made.objects
 }

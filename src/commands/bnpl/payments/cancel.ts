@@ -24,20 +24,20 @@ export default class BnplPaymentsCancel extends BaseCommand<typeof BnplPaymentsC
     if (f.yes) {
       // Confirmed on the command line.
     } else if (this.interactive) {
-      await this.confirm(
+      await this.questions.confirm(
         `Cancel BNPL payment ${this.args.id} in ${this.profile.environment}? Collected instalments are refunded; the rest is never collected.`,
       )
     } else {
       await this.confirmProduction(`cancel BNPL payment ${this.args.id}`, false)
     }
-    const payment = await this.spin('Cancelling BNPL payment', () =>
+    const payment = await this.out.spin('Cancelling BNPL payment', () =>
       this.api.call('cancelBnplPayment', {
         params: {id: this.args.id},
         body: f.reason ? {reason: f.reason} : {},
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created('Cancelled BNPL payment', payment.id ?? this.args.id, bnplCard(payment), payment)
+    this.out.created('Cancelled BNPL payment', payment.id ?? this.args.id, bnplCard(payment), payment)
     return payment
   }
 }

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
-import {amountFrom, currencyFrom} from '../../../cli/amounts.js'
+import {moneyFrom} from '../../../cli/amounts.js'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {bnplCard} from '../../../cli/bnpl-views.js'
-import {amountFlag, currencyFlag, decimalFlag, idempotencyKeyFlag, yesFlag} from '../../../cli/flags.js'
+import {idempotencyKeyFlag, moneyFlags, yesFlag} from '../../../cli/flags.js'
 import type {BnplPayment, Loose} from '../../../contract/index.js'
 
 export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsCreate> {
@@ -14,9 +14,7 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
   ]
   static override flags = {
     user: Flags.string({char: 'u', summary: 'user id'}),
-    amount: amountFlag(),
-    currency: currencyFlag(),
-    decimal: decimalFlag,
+    ...moneyFlags(),
     merchant: Flags.string({summary: 'merchant name'}),
     description: Flags.string({summary: 'free text'}),
     'idempotency-key': idempotencyKeyFlag,
@@ -25,14 +23,12 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
 
   async run(): Promise<Loose<BnplPayment>> {
     const f = this.flags
-    this.requireFlags({user: f.user, amount: f.amount, merchant: f.merchant})
-    const userId = f.user ?? (await this.ask('user', 'User id'))
-    const amountText = f.amount ?? (await this.ask('amount', 'Amount (e.g. 24000 or 240.00USD)'))
-    const currency = currencyFrom(f.currency, amountText) ?? 'USD'
-    const amount = amountFrom(amountText, currency, f.decimal)
-    const merchantName = f.merchant ?? (await this.ask('merchant', 'Merchant name'))
+    this.questions.requireFlags({user: f.user, amount: f.amount, merchant: f.merchant})
+    const userId = f.user ?? (await this.questions.ask('user', 'User id'))
+    const {amount, currency, text: amountText} = await moneyFrom(f, this.questions, '24000 or 240.00USD')
+    const merchantName = f.merchant ?? (await this.questions.ask('merchant', 'Merchant name'))
     await this.confirmProduction(`create a BNPL payment of ${amountText}`, f.yes)
-    const payment = await this.spin('Creating BNPL payment', () =>
+    const payment = await this.out.spin('Creating BNPL payment', () =>
       this.api.call('createBnplPayment', {
         body: {
           userId,
@@ -44,7 +40,7 @@ export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsC
         idempotencyKey: f['idempotency-key'],
       }),
     )
-    this.created(
+    this.out.created(
       `BNPL payment${typeof payment.status === 'string' ? ` ${payment.status}` : ''}:`,
       payment.id,
       bnplCard(payment),

@@ -9,14 +9,14 @@ export default class BnplPaymentsGet extends BaseCommand<typeof BnplPaymentsGet>
   static override args = {id: Args.string({description: 'BNPL payment id', required: true})}
 
   async run(): Promise<Loose<BnplPayment>> {
-    const payment = await this.spin('Fetching BNPL payment', () =>
+    const payment = await this.out.spin('Fetching BNPL payment', () =>
       this.api.call('getBnplPayment', {params: {id: this.args.id}}),
     )
-    this.card(bnplCard(payment))
+    this.out.card(bnplCard(payment))
     const instalments = schedule(payment)
     if (instalments.length > 0) {
-      this.log('')
-      this.table(instalments, installmentColumns(payment.currency))
+      this.out.log('')
+      this.out.table(instalments, installmentColumns(payment.currency))
     }
     return payment
   }

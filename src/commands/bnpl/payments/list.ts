@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {bnplColumns} from '../../../cli/bnpl-views.js'
 import {isRecord} from '../../../cli/fields.js'
-import {listFlags} from '../../../cli/list-output.js'
+import {listFlags} from '../../../cli/flags.js'
 import {BNPL_STATUSES} from '../../../contract/index.js'
 
 export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsList> {
@@ -19,7 +19,7 @@ export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsLis
 
   async run(): Promise<void> {
     const f = this.flags
-    await this.list(
+    await this.out.list(
       {
         key: 'payments',
         fetch: (cursor, limit) =>

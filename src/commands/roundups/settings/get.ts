@@ -9,10 +9,10 @@ export default class RoundupsSettingsGet extends BaseCommand<typeof RoundupsSett
   static override args = {user: Args.string({description: 'user id', required: true})}
 
   async run(): Promise<Loose<RoundupSettingsRecord>> {
-    const settings = await this.spin('Fetching round-up settings', () =>
+    const settings = await this.out.spin('Fetching round-up settings', () =>
       this.api.call('getRoundupSettings', {params: {id: this.args.user}}),
     )
-    this.card(roundupSettingsCard(settings))
+    this.out.card(roundupSettingsCard(settings))
     return settings
   }
 }

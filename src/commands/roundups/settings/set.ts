@@ -1,14 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
-import {roundupSettingsFlags, settingsChange} from '../../../cli/roundups-flags.js'
-import {roundupSettingsCard} from '../../../cli/roundups-views.js'
 import {
-  askRoundupSettings,
-  destinationChecker,
-  terminalPrompter,
-  walkthroughStart,
-} from '../../../cli/roundups-wizard.js'
+  checkRoundupCurrency,
+  roundupCurrency,
+  roundupSettingsFlags,
+  settingsChange,
+} from '../../../cli/roundups-flags.js'
+import {roundupSettingsCard} from '../../../cli/roundups-views.js'
+import {askRoundupSettings, destinationChecker, walkthroughStart} from '../../../cli/roundups-wizard.js'
 import type {Loose, RoundupSettingsRecord} from '../../../contract/index.js'
 import {PayctlError, usageError} from '../../../core/index.js'
 
@@ -31,7 +31,12 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
 
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const user = this.args.user
-    let change = settingsChange(this.flags)
+    const given = settingsChange(this.flags)
+    await checkRoundupCurrency(
+      {flag: 'max', currency: given.maxCurrency},
+      async () => this.flags.currency ?? roundupCurrency(this.api, user),
+    )
+    let change = given.change
     if (Object.keys(change).length === 0) {
       if (!this.interactive) {
         throw usageError(
@@ -40,7 +45,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
           {flag: '--multiplier'},
         )
       }
-      const current = await this.spin('Fetching round-up settings', () =>
+      const current = await this.out.spin('Fetching round-up settings', () =>
         this.api.call('getRoundupSettings', {params: {id: user}}),
       )
       const start = walkthroughStart(user, current)
@@ -52,17 +57,17 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
           }),
         bankAccounts: async (id) => (await this.api.call('listAccounts', {params: {id}})).accounts,
       })
-      change = await askRoundupSettings(start, terminalPrompter(), check)
+      change = await askRoundupSettings(start, this.runtime.prompter, check)
       if (Object.keys(change).length === 0) {
-        this.log('Nothing changed.')
+        this.out.log('Nothing changed.')
         return current
       }
     }
     await this.confirmProduction(`change the round-up settings of ${user}`, this.flags.yes)
-    const settings = await this.spin('Saving round-up settings', () =>
+    const settings = await this.out.spin('Saving round-up settings', () =>
       this.api.call('updateRoundupSettings', {params: {id: user}, body: change}),
     )
-    this.created('Round-up settings saved for', user, roundupSettingsCard(settings))
+    this.out.created('Round-up settings saved for', user, roundupSettingsCard(settings))
     return settings
   }
 }

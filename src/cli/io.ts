@@ -1,0 +1,157 @@
+import {readFileSync} from 'node:fs'
+import {PassThrough, Writable} from 'node:stream'
+import {WriteStream as TtyWriteStream} from 'node:tty'
+
+/** Environment variables, as a command reads them: the process's, or the ones a test gives a run. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/** Where a command's output goes, and what payctl needs to know of it to choose a form. */
+export interface OutputStream {
+  /** The stream itself, for what writes to one of its own (a spinner, a prompt). */
+  readonly stream: NodeJS.WritableStream
+  readonly isTTY: boolean
+  /** The terminal's width; undefined when it is no terminal or reports none. */
+  readonly columns: number | undefined
+  /** Whether colour codes belong in it (see colourWanted). */
+  readonly colour: boolean
+  /** Whether its reader went away: nothing written now arrives. */
+  readonly closed: boolean
+  write(text: string, done?: (err?: Error | null) => void): boolean
+}
+
+export interface InputStream {
+  readonly stream: NodeJS.ReadableStream
+  readonly isTTY: boolean
+  /** All of it, up to its end: a body or a secret given as `-`. */
+  readAll(): Buffer
+}
+
+/**
+ * A command's standard streams, as gh's iostreams: commands print through these, never the
+ * process's, so that a run in a test process gets streams of its own (testIO).
+ */
+export interface IOStreams {
+  readonly in: InputStream
+  readonly out: OutputStream
+  readonly err: OutputStream
+}
+
+/**
+ * Colour as Node's styleText decides it for a stream, but under the environment given: FORCE_COLOR
+ * wins; otherwise a terminal, with colours, unless NO_COLOR, NODE_DISABLE_COLORS or TERM=dumb.
+ */
+export function colourWanted(stream: {isTTY?: boolean}, env: Env): boolean {
+  // getColorDepth reads nothing of the stream it is called on, only the environment given.
+  const depth = () => TtyWriteStream.prototype.getColorDepth.call(stream, env)
+  if (env.FORCE_COLOR !== undefined) return depth() > 2
+  return stream.isTTY === true && depth() > 2
+}
+
+function systemOutput(stream: NodeJS.WriteStream, env: Env): OutputStream {
+  return {
+    stream,
+    get isTTY() {
+      return stream.isTTY === true
+    },
+    get columns() {
+      return stream.isTTY && stream.columns ? stream.columns : undefined
+    },
+    get colour() {
+      return colourWanted(stream, env)
+    },
+    get closed() {
+      return stream.destroyed
+    },
+    write: (text, done) => stream.write(text, done),
+  }
+}
+
+/**
+ * The process's own streams: the one place payctl binds to process.stdin, stdout and stderr
+ * (`main` uses it for a process; a test's in-process run gets testIO instead).
+ */
+export function systemIO(env: Env = process.env): IOStreams {
+  return {
+    in: {
+      stream: process.stdin,
+      get isTTY() {
+        return process.stdin.isTTY === true
+      },
+      readAll: () => readFileSync(0),
+    },
+    out: systemOutput(process.stdout, env),
+    err: systemOutput(process.stderr, env),
+  }
+}
+
+/**
+ * When the reader of the process's stdout goes away (`payctl --help | head -3`), call `gone`
+ * instead of failing on the write: nothing more can be shown.
+ */
+export function onStdoutClosed(gone: () => void): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    gone()
+  })
+}
+
+export interface TestIOOptions {
+  /** What stdin holds; none by default (an empty stdin, as `runCli` gives a process). */
+  input?: string | undefined
+  stdinTTY?: boolean
+  stdoutTTY?: boolean
+  stderrTTY?: boolean
+  /** The terminal width reported for a TTY output. */
+  columns?: number
+  colour?: boolean
+}
+
+/** Test streams and what was written to them. */
+export interface TestIO {
+  io: IOStreams
+  stdout(): string
+  stderr(): string
+}
+
+function testOutput(isTTY: boolean, columns: number | undefined, colour: boolean) {
+  let text = ''
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, callback) {
+      text += typeof chunk === 'string' ? chunk : chunk.toString()
+      callback()
+    },
+  })
+  // A spinner or a prompt asks the stream itself whether it is a terminal and how wide.
+  Object.assign(stream, {isTTY, columns})
+  const output: OutputStream = {
+    stream,
+    isTTY,
+    columns: isTTY ? columns : undefined,
+    colour,
+    get closed() {
+      return stream.destroyed
+    },
+    write: (chunk, done) => stream.write(chunk, done),
+  }
+  return {output, text: () => text}
+}
+
+/** Streams of a run of its own, as gh's iostreams.Test(): none is a terminal unless said. */
+export function testIO(opts: TestIOOptions = {}): TestIO {
+  const out = testOutput(opts.stdoutTTY ?? false, opts.columns ?? 80, opts.colour ?? false)
+  const err = testOutput(opts.stderrTTY ?? false, opts.columns ?? 80, opts.colour ?? false)
+  const input = Buffer.from(opts.input ?? '')
+  const stdin = new PassThrough()
+  stdin.end(input)
+  Object.assign(stdin, {isTTY: opts.stdinTTY ?? false})
+  return {
+    io: {
+      in: {stream: stdin, isTTY: opts.stdinTTY ?? false, readAll: () => input},
+      out: out.output,
+      err: err.output,
+    },
+    stdout: out.text,
+    stderr: err.text,
+  }
+}
