@@ -371,6 +371,7 @@ function webhooksOf(components: SchemaComponents): Record<string, Json> {
  * The OpenAPI 3.1 document of the service as the sandbox serves it, generated from `endpoints`:
  * both success shapes of enveloped operations, and each operation's error responses by status.
  */
+// Long: the document's parts assembled in the order the document reads, each a few lines.
 export function buildOpenApiDocument(): Record<string, unknown> {
   const components = new SchemaComponents()
   components.named('Meta', MetaSchema)

@@ -342,6 +342,7 @@ export function normaliseBaseUrl(value: string, what = 'base URL'): string {
 const KNOWN_ENVIRONMENTS = new Set(['local', 'sandbox', 'production'])
 
 /** Work out the profile a command acts on, and where each value came from. */
+// Long: one precedence (flag, environment, file, default) spelled out value by value, with its source.
 export function resolveProfile(
   file: ProfileFile,
   overrides: ProfileOverrides = {},

@@ -193,6 +193,7 @@ function journalled(fixture: Fixture, key: string, result: Record<string, unknow
  * once, paced by the limiter. Records listed in the journal are not sent again; a record whose
  * creation failed stops the run (what is under way finishes) and is reported with its name.
  */
+// Long: one scheduler loop whose ready queue, in-flight set and failure share its closure.
 export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOptions): Promise<SeedResult> {
   const records = new Map(fixture.records.map((r) => [recordKey(r), r]))
   // Of a created record's answer only what is read later: its id, and the fields that other

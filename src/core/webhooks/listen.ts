@@ -193,6 +193,7 @@ export class Listener {
    * Run until stopped (resolves), or until something fails that reconnecting cannot mend (rejects):
    * the link with exitOnFailure, another listener taking over, a report or a journal write.
    */
+  // Long: the reconnect loop and its cleanup, read top to bottom as one state machine.
   async run(): Promise<ListenSummary> {
     const signal = this.#signal
     let ready = false
@@ -297,76 +298,80 @@ export class Listener {
   }
 
   /** One WebSocket, from open to close. Resolves with why it ended and whether it ever got ready. */
+  // Long: the socket's handlers share its state (ready, last heard, ended) in one closure.
   #link(session: ListenSession, wasReady: boolean): Promise<{ready: boolean; code: number; reason: string}> {
     const signal = this.#signal
-    return new Promise((resolve) => {
-      const ws = new WebSocket(socketUrl(this.#o.client.profile.baseUrl, session))
-      let ready = false
-      let lastHeard = Date.now()
-      let ended = false
-      const heartbeatMs = session.heartbeatSeconds * 1000
-      const end = (code: number, reason: string) => {
-        if (ended) return
-        ended = true
-        clearInterval(watchdog)
-        clearTimeout(readyTimer)
-        signal.removeEventListener('abort', stop)
-        if (this.#socket === ws) this.#socket = undefined
-        resolve({ready, code, reason})
-      }
-      // A sleeping laptop or a silently dead network shows up as silence: three missed heartbeats.
-      const watchdog = setInterval(() => {
-        if (Date.now() - lastHeard > 3 * heartbeatMs) {
-          end(1006, `no heartbeat from the sandbox for ${(3 * heartbeatMs) / 1000} s`)
-          ws.close()
+    return new Promise(
+      // Long: the executor is the link's whole life, for the same reason.
+      (resolve) => {
+        const ws = new WebSocket(socketUrl(this.#o.client.profile.baseUrl, session))
+        let ready = false
+        let lastHeard = Date.now()
+        let ended = false
+        const heartbeatMs = session.heartbeatSeconds * 1000
+        const end = (code: number, reason: string) => {
+          if (ended) return
+          ended = true
+          clearInterval(watchdog)
+          clearTimeout(readyTimer)
+          signal.removeEventListener('abort', stop)
+          if (this.#socket === ws) this.#socket = undefined
+          resolve({ready, code, reason})
         }
-      }, heartbeatMs)
-      const readyTimer = setTimeout(() => {
-        if (!ready) {
-          end(1006, `the sandbox did not confirm the link within ${READY_TIMEOUT_MS / 1000} s`)
-          ws.close()
+        // A sleeping laptop or a silently dead network shows up as silence: three missed heartbeats.
+        const watchdog = setInterval(() => {
+          if (Date.now() - lastHeard > 3 * heartbeatMs) {
+            end(1006, `no heartbeat from the sandbox for ${(3 * heartbeatMs) / 1000} s`)
+            ws.close()
+          }
+        }, heartbeatMs)
+        const readyTimer = setTimeout(() => {
+          if (!ready) {
+            end(1006, `the sandbox did not confirm the link within ${READY_TIMEOUT_MS / 1000} s`)
+            ws.close()
+          }
+        }, READY_TIMEOUT_MS)
+        const stop = () => {
+          // Finish what is in hand (its acks go over this socket), then close.
+          void this.#drain().then(() => {
+            ws.close(1000, 'listener stopped')
+            end(1000, 'stopped')
+          })
         }
-      }, READY_TIMEOUT_MS)
-      const stop = () => {
-        // Finish what is in hand (its acks go over this socket), then close.
-        void this.#drain().then(() => {
-          ws.close(1000, 'listener stopped')
-          end(1000, 'stopped')
-        })
-      }
-      signal.addEventListener('abort', stop, {once: true})
-      ws.onmessage = (message) => {
-        lastHeard = Date.now()
-        if (ended || signal.aborted) return
-        try {
-          onFrame(String(message.data))
-        } catch (err) {
-          this.#fail(err)
+        signal.addEventListener('abort', stop, {once: true})
+        ws.onmessage = (message) => {
+          lastHeard = Date.now()
+          if (ended || signal.aborted) return
+          try {
+            onFrame(String(message.data))
+          } catch (err) {
+            this.#fail(err)
+          }
         }
-      }
-      const onFrame = (text: string) => {
-        let frame: {type?: unknown}
-        try {
-          frame = JSON.parse(text) as {type?: unknown}
-        } catch {
-          return
+        const onFrame = (text: string) => {
+          let frame: {type?: unknown}
+          try {
+            frame = JSON.parse(text) as {type?: unknown}
+          } catch {
+            return
+          }
+          if (frame.type === 'ping') {
+            ws.send('{"type":"pong"}')
+          } else if (frame.type === 'ready') {
+            const r = readyFrame(frame)
+            ready = true
+            this.#linked(ws, session, r, wasReady)
+          } else if (frame.type === 'delivery') {
+            const parsed = ListenDeliveryFrameSchema.safeParse(frame)
+            if (parsed.success) this.#receive(parsed.data)
+          }
+          // Unknown frame types are ignored: a newer sandbox may send more.
         }
-        if (frame.type === 'ping') {
-          ws.send('{"type":"pong"}')
-        } else if (frame.type === 'ready') {
-          const r = readyFrame(frame)
-          ready = true
-          this.#linked(ws, session, r, wasReady)
-        } else if (frame.type === 'delivery') {
-          const parsed = ListenDeliveryFrameSchema.safeParse(frame)
-          if (parsed.success) this.#receive(parsed.data)
-        }
-        // Unknown frame types are ignored: a newer sandbox may send more.
-      }
-      ws.onclose = (e) => end(e.code, closeReason(e.code, e.reason))
-      // An error is always followed by a close event, which ends the link.
-      ws.onerror = () => undefined
-    })
+        ws.onclose = (e) => end(e.code, closeReason(e.code, e.reason))
+        // An error is always followed by a close event, which ends the link.
+        ws.onerror = () => undefined
+      },
+    )
   }
 
   /** The link is ready: deliveries are acknowledged over `ws` from now on, and the user is told. */

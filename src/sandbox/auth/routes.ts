@@ -6,10 +6,10 @@ import {ApiError} from '../errors.js'
 import {RATE_LIMITS} from '../rate-limiter.js'
 import {type SandboxCredentials, sameSecret} from './partners.js'
 
+// Long: a list of short token operations that share the helpers defined first.
 export function authRoutes(
   ctx: Pick<SandboxContext, 'partners' | 'tokens' | 'limiter' | 'settings'>,
 ): RouteSpec[] {
-  // Long only as a list: the token operations are short, and share the helpers defined first.
   const {partners, tokens, limiter, settings} = ctx
 
   async function accessToken(

@@ -133,11 +133,11 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 }
 
 /** Registrations, the delivery log, listen sessions and the trigger. */
+// Long: a list of short operations, each handing off to the store or the runtime.
 export function webhookRoutes(
   ctx: Pick<ServingContext, 'database' | 'cursors' | 'events' | 'settings' | 'operation'>,
   runtime: WebhookService,
 ): RouteSpec[] {
-  // Long only as a list: one short operation per webhook endpoint, each handing off to the store or runtime.
   const {store} = runtime
   const events = new PagedList<StoredEvent, 'type' | 'delivery'>(ctx.database, ctx.cursors, {
     name: 'events',

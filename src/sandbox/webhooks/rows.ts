@@ -153,8 +153,8 @@ export interface AttemptOutcome {
 export type FanOutEvent = Pick<StoredEvent, 'seq' | 'id' | 'type' | 'partner_id'>
 
 /** Every statement of the store, prepared once, each with the type of its rows. */
+// Long: a list, one entry per statement.
 export function statements(database: Database) {
-  // Long only as a list: one entry per statement.
   const p = database.prepare.bind(database)
   return {
     maxSeq: p<{seq: number}>('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
