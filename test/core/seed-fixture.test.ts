@@ -222,8 +222,8 @@ describe('money values in a fixture', () => {
     const purchase = (amount: string) =>
       `purchases:\n  p: {user: usr_x, merchant_name: Cafe, amount: ${amount}}\n`
     await refused(
-      purchase('4.35USD'),
-      /purchases\.p\.amount: "4\.35USD" is not a decimal amount in major units: .*e\.g\. 5 or 4\.35/,
+      purchase('4.35 dollars'),
+      /purchases\.p\.amount: "4\.35 dollars" is not a decimal amount in major units: .*e\.g\. 5, 4\.35 or 4\.35USD/,
     )
     await refused(purchase('1e3'), /purchases\.p\.amount: "1e3" is not a decimal amount in major units/)
     await refused(purchase('0'), /purchases\.p\.amount: "0" must be greater than zero/)
@@ -233,6 +233,8 @@ describe('money values in a fixture', () => {
       settings('5.5'),
       /roundup_settings\.s\.max_roundup_amount: "5\.5": JPY has no decimal places/,
     )
+    // As on the command line: an appended currency must be the round-ups' own.
+    await refused(settings('500EUR'), /max_roundup_amount: "500EUR" is in EUR but the round-ups are in JPY/)
 
     const sends = async (text: string) => (await sent(file(text)))[0]!.body
     expect(await sends(transaction('amount: 12.50USD'))).toMatchObject({amount: 1250, currency: 'USD'})
@@ -243,6 +245,7 @@ describe('money values in a fixture', () => {
     expect(await sends(bnpl('12000'))).toMatchObject({amount: 12000, currency: 'USD'})
     expect(await sends(bnpl('120.00EUR'))).toMatchObject({amount: 12000, currency: 'EUR'})
     expect(await sends(purchase('4.35'))).toMatchObject({amount: 4.35})
+    expect(await sends(purchase('4.35USD'))).toMatchObject({amount: 4.35})
     expect(await sends(settings('500'))).toMatchObject({max_roundup_amount: 500})
   })
 

@@ -105,7 +105,14 @@ function majorAmount(text: string, currency: string | undefined): number {
     throw refused(`"${text}" is in ${read.currency} but the round-ups are in ${currency}`)
   const amount = read.value
   if (amount <= 0) throw refused(`"${text}" must be greater than zero`)
-  if (currency !== undefined && isSupportedCurrency(currency)) {
+  if (read.currency !== undefined) {
+    // The decimals its own currency allows, as the flag checks them.
+    try {
+      parseAmount(`${read.digits}${read.currency}`, read.currency)
+    } catch (err) {
+      throw refused(`"${text}": ${(err as Error).message}`)
+    }
+  } else if (currency !== undefined && isSupportedCurrency(currency)) {
     try {
       majorToMinor(amount, currency)
     } catch (err) {

@@ -4,6 +4,7 @@ import type {PayctlClient} from '../client.js'
 import {errorFrom} from '../client.js'
 import {PayctlError} from '../errors.js'
 import {parseExact} from '../exact-json.js'
+import {readMajor} from '../money.js'
 import type {TokenBucket} from '../rate-limiter.js'
 import {type Fixture, type RecordKind, recordKey, resolveRefs, type SeedRecord} from './fixture.js'
 import type {Journal} from './journal.js'
@@ -48,6 +49,10 @@ function requireId(id: unknown, what: string): string {
   })
 }
 
+/** A major-unit amount as the round-up API takes it: the number it spells, its currency (checked when read) aside. */
+const majorValue = (value: unknown): number =>
+  typeof value === 'number' ? value : (readMajor(String(value))?.value ?? Number(value))
+
 /** How each kind of record is created; fixture fields are snake_case, like the service's own inputs. */
 const CREATORS: Record<RecordKind, Create> = {
   roundup_settings: async (c, f) => {
@@ -56,7 +61,7 @@ const CREATORS: Record<RecordKind, Create> = {
       body: {
         enabled: f.enabled !== false,
         multiplier: f.multiplier as 1 | 2 | 3 | 5,
-        max_roundup_amount: Number(f.max_roundup_amount),
+        max_roundup_amount: majorValue(f.max_roundup_amount),
         ...(f.destination_account_id ? {destination_account_id: String(f.destination_account_id)} : {}),
         ...(f.currency ? {currency: String(f.currency).toUpperCase()} : {}),
       } as EndpointBody<'putRoundupSettings'>,
@@ -69,7 +74,7 @@ const CREATORS: Record<RecordKind, Create> = {
     const roundup = await c.call('processRoundup', {
       body: {
         user_id: String(f.user),
-        amount: Number(f.amount),
+        amount: majorValue(f.amount),
         merchant_name: String(f.merchant_name),
         transaction_id: transactionId,
       },
