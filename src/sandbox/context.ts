@@ -30,6 +30,8 @@ export interface SandboxSettings {
   webhookRetries: RetrySchedule
   /** How long "1-3 days" takes locally: ACH, wire and crypto settle after this many seconds. */
   settleAfterSeconds: number
+  /** How long a client may take to send a request's headers. */
+  headersTimeoutMs: number
   /** Listening on an address other than loopback: webhooks then refuse loopback and private receivers. */
   listensBeyondLoopback?: boolean
 }

@@ -17,7 +17,7 @@ import {MoneyService} from './money/service.js'
 import {Cursors} from './pagination.js'
 import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
-import {buildServer} from './server.js'
+import {buildServer, HEADERS_TIMEOUT_MS} from './server.js'
 import {Tenants} from './tenants.js'
 
 export type {SandboxCredentials} from './auth/partners.js'
@@ -52,6 +52,8 @@ export interface SandboxOptions {
   credentials?: Partial<SandboxCredentials>
   /** Called with one line per request (method, path, status, duration, request id); never secrets. */
   log?: (line: string) => void
+  /** How long a client may take to send a request's headers (408 past it); default 10 s. */
+  headersTimeoutMs?: number
 }
 
 export interface RunningSandbox {
@@ -82,6 +84,7 @@ const OptionsSchema = z.object({
     .min(0)
     .max(365 * 86_400)
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
+  headersTimeoutMs: z.number().int().min(100).max(60_000).default(HEADERS_TIMEOUT_MS),
 })
 
 function packageVersion(): string {
@@ -131,6 +134,7 @@ function contextOf(
       version: packageVersion(),
       webhookRetries: options.webhookRetries,
       settleAfterSeconds: options.settleAfterSeconds,
+      headersTimeoutMs: options.headersTimeoutMs,
       listensBeyondLoopback: !isLoopbackHost(options.host),
     },
   }

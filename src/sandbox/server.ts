@@ -138,7 +138,7 @@ function createApp(settings: SandboxSettings): FastifyInstance {
     // A client that dribbles its headers or body is cut off (408), checked every second rather
     // than Node's 30 s, so a thousand slow sockets cannot pin the sandbox's connections.
     requestTimeout: REQUEST_TIMEOUT_MS,
-    http: {headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000},
+    http: {headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: 1_000},
     genReqId: () => newId.request(),
     routerOptions: {ignoreTrailingSlash: true},
     frameworkErrors: (err, request, reply) => {

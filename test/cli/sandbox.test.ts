@@ -1,3 +1,4 @@
+import {copyFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -94,21 +95,30 @@ describe('sandbox lifecycle', () => {
       ['schema_version', 'three'],
       ['webhooks_fanout_seq', '-1'],
     ]
-    for (const [key, value] of damage) {
-      const db = new DatabaseSync(data)
-      const before = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as {value: string}
-      db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(value, key)
-      db.close()
-      const contents = dump(data)
-      const r = await cli('sandbox', 'start', '--port', '0', '--data', data)
-      expect(r.exitCode, key).toBe(2)
-      expect(r.stderr).toContain('DATA_FILE_DAMAGED')
-      expect(r.stderr).toContain(`its ${key} is "${value}"`)
-      expect(dump(data), key).toEqual(contents)
-      const mend = new DatabaseSync(data)
-      mend.prepare('UPDATE meta SET value = ? WHERE key = ?').run(before.value, key)
-      mend.close()
-    }
+    // Each damage in a config dir and data file of its own, all at once.
+    await Promise.all(
+      damage.map(async ([key, value]) => {
+        const own = tempConfigDir()
+        try {
+          const file = join(own.dir, 'damaged.db')
+          copyFileSync(data, file)
+          const db = new DatabaseSync(file)
+          db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(value, key)
+          db.close()
+          const contents = dump(file)
+          const r = await runCli(['sandbox', 'start', '--port', '0', '--data', file], {
+            configDir: own.dir,
+            timeoutMs: 30_000,
+          })
+          expect(r.exitCode, key).toBe(2)
+          expect(r.stderr).toContain('DATA_FILE_DAMAGED')
+          expect(r.stderr).toContain(`its ${key} is "${value}"`)
+          expect(dump(file), key).toEqual(contents)
+        } finally {
+          own.cleanup()
+        }
+      }),
+    )
   })
 
   it('stops a sandbox it started that does not answer', async () => {
