@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {amountFrom} from '../../src/cli/amounts.js'
 import {majorFlag} from '../../src/cli/roundups-flags.js'
-import type {PayctlClient, PayctlError} from '../../src/core/index.js'
+import {type PayctlClient, PayctlError} from '../../src/core/index.js'
 import {loadFixture} from '../../src/core/seed/index.js'
 import {plan, seed} from '../../src/core/seed/runner.js'
 
@@ -309,6 +309,15 @@ describe('money values in a fixture', () => {
 })
 
 describe('a fixture with several problems', () => {
+  it('says each problem on one line, even of a key that spans lines of the file', async () => {
+    const path = file('? |\n  two\n  lines\n: 1\nusers: {}\n')
+    const error = await loadFixture(path, {}).catch((e: unknown) => e as PayctlError)
+    expect(error).toBeInstanceOf(PayctlError)
+    expect((error as PayctlError).message).not.toContain('\n')
+    expect((error as PayctlError).message.startsWith(`${path}:1:`)).toBe(true)
+    expect((error as PayctlError).message).toContain('two\\n lines')
+  })
+
   it('reports all seven mistakes of a fixture at once, each at its place, in file order', async () => {
     const path = file(
       [

@@ -38,7 +38,8 @@ export class Problems {
     const key = `${at?.line}:${at?.col}:${same}`
     if (this.#seen.has(key)) return
     this.#seen.add(key)
-    this.#list.push({at, text})
+    // One problem, one line: a key or value quoted in it may span lines of the file.
+    this.#list.push({at, text: text.replace(/\r?\n\s*/g, '\\n ')})
   }
 
   /** `FILE:LINE:COL: what is wrong`, in the order of the file; a stable sort keeps ties as found. */
