@@ -31,10 +31,10 @@ describe('addresses that stay on this machine', () => {
     'http://localhost.example.test:4010',
     'http://126.0.0.1:4010',
     'http://128.0.0.1:4010',
-    'http://10.0.0.1:4010',
+    'http://192.0.2.1:4010',
     'http://[::2:1]:4010',
     'http://[2001:db8::1]:4010',
-    'http://[::ffff:10.0.0.1]:4010',
+    'http://[::ffff:192.0.2.1]:4010',
     'not a url',
   ]
 
