@@ -130,7 +130,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   #resolveProfile(): ResolvedProfile {
-    return resolveProfile(this.store.read(), {profile: this.flags?.profile}, this.env)
+    return resolveProfile(this.store.read(), {profile: this.profileToActOn()}, this.env)
+  }
+
+  /** The profile named for this command to act on; undefined: PAYCTL_PROFILE, then the current one. */
+  protected profileToActOn(): string | undefined {
+    return this.flags?.profile
   }
 
   /** One line on stderr naming any environment other than local and sandbox, before acting on it. */

@@ -30,6 +30,17 @@ export interface SandboxState {
    * them from the profile. The file is 0600 in the config dir, beside the profile file.
    */
   credentials?: {apiKey: string; apiSecret: string; partnerId: string} | undefined
+  /** The profile its operator's credentials were written to (`sandbox partners` acts as it). */
+  profile?: string | undefined
+}
+
+/**
+ * The profile of the operator of this config dir's sandbox: the one `sandbox start` wrote, `local`
+ * unless it was told otherwise.
+ */
+export function operatorProfile(dir: string): string {
+  const profile = readState(dir)?.profile
+  return typeof profile === 'string' && profile !== '' ? profile : 'local'
 }
 
 /** Every function here takes the config dir `dir` the sandbox belongs to. */

@@ -52,6 +52,8 @@ export const ERROR_STATUS = {
   LISTEN_SESSION_LIMIT: 429,
   WEBHOOK_LIMIT: 422,
   ACCOUNT_LIMIT: 422,
+  // Partners side by side (docs/sandbox.md).
+  PARTNER_EXISTS: 409,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -22,9 +22,10 @@ function chmodPrivate(file: string): void {
  * Bumped whenever a table changes shape (any schema's); a file from a newer sandbox is refused, an
  * older one brought up to date by the migrations of each version in between. 3: listen sessions
  * record when a listener connected and when they ended. 4: a transaction names its owner, and the
- * tables follow their partner through the schemas' ties rather than SQL triggers.
+ * tables follow their partner through the schemas' ties rather than SQL triggers. 5: partners side
+ * by side, each with a name and a clock of its own.
  */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** How a row of a table is tied to the partner it belongs to. */
 export type Tie =
@@ -73,7 +74,7 @@ export const sqlMigration = (version: number, sql: string): Migration => ({
   up: (database) => database.db.exec(sql),
 })
 
-/** The data file's own values: its schema version, its keys, the sandbox clock. */
+/** The data file's own values: its schema version and its keys. */
 export const META: Schema = {
   name: 'database',
   sql: `
@@ -82,7 +83,7 @@ CREATE TABLE IF NOT EXISTS meta (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 `,
-  tables: [{name: 'meta', tie: {shared: "the data file's own: its schema version, keys and clock"}}],
+  tables: [{name: 'meta', tie: {shared: "the data file's own: its schema version and keys"}}],
 }
 
 /** Add a column to a table that lacks it (a migration's step; a file that has it is left alone). */

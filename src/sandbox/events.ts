@@ -55,7 +55,8 @@ export class EventLog {
     )
   }
 
-  record(type: EventName, partnerId: string, data: Record<string, unknown>, now = new Date()): RecordedEvent {
+  /** Record an event of the partner, dated `now` by the partner's clock. */
+  record(type: EventName, partnerId: string, data: Record<string, unknown>, now: Date): RecordedEvent {
     const event: RecordedEvent = {id: newId.event(), type, partnerId, data, createdAt: now.toISOString()}
     this.insert.run(event.id, event.type, event.partnerId, JSON.stringify(event.data), event.createdAt)
     for (const listener of listeners.get(this.database) ?? []) listener(event)
@@ -70,5 +71,5 @@ export function recordEvent(
   partnerId: string,
   data: Record<string, unknown>,
 ): RecordedEvent {
-  return new EventLog(database).record(type, partnerId, data)
+  return new EventLog(database).record(type, partnerId, data, new Date())
 }

@@ -1,4 +1,5 @@
 import type {FastifyInstance} from 'fastify'
+import type {Due} from './clock.js'
 import type {RouteSpec, ServingContext} from './context.js'
 import type {Schema} from './database.js'
 import type {OwnerKind} from './money/owners.js'
@@ -7,8 +8,8 @@ import type {OwnerKind} from './money/owners.js'
 export interface Served {
   /** Its routes, one for each endpoint of its contract file. */
   routes: RouteSpec[]
-  /** Its work that falls due on the sandbox clock; returns how many records it finished. */
-  due?: () => number
+  /** Its work that falls due on a partner's clock; returns how many records it finished. */
+  due?: Due
   /** What it adds to the server besides routes (the webhook listener's socket and scheduler). */
   attach?: (app: FastifyInstance) => void
 }

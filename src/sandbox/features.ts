@@ -1,6 +1,7 @@
 import {accounts} from './accounts/feature.js'
 import {auth} from './auth/feature.js'
 import {bnpl} from './bnpl/feature.js'
+import {CLOCKS} from './clock.js'
 import {control} from './control/feature.js'
 import {Database, META, type Schema} from './database.js'
 import {EVENTS} from './events.js'
@@ -39,7 +40,7 @@ export const FEATURES: readonly Feature[] = [
  * feature's. Migrations of one version run in this order, so the kernel's columns exist before a
  * product fills them.
  */
-export const SCHEMAS: readonly Schema[] = [META, EVENTS, IDEMPOTENCY, TENANTS, MONEY, ...FEATURES]
+export const SCHEMAS: readonly Schema[] = [META, CLOCKS, EVENTS, IDEMPOTENCY, TENANTS, MONEY, ...FEATURES]
 
 /** Open a data file with every table of the sandbox, created or brought up to date. */
 export function openDatabase(path: string): Database {

@@ -99,7 +99,7 @@ function packageVersion(): string {
   }
 }
 
-/** Everything the sandbox is made of, for the partner it serves, on an open data file. */
+/** Everything the sandbox is made of, for the partners it serves, on an open data file. */
 function contextOf(
   database: Database,
   tokens: TokenService,
@@ -108,21 +108,33 @@ function contextOf(
 ): SandboxContext {
   const events = new EventLog(database)
   const clock = new SandboxClock(database)
+  const partners = new PartnerDirectory(database, partnerId)
   const money = new MoneyService({database, events, clock, settleAfterSeconds: options.settleAfterSeconds})
   // The kernel's settlement first: features' due work reads what it settled.
-  const due = new DueWork()
-  due.add(() => money.settleDue())
+  const due = new DueWork(clock, () => partners.ids())
+  due.add((partner, nowMs) => money.settleDue(partner, nowMs))
+  const limiter = new RateLimiter(options.rateLimit === 'spec')
+  const partnerRows = new PartnerRows(database, SCHEMAS)
+  // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time,
+  // a deleted partner's credentials and budgets are gone at once.
+  partnerRows.afterDelete((partner, which) => {
+    clock.forget(partner)
+    if (which === 'records') return
+    partners.forget(partner)
+    limiter.forget(partner)
+    tokens.forget(partner)
+  })
   return {
     database,
-    partners: new PartnerDirectory(database, partnerId),
+    partners,
     tokens,
-    limiter: new RateLimiter(options.rateLimit === 'spec'),
+    limiter,
     events,
     clock,
     money,
     owners: new OwnerKinds(FEATURES.flatMap((feature) => feature.owners ?? [])),
     tenants: new Tenants(database),
-    partnerRows: new PartnerRows(database, SCHEMAS),
+    partnerRows,
     due,
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),

@@ -27,6 +27,7 @@ const NAME = /^[a-z_][a-z0-9_]*$/
 export class PartnerRows {
   /** Children before their parents. */
   readonly #tables: Statements[]
+  readonly #listeners: ((partnerId: string, which: 'all' | 'records') => void)[] = []
 
   constructor(
     private readonly database: Database,
@@ -63,7 +64,16 @@ export class PartnerRows {
         if (which === 'records' && t.table.keptByReset !== undefined) continue
         t.delete.run(partnerId)
       }
+      for (const listener of this.#listeners) listener(partnerId, which)
     })
+  }
+
+  /**
+   * Call `listener` whenever a partner's rows are deleted, in the same transaction: what keeps a
+   * partner's state in memory (its clock, its credentials, its listeners' sockets) lets go of it.
+   */
+  afterDelete(listener: (partnerId: string, which: 'all' | 'records') => void): void {
+    this.#listeners.push(listener)
   }
 }
 

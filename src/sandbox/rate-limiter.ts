@@ -149,6 +149,11 @@ export class RateLimiter {
 
   constructor(readonly enabled: boolean) {}
 
+  /** Let go of a deleted partner's budgets. */
+  forget(partnerId: string): void {
+    this.partners.delete(partnerId)
+  }
+
   private limitsOf(partnerId: string, now: number): PartnerLimits {
     let limits = this.partners.get(partnerId)
     if (limits === undefined) {

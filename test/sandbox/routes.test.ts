@@ -117,7 +117,9 @@ describe("the server parses every request with its endpoint's schemas", () => {
       'refreshToken',
       'revokeAllTokens',
       'revokeToken',
+      'sandboxFreezeClock',
       'sandboxReset',
+      'sandboxResumeClock',
     ])
   })
 })

@@ -178,6 +178,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       data,
       startedAt,
       credentials: {apiKey: c.apiKey, apiSecret: c.apiSecret, partnerId: c.partnerId},
+      profile,
     })
     return {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
   }

@@ -1,17 +1,18 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {findSandbox} from '../../cli/sandbox-process.js'
-import type {SandboxHealth} from '../../contract/index.js'
+import type {ClockReading, SandboxHealth} from '../../contract/index.js'
 import {PayctlError} from '../../core/index.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   static override summary = 'say whether the local sandbox is up, and how it is set'
-  static override description = 'Exits 0 when the sandbox answers, 1 when it does not.'
+  static override description =
+    "Exits 0 when the sandbox answers, 1 when it does not. The clock shown is the profile's partner's (each partner of a sandbox has its own); without credentials, the operator's."
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --json',
   ]
 
-  async run(): Promise<SandboxHealth & {url: string}> {
+  async run(): Promise<SandboxHealth & {url: string; partnerClock?: ClockReading}> {
     const {url, health, state} = await this.out.spin('Asking the sandbox', () =>
       findSandbox(this.runtime.configDir, this.store, this.flags.profile),
     )
@@ -23,6 +24,8 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
         suggestions: ['Try: payctl sandbox start'],
       })
     }
+    const partnerClock = await this.partnerClock(url)
+    const clock = partnerClock ?? health.clock
     this.out.card([
       ['status', '✓ running'],
       ['url', url],
@@ -35,10 +38,20 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
         'settles after',
         health.settleAfterSeconds === undefined ? undefined : `${health.settleAfterSeconds} s`,
       ],
-      ['sandbox clock', health.clock?.now],
+      ['sandbox clock', clock === undefined ? undefined : `${clock.now}${clock.frozen ? ' (frozen)' : ''}`],
       ['started', health.startedAt],
       ['data', state?.data],
     ])
-    return {...health, url}
+    return {...health, url, ...(partnerClock === undefined ? {} : {partnerClock})}
+  }
+
+  /** The clock of the profile's partner, when the profile signs in to this sandbox; else undefined. */
+  async partnerClock(url: string): Promise<ClockReading | undefined> {
+    try {
+      if (this.profile.baseUrl !== url || this.profile.auth === undefined) return undefined
+      return await this.api.call('sandboxClock')
+    } catch {
+      return undefined
+    }
   }
 }

@@ -41,7 +41,7 @@ export class AccountService {
   /** A link token for the user, to exchange for a bank account before it expires. */
   connect(partnerId: string, userId: string): LinkToken {
     const token = `link-sandbox-${randomUUID()}`
-    const expiresAt = this.deps.clock.nowMs() + LINK_TOKEN_TTL_MS
+    const expiresAt = this.deps.clock.nowMs(partnerId) + LINK_TOKEN_TTL_MS
     this.q.insertToken.run(token, partnerId, userId, expiresAt)
     return {linkToken: token, link_token: token, expiresAt: new Date(expiresAt).toISOString()}
   }
@@ -56,7 +56,7 @@ export class AccountService {
       throw invalid('unknown', 'Unknown link token: start with POST /users/{id}/accounts/connect')
     if (row.user_id !== userId) throw invalid('other_user', 'This link token was issued for another user')
     if (row.used !== 0) throw invalid('used', 'This link token has already been exchanged')
-    if (row.expires_at <= clock.nowMs())
+    if (row.expires_at <= clock.nowMs(partnerId))
       throw invalid('expired', 'This link token has expired (tokens last 30 minutes)')
     const linked = money.saved.countBankAccounts(userId, partnerId)
     if (linked >= ACCOUNT_CAP) {
@@ -66,7 +66,7 @@ export class AccountService {
         {limit: ACCOUNT_CAP, linked, userId},
       )
     }
-    const now = clock.now().toISOString()
+    const now = clock.now(partnerId).toISOString()
     return database.transaction(() => {
       this.q.useToken.run(body.link_token)
       const template = TEST_BANK_ACCOUNTS[body.test_account]

@@ -1,8 +1,8 @@
 import {timingSafeEqual} from 'node:crypto'
-import type {Database} from '../database.js'
+import type {Database, Statement} from '../database.js'
 import {randomHex} from '../ids.js'
 
-/** The credentials of the partner the sandbox serves. */
+/** The credentials of a partner the sandbox serves. */
 export interface SandboxCredentials {
   /** Variant A public identifier, `pk_test_…`. Never a Bearer credential on its own. */
   apiKey: string
@@ -53,6 +53,8 @@ interface PartnerRow {
   api_key: string
   api_secret: string
   secret_key: string
+  name: string | null
+  created_at: string
 }
 
 function toCredentials(row: PartnerRow): SandboxCredentials {
@@ -64,10 +66,19 @@ function toCredentials(row: PartnerRow): SandboxCredentials {
   }
 }
 
+/** A partner as the operator sees it: who, since when, and whether it is the operator. */
+export interface PartnerEntry {
+  name: string
+  partnerId: string
+  createdAt: string
+  operator: boolean
+}
+
 /**
- * Decide which partner this run serves and store its credentials: the given partner id, else the
- * partner that last ran on this data file, else a new one. Given fields replace stored ones, missing
- * ones are kept or generated. Throws on a malformed credential or one another partner already holds.
+ * Decide which partner this run starts with (the operator) and store its credentials: the given
+ * partner id, else the partner that last ran on this data file, else a new one. Given fields
+ * replace stored ones, missing ones are kept or generated. Throws on a malformed credential or one
+ * another partner already holds.
  */
 export function resolvePartner(
   database: Database,
@@ -96,45 +107,53 @@ export function resolvePartner(
     }
     const clash = database
       .prepare<{partner_id: string}>(
-        'SELECT partner_id FROM partners WHERE partner_id != ? AND (api_key = ? OR secret_key = ?)',
+        'SELECT partner_id FROM partners WHERE partner_id != ? AND (api_key = ? OR secret_key = ? OR name = ?)',
       )
-      .get(creds.partnerId, creds.apiKey, creds.secretKey)
+      .get(creds.partnerId, creds.apiKey, creds.secretKey, creds.partnerId)
     if (clash !== undefined) {
       throw new Error(
-        `that api key or secret key already belongs to partner ${clash.partner_id} in this data file`,
+        `that partner id, api key or secret key already belongs to partner ${clash.partner_id} in this data file`,
       )
     }
     const now = new Date().toISOString()
     database
       .prepare(
-        `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, created_at, started_at)
-       VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, name, created_at, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (partner_id) DO UPDATE SET
          api_key = excluded.api_key, api_secret = excluded.api_secret,
          secret_key = excluded.secret_key, started_at = excluded.started_at`,
       )
-      .run(creds.partnerId, creds.apiKey, creds.apiSecret, creds.secretKey, now, now)
+      .run(creds.partnerId, creds.apiKey, creds.apiSecret, creds.secretKey, creds.partnerId, now, now)
     return creds
   })
 }
 
-/** Every partner of the data file, indexed by each credential, loaded once at start. */
+/**
+ * Every partner of the data file, indexed by each credential: loaded at start, and kept as the
+ * operator creates and deletes partners while the sandbox serves them side by side.
+ */
 export class PartnerDirectory {
   private readonly byId = new Map<string, SandboxCredentials>()
   private readonly byApiKey = new Map<string, SandboxCredentials>()
   private readonly bySecretKey = new Map<string, SandboxCredentials>()
+  private readonly entries = new Map<string, PartnerEntry>()
+  private readonly insert: Statement
 
-  /** @param served the partner this run was started for (resolvePartner's answer). */
+  /** @param operator the partner this run was started with (resolvePartner's answer). */
   constructor(
     database: Database,
-    readonly served: string,
+    readonly operator: string,
   ) {
-    for (const row of database.prepare<PartnerRow>('SELECT * FROM partners').all()) {
-      const creds = toCredentials(row)
-      this.byId.set(creds.partnerId, creds)
-      this.byApiKey.set(creds.apiKey, creds)
-      this.bySecretKey.set(creds.secretKey, creds)
+    for (const row of database
+      .prepare<PartnerRow>('SELECT * FROM partners ORDER BY created_at, rowid')
+      .all()) {
+      this.#add(toCredentials(row), row.name ?? row.partner_id, row.created_at)
     }
+    this.insert = database.prepare(
+      `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, name, created_at, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
   }
 
   get(partnerId: string): SandboxCredentials | undefined {
@@ -147,5 +166,58 @@ export class PartnerDirectory {
 
   bySecret(secretKey: string): SandboxCredentials | undefined {
     return this.bySecretKey.get(secretKey)
+  }
+
+  /** Every partner's id. */
+  ids(): Iterable<string> {
+    return this.byId.keys()
+  }
+
+  /** Every partner, oldest first. */
+  list(): PartnerEntry[] {
+    return [...this.entries.values()]
+  }
+
+  byName(name: string): PartnerEntry | undefined {
+    return [...this.entries.values()].find((entry) => entry.name === name)
+  }
+
+  /**
+   * A new partner named `name`, with fresh credentials, stored in the caller's transaction and
+   * known to the directory at once. Undefined when the name is taken.
+   */
+  create(name: string, now: string): {credentials: SandboxCredentials; entry: PartnerEntry} | undefined {
+    if (this.byName(name) !== undefined) return undefined
+    const credentials = generated()
+    this.insert.run(
+      credentials.partnerId,
+      credentials.apiKey,
+      credentials.apiSecret,
+      credentials.secretKey,
+      name,
+      now,
+      // Never started with: a restart of the data file keeps its operator (resolvePartner).
+      '',
+    )
+    return {credentials, entry: this.#add(credentials, name, now)}
+  }
+
+  /** Forget a partner whose rows were deleted: its credentials stop working at once. */
+  forget(partnerId: string): void {
+    const creds = this.byId.get(partnerId)
+    if (creds === undefined) return
+    this.byId.delete(partnerId)
+    this.byApiKey.delete(creds.apiKey)
+    this.bySecretKey.delete(creds.secretKey)
+    this.entries.delete(partnerId)
+  }
+
+  #add(creds: SandboxCredentials, name: string, createdAt: string): PartnerEntry {
+    this.byId.set(creds.partnerId, creds)
+    this.byApiKey.set(creds.apiKey, creds)
+    this.bySecretKey.set(creds.secretKey, creds)
+    const entry = {name, partnerId: creds.partnerId, createdAt, operator: creds.partnerId === this.operator}
+    this.entries.set(creds.partnerId, entry)
+    return entry
   }
 }

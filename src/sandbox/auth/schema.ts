@@ -1,6 +1,10 @@
-import type {Schema} from '../database.js'
+import {addColumn, type Schema} from '../database.js'
 
-/** The partners the data file has served, with their credentials, and the tokens revoked before they expire. */
+/**
+ * The partners of the data file, with their credentials and names (unique, checked by the
+ * directory; a partner a sandbox was started for is named by its id), and the tokens revoked
+ * before they expire.
+ */
 export const AUTH_SCHEMA: Schema = {
   name: 'auth',
   sql: `
@@ -9,6 +13,7 @@ CREATE TABLE IF NOT EXISTS partners (
   api_key TEXT NOT NULL UNIQUE,
   api_secret TEXT NOT NULL,
   secret_key TEXT NOT NULL UNIQUE,
+  name TEXT,
   created_at TEXT NOT NULL,
   started_at TEXT NOT NULL
 );
@@ -27,6 +32,16 @@ CREATE TABLE IF NOT EXISTS revoked_tokens (
     {
       name: 'revoked_tokens',
       tie: {shared: 'a token id alone, whoever it was issued to; each is forgotten once its token expires'},
+    },
+  ],
+  migrations: [
+    {
+      // Partners side by side: each has a name to be managed by.
+      version: 5,
+      up: (database) => {
+        addColumn(database, 'partners', 'name', 'TEXT')
+        database.db.exec('UPDATE partners SET name = partner_id WHERE name IS NULL')
+      },
     },
   ],
 }

@@ -51,6 +51,7 @@ export class TokenService {
   private readonly revokeStmt
   private readonly generationStmt
   private readonly bumpStmt
+  private readonly forgetStmt
   /** Credential versions by partner, computed once per partner and generation. */
   private readonly versions = new Map<string, {apiSecret: string; secretKey: string; version: string}>()
   /**
@@ -76,6 +77,7 @@ export class TokenService {
       `INSERT INTO meta (key, value) VALUES (?, '1')
        ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`,
     )
+    this.forgetStmt = database.prepare('DELETE FROM meta WHERE key = ?')
   }
 
   static async open(database: Database): Promise<TokenService> {
@@ -203,6 +205,12 @@ export class TokenService {
   /** Whether `claims` were issued under `partner`'s current credential version. */
   isCurrentVersion(claims: TokenClaims, partner: SandboxCredentials): boolean {
     return claims.cv === this.versionOf(partner)
+  }
+
+  /** Forget a deleted partner's credential version (its tokens already name an unknown partner). */
+  forget(partnerId: string): void {
+    this.forgetStmt.run(`token_generation:${partnerId}`)
+    this.versions.delete(partnerId)
   }
 
   /** End every token of `partner` issued so far, access tokens and minted JWTs alike. */

@@ -9,6 +9,6 @@ export const bnpl: Feature = {
   owners: [INSTALLMENT_OWNER],
   serve(context) {
     const service = new BnplService(context)
-    return {routes: bnplRoutes(service), due: () => service.collectDue()}
+    return {routes: bnplRoutes(service), due: (partnerId, nowMs) => service.collectDue(partnerId, nowMs)}
   },
 }

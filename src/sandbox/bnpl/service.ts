@@ -104,7 +104,7 @@ function statements(database: Database) {
     ),
     due: database.prepare<Pick<InstallmentRow, 'payment_id' | 'number'>>(
       `SELECT i.payment_id, i.number FROM bnpl_installments i JOIN bnpl_payments p ON p.id = i.payment_id
-       WHERE i.status = 'scheduled' AND i.collect_at <= ? AND p.status IN ('pending', 'active')
+       WHERE i.status = 'scheduled' AND i.collect_at <= ? AND p.partner_id = ? AND p.status IN ('pending', 'active')
        ORDER BY i.collect_at, i.number LIMIT ?`,
     ),
   }
@@ -245,7 +245,7 @@ export class BnplService {
         )
       }
       requireActive(wallet)
-      const now = clock.now()
+      const now = clock.now(partnerId)
       const nowIso = now.toISOString()
       const id = `bnpl_${randomHex(12)}`
       this.q.insertPayment.run(
@@ -326,7 +326,7 @@ export class BnplService {
         this.q.refunded.run(back!.id, id, installment.number)
       }
       this.q.cancelScheduled.run(id)
-      const nowIso = clock.now().toISOString()
+      const nowIso = clock.now(partnerId).toISOString()
       this.setStatus(row, 'cancelled', null, {completedAt: null, cancelledAt: nowIso, failedAt: null}, nowIso)
       // The spec names no cancellation event; the refunds record their transaction.completed.
       return this.load(id, partnerId)
@@ -334,13 +334,13 @@ export class BnplService {
   }
 
   /**
-   * Collect every instalment due on the sandbox clock (run on every settlement tick and clock
-   * advance), each at its own time; returns how many were collected or failed.
+   * Collect every instalment of the partner due by `nowMs` on its clock (run on every settlement
+   * tick and clock advance), each at its own time; returns how many were collected or failed.
    */
-  collectDue(): number {
+  collectDue(partnerId: string, nowMs: number): number {
     let done = 0
     for (;;) {
-      const due = this.q.due.all(this.deps.clock.nowMs(), COLLECT_BATCH)
+      const due = this.q.due.all(nowMs, partnerId, COLLECT_BATCH)
       for (const {payment_id, number} of due) {
         if (this.deps.database.transaction(() => this.collect(payment_id, number))) done++
       }

@@ -1,16 +1,13 @@
 import type {SandboxHealth} from '../../contract/control.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {partnerRoutes} from './partners.js'
 
-/** The sandbox's own routes, outside /v1: health, reset and the clock. */
-export function controlRoutes({
-  settings,
-  clock,
-  due,
-  partners,
-  partnerRows,
-}: Pick<SandboxContext, 'settings' | 'clock' | 'due' | 'partners' | 'partnerRows'>): RouteSpec[] {
+/** The sandbox's own routes, outside /v1: health, reset, each partner's clock, and the partners. */
+export function controlRoutes(
+  ctx: Pick<SandboxContext, 'settings' | 'clock' | 'due' | 'partners' | 'partnerRows' | 'database'>,
+): RouteSpec[] {
+  const {settings, clock, due, partners, partnerRows, database} = ctx
   return [
     route({
       endpoint: endpoints.sandboxHealth,
@@ -24,35 +21,36 @@ export function controlRoutes({
           tokenTtl: settings.tokenTtlSeconds,
           startedAt: settings.startedAt,
           settleAfterSeconds: settings.settleAfterSeconds,
-          clock: {now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds},
+          // Nobody is signed in here: the operator's clock, which reveals no other partner.
+          clock: clock.read(partners.operator),
         }
       },
     }),
     route({
       endpoint: endpoints.sandboxReset,
       run(input) {
-        // Its records, found from every table's tie to its partner; its configuration stays.
+        // Its records, found from every table's tie to its partner; its configuration stays, and
+        // its clock is back on real time.
         partnerRows.delete(partnerOf(input), 'records')
         return {reset: true}
       },
     }),
+    route({endpoint: endpoints.sandboxClock, run: (input) => clock.read(partnerOf(input))}),
     route({
       endpoint: endpoints.sandboxAdvanceClock,
       run(input) {
-        const caller = partnerOf(input)
-        // One clock dates and settles every partner's records in the data file: only the partner
-        // this sandbox was started for may move it (docs/sandbox.md#the-sandbox-clock).
-        if (caller !== partners.served) {
-          throw new ApiError(
-            'INSUFFICIENT_PERMISSIONS',
-            `The sandbox clock belongs to partner ${partners.served}, which this sandbox was started for`,
-            {partnerId: caller},
-          )
-        }
-        clock.advance(input.body.seconds)
-        const settled = due.run()
-        return {now: clock.now().toISOString(), offsetSeconds: clock.offsetSeconds, settled}
+        const partner = partnerOf(input)
+        const {seconds, to} = input.body
+        database.transaction(() => {
+          if (to !== undefined) clock.moveTo(partner, Date.parse(to))
+          else clock.advance(partner, seconds ?? 0)
+        })
+        // Only the caller's work falls due: no other partner's time moved.
+        return {...clock.read(partner), settled: due.run(partner)}
       },
     }),
+    route({endpoint: endpoints.sandboxFreezeClock, run: (input) => clock.freeze(partnerOf(input))}),
+    route({endpoint: endpoints.sandboxResumeClock, run: (input) => clock.resume(partnerOf(input))}),
+    ...partnerRoutes(ctx),
   ]
 }

@@ -186,7 +186,7 @@ export class TransactionStore {
          settles_at = ? WHERE id = ?`,
     )
     this.dueRows = database.prepare<TxRow>(
-      "SELECT * FROM transactions WHERE status = 'processing' AND settles_at <= ? ORDER BY settles_at, seq LIMIT ?",
+      "SELECT * FROM transactions WHERE status = 'processing' AND settles_at <= ? AND partner_id = ? ORDER BY settles_at, seq LIMIT ?",
     )
     this.processingOf = database.prepare<{processing: number}>(
       "SELECT 1 AS processing FROM transactions WHERE wallet_id = ? AND status = 'processing' LIMIT 1",
@@ -242,9 +242,9 @@ export class TransactionStore {
     )
   }
 
-  /** Processing records due by `nowMs` on the sandbox clock, oldest first. */
-  due(nowMs: number, limit: number): TxRecord[] {
-    return this.dueRows.all(nowMs, limit).map(fromRow)
+  /** The partner's processing records due by `nowMs` on its clock, oldest first. */
+  due(partnerId: string, nowMs: number, limit: number): TxRecord[] {
+    return this.dueRows.all(nowMs, partnerId, limit).map(fromRow)
   }
 
   /** Whether a payment of the wallet is still processing (it has not settled yet). */

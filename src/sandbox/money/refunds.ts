@@ -38,7 +38,7 @@ export function refund(money: MoneyService, original: TxRecord, request: Refund)
     const {partnerId} = original
     const kind = refundable(original)
     const amount = refundAmount(original, request)
-    const now = money.clock.now()
+    const now = money.clock.now(partnerId)
     const nowIso = now.toISOString()
     const base: RefundBase = {
       partnerId,

@@ -118,8 +118,8 @@ export class MoneyService {
   }
 
   /** Settle every processing transaction due on the sandbox clock; returns how many settled. */
-  settleDue(): number {
-    return this.#settlement.settleDue()
+  settleDue(partnerId: string, nowMs: number): number {
+    return this.#settlement.settleDue(partnerId, nowMs)
   }
 
   /** Credit a new sandbox wallet with its `initialBalance`: an `adjustment` from sandbox funding. */

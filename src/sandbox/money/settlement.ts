@@ -23,14 +23,13 @@ export class Settlement {
     },
   ) {}
 
-  /** Settle every processing transaction due on the sandbox clock; returns how many settled. */
-  settleDue(): number {
-    const {database, clock, records} = this.deps
+  /** Settle every processing transaction of the partner due by `nowMs`; returns how many settled. */
+  settleDue(partnerId: string, nowMs: number): number {
+    const {database, records} = this.deps
     let settled = 0
     for (;;) {
-      const nowMs = clock.nowMs()
       const batch = database.transaction(() => {
-        const due = records.due(nowMs, SETTLE_BATCH)
+        const due = records.due(partnerId, nowMs, SETTLE_BATCH)
         for (const r of due) this.settle(r)
         return due.length
       })
@@ -42,7 +41,7 @@ export class Settlement {
   /** Finish one processing transaction at its scheduled time: completed, or failed (a returned ACH). */
   private settle(r: TxRecord): void {
     const {clock, ledger, records, events} = this.deps
-    const at = new Date(r.settlesAt ?? clock.nowMs())
+    const at = new Date(r.settlesAt ?? clock.nowMs(r.partnerId))
     const atIso = at.toISOString()
     const wallet = ledger.wallet(r.walletId, r.partnerId)
     if (wallet === undefined) throw new Error(`transaction ${r.id} belongs to no wallet`)

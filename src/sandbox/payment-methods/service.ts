@@ -47,7 +47,7 @@ export class PaymentMethodService {
         },
       )
     }
-    const now = this.deps.clock.now().toISOString()
+    const now = this.deps.clock.now(partnerId).toISOString()
     return fromMethodRow(this.deps.money.saved.save(partnerId, userId, template, now))
   }
 

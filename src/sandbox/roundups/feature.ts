@@ -16,7 +16,7 @@ export const roundups: Feature = {
     const transfers = new RoundupTransfers(context, q, settings)
     return {
       routes: roundupRoutes(new RoundupService(context, q, settings), settings, transfers, context.tenants),
-      due: () => transfers.settleTransfers(),
+      due: (partnerId, nowMs) => transfers.settleTransfers(partnerId, nowMs),
     }
   },
 }

@@ -44,7 +44,7 @@ export class RoundupService {
       const settings = this.settings.settings(body.user_id)
       const amount = minorOf(body.amount, settings.currency, 'amount')
       const {roundup, capped, reason} = computeRoundup(amount, settings)
-      const now = clock.now()
+      const now = clock.now(partnerId)
       const row: RoundupRow = {
         id: `rnd_${randomHex(12)}`,
         user_id: body.user_id,

@@ -121,7 +121,7 @@ export class RoundupSettings {
       const max = this.maxOf(change, current, currency)
       const destination = change.destination === undefined ? current.destination : change.destination
       if (destination !== null) this.destination(partnerId, userId, destination, currency)
-      const now = clock.now().toISOString()
+      const now = clock.now(partnerId).toISOString()
       const next: SettingsState = {
         userId,
         enabled: change.enabled ?? current.enabled,

@@ -82,7 +82,7 @@ export function statements(database: Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     processingTransfers: database.prepare<TransferRow>(
-      "SELECT * FROM roundup_transfers WHERE status = 'processing' ORDER BY seq",
+      "SELECT * FROM roundup_transfers WHERE status = 'processing' AND partner_id = ? ORDER BY seq",
     ),
     processingOf: database.prepare<{n: number}>(
       "SELECT COUNT(*) AS n FROM roundup_transfers WHERE user_id = ? AND status = 'processing'",

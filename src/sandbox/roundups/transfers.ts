@@ -56,7 +56,7 @@ export class RoundupTransfers {
           currency,
         })
       }
-      const now = clock.now()
+      const now = clock.now(partnerId)
       const row: TransferRow = {
         id: `rtr_${randomHex(12)}`,
         partner_id: partnerId,
@@ -133,15 +133,15 @@ export class RoundupTransfers {
    * Finish the bank transfers whose ACH withdrawal settled (the clock's due work): completed, or
    * failed with the round-ups pending again. Returns how many finished.
    */
-  settleTransfers(): number {
-    const {database, clock, money, events} = this.deps
-    const rows = this.q.processingTransfers.all()
+  settleTransfers(partnerId: string, nowMs: number): number {
+    const {database, money, events} = this.deps
+    const rows = this.q.processingTransfers.all(partnerId)
     let finished = 0
     for (const row of rows) {
       const done = database.transaction(() => {
         const txn = money.records.get(row.transaction_id, row.partner_id)
         if (txn === undefined || txn.status === 'processing') return false
-        const at = new Date(txn.completedAt ?? txn.estimatedCompletion ?? clock.now().toISOString())
+        const at = new Date(txn.completedAt ?? txn.estimatedCompletion ?? nowMs)
         if (txn.status === 'completed') {
           row.status = 'completed'
           row.completed_at = at.toISOString()

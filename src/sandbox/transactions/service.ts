@@ -81,7 +81,7 @@ export class TransactionService {
     requireMinimum(amount, currency)
 
     return database.transaction(() => {
-      const now = clock.now()
+      const now = clock.now(partnerId)
       const instrument: Instrument | undefined =
         method !== 'wallet' && body.paymentMethodId !== undefined
           ? money.instrumentFor(method, body.paymentMethodId, partnerId)

@@ -35,7 +35,7 @@ export class UserService {
       first_name: body.first_name,
       last_name: body.last_name,
       external_id: body.external_id ?? null,
-      created_at: this.deps.clock.now().toISOString(),
+      created_at: this.deps.clock.now(partnerId).toISOString(),
     }
     this.deps.tenants.add(row)
     return toUser(row)

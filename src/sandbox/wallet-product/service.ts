@@ -94,7 +94,7 @@ export class WalletProductService {
       reasons.push('NO_WALLET')
     } else {
       if (activeProblem(wallet) !== undefined) reasons.push('WALLET_NOT_ACTIVE')
-      if (money.volumes.limits(wallet, body.amount, clock.now().toISOString()) instanceof ApiError) {
+      if (money.volumes.limits(wallet, body.amount, clock.now(partnerId).toISOString()) instanceof ApiError) {
         reasons.push('AMOUNT_TOO_LARGE')
       }
       if (fundsProblem(wallet, body.amount) !== undefined) reasons.push('INSUFFICIENT_FUNDS')
@@ -118,7 +118,7 @@ export class WalletProductService {
     requireMinimum(body.amount, currency)
     return database.transaction(() => {
       const wallet = this.requireWallet(body.userId, currency, partnerId)
-      const now = clock.now()
+      const now = clock.now(partnerId)
       const description =
         body.description ?? (body.merchantName === undefined ? null : `Payment to ${body.merchantName}`)
       const id = `wpay_${randomHex(12)}`
@@ -175,7 +175,7 @@ export class WalletProductService {
       wallet = found
     }
     requireActive(wallet)
-    const now = clock.now()
+    const now = clock.now(partnerId)
     const number = testVisaNumber()
     const card: VirtualCard = {
       id: `card_${randomHex(12)}`,
@@ -223,7 +223,7 @@ export class WalletProductService {
     return database.transaction(() => {
       const from = this.requireWallet(body.fromUserId, currency, partnerId)
       const to = this.requireWallet(body.toUserId, currency, partnerId)
-      const now = clock.now()
+      const now = clock.now(partnerId)
       const id = `p2p_${randomHex(12)}`
       const pair = money.transfer(from, to, body.amount, currency, now, {
         description: body.note ?? 'P2P payment',

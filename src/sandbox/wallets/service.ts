@@ -63,7 +63,7 @@ export class WalletService {
         currency: body.currency,
       })
     }
-    const at = clock.now()
+    const at = clock.now(partnerId)
     const wallet = database.transaction(() => {
       const state = money.ledger.open({
         id: newId.wallet(),
@@ -157,7 +157,7 @@ export class WalletService {
         status: to,
         label: body.label === undefined ? wallet.label : body.label,
         limits,
-        updatedAt: clock.now().toISOString(),
+        updatedAt: clock.now(partnerId).toISOString(),
       }
       money.ledger.saveWallet(next)
       return toWallet(next)

@@ -8,6 +8,9 @@ export const webhooks: Feature = {
   ...WEBHOOKS_SCHEMA,
   serve(context) {
     const service = new WebhookService(context, context.log)
+    context.partnerRows.afterDelete((partnerId, which) => {
+      if (which === 'all') service.endPartner(partnerId)
+    })
     return {routes: webhookRoutes(context, service), attach: (app) => service.attach(app)}
   },
 }

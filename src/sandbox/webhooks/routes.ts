@@ -135,7 +135,7 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 /** Registrations, the delivery log, listen sessions and the trigger. */
 // Long: a list of short operations, each handing off to the store or the runtime.
 export function webhookRoutes(
-  ctx: Pick<ServingContext, 'database' | 'cursors' | 'events' | 'settings' | 'operation'>,
+  ctx: Pick<ServingContext, 'clock' | 'database' | 'cursors' | 'events' | 'settings' | 'operation'>,
   runtime: WebhookService,
 ): RouteSpec[] {
   const {store} = runtime
@@ -288,8 +288,9 @@ export function webhookRoutes(
             settleAfterSeconds: ctx.settings.settleAfterSeconds,
           })
           const produced = store.latestEvent(partnerId, type, before)
-          const synthesize = () => FIXTURES[type].synthesize(objects, new Date())
-          const event = produced ?? store.event(ctx.events.record(type, partnerId, synthesize()).id)!
+          const at = ctx.clock.now(partnerId)
+          const synthesize = () => FIXTURES[type].synthesize(objects, at)
+          const event = produced ?? store.event(ctx.events.record(type, partnerId, synthesize(), at).id)!
           return {objects, produced, event}
         })
         return {

@@ -104,6 +104,11 @@ export class WebhookService {
     setImmediate(() => this.#pump())
   }
 
+  /** Close the listeners of a deleted partner (its sessions' rows went with it). */
+  endPartner(partnerId: string): void {
+    this.#hub.endPartner(partnerId)
+  }
+
   /** End a partner's listen session: it collects nothing more and its listener is told so. */
   endSession(partnerId: string, id: string, now: number): boolean {
     if (!this.store.endSession(partnerId, id, now)) return false

@@ -115,6 +115,13 @@ export class ListenHub {
     conn.socket.close(LISTEN_CLOSE.ended, 'the listen session was ended')
   }
 
+  /** Close every link of a deleted partner: its sessions are gone, so its listeners stop. */
+  endPartner(partnerId: string): void {
+    for (const conn of [...this.#connections.values()]) {
+      if (conn.session.partner_id === partnerId) this.end(conn.session.id)
+    }
+  }
+
   /** Push every connected session's due deliveries, up to its window. */
   push(now: number): void {
     for (const conn of this.#connections.values()) {
