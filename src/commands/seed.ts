@@ -6,7 +6,14 @@ import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
 import {isCI} from '../cli/terminal.js'
-import {type PayctlClient, privateSubdir, stringifyExact, TokenBucket, usageError} from '../core/index.js'
+import {
+  credentialFingerprint,
+  type PayctlClient,
+  privateSubdir,
+  stringifyExact,
+  TokenBucket,
+  usageError,
+} from '../core/index.js'
 import {
   type Fixture,
   Journal,
@@ -194,10 +201,16 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       : again
   }
 
-  /** The default journal of a fixture file: one per file, profile, service and sandbox `instance`. */
+  /**
+   * The default journal of a fixture file: one per file, profile, service, sandbox `instance` and
+   * credentials (partners side by side on one sandbox, or CI jobs with only `PAYCTL_*` variables,
+   * share a profile name but never a journal).
+   */
   journalPath(fixturePath: string, instance: string): string {
+    const {auth, baseUrl, name} = this.profile
+    const who = auth === undefined ? '' : credentialFingerprint(auth, baseUrl)
     const id = createHash('sha256')
-      .update(`${fixturePath}|${this.profile.name}|${this.profile.baseUrl}|${instance}`)
+      .update(`${fixturePath}|${name}|${baseUrl}|${instance}|${who}`)
       .digest('hex')
       .slice(0, 24)
     return join(privateSubdir(this.runtime.configDir, 'seed'), `${id}.ndjson`)

@@ -40,6 +40,7 @@ export {hasBareDecimals, isPlainMajor, parseAmount, readMajor} from './money.js'
 export {
   type CachedToken,
   checkProfileName,
+  credentialFingerprint,
   credentialsFromEnv,
   normaliseBaseUrl,
   type ProfileFile,
