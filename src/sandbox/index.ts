@@ -136,6 +136,7 @@ function contextOf(
       settleAfterSeconds: options.settleAfterSeconds,
       headersTimeoutMs: options.headersTimeoutMs,
       listensBeyondLoopback: !isLoopbackHost(options.host),
+      dataFile: options.data,
     },
   }
 }
