@@ -178,7 +178,7 @@ export class RequestLogStore {
     this.#fd = fd
     this.#size = fstatSync(fd).size
     // A line cut short by a crash ends here, so that the next starts on a line of its own.
-    if (this.#size > 0 && lastBytes(fd, this.#size, 1) !== '\n') {
+    if (this.#size > 0 && tailOf(path, 1) !== '\n') {
       writeSync(fd, '\n')
       this.#size++
     }
