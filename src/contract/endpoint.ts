@@ -60,6 +60,11 @@ export interface Endpoint {
   host?: 'auth'
   /** False for the sandbox's own control routes, which live outside `/v1`. */
   versioned?: boolean
+  /**
+   * False where a call does not count against the partner's rate limits: reading the sandbox's
+   * request log, which `sandbox logs --follow` polls, must not spend what it watches.
+   */
+  rateLimited?: false
 }
 
 /** Errors any authenticated operation can return. */

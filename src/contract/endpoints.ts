@@ -5,6 +5,7 @@ import {bnplEndpoints} from './bnpl.js'
 import {controlEndpoints} from './control.js'
 import type {Endpoint, PathParams} from './endpoint.js'
 import {paymentMethodEndpoints} from './payment-methods.js'
+import {requestLogEndpoints} from './request-log.js'
 import {roundupEndpoints} from './roundups.js'
 import {transactionEndpoints} from './transactions.js'
 import {userEndpoints} from './users.js'
@@ -39,6 +40,7 @@ export const endpoints = {
   ...webhookEndpoints,
   ...roundupEndpoints,
   ...bnplEndpoints,
+  ...requestLogEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints

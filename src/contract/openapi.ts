@@ -143,6 +143,7 @@ function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
       if (endpoint.auth === 'secret-key') codes.delete('INSUFFICIENT_SCOPE')
   }
   if (endpoint.method === 'GET') for (const c of BODY_ERRORS) codes.delete(c)
+  if (endpoint.rateLimited === false) codes.delete('RATE_LIMIT_EXCEEDED')
   if (takesIdempotencyKey(endpoint)) codes.add('DUPLICATE_TRANSACTION')
   for (const c of endpoint.errors) codes.add(c)
   if (hasOwnKeyCodes(endpoint)) {

@@ -34,6 +34,8 @@ export interface SandboxSettings {
   headersTimeoutMs: number
   /** Listening on an address other than loopback: webhooks then refuse loopback and private receivers. */
   listensBeyondLoopback?: boolean
+  /** The data file's path, or `:memory:`: the request log is kept beside it (or in memory). */
+  dataFile?: string
 }
 
 /**

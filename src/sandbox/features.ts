@@ -9,6 +9,7 @@ import type {Feature} from './feature.js'
 import {IDEMPOTENCY} from './idempotency.js'
 import {MONEY} from './money/schema.js'
 import {paymentMethods} from './payment-methods/feature.js'
+import {requestLog} from './request-log/feature.js'
 import {roundups} from './roundups/feature.js'
 import {TENANTS} from './tenants.js'
 import {transactions} from './transactions/feature.js'
@@ -33,6 +34,7 @@ export const FEATURES: readonly Feature[] = [
   bnpl,
   control,
   webhooks,
+  requestLog,
 ]
 
 /**

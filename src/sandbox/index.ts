@@ -148,6 +148,7 @@ function contextOf(
       settleAfterSeconds: options.settleAfterSeconds,
       headersTimeoutMs: options.headersTimeoutMs,
       listensBeyondLoopback: !isLoopbackHost(options.host),
+      dataFile: options.data,
     },
   }
 }

@@ -403,7 +403,10 @@ async function admit(
     }
     throw err
   }
-  if (principal !== undefined)
+  if (principal === undefined) return undefined
+  // The caller's partner, for what reads the request afterwards (the request log: fastify-request.ts).
+  request.partnerId = principal.partner.partnerId
+  if (endpoint.rateLimited !== false)
     reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
   return principal
 }

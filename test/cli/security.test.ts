@@ -268,6 +268,9 @@ webhooks:
       },
     })
     await run(['audit', 'list', '--json'])
+    // The sandbox's request log, every line of the session, as the command shows it.
+    await run(['sandbox', 'logs', '--json', '--limit', '100'], {expectExit: 0})
+    await run(['sandbox', 'logs', '--status', '4xx,5xx', '--limit', '100'], {expectExit: 0})
 
     await sandbox.stop()
     checked.push({what: 'the sandbox’s request log (stderr)', text: sandbox.log()})
@@ -284,6 +287,7 @@ webhooks:
       files.some((f) => f.includes(`${join('seed', '')}`)),
       files.join('\n'),
     ).toBe(true)
+    expect(files, 'the request log beside the data file').toContain(join(dir, 'sandbox.db-requests.log'))
 
     // Each secret, and the tell-tale part of each (a JWT's signature, a key without its prefix).
     const needles = new Map<string, string>()

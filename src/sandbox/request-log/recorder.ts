@@ -1,0 +1,112 @@
+import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+import {IDEMPOTENCY_KEY} from '../../contract/endpoint.js'
+import {endpoints} from '../../contract/endpoints.js'
+import type {RequestLogEntry} from '../../contract/request-log.js'
+import type {} from '../fastify-request.js'
+import type {RequestLogService} from './service.js'
+
+/** Where credentials are exchanged for a token (always under /v1). */
+const TOKEN_URL = `/v1${endpoints.createToken.path}`
+
+/** The longest path a line keeps; a longer one is cut, with `…`. */
+const PATH_MAX = 512
+
+/**
+ * What looks like a credential, wherever a caller might have pasted one (a path, an idempotency
+ * key): secret keys and API secrets, webhook secrets, and JWTs. The log never holds one.
+ */
+const CREDENTIAL = /(?:sk_(?:test|live)_|\b(?:test|live)_|whsec_)[\w-]{16,}|eyJ[\w-]+\.[\w-]+\.[\w-]+/g
+
+/**
+ * Record every request the server answers in the request log, from Fastify's hooks: the error
+ * code is read from the answer as it is sent, the rest once it is sent. Successful reads of the
+ * log itself are left out: they would crowd out what they look for, and a follower would read
+ * its own polls.
+ */
+export function recordRequests(app: FastifyInstance, service: RequestLogService): void {
+  const codes = new WeakMap<FastifyRequest, string>()
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (typeof payload === 'string') {
+      if (reply.statusCode >= 400) {
+        const code = errorCodeIn(payload)
+        if (code !== undefined) codes.set(request, code)
+      } else if (request.routeOptions.url === TOKEN_URL) {
+        // An exchange names no partner before it succeeds: it belongs to the one it was issued to.
+        request.partnerId ??= issuedTo(payload)
+      }
+    }
+    done(null, payload)
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!(reply.statusCode < 300 && request.routeOptions.url === endpoints.listRequestLog.path)) {
+      service.record(entryOf(request, reply, codes.get(request)))
+    }
+    done()
+  })
+  app.addHook('onClose', (_app, done) => {
+    service.close()
+    done()
+  })
+}
+
+function entryOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  errorCode: string | undefined,
+): RequestLogEntry {
+  const elapsed = reply.elapsedTime
+  const path = request.url.split('?', 1)[0] ?? ''
+  const key = idempotencyKeyOf(request)
+  return {
+    time: new Date(Date.now() - elapsed).toISOString(),
+    partner: request.partnerId ?? null,
+    method: request.method,
+    path: scrubbed(path.length > PATH_MAX ? `${path.slice(0, PATH_MAX - 1)}…` : path),
+    status: reply.statusCode,
+    durationMs: Math.round(elapsed * 10) / 10,
+    // What the caller got: a replay carries the id of the request that produced it.
+    requestId: String(reply.getHeader('x-request-id') ?? request.id),
+    idempotencyKey: key === undefined ? null : scrubbed(key),
+    replayed: reply.getHeader('idempotent-replayed') === 'true',
+    errorCode: errorCode ?? null,
+    ...(request.injectedFault === undefined ? {} : {fault: request.injectedFault}),
+  }
+}
+
+/** The key a change was sent with, in the header or (POST /transactions) the body; none for a read. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined
+  const header = request.headers['idempotency-key']
+  const body = request.body
+  const field =
+    body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? (body as {idempotencyKey?: unknown}).idempotencyKey
+      : undefined
+  const key = typeof header === 'string' ? header : field
+  return typeof key === 'string' && IDEMPOTENCY_KEY.test(key) ? key : undefined
+}
+
+/** The code of an error answer, in whichever of the error shapes it takes. */
+function errorCodeIn(payload: string): string | undefined {
+  if (payload.length > 64 * 1024) return undefined
+  try {
+    const body = JSON.parse(payload) as {error?: unknown; code?: unknown} | null
+    const error = body?.error
+    const code = error !== null && typeof error === 'object' ? (error as {code?: unknown}).code : body?.code
+    return typeof code === 'string' ? code.slice(0, 64) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The partner an access token record was issued to. */
+function issuedTo(payload: string): string | undefined {
+  try {
+    const partner = (JSON.parse(payload) as {partner_id?: unknown} | null)?.partner_id
+    return typeof partner === 'string' ? partner : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const scrubbed = (text: string): string => text.replace(CREDENTIAL, '[REDACTED]')
