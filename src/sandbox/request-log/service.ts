@@ -20,7 +20,7 @@ export type Visibility = (partnerId: string) => boolean
 export const isOperator =
   ({partners}: Pick<SandboxContext, 'partners'>): Visibility =>
   (partnerId) =>
-    partnerId === partners.served
+    partnerId === partners.operator
 
 /** Reading and keeping the request log (docs/sandbox.md#the-request-log). */
 export class RequestLogService {
