@@ -4,6 +4,7 @@ import {authEndpoints} from './auth.js'
 import {bnplEndpoints} from './bnpl.js'
 import {controlEndpoints} from './control.js'
 import type {Endpoint, PathParams} from './endpoint.js'
+import {faultEndpoints} from './faults.js'
 import {paymentMethodEndpoints} from './payment-methods.js'
 import {roundupEndpoints} from './roundups.js'
 import {transactionEndpoints} from './transactions.js'
@@ -39,6 +40,7 @@ export const endpoints = {
   ...webhookEndpoints,
   ...roundupEndpoints,
   ...bnplEndpoints,
+  ...faultEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints

@@ -52,6 +52,8 @@ export const ERROR_STATUS = {
   LISTEN_SESSION_LIMIT: 429,
   WEBHOOK_LIMIT: 422,
   ACCOUNT_LIMIT: 422,
+  // Injected by a fault on demand (docs/sandbox.md#faults); never answered otherwise.
+  SERVICE_UNAVAILABLE: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -114,6 +116,7 @@ export function errorCategory(code: string): string {
     case 'RATE_LIMITED':
       return 'rate_limit_error'
     case 'INTERNAL_ERROR':
+    case 'SERVICE_UNAVAILABLE':
       return 'api_error'
     default: {
       const status = (ERROR_STATUS as Record<string, number>)[code] ?? 400

@@ -10,6 +10,7 @@ import {DueWork, SandboxClock} from './clock.js'
 import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
 import type {Database} from './database.js'
 import {EventLog} from './events.js'
+import {FaultStore} from './fault-injection.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
 import {OwnerKinds} from './money/owners.js'
@@ -124,6 +125,7 @@ function contextOf(
     tenants: new Tenants(database),
     partnerRows: new PartnerRows(database, SCHEMAS),
     due,
+    faults: new FaultStore(),
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
     settings: {

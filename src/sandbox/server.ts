@@ -13,6 +13,7 @@ import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
+import {addDropAfterHook, injectApiFault} from './fault-injection.js'
 import type {Feature, Served} from './feature.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {newId} from './ids.js'
@@ -109,6 +110,8 @@ export function buildServer(
   const app = createApp(settings)
   addJsonParsers(app)
   addResponseHooks(app, ctx, log)
+  // Faults on demand: after the hook that holds each answer until its commit.
+  addDropAfterHook(app)
   // Filled once the routes are known; the 405 handler reads it only when a request comes.
   const paths: PathMethods = new Map()
   setErrorHandlers(app, settings, (request) => methodNotAllowed(paths, request), log)
@@ -348,7 +351,10 @@ function registerRoute(
     onRequest: async (request, reply) => {
       if (endpoint.auth === 'credentials') return
       const principal = await admit(ctx, authenticator, endpoint, request, reply)
-      if (principal !== undefined) principals.set(request, principal)
+      if (principal === undefined) return
+      principals.set(request, principal)
+      // The caller's own faults on demand, once it is known and admitted (docs/sandbox.md#faults).
+      await injectApiFault(ctx.faults, request, reply, endpoint.operationId, principal.partner.partnerId)
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)

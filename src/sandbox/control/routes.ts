@@ -10,7 +10,8 @@ export function controlRoutes({
   due,
   partners,
   partnerRows,
-}: Pick<SandboxContext, 'settings' | 'clock' | 'due' | 'partners' | 'partnerRows'>): RouteSpec[] {
+  faults,
+}: Pick<SandboxContext, 'settings' | 'clock' | 'due' | 'partners' | 'partnerRows' | 'faults'>): RouteSpec[] {
   return [
     route({
       endpoint: endpoints.sandboxHealth,
@@ -33,6 +34,8 @@ export function controlRoutes({
       run(input) {
         // Its records, found from every table's tie to its partner; its configuration stays.
         partnerRows.delete(partnerOf(input), 'records')
+        // Faults on demand are test set-up held in memory: a reset ends them too.
+        faults.clear(partnerOf(input))
         return {reset: true}
       },
     }),
