@@ -22,9 +22,10 @@ function chmodPrivate(file: string): void {
  * Bumped whenever a table changes shape (any schema's); a file from a newer sandbox is refused, an
  * older one brought up to date by the migrations of each version in between. 3: listen sessions
  * record when a listener connected and when they ended. 4: a transaction names its owner, and the
- * tables follow their partner through the schemas' ties rather than SQL triggers.
+ * tables follow their partner through the schemas' ties rather than SQL triggers. 5: webhook
+ * deliveries and attempts say what a delivery fault injected.
  */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** How a row of a table is tied to the partner it belongs to. */
 export type Tie =
