@@ -351,10 +351,7 @@ function registerRoute(
     onRequest: async (request, reply) => {
       if (endpoint.auth === 'credentials') return
       const principal = await admit(ctx, authenticator, endpoint, request, reply)
-      if (principal === undefined) return
-      principals.set(request, principal)
-      // The caller's own faults on demand, once it is known and admitted (docs/sandbox.md#faults).
-      await injectApiFault(ctx.faults, request, reply, endpoint.operationId, principal.partner.partnerId)
+      if (principal !== undefined) principals.set(request, principal)
     },
     handler: async (request, reply) => {
       const principal = principals.get(request)
@@ -390,7 +387,10 @@ function registerRoute(
   })
 }
 
-/** The caller of a request, authenticated and within its rate limits; undefined where none is needed. */
+/**
+ * The caller of a request, authenticated and within its rate limits, with its faults on demand
+ * injected; undefined where none is needed.
+ */
 async function admit(
   ctx: SandboxContext,
   authenticator: Authenticator,
@@ -409,8 +409,10 @@ async function admit(
     }
     throw err
   }
-  if (principal !== undefined)
-    reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
+  if (principal === undefined) return undefined
+  reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
+  // The caller's own faults on demand, once it is known and admitted (docs/sandbox.md#faults).
+  await injectApiFault(ctx.faults, request, reply, endpoint.operationId, principal.partner.partnerId)
   return principal
 }
 

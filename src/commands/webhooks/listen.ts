@@ -56,6 +56,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     return {...super.transportOptions, retries: 0, onRetry: undefined}
   }
 
+  // Long: the flags, the signals and the listener's whole life, read top to bottom.
   async run(): Promise<{secret: string; sessionId: string} | undefined> {
     const f = this.flags
     const events = f.events === undefined ? [ALL_EVENTS] : parseEventSelectors(f.events)
