@@ -114,7 +114,8 @@ export function attemptLines(d: DeliveryWithAttempts): string[] {
     const outcome = a.error ?? (a.status === null ? '' : `HTTP ${a.status}`)
     const ok = a.status !== null && a.status >= 200 && a.status < 300 && a.error === null
     const took = a.durationMs === null ? '' : ` ${a.durationMs} ms`
-    return `  ${paint('dim', `#${a.attempt}`)} ${a.at} via ${a.via}: ${paint(ok ? 'green' : 'red', outcome || 'no answer')}${took}`
+    const injected = a.injected ? paint('magenta', ` [injected: ${a.injected}]`) : ''
+    return `  ${paint('dim', `#${a.attempt}`)} ${a.at} via ${a.via}: ${paint(ok ? 'green' : 'red', outcome || 'no answer')}${took}${injected}`
   })
 }
 
@@ -141,12 +142,20 @@ export function listenLines(
       return sessionLines(e, err)
     case 'event': {
       const retry = e.attempt > 1 ? paint('dim', ` (attempt ${e.attempt})`) : ''
-      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}`
+      const tampered = e.injected?.includes('tampered signature') === true
+      const injected =
+        e.injected === undefined ? '' : paint('magenta', ` [injected: ${e.injected.join(', ')}]`)
+      const line = `${clock(e.time)}  ${paint('cyan', '-->')} ${paint('bold', e.event)} [${e.eventId}]${retry}${injected}`
+      const why = tampered ? ' (tampered on purpose by --tamper-signature: your app should refuse it)' : ''
       return e.signature.valid
         ? {stdout: line}
         : {
             stdout: line,
-            stderr: paint('red', `  ! signature check failed for ${e.eventId}: ${e.signature.message}`, err),
+            stderr: paint(
+              'red',
+              `  ! signature check failed for ${e.eventId}: ${e.signature.message}${why}`,
+              err,
+            ),
           }
     }
     case 'forward': {

@@ -4,6 +4,7 @@ import {authEndpoints} from './auth.js'
 import {bnplEndpoints} from './bnpl.js'
 import {controlEndpoints} from './control.js'
 import type {Endpoint, PathParams} from './endpoint.js'
+import {faultEndpoints} from './faults.js'
 import {paymentMethodEndpoints} from './payment-methods.js'
 import {requestLogEndpoints} from './request-log.js'
 import {roundupEndpoints} from './roundups.js'
@@ -41,6 +42,7 @@ export const endpoints = {
   ...roundupEndpoints,
   ...bnplEndpoints,
   ...requestLogEndpoints,
+  ...faultEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints

@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
   ACCOUNT_LIMIT: 422,
   // Partners side by side (docs/sandbox.md).
   PARTNER_EXISTS: 409,
+  // Injected by a fault on demand (docs/sandbox.md#faults); never answered otherwise.
+  SERVICE_UNAVAILABLE: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -116,6 +118,7 @@ export function errorCategory(code: string): string {
     case 'RATE_LIMITED':
       return 'rate_limit_error'
     case 'INTERNAL_ERROR':
+    case 'SERVICE_UNAVAILABLE':
       return 'api_error'
     default: {
       const status = (ERROR_STATUS as Record<string, number>)[code] ?? 400

@@ -2,6 +2,7 @@ import {closest, distance} from 'fastest-levenshtein'
 import {z} from 'zod'
 import type {Endpoint} from './endpoint.js'
 import {EVENT_NAMES, EventEnvelopeSchema, type EventName} from './events.js'
+import {DeliveryFaultSettingsSchema} from './faults.js'
 import {Id, pageQuery, Timestamp, URL_MAX_LENGTH} from './fields.js'
 import {notShown} from './surface.js'
 
@@ -107,6 +108,7 @@ export const DeliveryAttemptSchema = z
     durationMs: z.number().int().nullable(),
     error: z.string().nullable(),
     responseBody: z.string().nullable().describe('first 2 KiB of the receiver’s answer'),
+    injected: z.string().nullable().describe('what a delivery fault did to this attempt (sandbox only)'),
   })
   .meta({id: 'DeliveryAttempt'})
 export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>
@@ -124,6 +126,10 @@ export const DeliverySchema = z
     lastStatus: z.number().int().nullable(),
     lastError: z.string().nullable(),
     resendOf: z.string().nullable().describe('the delivery this one resends'),
+    injected: z
+      .string()
+      .nullable()
+      .describe('what a delivery fault did to this delivery: an injected duplicate, a delay (sandbox only)'),
     createdAt: Timestamp,
     completedAt: Timestamp.nullable(),
   })
@@ -196,6 +202,11 @@ export const OpenListenSessionSchema = z
       .optional()
       .describe(
         'event selectors; without them a new session selects every event and an existing one keeps its own. Deliveries waiting for the session that new selectors no longer select are given up',
+      ),
+    faults: DeliveryFaultSettingsSchema.nullable()
+      .optional()
+      .describe(
+        "the session's delivery faults (docs/webhooks.md#delivery-faults): given, they replace its own; null removes them; absent keeps them",
       ),
   })
   .meta({id: 'OpenListenSessionRequest'})
@@ -389,6 +400,10 @@ export const ListenDeliveryFrameSchema = z.object({
     .record(z.string(), z.string())
     .describe('the headers an HTTP delivery carries, signature included'),
   body: z.string().describe('base64 of the exact body bytes'),
+  injected: z
+    .array(z.string())
+    .optional()
+    .describe('what a delivery fault did to this attempt (a tampered signature): the listener says so'),
 })
 export type ListenDeliveryFrame = z.infer<typeof ListenDeliveryFrameSchema>
 

@@ -8,6 +8,7 @@ import type {TokenService} from './auth/tokens.js'
 import type {DueWork, SandboxClock} from './clock.js'
 import type {Database} from './database.js'
 import type {EventLog} from './events.js'
+import type {FaultStore} from './fault-injection.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {OwnerKinds} from './money/owners.js'
 import type {MoneyService} from './money/service.js'
@@ -64,6 +65,8 @@ export interface SandboxContext {
   partnerRows: PartnerRows
   /** What falls due on the sandbox clock: the tick and each clock advance run it. */
   due: DueWork
+  /** Each partner's faults on demand, API and delivery (fault-injection.ts, docs/sandbox.md#faults). */
+  faults: FaultStore
 }
 
 /** The context as a feature is served it: with what only the assembled server knows. */

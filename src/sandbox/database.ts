@@ -23,7 +23,8 @@ function chmodPrivate(file: string): void {
  * older one brought up to date by the migrations of each version in between. 3: listen sessions
  * record when a listener connected and when they ended. 4: a transaction names its owner, and the
  * tables follow their partner through the schemas' ties rather than SQL triggers. 5: partners side
- * by side, each with a name and a clock of its own.
+ * by side, each with a name and a clock of its own; webhook deliveries and attempts say what a
+ * delivery fault injected.
  */
 export const SCHEMA_VERSION = 5
 

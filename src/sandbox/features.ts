@@ -5,6 +5,7 @@ import {CLOCKS} from './clock.js'
 import {control} from './control/feature.js'
 import {Database, META, type Schema} from './database.js'
 import {EVENTS} from './events.js'
+import {faults} from './faults/feature.js'
 import type {Feature} from './feature.js'
 import {IDEMPOTENCY} from './idempotency.js'
 import {MONEY} from './money/schema.js'
@@ -33,6 +34,7 @@ export const FEATURES: readonly Feature[] = [
   roundups,
   bnpl,
   control,
+  faults,
   webhooks,
   requestLog,
 ]

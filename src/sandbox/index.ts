@@ -10,6 +10,7 @@ import {DueWork, SandboxClock} from './clock.js'
 import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
 import type {Database} from './database.js'
 import {EventLog} from './events.js'
+import {FaultStore} from './fault-injection.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
 import {OwnerKinds} from './money/owners.js'
@@ -115,10 +116,12 @@ function contextOf(
   due.add((partner, nowMs) => money.settleDue(partner, nowMs))
   const limiter = new RateLimiter(options.rateLimit === 'spec')
   const partnerRows = new PartnerRows(database, SCHEMAS)
-  // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time,
-  // a deleted partner's credentials and budgets are gone at once.
+  const faults = new FaultStore()
+  // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time
+  // and ends its faults on demand, a deleted partner's credentials and budgets are gone at once.
   partnerRows.afterDelete((partner, which) => {
     clock.forget(partner)
+    faults.clear(partner)
     if (which === 'records') return
     partners.forget(partner)
     limiter.forget(partner)
@@ -136,6 +139,7 @@ function contextOf(
     tenants: new Tenants(database),
     partnerRows,
     due,
+    faults,
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
     settings: {

@@ -13,6 +13,7 @@ import type {Principal} from './auth/authenticate.js'
 import {Authenticator} from './auth/authenticate.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from './context.js'
 import {ApiError, AuthFailure, renderError} from './errors.js'
+import {addDropAfterHook, injectApiFault} from './fault-injection.js'
 import type {Feature, Served} from './feature.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {newId} from './ids.js'
@@ -109,6 +110,8 @@ export function buildServer(
   const app = createApp(settings)
   addJsonParsers(app)
   addResponseHooks(app, ctx, log)
+  // Faults on demand: after the hook that holds each answer until its commit.
+  addDropAfterHook(app)
   // Filled once the routes are known; the 405 handler reads it only when a request comes.
   const paths: PathMethods = new Map()
   setErrorHandlers(app, settings, (request) => methodNotAllowed(paths, request), log)
@@ -384,7 +387,10 @@ function registerRoute(
   })
 }
 
-/** The caller of a request, authenticated and within its rate limits; undefined where none is needed. */
+/**
+ * The caller of a request, authenticated and within its rate limits, with its faults on demand
+ * injected; undefined where none is needed.
+ */
 async function admit(
   ctx: SandboxContext,
   authenticator: Authenticator,
@@ -408,6 +414,8 @@ async function admit(
   request.partnerId = principal.partner.partnerId
   if (endpoint.rateLimited !== false)
     reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
+  // The caller's own faults on demand, once it is known and admitted (docs/sandbox.md#faults).
+  await injectApiFault(ctx.faults, request, reply, endpoint.operationId, principal.partner.partnerId)
   return principal
 }
 

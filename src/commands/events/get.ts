@@ -20,7 +20,8 @@ export default class EventsGet extends BaseCommand<typeof EventsGet> {
       } else {
         this.out.table(event.deliveries, deliveryColumns)
         for (const d of event.deliveries) {
-          if (d.attemptLog.length > 0) this.out.log(`\n${d.id}\n${attemptLines(d).join('\n')}`)
+          const injected = d.injected === null ? '' : ` (injected: ${d.injected})`
+          if (d.attemptLog.length > 0) this.out.log(`\n${d.id}${injected}\n${attemptLines(d).join('\n')}`)
         }
         const total = event.deliveryCounts?.total ?? event.deliveries.length
         if (total > event.deliveries.length) {

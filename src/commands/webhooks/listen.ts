@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {deliveryFaultFlags, deliveryFaultsFrom} from '../../cli/faults.js'
 import type {OutputStream} from '../../cli/io.js'
 import {terminalSafe} from '../../cli/terminal.js'
 import {listenLines} from '../../cli/webhooks-views.js'
@@ -21,12 +22,15 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
 
 Events made while listen is cut off or killed (for up to an hour) are replayed when it is back; each delivery reaches your app once. A dropped link is re-established with backoff. Ctrl-C finishes the forwards in hand, ends the session (nothing is collected while listen is stopped; the secret stays) and stops.
 
+The delivery-fault flags (--duplicate, --reorder, --delay, --fail-first, --tamper-signature) apply to this session's deliveries while it listens, as \`webhooks faults add\` does for a registration; a tampered delivery is forwarded as it came and marked as tampered.
+
 With --json, every line of stdout is one JSON object: {"type": "ready" | "event" | "forward" | "skipped" | "reconnecting" | "reconnected" | "duplicate", …}.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks',
     '<%= config.bin %> <%= command.id %> --events wallet.created,transaction.completed --forward-to http://localhost:3000/hooks',
     'export WEBHOOK_SECRET=$(<%= config.bin %> <%= command.id %> --print-secret)',
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json --exit-on-failure',
+    '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --duplicate 0.2 --reorder 5 --tamper-signature 0.05',
   ]
   static override flags = {
     'forward-to': Flags.string({
@@ -38,6 +42,8 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     'exit-on-failure': Flags.boolean({
       summary: 'exit non-zero when the link fails instead of reconnecting (for supervisors)',
     }),
+    // Delivery faults of this session (docs/webhooks.md#delivery-faults).
+    ...deliveryFaultFlags,
   }
 
   /** Under --json every line of stdout is one object, errors and --print-secret's answer included. */
@@ -50,6 +56,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     return {...super.transportOptions, retries: 0, onRetry: undefined}
   }
 
+  // Long: the flags, the signals and the listener's whole life, read top to bottom.
   async run(): Promise<{secret: string; sessionId: string} | undefined> {
     const f = this.flags
     const events = f.events === undefined ? [ALL_EVENTS] : parseEventSelectors(f.events)
@@ -91,6 +98,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       client: this.api,
       state,
       events,
+      faults: deliveryFaultsFrom(f) ?? null,
       forwardTo,
       exitOnFailure: f['exit-on-failure'],
       signal: controller.signal,

@@ -1,4 +1,5 @@
 import type {z} from 'zod'
+import type {DeliveryFaultSettings} from '../../contract/faults.js'
 import {SIGNATURE_HEADER, verifySignature} from '../../contract/webhook-signature.js'
 import {
   LISTEN_CLOSE,
@@ -47,6 +48,7 @@ export type ListenEvent =
       attempt: number
       createdAt: string
       signature: {valid: true} | {valid: false; reason: string; message: string}
+      injected?: string[] // what a delivery fault did to it (`tampered signature`): forwarded as it came
     }
   | ({
       type: 'forward'
@@ -74,6 +76,7 @@ export interface ListenOptions {
   state: ListenState
   /** Event selectors (`wallet.created`, `bnplsvc.*`, `*`). */
   events: string[]
+  faults?: DeliveryFaultSettings | null // the session's delivery faults: null removes them, absent keeps them
   /** Where to POST each delivery; without it, deliveries are only reported. */
   forwardTo?: string | undefined
   /** Fail instead of reconnecting when the link drops (for supervisors). */
@@ -205,7 +208,7 @@ export class Listener {
         let wasLinked = false
         try {
           const session = await this.#o.client.call('openListenSession', {
-            body: {listenerKey: this.#o.state.listenerKey, events: this.#o.events},
+            body: {listenerKey: this.#o.state.listenerKey, events: this.#o.events, faults: this.#o.faults},
           })
           sessionId = session.id
           if (signal.aborted) break
@@ -454,6 +457,7 @@ export class Listener {
       attempt: frame.attempt,
       createdAt: frame.createdAt,
       signature: check.ok ? {valid: true} : {valid: false, reason: check.reason, message: check.message},
+      ...(frame.injected === undefined ? {} : {injected: frame.injected}),
     })
     // A failed check is reported and the delivery still forwarded: the app's own check should refuse it too.
     const outcome: DeliveryOutcome =

@@ -29,8 +29,8 @@ export function controlRoutes(
     route({
       endpoint: endpoints.sandboxReset,
       run(input) {
-        // Its records, found from every table's tie to its partner; its configuration stays, and
-        // its clock is back on real time.
+        // Its records, found from every table's tie to its partner; its configuration stays, its
+        // clock is back on real time and its faults on demand are gone (index.ts).
         partnerRows.delete(partnerOf(input), 'records')
         return {reset: true}
       },

@@ -58,6 +58,7 @@ function toDelivery(row: DeliveryRow): Delivery {
     lastStatus: row.last_status,
     lastError: row.last_error,
     resendOf: row.resend_of,
+    injected: row.injected,
     createdAt: row.created_at,
     completedAt: row.completed_at,
   }
@@ -73,6 +74,7 @@ function toAttempt(row: AttemptRow): DeliveryWithAttempts['attemptLog'][number] 
     durationMs: row.duration_ms,
     error: row.error,
     responseBody: row.response_body,
+    injected: row.injected,
   }
 }
 
@@ -135,7 +137,10 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 /** Registrations, the delivery log, listen sessions and the trigger. */
 // Long: a list of short operations, each handing off to the store or the runtime.
 export function webhookRoutes(
-  ctx: Pick<ServingContext, 'clock' | 'database' | 'cursors' | 'events' | 'settings' | 'operation'>,
+  ctx: Pick<
+    ServingContext,
+    'clock' | 'database' | 'cursors' | 'events' | 'settings' | 'operation' | 'faults'
+  >,
   runtime: WebhookService,
 ): RouteSpec[] {
   const {store} = runtime
@@ -175,6 +180,7 @@ export function webhookRoutes(
       run(input) {
         const row = endpointOf(store, input)
         store.deleteEndpoint(row, Date.now())
+        ctx.faults.removeTarget(row.partner_id, row.id)
         return {id: row.id, deleted: true as const}
       },
     }),
@@ -203,6 +209,15 @@ export function webhookRoutes(
           runtime.isConnected,
           now,
         )
+        // The listener's delivery faults (its flags): given, they replace the session's; null removes them.
+        if (body.faults === null) ctx.faults.removeTarget(session.partner_id, session.id)
+        else if (body.faults !== undefined)
+          ctx.faults.setDelivery(
+            session.partner_id,
+            {listenSessionId: session.id},
+            body.faults,
+            new Date(now),
+          )
         return {
           id: session.id,
           secret: session.secret,
@@ -225,6 +240,30 @@ export function webhookRoutes(
           throw new ApiError('NOT_FOUND', `No listen session ${id}`, {resource: 'listen_session', id})
         }
         return {id, deleted: true as const}
+      },
+    }),
+    route({
+      // Served here, beside the registrations it names; every fault is listed and removed by the faults feature.
+      endpoint: endpoints.addDeliveryFault,
+      run(input) {
+        const {webhookId, ...settings} = input.body
+        if (Object.keys(settings).every((k) => k === 'seed')) {
+          throw new ApiError('VALIDATION_ERROR', 'Invalid request body: a delivery fault needs an effect', {
+            field: 'duplicate',
+            issues: [
+              {
+                path: '',
+                code: 'invalid_fault',
+                message: 'give duplicate, reorder, delayMs, failFirst or tamperSignature',
+              },
+            ],
+          })
+        }
+        const row = store.endpoint(partnerOf(input), webhookId)
+        if (row === undefined) {
+          throw new ApiError('NOT_FOUND', `No webhook ${webhookId}`, {resource: 'webhook', id: webhookId})
+        }
+        return ctx.faults.setDelivery(row.partner_id, {webhookId: row.id}, settings, new Date())
       },
     }),
     route({

@@ -115,6 +115,8 @@ export interface DeliveryRow {
   last_status: number | null
   last_error: string | null
   resend_of: string | null
+  /** What a delivery fault did to it: `duplicate of dlv_…`, `delayed 3000 ms`. */
+  injected: string | null
   created_at: string
   completed_at: string | null
 }
@@ -129,6 +131,7 @@ export interface AttemptRow {
   duration_ms: number | null
   error: string | null
   response_body: string | null
+  injected: string | null
 }
 
 /** What one attempt came to, and what it means for the delivery. */
@@ -147,6 +150,8 @@ export interface AttemptOutcome {
    * the retry schedule.
    */
   countsAsFailure: boolean
+  /** What a delivery fault did to this attempt: `fail-first 1 of 2`, `tampered signature`, `reordered`. */
+  injected?: string | null
 }
 
 /** What fan-out reads of an event. */
@@ -213,8 +218,8 @@ export function statements(database: Database) {
        WHERE d.state = 'pending' AND NOT (${OPEN_SESSION})`,
     ),
     insertDelivery: p<DeliveryRow>(
-      `INSERT INTO webhook_deliveries (id, partner_id, event_id, endpoint_id, session_id, url, state, next_attempt_at, resend_of, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING *`,
+      `INSERT INTO webhook_deliveries (id, partner_id, event_id, endpoint_id, session_id, url, state, next_attempt_at, resend_of, injected, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING *`,
     ),
     deliveryById: p<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?'),
     deliveriesOfEvent: p<DeliveryRow>(
@@ -251,8 +256,8 @@ export function statements(database: Database) {
     ),
     lease: p('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?'),
     insertAttempt: p(
-      `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, via, started_at, signature_t, status, duration_ms, error, response_body)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, via, started_at, signature_t, status, duration_ms, error, response_body, injected)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     attemptsOf: p<AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
     settle: p(
@@ -272,4 +277,59 @@ export function statements(database: Database) {
        WHERE session_id = ? AND state = 'pending'`,
     ),
   }
+}
+
+type Statements = ReturnType<typeof statements>
+
+/** A new pending delivery of an event to a target, due at `fault.at` (now, unless a fault delays it). */
+export function insertDelivery(
+  s: Statements,
+  event: FanOutEvent,
+  target: DeliveryTarget,
+  resendOf: string | null,
+  now: number,
+  fault: {at: number; injected: string | null} = {at: now, injected: null},
+): DeliveryRow {
+  const endpoint = 'endpoint' in target ? target.endpoint : undefined
+  const session = 'session' in target ? target.session : undefined
+  return s.insertDelivery.get(
+    newWebhookId.delivery(),
+    event.partner_id,
+    event.id,
+    endpoint?.id ?? null,
+    session?.id ?? null,
+    endpoint?.url ?? null,
+    fault.at,
+    resendOf,
+    fault.injected,
+    iso(now),
+  )!
+}
+
+/** What a delivery fault plans for a new delivery of a partner's target (a registration or session id). */
+export type DeliveryPlanner = (
+  partnerId: string,
+  targetId: string,
+) => {delayMs: number; duplicate: boolean} | undefined
+
+/**
+ * An event's delivery to one target, as its delivery fault plans it (docs/webhooks.md#delivery-faults):
+ * held back by a delay, and sent a second time as a duplicate. Answers how many deliveries it made.
+ */
+export function fanOutTo(
+  s: Statements,
+  event: FanOutEvent,
+  target: DeliveryTarget,
+  now: number,
+  planOf?: DeliveryPlanner,
+): number {
+  const targetId = 'endpoint' in target ? target.endpoint.id : target.session.id
+  const plan = planOf?.(event.partner_id, targetId)
+  const delayed = plan !== undefined && plan.delayMs > 0 ? `delayed ${plan.delayMs} ms` : null
+  const at = now + (plan?.delayMs ?? 0)
+  const first = insertDelivery(s, event, target, null, now, {at, injected: delayed})
+  if (!plan?.duplicate) return 1
+  const duplicate = [`duplicate of ${first.id}`, delayed].filter((n) => n !== null).join(', ')
+  insertDelivery(s, event, target, null, now, {at, injected: duplicate})
+  return 2
 }

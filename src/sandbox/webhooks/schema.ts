@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   last_status INTEGER,
   last_error TEXT,
   resend_of TEXT,
+  injected TEXT,
   created_at TEXT NOT NULL,
   completed_at TEXT,
   CHECK ((endpoint_id IS NULL) <> (session_id IS NULL))
@@ -71,6 +72,7 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   duration_ms INTEGER,
   error TEXT,
   response_body TEXT,
+  injected TEXT,
   PRIMARY KEY (delivery_id, attempt)
 ) WITHOUT ROWID;
 `
@@ -104,5 +106,13 @@ export const WEBHOOKS_SCHEMA: Schema = {
     },
     // Reset follows the tables' ties now, not a trigger on events.
     sqlMigration(4, 'DROP TRIGGER IF EXISTS webhook_deliveries_follow_events'),
+    {
+      // What a delivery fault did to a delivery (a duplicate, a delay) and to an attempt (a failure, a tampered signature).
+      version: 5,
+      up: (database) => {
+        addColumn(database, 'webhook_deliveries', 'injected', 'TEXT')
+        addColumn(database, 'webhook_attempts', 'injected', 'TEXT')
+      },
+    },
   ],
 }

@@ -4,6 +4,7 @@ import {unixSeconds} from '../../contract/webhook-signature.js'
 import type {SandboxContext} from '../context.js'
 import {onEventRecorded} from '../events.js'
 import {envelopeBody} from './envelope.js'
+import {attemptNote, DeliveryFaults, failOnPurpose, tamperSignature} from './faults.js'
 import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
 import {type DeliveryRow, receiverOf, signingSecrets} from './rows.js'
 import {WebhookStore} from './store.js'
@@ -32,6 +33,8 @@ const SOCKET_MAX_PAYLOAD = 1024 * 1024
  */
 export class WebhookService {
   readonly store: WebhookStore
+  /** The delivery faults of registrations and listen sessions (docs/webhooks.md#delivery-faults). */
+  readonly faults: DeliveryFaults
   readonly #hub: ListenHub
   readonly #poster: HttpPoster
   readonly #version: string
@@ -48,14 +51,15 @@ export class WebhookService {
   #unsubscribe: (() => void) | undefined
 
   constructor(
-    private readonly ctx: Pick<SandboxContext, 'database' | 'settings'>,
+    private readonly ctx: Pick<SandboxContext, 'database' | 'settings' | 'faults'>,
     log?: (line: string) => void,
   ) {
     this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries)
+    this.faults = new DeliveryFaults(ctx.faults)
     this.#version = ctx.settings.version
     this.#poster = new HttpPoster({exposed: ctx.settings.listensBeyondLoopback === true})
     this.#log = log
-    this.#hub = new ListenHub(this.store, () => this.nudge(), this.#version)
+    this.#hub = new ListenHub(this.store, () => this.nudge(), this.#version, this.faults)
   }
 
   /** Serve the listen WebSocket on `app`, and deliver while `app` is ready until it closes. */
@@ -86,6 +90,7 @@ export class WebhookService {
     this.#unsubscribe?.()
     clearTimeout(this.#timer)
     this.#hub.stop()
+    this.faults.stop()
     await this.#poster.close()
   }
 
@@ -112,6 +117,7 @@ export class WebhookService {
   /** End a partner's listen session: it collects nothing more and its listener is told so. */
   endSession(partnerId: string, id: string, now: number): boolean {
     if (!this.store.endSession(partnerId, id, now)) return false
+    this.ctx.faults.removeTarget(partnerId, id)
     this.#hub.end(id)
     return true
   }
@@ -123,7 +129,7 @@ export class WebhookService {
     try {
       // Deliver only committed events: a group commit still open could yet fail.
       this.ctx.database.flush()
-      this.store.fanOut(now)
+      this.store.fanOut(now, this.faults.plan)
       if (now - this.#lastSweep >= SWEEP_MS) {
         this.#lastSweep = now
         this.store.expireAbandonedSessions((id) => this.#hub.isConnected(id), now)
@@ -134,7 +140,13 @@ export class WebhookService {
         now + DELIVERY_TIMEOUT_MS + 5_000,
         this.#roomFor,
       )
-      for (const row of due) void this.#deliverHttp(row)
+      for (const row of due) {
+        // A fault that reorders holds first attempts back, and lets them go shuffled.
+        const held = this.faults.hold(row, row.endpoint_id ?? '', (rows) => {
+          for (const r of rows) void this.#deliverHttp(r, true)
+        })
+        if (!held) void this.#deliverHttp(row)
+      }
       this.#hub.push(now)
     } catch (err) {
       this.#log?.(`webhooks: scheduler error: ${String(err)}`)
@@ -153,7 +165,8 @@ export class WebhookService {
     this.#timer.unref()
   }
 
-  async #deliverHttp(row: DeliveryRow): Promise<void> {
+  // Long: one attempt from lease to record, faults included, with its slot accounting around it.
+  async #deliverHttp(row: DeliveryRow, reordered = false): Promise<void> {
     // Counted against the receiver the row was taken for, even if its registration changes meanwhile.
     const receiver =
       row.endpoint_id === null ? '' : receiverOf(this.store.endpointById(row.endpoint_id)?.url ?? '')
@@ -171,10 +184,15 @@ export class WebhookService {
         )
         return
       }
+      const fault = this.faults.attempt(row, endpoint.id)
+      if (fault.fail !== undefined) {
+        failOnPurpose(this.store, row, fault, startedAt)
+        return
+      }
       const body = envelopeBody(event)
       const signatureT = unixSeconds(startedAt)
       const attempt = row.attempts + 1
-      const headers = deliveryHeaders({
+      const signed = deliveryHeaders({
         body,
         secrets: signingSecrets(endpoint, startedAt),
         timestamp: signatureT,
@@ -183,6 +201,7 @@ export class WebhookService {
         attempt,
         version: this.#version,
       })
+      const headers = fault.tamper ? tamperSignature(signed) : signed
       const result = await this.#poster.post(endpoint.url, headers, body)
       if (this.#stopped) return
       const succeeded = result.error === null
@@ -198,6 +217,7 @@ export class WebhookService {
           responseBody: result.responseBody,
           succeeded,
           countsAsFailure: true,
+          injected: attemptNote(fault, reordered),
         },
         Date.now(),
       )

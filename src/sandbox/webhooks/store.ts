@@ -6,11 +6,13 @@ import type {StoredEvent} from './envelope.js'
 import {
   type AttemptOutcome,
   type AttemptRow,
+  type DeliveryPlanner,
   type DeliveryRow,
   type DeliveryTarget,
   type EndpointRow,
-  type FanOutEvent,
+  fanOutTo,
   horizons,
+  insertDelivery,
   iso,
   newSigningSecret,
   newWebhookId,
@@ -236,7 +238,7 @@ export class WebhookStore {
    * per listen session that selects them. The cursor moves in the same transaction as the inserts,
    * so every event is fanned out exactly once, even across a crash.
    */
-  fanOut(now: number): number {
+  fanOut(now: number, planOf?: DeliveryPlanner): number {
     // Nobody registered and nobody listening: no event has anywhere to go, and nothing is written
     // or even begun (this runs after every request that records an event). A target starts at the
     // events recorded after it came, so the cursor may skip to the oldest target's start.
@@ -256,8 +258,7 @@ export class WebhookStore {
           }
           for (const {target, from, events: selectors} of targets) {
             if (from >= event.seq || !selectsEvent(selectors, event.type)) continue
-            this.#insertDelivery(event, target, null, now)
-            created++
+            created += fanOutTo(this.#s, event, target, now, planOf)
           }
         }
         const last = events.at(-1)
@@ -282,27 +283,6 @@ export class WebhookStore {
     ]
   }
 
-  #insertDelivery(
-    event: FanOutEvent,
-    target: DeliveryTarget,
-    resendOf: string | null,
-    now: number,
-  ): DeliveryRow {
-    const endpoint = 'endpoint' in target ? target.endpoint : undefined
-    const session = 'session' in target ? target.session : undefined
-    return this.#s.insertDelivery.get(
-      newWebhookId.delivery(),
-      event.partner_id,
-      event.id,
-      endpoint?.id ?? null,
-      session?.id ?? null,
-      endpoint?.url ?? null,
-      now,
-      resendOf,
-      iso(now),
-    )!
-  }
-
   /**
    * New deliveries of an event that was already delivered: to one registration, or to every
    * registration and collecting listen session that selects it now.
@@ -318,7 +298,7 @@ export class WebhookStore {
       return targets.map((t) => {
         const id = 'endpoint' in t ? t.endpoint.id : t.session.id
         const previous = this.#s.lastDeliveryTo.get(event.id, id, id)
-        return this.#insertDelivery(event, t, previous?.id ?? null, now)
+        return insertDelivery(this.#s, event, t, previous?.id ?? null, now)
       })
     })
   }
@@ -440,6 +420,7 @@ export class WebhookStore {
         outcome.durationMs,
         outcome.error,
         outcome.responseBody?.slice(0, RESPONSE_BODY_LIMIT) ?? null,
+        outcome.injected ?? null,
       )
       let state: DeliveryRow['state'] = 'pending'
       let failures = row.failures
@@ -464,6 +445,11 @@ export class WebhookStore {
       )
       return state
     })
+  }
+
+  /** Make a leased delivery due again at once, unattempted (held back by a fault for a link that dropped). */
+  dueNow(deliveryId: string, now: number): void {
+    this.#s.lease.run(now, deliveryId, 'pending')
   }
 
   /** Give a delivery up without an attempt (its registration or event is gone). */

@@ -3,6 +3,7 @@ import {unixSeconds} from '../../contract/webhook-signature.js'
 import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../contract/webhooks.js'
 import {randomHex} from '../ids.js'
 import {envelopeBody} from './envelope.js'
+import {attemptNote, type DeliveryFaults, failOnPurpose, tamperSignature} from './faults.js'
 import {deliveryHeaders} from './http-delivery.js'
 import type {DeliveryRow, SessionRow} from './rows.js'
 import type {WebhookStore} from './store.js'
@@ -20,6 +21,8 @@ interface InFlight {
   startedAt: number
   signatureT: number
   timer: NodeJS.Timeout
+  /** What a delivery fault did to the attempt, for its log line. */
+  injected: string | null
 }
 
 interface Connection {
@@ -40,14 +43,16 @@ export class ListenHub {
   readonly #store: WebhookStore
   readonly #nudge: () => void
   readonly #version: string
+  readonly #faults: DeliveryFaults
   readonly #tickets = new Map<string, {sessionId: string; expiresAt: number}>()
   readonly #connections = new Map<string, Connection>()
   #stopped = false
 
-  constructor(store: WebhookStore, nudge: () => void, version: string) {
+  constructor(store: WebhookStore, nudge: () => void, version: string, faults: DeliveryFaults) {
     this.#store = store
     this.#nudge = nudge
     this.#version = version
+    this.#faults = faults
   }
 
   isConnected(sessionId: string): boolean {
@@ -129,7 +134,16 @@ export class ListenHub {
       const room = LISTEN_WINDOW - conn.inflight.size
       // The lease outlasts the ack timeout, which decides first.
       const rows = this.#store.takeDueForSession(conn.session.id, now, room, now + ACK_TIMEOUT_MS + 5_000)
-      for (const row of rows) this.#deliver(conn, row, now)
+      for (const row of rows) {
+        // A fault that reorders holds first attempts back; a link gone meanwhile gets them again later.
+        const held = this.#faults.hold(row, conn.session.id, (released) => {
+          for (const r of released) {
+            if (conn.closed) this.#store.dueNow(r.id, Date.now())
+            else this.#deliver(conn, r, Date.now(), true)
+          }
+        })
+        if (!held) this.#deliver(conn, row, now)
+      }
     }
   }
 
@@ -156,16 +170,23 @@ export class ListenHub {
     }
   }
 
-  #deliver(conn: Connection, row: DeliveryRow, now: number): void {
+  // Long: one attempt over the link, with what a delivery fault does to it.
+  #deliver(conn: Connection, row: DeliveryRow, now: number, reordered = false): void {
     const event = this.#store.event(row.event_id)
     if (event === undefined) {
       this.#store.abandon(row.id, 'the event no longer exists', now)
       return
     }
+    const fault = this.#faults.attempt(row, conn.session.id)
+    if (fault.fail !== undefined) {
+      failOnPurpose(this.#store, row, fault, now)
+      this.#nudge()
+      return
+    }
     const body = envelopeBody(event)
     const signatureT = unixSeconds(now)
     const attempt = row.attempts + 1
-    const headers = deliveryHeaders({
+    const signed = deliveryHeaders({
       body,
       secrets: [conn.session.secret],
       timestamp: signatureT,
@@ -174,8 +195,10 @@ export class ListenHub {
       attempt,
       version: this.#version,
     })
+    const headers = fault.tamper ? tamperSignature(signed) : signed
+    const injected = attemptNote(fault, reordered)
     const timer = setTimeout(() => this.#ackTimedOut(conn, row.id), ACK_TIMEOUT_MS)
-    conn.inflight.set(row.id, {startedAt: now, signatureT, timer})
+    conn.inflight.set(row.id, {startedAt: now, signatureT, timer, injected})
     this.#send(conn, {
       type: 'delivery',
       deliveryId: row.id,
@@ -185,6 +208,8 @@ export class ListenHub {
       createdAt: event.created_at,
       headers,
       body: Buffer.from(body, 'utf8').toString('base64'),
+      // The listener marks a tampered delivery as such, and forwards it as it came.
+      ...(injected === null ? {} : {injected: injected.split(', ')}),
     })
   }
 
@@ -229,6 +254,7 @@ export class ListenHub {
         responseBody: ack.body ?? null,
         succeeded,
         countsAsFailure: true,
+        injected: flight?.injected ?? null,
       },
       now,
     )
@@ -251,6 +277,7 @@ export class ListenHub {
         responseBody: null,
         succeeded: false,
         countsAsFailure: true,
+        injected: flight.injected,
       },
       Date.now(),
     )
@@ -296,6 +323,7 @@ export class ListenHub {
           responseBody: null,
           succeeded: false,
           countsAsFailure: false,
+          injected: flight.injected,
         },
         now,
       )
