@@ -300,6 +300,7 @@ function kindOf(path: string, param: string): string {
   if (param === 'methodId') return 'paymentMethod'
   if (param === 'name') return 'partnerName'
   if (path.startsWith('/webhooks/listen-sessions/')) return 'session'
+  if (path.startsWith('/_sandbox/faults/')) return 'fault'
   for (const [prefix, kind] of [
     ['/users/', 'user'],
     ['/roundupsvc/users/', 'user'],
@@ -348,6 +349,13 @@ async function seed(p: TestSandbox, name: string): Promise<Ids> {
     'session',
     (await p.post('/v1/webhooks/listen-sessions', {listenerKey: `listener-${name}`})).body.data.id,
   )
+  // A fault on a record nobody has: it never fires, but it is the partner's to see and remove.
+  const fault = await p.post('/_sandbox/faults', {
+    route: 'GET /v1/users/usr_ffffffffffffffffffffffff',
+    status: 503,
+  })
+  expect(fault.status, fault.text).toBe(201)
+  add('fault', fault.body.id)
   for (const kind of [
     'user',
     'wallet',
@@ -357,6 +365,7 @@ async function seed(p: TestSandbox, name: string): Promise<Ids> {
     'paymentMethod',
     'webhook',
     'session',
+    'fault',
   ])
     expect(ids[kind]?.length, kind).toBeGreaterThan(0)
   return ids
