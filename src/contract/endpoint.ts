@@ -60,6 +60,12 @@ export interface Endpoint {
   host?: 'auth'
   /** False for the sandbox's own control routes, which live outside `/v1`. */
   versioned?: boolean
+  /**
+   * A sandbox extension: an operation the interface document shows nothing of, and why the sandbox
+   * serves it. The OpenAPI document marks it (`x-sandbox-extension`), and the client tells a
+   * service without it in one line (NOT_OFFERED), not as a failed call.
+   */
+  extension?: string
 }
 
 /** Errors any authenticated operation can return. */
