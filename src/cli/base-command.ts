@@ -60,6 +60,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     debug: () => this.flags?.debug === true,
     wide: () => (this.flags as {wide?: boolean} | undefined)?.wide === true,
     describeError: (err) => redactValue(this.#decorate(err).toJSON().error),
+    hasFlag: (name) => name in {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags},
   })
   protected readonly questions: Questions = new Questions(this.runtime.prompter, () => this.interactive)
 

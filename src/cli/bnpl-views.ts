@@ -30,7 +30,11 @@ export function prequalificationCard(p: Loose<Prequalification>): Row[] {
     ['limit', m(p.limit)],
     ['minimum purchase', text(p.minimum) === undefined ? undefined : m(p.minimum)],
     ['user', known(p.userId)],
-    ...extraRows(p, ['decision', 'reasons', 'amount', 'available', 'limit', 'minimum', 'userId', 'currency']),
+    ...extraRows(
+      p,
+      ['decision', 'reasons', 'amount', 'available', 'limit', 'minimum', 'userId', 'currency'],
+      p.currency,
+    ),
   ]
 }
 
@@ -48,6 +52,7 @@ const PAYMENT_FIELDS = [
   'description',
   'paidInstallments',
   'installments',
+  'installmentAmount',
   'paidAmount',
   'outstandingAmount',
   'schedule',
@@ -73,6 +78,7 @@ export function bnplCard(p: Loose<BnplPayment>): Row[] {
     ['amount', paint('bold', m(p.amount))],
     ['merchant', known(p.merchantName)],
     ['description', text(p.description)],
+    ['instalment', p.installmentAmount === undefined ? undefined : m(p.installmentAmount)],
     ['paid', paid],
     ['outstanding', p.outstandingAmount === undefined ? undefined : m(p.outstandingAmount)],
     ['next instalment', next ? `${m(next.amount)} due ${known(next.dueAt)}` : undefined],
@@ -83,7 +89,7 @@ export function bnplCard(p: Loose<BnplPayment>): Row[] {
     ['completed', text(p.completedAt)],
     ['cancelled', text(p.cancelledAt)],
     ['failed', text(p.failedAt)],
-    ...extraRows(p, PAYMENT_FIELDS),
+    ...extraRows(p, PAYMENT_FIELDS, p.currency),
   ]
 }
 

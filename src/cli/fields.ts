@@ -66,12 +66,60 @@ export function majorMoney(amount: unknown, currency: unknown): string {
   return unit === undefined ? raw : `${raw} ${unit}`
 }
 
+/** A field that holds an amount of the record's currency: `amount`, `refundedAmount`, `fee`, `total`… */
+export const isAmountField = (key: string): boolean =>
+  /(^|_)amount$|Amount$|^(fee|total|available|pending|reserved|limit|minimum|maximum)$/.test(key)
+
+/**
+ * A value for a person: an amount field (isAmountField) of a record with a `currency` in major
+ * units with its currency, in the smallest unit (`unit` minor, as most records) or already in major
+ * units (the round-up product's records); anything else as text.
+ */
+export function shown(
+  key: string,
+  value: unknown,
+  currency: unknown,
+  unit: 'minor' | 'major' = 'minor',
+): string {
+  if (currency === undefined || !isAmountField(key) || typeof value === 'boolean') return known(value)
+  return unit === 'major' ? majorMoney(value, currency) : money(value, currency)
+}
+
 /**
  * The fields of `record` that no row of a card shows, as rows of their own: a service may send more
- * than payctl knows of, and a person should see it.
+ * than payctl knows of, and a person should see it, amounts in major units of `currency`.
  */
-export function extraRows(record: Record<string, unknown>, shown: readonly string[]): Row[] {
+export function extraRows(
+  record: Record<string, unknown>,
+  shownFields: readonly string[],
+  currency?: unknown,
+): Row[] {
   return Object.entries(record)
-    .filter(([key, value]) => !shown.includes(key) && value !== undefined && value !== null)
-    .map(([key, value]) => [key.replaceAll('_', ' '), text(value)])
+    .filter(([key, value]) => !shownFields.includes(key) && value !== undefined && value !== null)
+    .map(([key, value]) => [
+      key.replaceAll('_', ' '),
+      typeof value === 'object' ? text(value) : shown(key, value, currency),
+    ])
+}
+
+/**
+ * A record's fields as card rows for a person (an event's data): amounts in major units with their
+ * currency (shown), a list of records one row each, `key value` pairs likewise.
+ */
+export function recordRows(record: Record<string, unknown>, unit: 'minor' | 'major' = 'minor'): Row[] {
+  const line = (r: Record<string, unknown>, currency: unknown) =>
+    Object.entries(r)
+      .filter(([k, v]) => v !== null && v !== undefined && k !== 'currency')
+      .map(
+        ([k, v]) =>
+          `${k} ${isRecord(v) || Array.isArray(v) ? text(v) : shown(k, v, r.currency ?? currency, unit)}`,
+      )
+      .join(', ')
+  return Object.entries(record).flatMap(([key, value]): Row[] => {
+    if (value === null || value === undefined) return []
+    if (Array.isArray(value) && value.every(isRecord))
+      return value.map((item, i) => [`${key} ${i + 1}`, line(item, record.currency)])
+    if (isRecord(value)) return [[key, line(value, record.currency)]]
+    return [[key, shown(key, value, record.currency, unit)]]
+  })
 }

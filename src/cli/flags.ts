@@ -114,3 +114,46 @@ export const listFlags = {
   cursor: Flags.string({summary: 'start after this cursor (from a previous page)'}),
   ...outputFlags,
 }
+
+/**
+ * What `--since` and `--until` take, and what they send: a duration back from the service's now
+ * (`24h`, `7d`: sent as it is, so that the service counts it on its own clock, the sandbox's
+ * partner clock included), an instant with its zone (`2026-12-10T20:14Z`), or a date, which means
+ * that day where the person at the terminal is, as `git log --since` reads one: `--since` from its
+ * first moment, `--until` through its last (up to the next midnight).
+ */
+const DURATION = /^\d{1,6}[smhdw]$/
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+export function timeBound(flag: 'since' | 'until', value: string): string {
+  const text = value.trim()
+  if (DURATION.test(text)) return text
+  const date = DATE.exec(text)
+  if (date !== null) {
+    const [y, m, d] = [Number(date[1]), Number(date[2]), Number(date[3])]
+    const midnight = new Date(y, m - 1, flag === 'until' ? d + 1 : d)
+    const valid = new Date(y, m - 1, d)
+    if (valid.getFullYear() === y && valid.getMonth() === m - 1 && valid.getDate() === d)
+      return midnight.toISOString()
+  } else if (INSTANT.test(text) && Number.isFinite(Date.parse(text))) {
+    return new Date(Date.parse(text)).toISOString()
+  }
+  throw usageError(
+    `--${flag} takes a duration back from now (30m, 24h, 7d, 2w), a date (2026-11-20) or an instant with its zone (2026-11-20T14:05Z); got "${value}"`,
+    'INVALID_FLAG',
+    {flag: `--${flag}`, value},
+  )
+}
+
+/** `--since` and `--until` of a list bounded in time (timeBound says what they take). */
+export const timeFlags = {
+  since: Flags.string({
+    summary: 'only what happened at or after this: 24h, 7d, 2026-11-20 (your midnight), or an instant',
+    parse: async (value) => timeBound('since', value),
+  }),
+  until: Flags.string({
+    summary: 'only what happened before this: 1h, 2026-11-20 (through that day), or an instant',
+    parse: async (value) => timeBound('until', value),
+  }),
+}

@@ -2,7 +2,7 @@ import {stripVTControlCharacters} from 'node:util'
 import type {ScalarTag, Tags} from 'yaml'
 import {stringifyExact, usageError} from '../core/index.js'
 import {fitColumns} from './fit.js'
-import {type Column, renderTable} from './output.js'
+import {type Below, type Column, renderTable} from './output.js'
 import {terminalSafe} from './terminal.js'
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'yaml', 'csv'] as const
@@ -21,6 +21,8 @@ export interface ListSpec<T, P extends Page> {
   fetch: (cursor: string | undefined, limit: number | undefined) => Promise<P>
   items: (page: P) => T[]
   columns: Column<T>[]
+  /** The values the list is filtered by (`--user X`): a column of nothing else is dropped first to fit. */
+  filters?: readonly (string | undefined)[]
 }
 
 export interface ListOptions {
@@ -109,6 +111,7 @@ export async function streamList<T, P extends Page>(
   write: (text: string) => void,
 ): Promise<{count: number; nextCursor: string | null}> {
   let columns = pickColumns(spec.columns, opts.columns)
+  let below: Below<T> | undefined
   let fitted = opts.width === undefined || opts.columns !== undefined
   const want = opts.all ? Number.POSITIVE_INFINITY : (opts.limit ?? undefined)
   let cursor = opts.cursor
@@ -138,12 +141,13 @@ export async function streamList<T, P extends Page>(
       write(`${columns.map((c) => csvCell(columnKey(c.header))).join(',')}\n`)
     if (opts.format === 'table' && !fitted && items.length > 0) {
       // Fitted to the first page, and the same columns for the pages after it.
-      const fit = fitColumns(columns, items, opts.width!)
+      const fit = fitColumns(columns, items, opts.width!, spec.filters)
       columns = fit.columns
+      below = {columns: fit.below, width: opts.width!, filters: spec.filters}
       fitted = true
       if (fit.hidden.length > 0) opts.onHidden?.(fit.hidden)
     }
-    writePage(opts.format, items, {columns, count, yaml}, write)
+    writePage(opts.format, items, {columns, below, count, yaml}, write)
     count += items.length
     nextCursor = page.hasMore === true && typeof page.nextCursor === 'string' ? page.nextCursor : null
     if (!nextCursor || want === undefined || count >= want) break
@@ -160,7 +164,12 @@ export async function streamList<T, P extends Page>(
 function writePage<T>(
   format: OutputFormat,
   items: T[],
-  at: {columns: Column<T>[]; count: number; yaml: typeof import('yaml') | undefined},
+  at: {
+    columns: Column<T>[]
+    below?: Below<T> | undefined
+    count: number
+    yaml: typeof import('yaml') | undefined
+  },
   write: (text: string) => void,
 ): void {
   const {columns, count} = at
@@ -178,6 +187,6 @@ function writePage<T>(
       for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)
       break
     default:
-      if (items.length > 0) write(`${renderTable(items, columns, count > 0)}\n`)
+      if (items.length > 0) write(`${renderTable(items, columns, count > 0, at.below)}\n`)
   }
 }

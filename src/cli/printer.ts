@@ -25,6 +25,8 @@ export interface PrinterOptions {
   wide: () => boolean
   /** The JSON form of an error that stops a json listing midway. */
   describeError: (err: unknown) => unknown
+  /** Whether the command takes a flag (without dashes): a hint names only flags it has. */
+  hasFlag?: (name: string) => boolean
 }
 
 /**
@@ -105,15 +107,18 @@ export class Printer {
     if (this.done(what, shownId)) this.log(renderCard(rows))
   }
 
-  /** Rows as a table (not under --json), fitted to a terminal's width unless --wide. */
-  table<R>(rows: R[], columns: Column<R>[]): void {
+  /**
+   * Rows as a table (not under --json), fitted to a terminal's width unless --wide; `filters` are
+   * the values the rows were chosen by (fitColumns).
+   */
+  table<R>(rows: R[], columns: Column<R>[], filters?: readonly (string | undefined)[]): void {
     const width = this.tableWidth(this.#opts.wide())
     if (width === undefined || rows.length === 0) {
       this.log(renderTable(rows, columns))
       return
     }
-    const fit = fitColumns(columns, rows, width)
-    this.log(renderTable(rows, fit.columns))
+    const fit = fitColumns(columns, rows, width, filters)
+    this.log(renderTable(rows, fit.columns, false, {columns: fit.below, width, filters}))
     if (fit.hidden.length > 0) this.#hiddenNote(fit.hidden)
   }
 
@@ -122,8 +127,15 @@ export class Printer {
     return wide ? undefined : this.io.out.columns
   }
 
+  /** Whether the command takes `--name`: hints name no flag it lacks. */
+  #has(name: string): boolean {
+    return this.#opts.hasFlag?.(name) ?? true
+  }
+
   readonly #hiddenNote = (headers: string[]) =>
-    this.warn(`Hidden to fit the terminal: ${headers.join(', ')} (--wide shows all)`)
+    this.warn(
+      `Hidden to fit the terminal: ${headers.join(', ')} (${this.#has('wide') ? '--wide shows all' : '--json shows every field'})`,
+    )
 
   /**
    * A list in the format the user chose, streamed page by page; under --json the output is the
@@ -144,7 +156,9 @@ export class Printer {
     )
     if (format !== 'table') return
     if (count === 0) this.log(`No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
-    if (nextCursor) this.warn(`More ${spec.key}: --cursor ${nextCursor}, or --all for everything`)
+    if (nextCursor && this.#has('cursor') && this.#has('all'))
+      this.warn(`More ${spec.key}: --cursor ${nextCursor}, or --all for everything`)
+    else if (nextCursor) this.warn(`More ${spec.key} than shown.`)
   }
 
   /**

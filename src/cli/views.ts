@@ -12,6 +12,7 @@ import type {
   WalletPayment,
   WalletView,
 } from '../contract/index.js'
+import {minorFrom} from '../contract/index.js'
 import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint, STATUS_STYLES} from './terminal.js'
@@ -95,20 +96,24 @@ export function balanceCard(b: Loose<Balance>): Row[] {
     ['pending', m(b.pending)],
     ['reserved', m(b.reserved)],
     ['total', paint('bold', m(b.total))],
-    ...extraRows(b, BALANCE_FIELDS),
+    ...extraRows(b, BALANCE_FIELDS, b.currency),
   ]
 }
 
 export function transactionCard(t: TransactionView): Row[] {
   const m = (n: unknown) => money(n, t.currency)
+  const failed = t.status === 'failed'
+  // The sandbox says how much of a payment was refunded; the interface does not show it.
+  const refunded = minorFrom(t.refundedAmount)
   return [
     ['id', t.id],
     ['type', t.type],
     ['status', status(t.status)],
     ['amount', paint('bold', m(t.amount))],
-    // A failed payment moved no money and charged nothing: no fee line to puzzle over.
-    ['fee', t.status === 'failed' ? undefined : m(t.fee)],
-    ['net', m(t.netAmount)],
+    // A failed payment moved no money and charged nothing: no fee or net line to puzzle over.
+    ['fee', failed ? undefined : m(t.fee)],
+    ['net', failed ? undefined : m(t.netAmount)],
+    ['refunded', refunded === undefined || refunded === 0n ? undefined : m(refunded)],
     ['from wallet', t.sourceWalletId],
     ['to wallet', t.destinationWalletId],
     ['payment method', t.paymentMethodId],
@@ -128,15 +133,29 @@ export function transactionCard(t: TransactionView): Row[] {
   ]
 }
 
+/** When first, then what: in a narrow terminal the columns from the right go under their row. */
 export const transactionColumns: Column<TransactionView>[] = [
   {header: 'ID', get: (t) => t.id},
+  {header: 'CREATED', get: (t) => t.createdAt},
   {header: 'TYPE', get: (t) => t.type},
   {header: 'STATUS', get: (t) => status(t.status)},
   {header: 'AMOUNT', get: (t) => money(t.amount, t.currency)},
-  {header: 'NET', get: (t) => money(t.netAmount, t.currency)},
+  // Nothing moved for a failed transaction, whatever its record's net says.
+  {header: 'NET', get: (t) => (t.status === 'failed' ? '' : money(t.netAmount, t.currency))},
   {header: 'FROM', get: (t) => t.sourceWalletId ?? ''},
   {header: 'TO', get: (t) => t.destinationWalletId ?? ''},
-  {header: 'CREATED', get: (t) => t.createdAt},
+]
+
+export const userColumns: Column<Loose<User>>[] = [
+  {header: 'ID', get: (u) => known(u.id)},
+  {header: 'EMAIL', get: (u) => known(u.email)},
+  {
+    header: 'NAME',
+    get: (u) =>
+      [text(u.first_name ?? u.firstName), text(u.last_name ?? u.lastName)].filter(Boolean).join(' '),
+  },
+  {header: 'EXTERNAL ID', get: (u) => text(u.external_id ?? u.externalId) ?? ''},
+  {header: 'CREATED', get: (u) => known(u.created_at ?? u.createdAt)},
 ]
 
 export function paymentMethodCard(p: PaymentMethod): Row[] {
@@ -232,17 +251,21 @@ export function walletPaymentCard(p: Loose<WalletPayment>): Row[] {
     ['transaction', text(p.transactionId)],
     ['merchant', text(p.merchantName)],
     ['created', known(p.createdAt)],
-    ...extraRows(p, [
-      'id',
-      'status',
-      'amount',
-      'currency',
-      'userId',
-      'walletId',
-      'transactionId',
-      'merchantName',
-      'createdAt',
-    ]),
+    ...extraRows(
+      p,
+      [
+        'id',
+        'status',
+        'amount',
+        'currency',
+        'userId',
+        'walletId',
+        'transactionId',
+        'merchantName',
+        'createdAt',
+      ],
+      p.currency,
+    ),
   ]
 }
 
@@ -257,7 +280,7 @@ export function eligibilityCard(e: Loose<Eligibility>): Row[] {
     ['available', money(e.available, e.currency)],
     ['wallet', 'walletId' in e ? (text(e.walletId) ?? 'none') : ABSENT],
     ['reasons', reasons || undefined],
-    ...extraRows(e, ['eligible', 'amount', 'available', 'currency', 'walletId', 'reasons']),
+    ...extraRows(e, ['eligible', 'amount', 'available', 'currency', 'walletId', 'reasons'], e.currency),
   ]
 }
 
@@ -276,18 +299,22 @@ export function p2pCard(p: Loose<P2PTransfer>): Row[] {
       Array.isArray(p.transactionIds) ? p.transactionIds.map((t) => known(t)).join(', ') : undefined,
     ],
     ['created', known(p.createdAt)],
-    ...extraRows(p, [
-      'id',
-      'status',
-      'amount',
-      'currency',
-      'fromUserId',
-      'fromWalletId',
-      'toUserId',
-      'toWalletId',
-      'note',
-      'transactionIds',
-      'createdAt',
-    ]),
+    ...extraRows(
+      p,
+      [
+        'id',
+        'status',
+        'amount',
+        'currency',
+        'fromUserId',
+        'fromWalletId',
+        'toUserId',
+        'toWalletId',
+        'note',
+        'transactionIds',
+        'createdAt',
+      ],
+      p.currency,
+    ),
   ]
 }

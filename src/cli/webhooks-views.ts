@@ -7,9 +7,8 @@ import type {
   Webhook,
   WebhookWithSecret,
 } from '../contract/index.js'
-import {stringifyExact} from '../core/exact-json.js'
 import type {ListenEvent} from '../core/webhooks/index.js'
-import {extraRows, known, type Row, str, text} from './fields.js'
+import {extraRows, known, type Row, recordRows, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {currentRuntime} from './runtime.js'
 import {paint} from './terminal.js'
@@ -75,10 +74,11 @@ function counts(e: EventSummary): string {
   return parts.filter((p) => p !== '').join(', ')
 }
 
+/** When first, then what: in a narrow terminal the columns from the right go under their row. */
 export const eventColumns: Column<EventSummary>[] = [
   {header: 'ID', get: (e) => e.id},
-  {header: 'EVENT', get: (e) => e.event},
   {header: 'TIME', get: (e) => e.timestamp},
+  {header: 'EVENT', get: (e) => e.event, kind: 'name'},
   {header: 'DELIVERIES', get: counts},
 ]
 
@@ -98,13 +98,17 @@ export const deliveryColumns: Column<Delivery>[] = [
   {header: 'NEXT', get: (d) => d.nextAttemptAt ?? ''},
 ]
 
+/**
+ * An event for a person: its data field by field, amounts in major units with their currency (the
+ * round-up product's records are already in major units); `--json` keeps the raw data.
+ */
 export function eventCard(e: EventDetail): [string, string | undefined][] {
+  const unit = e.event.startsWith('roundupsvc.') ? 'major' : 'minor'
   return [
     ['id', e.id],
     ['event', e.event],
     ['time', e.timestamp],
-    // Exact: an event's amounts may be beyond 2^53 (bigint), which JSON.stringify refuses.
-    ['data', stringifyExact(e.data)],
+    ...recordRows(e.data, unit).map(([k, v]): Row => [`  ${k}`, v]),
   ]
 }
 

@@ -65,6 +65,12 @@ export interface Endpoint {
    * request log, which `sandbox logs --follow` polls, must not spend what it watches.
    */
   rateLimited?: false
+  /**
+   * A sandbox extension: an operation the interface document shows nothing of, and why the sandbox
+   * serves it. The OpenAPI document marks it (`x-sandbox-extension`), and the client tells a
+   * service without it in one line (NOT_OFFERED), not as a failed call.
+   */
+  extension?: string
 }
 
 /** Errors any authenticated operation can return. */

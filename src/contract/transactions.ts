@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {type Endpoint, IDEMPOTENCY_KEY} from './endpoint.js'
-import {Id, MetadataSchema, pageQuery, Timestamp} from './fields.js'
+import {Id, MetadataSchema, pageQuery, TimeBound, Timestamp} from './fields.js'
 import {MinorAmount, PositiveMinorAmount} from './money.js'
 import {TransactionSurface} from './surface.js'
 
@@ -80,6 +80,10 @@ export const ListTransactionsQuerySchema = z
     userId: Id.optional(),
     status: z.enum(TRANSACTION_STATUSES).optional(),
     type: z.enum(TRANSACTION_TYPES).optional(),
+    since: TimeBound.optional().describe(
+      'sandbox extension: only transactions created at or after this time',
+    ),
+    until: TimeBound.optional().describe('sandbox extension: only transactions created before this time'),
     ...pageQuery,
   })
   .meta({id: 'ListTransactionsQuery'})
@@ -238,7 +242,7 @@ export const transactionEndpoints = {
     operationId: 'listTransactions',
     method: 'GET',
     path: '/transactions',
-    summary: 'list transactions, newest first, filtered by wallet, user, status or type',
+    summary: 'list transactions, newest first, filtered by wallet, user, status, type or time',
     tag: 'transactions',
     auth: 'bearer',
     scopes: {a: 'transfers:read', b: 'payments:read'},
@@ -246,7 +250,7 @@ export const transactionEndpoints = {
     response: TransactionListSchema,
     surface: z.looseObject({transactions: z.array(TransactionSurface)}),
     status: 200,
-    errors: [],
+    errors: ['NOT_FOUND'],
     enveloped: true,
   },
   refundTransaction: {

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoint.js'
-import {Id, Timestamp} from './fields.js'
+import {Id, pageQuery, Timestamp} from './fields.js'
 import {UserSurface} from './surface.js'
 
 /** Users of a partner. */
@@ -48,6 +48,25 @@ export const UserSchema = UserSurface.extend({
   .meta({id: 'User'})
 export type User = z.infer<typeof UserSchema>
 
+export const ListUsersQuerySchema = z
+  .strictObject({
+    email: z.string().min(1).max(254).optional().describe('only users with this email, in any case'),
+    external_id: z.string().min(1).max(255).optional().describe('only the users with this external id'),
+    name: z
+      .string()
+      .min(1)
+      .max(201)
+      .optional()
+      .describe('only users whose "first last" name contains this, in any case'),
+    ...pageQuery,
+  })
+  .meta({id: 'ListUsersQuery'})
+
+export const UserListSchema = z
+  .object({users: z.array(UserSchema), hasMore: z.boolean(), nextCursor: z.string().nullable()})
+  .meta({id: 'UserList'})
+export type UserList = z.infer<typeof UserListSchema>
+
 export const userEndpoints = {
   createUser: {
     operationId: 'createUser',
@@ -78,5 +97,21 @@ export const userEndpoints = {
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
+  },
+  listUsers: {
+    operationId: 'listUsers',
+    method: 'GET',
+    path: '/users',
+    summary: "sandbox extension: find the partner's users by email, external id or name, oldest first",
+    tag: 'users',
+    auth: 'bearer',
+    scopes: {a: 'users:read', b: 'payments:read'},
+    query: ListUsersQuerySchema,
+    response: UserListSchema,
+    status: 200,
+    errors: [],
+    enveloped: true,
+    extension:
+      'the interface shows no way to find a user but by id, and support tickets arrive with an email',
   },
 } satisfies Record<string, Endpoint>

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {CurrencySchema} from './currencies.js'
 import type {Endpoint} from './endpoint.js'
-import {CURSOR_MAX_LENGTH, Id, Timestamp} from './fields.js'
+import {CURSOR_MAX_LENGTH, Id, pageQuery, Timestamp} from './fields.js'
 import {MinorAmount, NonNegativeMinorAmount, PositiveMinorAmount} from './money.js'
 import {BalanceSurface, notShown, WalletLimitsSurface, WalletListSurface, WalletSurface} from './surface.js'
 
@@ -83,6 +83,29 @@ export const UpdateWalletSchema = z
   })
   .meta({id: 'UpdateWalletRequest'})
 
+export const LEDGER_BUCKETS = ['available', 'pending', 'reserved'] as const
+
+export const LedgerEntrySchema = z
+  .object({
+    transactionId: z.string().describe('the transaction that posted the entry'),
+    bucket: z.enum(LEDGER_BUCKETS).describe('the part of the balance the entry moved'),
+    amount: MinorAmount.describe('signed: positive credits the wallet, negative debits it'),
+    currency: CurrencySchema,
+    balanceAfter: BalanceSchema.describe("the wallet's balance right after the entry"),
+    createdAt: Timestamp,
+  })
+  .meta({id: 'LedgerEntry'})
+export type LedgerEntry = z.infer<typeof LedgerEntrySchema>
+
+export const ListLedgerEntriesQuerySchema = z
+  .strictObject({...pageQuery})
+  .meta({id: 'ListLedgerEntriesQuery'})
+
+export const LedgerEntryListSchema = z
+  .object({entries: z.array(LedgerEntrySchema), hasMore: z.boolean(), nextCursor: z.string().nullable()})
+  .meta({id: 'LedgerEntryList'})
+export type LedgerEntryList = z.infer<typeof LedgerEntryListSchema>
+
 export const walletEndpoints = {
   createWallet: {
     operationId: 'createWallet',
@@ -162,5 +185,20 @@ export const walletEndpoints = {
     status: 200,
     errors: ['NOT_FOUND'],
     enveloped: true,
+  },
+  listLedgerEntries: {
+    operationId: 'listLedgerEntries',
+    method: 'GET',
+    path: '/wallets/{id}/ledger-entries',
+    summary: "sandbox extension: a wallet's ledger entries, newest first, each with the balance it left",
+    tag: 'wallets',
+    auth: 'bearer',
+    scopes: {a: 'transfers:read', b: 'balance:read'},
+    query: ListLedgerEntriesQuerySchema,
+    response: LedgerEntryListSchema,
+    status: 200,
+    errors: ['NOT_FOUND'],
+    enveloped: true,
+    extension: "the interface shows no ledger: the sandbox's double-entry ledger explains every balance",
   },
 } satisfies Record<string, Endpoint>

@@ -3,7 +3,7 @@ import {z} from 'zod'
 import type {Endpoint} from './endpoint.js'
 import {EVENT_NAMES, EventEnvelopeSchema, type EventName} from './events.js'
 import {DeliveryFaultSettingsSchema} from './faults.js'
-import {Id, pageQuery, Timestamp, URL_MAX_LENGTH} from './fields.js'
+import {Id, pageQuery, TimeBound, Timestamp, URL_MAX_LENGTH} from './fields.js'
 import {notShown} from './surface.js'
 
 /**
@@ -166,6 +166,17 @@ export const ListEventsQuerySchema = z
   .strictObject({
     type: z.enum(EVENT_NAMES).optional(),
     delivery: z.enum(DELIVERY_STATUSES).optional().describe('only events with a delivery in this state'),
+    userId: Id.optional().describe(
+      'sandbox extension: only events about this user, their wallets, and the transactions that touch their wallets',
+    ),
+    walletId: Id.optional().describe(
+      'sandbox extension: only events about this wallet and the transactions that touch it',
+    ),
+    transactionId: Id.optional().describe(
+      'sandbox extension: only events about this transaction (with the other leg of a transfer and its refunds)',
+    ),
+    since: TimeBound.optional().describe('sandbox extension: only events recorded at or after this time'),
+    until: TimeBound.optional().describe('sandbox extension: only events recorded before this time'),
     ...pageQuery,
   })
   .meta({id: 'ListEventsQuery'})
@@ -339,7 +350,7 @@ export const webhookEndpoints = {
     query: ListEventsQuerySchema,
     response: EventListSchema,
     status: 200,
-    errors: [],
+    errors: ['NOT_FOUND'],
   },
   getEvent: {
     ...common,

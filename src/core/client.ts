@@ -159,8 +159,11 @@ export class PayctlClient {
     }).catch((err: unknown) => {
       throw withIdempotencyKey(err, resourceKey)
     })
-    if (res.status >= 500) throw withIdempotencyKey(errorFrom(res), resourceKey)
-    if (res.status < 200 || res.status >= 300) throw errorFrom(res)
+    if (res.status < 200 || res.status >= 300) {
+      const error = errorFrom(res)
+      if ('extension' in ep && notOffered(error)) throw notOfferedError(ep, error)
+      throw res.status >= 500 ? withIdempotencyKey(error, resourceKey) : error
+    }
     const data = parseSuccess(res, surfaceOf(ep), id)
     return {
       data: data as EndpointResult<K>,
@@ -302,6 +305,35 @@ function kindForStatus(status: number): ErrorKind {
 }
 
 /** Turn any error response, in any of the service's four shapes, into a PayctlError. */
+/**
+ * Whether an error says the service has no such operation, rather than that the call failed: an
+ * unknown path (404 naming no resource of the request, or the route itself), a method the path
+ * lacks (405), or one the service does not implement (501).
+ */
+function notOffered(error: PayctlError): boolean {
+  if (error.status === 405 || error.status === 501) return true
+  const resource = error.details?.resource
+  return error.status === 404 && (resource === undefined || resource === 'route')
+}
+
+/**
+ * A sandbox extension a service does not offer, said in one line: what is missing and why. It is
+ * no failure of the service's: it never showed the operation.
+ */
+function notOfferedError(
+  ep: {method: string; path: string; summary: string; extension?: string},
+  cause: PayctlError,
+): PayctlError {
+  const what = ep.summary.replace(/^sandbox extension: /, '')
+  return new PayctlError({
+    kind: 'api',
+    code: 'NOT_OFFERED',
+    message: `this service does not offer ${ep.method} /v1${ep.path} (${what}): it answered ${cause.status}, and the platform's interface shows no such operation; it is a payctl sandbox extension`,
+    status: cause.status,
+    cause,
+  })
+}
+
 export function errorFrom(res: HttpResponse): PayctlError {
   let body: unknown
   try {

@@ -23,8 +23,10 @@ function chmodPrivate(file: string): void {
  * older one brought up to date by the migrations of each version in between. 3: listen sessions
  * record when a listener connected and when they ended. 4: a transaction names its owner, and the
  * tables follow their partner through the schemas' ties rather than SQL triggers. 5: partners side
- * by side, each with a name and a clock of its own; webhook deliveries and attempts say what a
- * delivery fault injected.
+ * by side, each with a name and a clock of its own; events indexed by the users, wallets and
+ * transactions they are about; users numbered in the order they were created (for their list);
+ * ledger entries name their wallet and the balance they leave it with; webhook deliveries and
+ * attempts say what a delivery fault injected.
  */
 export const SCHEMA_VERSION = 5
 
@@ -56,12 +58,14 @@ export interface Migration {
  * now (idempotent: CREATE … IF NOT EXISTS), how each row is tied to its partner, and the
  * migrations that bring an older data file's tables to the same shape. A new file gets the SQL
  * alone; an older one gets the SQL (its missing tables), then the migrations, version by version.
- * An index on a column a migration adds is that migration's to create.
+ * An index on a column a migration adds goes in `indexes`, which every file gets last.
  */
 export interface Schema {
   /** Whose tables: a feature's folder, or the infrastructure file that keeps them. */
   name: string
   sql?: string
+  /** Indexes on columns a migration adds (CREATE INDEX IF NOT EXISTS), made after the migrations. */
+  indexes?: string
   tables?: readonly Table[]
   migrations?: readonly Migration[]
 }
@@ -222,6 +226,7 @@ export class Database {
         }
         this.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION))
       }
+      for (const schema of schemas) if (schema.indexes !== undefined) this.db.exec(schema.indexes)
     })
   }
 

@@ -15,8 +15,69 @@ CREATE TABLE IF NOT EXISTS events (
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_partner ON events (partner_id, seq);
+-- What each event is about: the users, wallets and transactions it concerns (docs/webhooks.md).
+CREATE TABLE IF NOT EXISTS event_subjects (
+  subject TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  PRIMARY KEY (subject, event_seq)
+) WITHOUT ROWID;
 `,
-  tables: [byPartner('events')],
+  tables: [
+    byPartner('events'),
+    {name: 'event_subjects', tie: {parent: 'events', key: 'seq', column: 'event_seq'}},
+  ],
+  migrations: [{version: 5, up: indexRecordedEvents}],
+}
+
+/** A user, wallet or transaction id: what an event can be about. */
+const SUBJECT = /^(usr|wal|txn)_[0-9a-f]{24}$/
+
+/**
+ * The subjects of an event: every user, wallet and transaction id its data names, at any depth
+ * (a BNPL payment names its instalments' transactions), and those the recorder adds (`about`: the
+ * wallets of a transaction whose data names only the transaction).
+ */
+export function subjectsOf(data: unknown, about: readonly (string | null | undefined)[] = []): Set<string> {
+  const found = new Set<string>()
+  for (const id of about) if (id !== null && id !== undefined && SUBJECT.test(id)) found.add(id)
+  const visit = (value: unknown, depth: number): void => {
+    if (typeof value === 'string') {
+      if (SUBJECT.test(value)) found.add(value)
+    } else if (depth < 4 && value !== null && typeof value === 'object') {
+      for (const v of Array.isArray(value) ? value : Object.values(value)) visit(v, depth + 1)
+    }
+  }
+  visit(data, 0)
+  return found
+}
+
+/**
+ * Schema 4 to 5: events gain their subjects. Each event of an older file is indexed under the ids its
+ * data names and, for a transaction's event, that transaction's wallets and its other leg, as a new
+ * event would be: one pass over the events, an indexed look-up for each transaction event.
+ */
+function indexRecordedEvents(database: Database): void {
+  const events = database.prepare<{seq: number; data: string}>('SELECT seq, data FROM events ORDER BY seq')
+  const transaction = database.prepare<{
+    wallet_id: string
+    source_wallet_id: string | null
+    destination_wallet_id: string | null
+    paired_id: string | null
+    original_id: string | null
+  }>(
+    'SELECT wallet_id, source_wallet_id, destination_wallet_id, paired_id, original_id FROM transactions WHERE id = ?',
+  )
+  const insert = database.prepare('INSERT OR IGNORE INTO event_subjects (subject, event_seq) VALUES (?, ?)')
+  for (const event of events.all()) {
+    const subjects = subjectsOf(JSON.parse(event.data))
+    for (const id of [...subjects]) {
+      const t = id.startsWith('txn_') ? transaction.get(id) : undefined
+      if (t === undefined) continue
+      const about = [t.wallet_id, t.source_wallet_id, t.destination_wallet_id, t.paired_id, t.original_id]
+      for (const related of subjectsOf(null, about)) subjects.add(related)
+    }
+    for (const subject of subjects) insert.run(subject, event.seq)
+  }
 }
 
 export interface RecordedEvent {
@@ -48,17 +109,37 @@ export function onEventRecorded(database: Database, listener: EventListener): ()
  */
 export class EventLog {
   private readonly insert: Statement
+  private readonly insertSubject: Statement
 
   constructor(private readonly database: Database) {
     this.insert = database.prepare(
       'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
     )
+    this.insertSubject = database.prepare('INSERT INTO event_subjects (subject, event_seq) VALUES (?, ?)')
   }
 
-  /** Record an event of the partner, dated `now` by the partner's clock. */
-  record(type: EventName, partnerId: string, data: Record<string, unknown>, now: Date): RecordedEvent {
+  /**
+   * Record an event, indexed under what it is about: the user, wallet and transaction ids its data
+   * names, and `about`, the ids it concerns that its data does not name (the wallets of a
+   * transaction). Dated `now` by the partner's clock; the data is stored as given: deliveries carry
+   * it unchanged.
+   */
+  record(
+    type: EventName,
+    partnerId: string,
+    data: Record<string, unknown>,
+    now: Date,
+    about: readonly (string | null | undefined)[] = [],
+  ): RecordedEvent {
     const event: RecordedEvent = {id: newId.event(), type, partnerId, data, createdAt: now.toISOString()}
-    this.insert.run(event.id, event.type, event.partnerId, JSON.stringify(event.data), event.createdAt)
+    const {lastInsertRowid} = this.insert.run(
+      event.id,
+      event.type,
+      event.partnerId,
+      JSON.stringify(event.data),
+      event.createdAt,
+    )
+    for (const subject of subjectsOf(data, about)) this.insertSubject.run(subject, lastInsertRowid)
     for (const listener of listeners.get(this.database) ?? []) listener(event)
     return event
   }

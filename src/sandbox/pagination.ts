@@ -71,7 +71,10 @@ export interface ListSpec<Filter extends string> {
   name: string
   table: string
   order: 'oldest first' | 'newest first'
-  /** The filters it takes, by name: each a condition with one `?`, joined in this order. */
+  /**
+   * The filters it takes, by name: each a condition with one `?` or more, all given the filter's
+   * value, joined in this order.
+   */
   filters: Record<Filter, string>
 }
 
@@ -106,7 +109,10 @@ export class PagedList<Row extends Columns<Row> & {seq: number}, Filter extends 
     const limit = query.limit ?? DEFAULT_PAGE_SIZE
     const given = (Object.keys(this.spec.filters) as Filter[]).filter((f) => filters[f] !== undefined)
     const params: (string | number)[] = [partnerId, this.#start(partnerId, query.cursor)]
-    for (const f of given) params.push(filters[f]!)
+    for (const f of given) {
+      const value = filters[f]!
+      for (let n = this.#placeholders(f); n > 0; n--) params.push(value)
+    }
     const rows = this.#statement(given).all(...params, limit + 1)
     const hasMore = rows.length > limit
     const shown = hasMore ? rows.slice(0, limit) : rows
@@ -114,6 +120,10 @@ export class PagedList<Row extends Columns<Row> & {seq: number}, Filter extends 
     const nextCursor =
       hasMore && last !== undefined ? this.cursors.seal(this.spec.name, partnerId, last) : null
     return {rows: shown, hasMore, nextCursor}
+  }
+
+  #placeholders(filter: Filter): number {
+    return this.spec.filters[filter].split('?').length - 1
   }
 
   /** The `seq` a page starts after (oldest first) or before (newest first): the cursor's, or the end. */

@@ -1,5 +1,26 @@
-import {byPartner, type Database, type Schema, type Statement} from './database.js'
+import {byPartner, type Database, type Schema, type Statement, sqlMigration} from './database.js'
 import {ApiError} from './errors.js'
+
+const USERS_TABLE = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  partner_id TEXT NOT NULL,
+  email TEXT NOT NULL,
+  first_name TEXT NOT NULL,
+  last_name TEXT NOT NULL,
+  external_id TEXT,
+  created_at TEXT NOT NULL
+);`
+/**
+ * Users are listed by partner in the order they came (an index holds the row number after its
+ * columns), and found by email, in any case, or by external id.
+ */
+const USERS_INDEXES = `
+CREATE INDEX IF NOT EXISTS users_by_partner ON users (partner_id);
+CREATE INDEX IF NOT EXISTS users_by_email ON users (partner_id, email COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS users_by_external_id ON users (partner_id, external_id);
+`
 
 /**
  * The users of each partner. Every feature acts for a user, and must act only for the caller's
@@ -8,22 +29,26 @@ import {ApiError} from './errors.js'
  */
 export const TENANTS: Schema = {
   name: 'tenants',
-  sql: `
-CREATE TABLE IF NOT EXISTS users (
-  id TEXT PRIMARY KEY,
-  partner_id TEXT NOT NULL,
-  email TEXT NOT NULL,
-  first_name TEXT NOT NULL,
-  last_name TEXT NOT NULL,
-  external_id TEXT,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS users_by_partner ON users (partner_id);
-`,
+  sql: `${USERS_TABLE('users')}${USERS_INDEXES}`,
   tables: [byPartner('users')],
+  migrations: [
+    // Schema 4 to 5: users are numbered in the order they were created, so that they can be listed
+    // in pages like every other list; the table is made anew (a table keyed by its id alone has no
+    // row numbers to add a column to).
+    sqlMigration(
+      5,
+      `${USERS_TABLE('users_v5')}
+INSERT INTO users_v5 (id, partner_id, email, first_name, last_name, external_id, created_at)
+  SELECT id, partner_id, email, first_name, last_name, external_id, created_at FROM users ORDER BY created_at, id;
+DROP TABLE users;
+ALTER TABLE users_v5 RENAME TO users;
+${USERS_INDEXES}`,
+    ),
+  ],
 }
 
 export interface UserRow {
+  seq: number
   id: string
   partner_id: string
   email: string
@@ -62,7 +87,7 @@ export class Tenants {
     throw new ApiError('INVALID_USER_ID', `No user ${userId}`, {field: named.field, value: userId})
   }
 
-  add(user: UserRow): void {
+  add(user: Omit<UserRow, 'seq'>): void {
     this.#insert.run(
       user.id,
       user.partner_id,

@@ -222,6 +222,21 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     }
   })
 
+  it('users list, a sandbox extension, says in one line what this service lacks and why', async () => {
+    const r = await session.run('users', 'list', '--email', 'ada@example.test')
+    expect(r.exitCode).toBe(1)
+    expect(r.stdout).toBe('')
+    // Besides the banner that names an environment other than local and sandbox.
+    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('profile reference →'))
+    expect(lines, r.stderr).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /^NOT_OFFERED: this service does not offer GET \/v1\/users \(.*\): it answered 404/,
+    )
+    expect(lines[0]).toMatch(/sandbox extension/)
+    const json = await session.run('users', 'list', '--json')
+    expect(json.json<{error: {code: string}}>().error.code).toBe('NOT_OFFERED')
+  })
+
   it('logs in with a secret API key, and refuses one the service does not know with exit 4', async () => {
     const temp = tempConfigDir()
     try {

@@ -369,7 +369,8 @@ describe('transactions create', () => {
       [['users', 'balance', user, '--json'], digits],
       [['transactions', 'get', deposit], decimal],
       [['transactions', 'get', deposit, '--json'], digits],
-      [['events', 'get', event!.id], digits],
+      // An event's data is read as a person reads it: the amount in ETH, every digit kept.
+      [['events', 'get', event!.id], decimal],
       [['events', 'get', event!.id, '--json'], digits],
     ]
     for (const list of lists) {

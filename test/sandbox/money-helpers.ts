@@ -69,7 +69,15 @@ export function ledgerProblems(file: string): string[] {
   }
   for (const [id, sum] of byTransaction) if (sum !== 0n) problems.push(`${id} entries sum to ${sum}`)
   for (const w of query(file, 'SELECT id, available, pending, reserved FROM wallets')) {
+    // A wallet's newest entry says the balance it left: the wallet's balance now.
+    const [last] = query(
+      file,
+      'SELECT available_after, pending_after, reserved_after FROM ledger_entries WHERE wallet_id = ? ORDER BY seq DESC LIMIT 1',
+      String(w.id),
+    )
     for (const bucket of ['available', 'pending', 'reserved'] as const) {
+      if (last !== undefined && String(last[`${bucket}_after`]) !== String(w[bucket]))
+        problems.push(`${w.id} ${bucket} is ${w[bucket]}, its newest entry left ${last[`${bucket}_after`]}`)
       const cached = BigInt(String(w[bucket]))
       const ledger = byAccount.get(`${w.id}:${bucket}`) ?? 0n
       if (cached !== ledger) problems.push(`${w.id} ${bucket} is ${cached}, its ledger says ${ledger}`)

@@ -31,6 +31,18 @@ describe('OpenAPI document', () => {
     expect(operations.sort()).toEqual(expected.sort())
   })
 
+  test('marks the sandbox extensions, and only them, with why the sandbox serves them', () => {
+    const marked = Object.values(doc.paths as Json).flatMap((ops) =>
+      Object.values(ops as Json)
+        .filter((op) => op['x-sandbox-extension'] === true)
+        .map((op) => op.operationId),
+    )
+    expect(marked.sort()).toEqual(['listLedgerEntries', 'listUsers'])
+    expect(doc.paths['/v1/users'].get.description).toMatch(/^Sandbox extension: .*email/)
+    const since = doc.paths['/v1/events'].get.parameters.find((p: Json) => p.name === 'since')
+    expect(since.schema.description).toMatch(/^sandbox extension/)
+  })
+
   test('lists every query field of an operation as a query parameter', () => {
     const withQuery = (Object.values(endpoints) as Endpoint[]).filter((e) => e.query !== undefined)
     expect(withQuery.map((e) => e.operationId)).toContain('listTransactions')

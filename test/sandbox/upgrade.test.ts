@@ -72,6 +72,23 @@ describe('a data file written by the previous release', () => {
       // The payments and transfers the previous release recorded read as they did.
       expect(payment).toMatchObject({status: 'active', paidInstallments: 2})
       expectLedgerBalanced(files.file)
+
+      // Its users are listed, oldest first; its events are found by what they are about, and its
+      // ledger entries read as statements that end at each wallet's balance.
+      const users = data(await t.get('/v1/users')).users
+      expect(users).toHaveLength(3)
+      const created = users.map((u: {created_at: string}) => u.created_at)
+      expect(created).toEqual([...created].sort())
+      const userEvents = data(await t.get(`/v1/events?userId=${payment.userId}&limit=100`)).events
+      const types = new Set(userEvents.map((e: {event: string}) => e.event))
+      for (const type of ['wallet.created', 'transaction.completed', 'bnplsvc.payment.created'])
+        expect(types, type).toContain(type)
+      const firstEvents = data(await t.get(`/v1/events?transactionId=${first.transactionId}`)).events
+      expect(firstEvents.map((e: {event: string}) => e.event)).toContain('transaction.completed')
+      const entries = data(await t.get(`/v1/wallets/${payment.walletId}/ledger-entries?limit=100`)).entries
+      const wallet = data(await t.get(`/v1/wallets/${payment.walletId}`))
+      expect(entries[0].balanceAfter).toEqual(wallet.balance)
+      expect(entries.map((e: {transactionId: string}) => e.transactionId)).toContain(first.transactionId)
     } finally {
       await t.close()
     }

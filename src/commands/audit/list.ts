@@ -27,17 +27,18 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
       (!this.flags.profile || e.profile === this.flags.profile)
     const entries = log.read().filter(wanted).slice(0, this.flags.limit)
     const result = {entries, file: log.path}
+    // The command line last: in a narrow terminal it goes whole on a line under its entry.
     const columns: Column<AuditEntry>[] = [
       {header: 'TIME', get: (e) => e.time},
-      {header: 'PROFILE', get: (e) => `${e.profile} (${e.environment})`},
-      {header: 'COMMAND', get: (e) => (e.command.length > 60 ? `${e.command.slice(0, 59)}…` : e.command)},
       {
         header: 'OUTCOME',
         get: (e) =>
           e.outcome === 'ok' ? paint('green', 'ok') : paint('red', `${e.code ?? 'error'} (${e.exitCode})`),
       },
+      {header: 'PROFILE', get: (e) => `${e.profile} (${e.environment})`},
       {header: 'REQUESTS', get: (e) => String(e.requestCount)},
       {header: 'FIRST REQUEST ID', get: (e) => e.requests.find((r) => r.requestId)?.requestId ?? ''},
+      {header: 'COMMAND', get: (e) => e.command},
     ]
     if (await this.out.printList(result, 'entries', entries, columns, this.flags)) return result
     if (entries.length === 0) this.out.log('No audited commands yet.')

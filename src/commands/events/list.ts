@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/flags.js'
+import {listFlags, timeFlags} from '../../cli/flags.js'
 import {eventColumns} from '../../cli/webhooks-views.js'
 import {DELIVERY_STATUSES, EVENT_NAMES} from '../../contract/index.js'
 
@@ -10,12 +10,23 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --type wallet.created --limit 50 --json',
     '<%= config.bin %> <%= command.id %> --delivery failed --all --output ndjson',
+    '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --since 24h',
+    '<%= config.bin %> <%= command.id %> --transaction txn_0123456789abcdef01234567',
   ]
   static override flags = {
     type: Flags.option({options: EVENT_NAMES})({summary: 'only events of this type'}),
     delivery: Flags.option({options: DELIVERY_STATUSES})({
       summary: 'only events with a delivery in this state',
     }),
+    user: Flags.string({
+      char: 'u',
+      summary: 'only events about this user, their wallets, and transactions touching their wallets',
+    }),
+    wallet: Flags.string({char: 'w', summary: 'only events about this wallet and transactions touching it'}),
+    transaction: Flags.string({
+      summary: 'only events about this transaction (with the other leg of a transfer, and its refunds)',
+    }),
+    ...timeFlags,
     ...listFlags,
   }
 
@@ -25,9 +36,22 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
       {
         key: 'events',
         fetch: (cursor, limit) =>
-          this.api.call('listEvents', {query: {type: f.type, delivery: f.delivery, limit, cursor}}),
+          this.api.call('listEvents', {
+            query: {
+              type: f.type,
+              delivery: f.delivery,
+              userId: f.user,
+              walletId: f.wallet,
+              transactionId: f.transaction,
+              since: f.since,
+              until: f.until,
+              limit,
+              cursor,
+            },
+          }),
         items: (page) => page.events,
         columns: eventColumns,
+        filters: [f.type],
       },
       f,
     )

@@ -25,6 +25,7 @@ export default class WalletsList extends BaseCommand<typeof WalletsList> {
           this.api.call('listWallets', {query: {userId: f.user, currency: f.currency, limit, cursor}}),
         items: (page) => page.wallets,
         columns: walletColumns,
+        filters: [f.user, f.currency],
       },
       f,
     )

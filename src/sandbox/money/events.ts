@@ -38,6 +38,19 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
   return data
 }
 
+/**
+ * What a transaction's event is about besides what its data names: the wallets the transaction
+ * touches and its other record (the other leg of a transfer, what a refund returns), so that each
+ * side finds it (events.ts, subjectsOf).
+ */
+const aboutOf = (r: TxRecord) => [
+  r.walletId,
+  r.sourceWalletId,
+  r.destinationWalletId,
+  r.pairedId,
+  r.originalId,
+]
+
 /** The events the kernel records for the money it moves (docs/money.md#events). */
 export class MoneyEvents {
   constructor(private readonly log: EventLog) {}
@@ -45,12 +58,12 @@ export class MoneyEvents {
   /** `transaction.completed` or `transaction.failed` for `r`. */
   transaction(r: TxRecord, now: Date): void {
     const type: EventName = r.status === 'failed' ? 'transaction.failed' : 'transaction.completed'
-    this.log.record(type, r.partnerId, transactionEventData(r), now)
+    this.log.record(type, r.partnerId, transactionEventData(r), now, aboutOf(r))
   }
 
   /** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
   transfer(r: TxRecord, now: Date): void {
     const type: EventName = r.status === 'failed' ? 'transfer.failed' : 'transfer.completed'
-    this.log.record(type, r.partnerId, transferEventData(r), now)
+    this.log.record(type, r.partnerId, transferEventData(r), now, aboutOf(r))
   }
 }

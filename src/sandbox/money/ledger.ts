@@ -1,5 +1,5 @@
 import type {Currency} from '../../contract/currencies.js'
-import type {Balance, Wallet} from '../../contract/wallets.js'
+import type {Balance, LedgerEntry, Wallet} from '../../contract/wallets.js'
 import type {Database, Statement} from '../database.js'
 import {jsonAmount} from '../json.js'
 
@@ -116,6 +116,42 @@ export function accountName(posting: Posting): string {
   return 'wallet' in posting ? `${posting.wallet.id}:${posting.bucket}` : `external:${posting.external}`
 }
 
+/** A ledger entry on one of a wallet's accounts, with the balance it left the wallet with. */
+export interface WalletEntryRow {
+  seq: number
+  partner_id: string
+  transaction_id: string
+  account: string
+  currency: Currency
+  amount: string
+  created_at: string
+  wallet_id: string
+  available_after: string
+  pending_after: string
+  reserved_after: string
+}
+
+/** A wallet's entry as the sandbox answers it: signed, with the whole balance after it. */
+export function toLedgerEntry(row: WalletEntryRow): LedgerEntry {
+  const [available, pending, reserved] = [row.available_after, row.pending_after, row.reserved_after].map(
+    BigInt,
+  )
+  return {
+    transactionId: row.transaction_id,
+    bucket: row.account.slice(row.account.indexOf(':') + 1) as Bucket,
+    amount: jsonAmount(BigInt(row.amount)),
+    currency: row.currency,
+    balanceAfter: {
+      available: jsonAmount(available!),
+      pending: jsonAmount(pending!),
+      reserved: jsonAmount(reserved!),
+      total: jsonAmount(available! + pending! + reserved!),
+      currency: row.currency,
+    },
+    createdAt: row.created_at,
+  }
+}
+
 export class Ledger {
   private readonly byId: Statement<WalletRow>
   private readonly byUserCurrency: Statement<WalletRow>
@@ -134,8 +170,9 @@ export class Ledger {
       'SELECT * FROM wallets WHERE user_id = ? AND partner_id = ? ORDER BY seq',
     )
     this.insertEntry = database.prepare(
-      `INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at,
+         wallet_id, available_after, pending_after, reserved_after)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.saveBalances = database.prepare(
       'UPDATE wallets SET available = ?, pending = ?, reserved = ?, updated_at = ? WHERE id = ?',
@@ -215,14 +252,18 @@ export class Ledger {
     const touched = new Set<WalletState>()
     for (const p of postings) {
       if (p.amount === 0n) continue
-      if ('wallet' in p) {
-        if (p.wallet.currency !== currency)
-          throw new Error(`posting in ${currency} to a ${p.wallet.currency} wallet`)
-        p.wallet[p.bucket] += p.amount
-        if (p.wallet[p.bucket] < 0n) throw new Error(`posting would overdraw ${accountName(p)}`)
-        touched.add(p.wallet)
+      const entry = [partnerId, transactionId, accountName(p), currency, p.amount.toString(), now] as const
+      if (!('wallet' in p)) {
+        this.insertEntry.run(...entry, null, null, null, null)
+        continue
       }
-      this.insertEntry.run(partnerId, transactionId, accountName(p), currency, p.amount.toString(), now)
+      const w = p.wallet
+      if (w.currency !== currency) throw new Error(`posting in ${currency} to a ${w.currency} wallet`)
+      w[p.bucket] += p.amount
+      if (w[p.bucket] < 0n) throw new Error(`posting would overdraw ${accountName(p)}`)
+      touched.add(w)
+      // The balance the entry left the wallet with: its statement line (docs/money.md#the-ledger).
+      this.insertEntry.run(...entry, w.id, `${w.available}`, `${w.pending}`, `${w.reserved}`)
     }
     for (const w of touched) {
       w.updatedAt = now

@@ -62,7 +62,8 @@ CREATE INDEX IF NOT EXISTS transactions_by_partner ON transactions (partner_id, 
 CREATE INDEX IF NOT EXISTS transactions_by_wallet ON transactions (wallet_id, seq);
 CREATE INDEX IF NOT EXISTS transactions_due ON transactions (settles_at) WHERE status = 'processing';
 
--- No index: written by every movement, read only by audits and resets.
+-- An entry on a wallet's account names the wallet and the balance it left the wallet with, so
+-- that a wallet's entries read as a statement (GET /wallets/{id}/ledger-entries).
 CREATE TABLE IF NOT EXISTS ledger_entries (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   partner_id TEXT NOT NULL,
@@ -70,7 +71,11 @@ CREATE TABLE IF NOT EXISTS ledger_entries (
   account TEXT NOT NULL,
   currency TEXT NOT NULL,
   amount TEXT NOT NULL,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  wallet_id TEXT,
+  available_after TEXT,
+  pending_after TEXT,
+  reserved_after TEXT
 );
 
 CREATE TABLE IF NOT EXISTS wallet_volumes (
@@ -141,9 +146,39 @@ const OWNERS: Migration = {
   },
 }
 
+/**
+ * Schema 4 to 5: ledger entries name their wallet and the balance they left it with. An older
+ * file's entries get them by replaying each wallet's entries in order, from an empty wallet: one
+ * pass over the ledger.
+ */
+const STATEMENTS: Migration = {
+  version: 5,
+  up(database) {
+    for (const column of ['wallet_id', 'available_after', 'pending_after', 'reserved_after'])
+      addColumn(database, 'ledger_entries', column, 'TEXT')
+    const entries = database.prepare<{seq: number; account: string; amount: string}>(
+      "SELECT seq, account, amount FROM ledger_entries WHERE account LIKE 'wal\\_%' ESCAPE '\\' ORDER BY seq",
+    )
+    const save = database.prepare(
+      'UPDATE ledger_entries SET wallet_id = ?, available_after = ?, pending_after = ?, reserved_after = ? WHERE seq = ?',
+    )
+    const balances = new Map<string, Record<string, bigint>>()
+    for (const entry of entries.all()) {
+      const [wallet, bucket] = entry.account.split(':') as [string, string]
+      const balance = balances.get(wallet) ?? {available: 0n, pending: 0n, reserved: 0n}
+      balances.set(wallet, balance)
+      balance[bucket] = (balance[bucket] ?? 0n) + BigInt(entry.amount)
+      const {available, pending, reserved} = balance as Record<'available' | 'pending' | 'reserved', bigint>
+      save.run(wallet, String(available), String(pending), String(reserved), entry.seq)
+    }
+  },
+}
+
 export const MONEY: Schema = {
   name: 'money',
   sql: SQL,
+  indexes:
+    'CREATE INDEX IF NOT EXISTS ledger_entries_by_wallet ON ledger_entries (wallet_id, seq) WHERE wallet_id IS NOT NULL;',
   tables: [
     'wallets',
     'transactions',
@@ -152,5 +187,5 @@ export const MONEY: Schema = {
     'payment_methods',
     'bank_accounts',
   ].map(byPartner),
-  migrations: [OPENING_BALANCES, OWNERS],
+  migrations: [OPENING_BALANCES, OWNERS, STATEMENTS],
 }

@@ -1,4 +1,5 @@
 import type {z} from 'zod'
+import {instantOf} from '../../contract/fields.js'
 import {
   type CreateTransactionSchema,
   partiesProblem,
@@ -20,6 +21,8 @@ type ListQuery = {
   userId?: string | undefined
   status?: string | undefined
   type?: string | undefined
+  since?: string | undefined
+  until?: string | undefined
   cursor?: string | undefined
   limit?: number | undefined
 }
@@ -44,10 +47,13 @@ function checkParties(body: CreateTransaction): void {
 
 /** POST /transactions and the reading of transactions, over the kernel's movements and records. */
 export class TransactionService {
-  readonly #list: PagedList<TxRow, 'walletId' | 'userId' | 'status' | 'type'>
+  readonly #list: PagedList<TxRow, 'walletId' | 'userId' | 'status' | 'type' | 'since' | 'until'>
 
   constructor(
-    private readonly deps: Pick<SandboxContext, 'database' | 'clock' | 'money' | 'cursors' | 'owners'>,
+    private readonly deps: Pick<
+      SandboxContext,
+      'database' | 'clock' | 'money' | 'cursors' | 'owners' | 'tenants'
+    >,
   ) {
     this.#list = new PagedList(deps.database, deps.cursors, {
       name: 'transactions',
@@ -58,6 +64,8 @@ export class TransactionService {
         userId: 'wallet_id IN (SELECT id FROM wallets WHERE user_id = ?)',
         status: 'status = ?',
         type: 'type = ?',
+        since: 'created_at >= ?',
+        until: 'created_at < ?',
       },
     })
   }
@@ -110,9 +118,22 @@ export class TransactionService {
     return toTransaction(this.deps.money.transaction(id, partnerId))
   }
 
-  /** A page of the partner's transactions, newest first, filtered by wallet, user, status and type. */
+  /**
+   * A page of the partner's transactions, newest first, filtered by wallet, user, status, type and
+   * time. A user or wallet that is not the caller's is 404, not an empty list; a duration is counted
+   * back from the sandbox clock.
+   */
   list(partnerId: string, query: ListQuery): TransactionList {
-    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, query, query)
+    const {money, tenants, clock} = this.deps
+    if (query.userId !== undefined) tenants.requireUser(partnerId, query.userId)
+    if (query.walletId !== undefined) money.wallet(query.walletId, partnerId)
+    const now = clock.nowMs(partnerId)
+    const filters = {
+      ...query,
+      since: query.since === undefined ? undefined : instantOf(query.since, now),
+      until: query.until === undefined ? undefined : instantOf(query.until, now),
+    }
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, filters, query)
     return {transactions: rows.map((row) => toTransaction(fromRow(row))), hasMore, nextCursor}
   }
 

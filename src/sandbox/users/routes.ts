@@ -1,5 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import type {User} from '../../contract/users.js'
+import type {User, UserList} from '../../contract/users.js'
 import {partnerOf, type RouteSpec, route} from '../context.js'
 import type {UserService} from './service.js'
 
@@ -13,6 +13,10 @@ export function userRoutes(users: UserService): RouteSpec[] {
     route({
       endpoint: endpoints.getUser,
       run: (input): User => users.get(partnerOf(input), input.params.id),
+    }),
+    route({
+      endpoint: endpoints.listUsers,
+      run: (input): UserList => users.list(partnerOf(input), input.query),
     }),
   ]
 }

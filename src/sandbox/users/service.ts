@@ -1,10 +1,14 @@
-import type {CreateUserInput, User} from '../../contract/users.js'
+import type {z} from 'zod'
+import type {CreateUserInput, ListUsersQuerySchema, User, UserList} from '../../contract/users.js'
 import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
 import {newId} from '../ids.js'
+import {PagedList} from '../pagination.js'
 import type {UserRow} from '../tenants.js'
 
-function toUser(row: UserRow): User {
+type ListUsersQuery = z.output<typeof ListUsersQuerySchema>
+
+function toUser(row: Omit<UserRow, 'seq'>): User {
   return {
     id: row.id,
     email: row.email,
@@ -18,7 +22,30 @@ function toUser(row: UserRow): User {
 
 /** The users of each partner (kept in the tenants' table, which every feature checks against). */
 export class UserService {
-  constructor(private readonly deps: Pick<SandboxContext, 'tenants' | 'clock'>) {}
+  readonly #list: PagedList<UserRow, 'email' | 'external_id' | 'name'>
+
+  constructor(private readonly deps: Pick<SandboxContext, 'tenants' | 'clock' | 'database' | 'cursors'>) {
+    this.#list = new PagedList(deps.database, deps.cursors, {
+      name: 'users',
+      table: 'users',
+      order: 'oldest first',
+      filters: {
+        email: 'email = ? COLLATE NOCASE',
+        external_id: 'external_id = ?',
+        name: "first_name || ' ' || last_name LIKE ? ESCAPE '\\'",
+      },
+    })
+  }
+
+  /**
+   * A page of the partner's users, oldest first: those with an email (in any case), an external id,
+   * or a name containing the text given (in any case).
+   */
+  list(partnerId: string, query: ListUsersQuery): UserList {
+    const name = query.name === undefined ? undefined : `%${query.name.replace(/[\\%_]/g, '\\$&')}%`
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, {...query, name}, query)
+    return {users: rows.map(toUser), hasMore, nextCursor}
+  }
 
   /** A new user of the partner; a body naming another partner is refused. */
   create(partnerId: string, body: CreateUserInput): User {
@@ -28,7 +55,7 @@ export class UserService {
         value: body.partner_id,
       })
     }
-    const row: UserRow = {
+    const row: Omit<UserRow, 'seq'> = {
       id: newId.user(),
       partner_id: partnerId,
       email: body.email,

@@ -1,5 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
-import type {Balance, Wallet, WalletList} from '../../contract/wallets.js'
+import type {Balance, LedgerEntryList, Wallet, WalletList} from '../../contract/wallets.js'
 import {partnerOf, type RouteSpec, route} from '../context.js'
 import type {WalletService} from './service.js'
 
@@ -20,6 +20,10 @@ export function walletRoutes(wallets: WalletService): RouteSpec[] {
     route({
       endpoint: endpoints.updateWallet,
       run: (input): Wallet => wallets.update(partnerOf(input), input.params.id, input.body),
+    }),
+    route({
+      endpoint: endpoints.listLedgerEntries,
+      run: (input): LedgerEntryList => wallets.entries(partnerOf(input), input.params.id, input.query),
     }),
     route({
       endpoint: endpoints.listWallets,

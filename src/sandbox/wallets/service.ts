@@ -3,6 +3,7 @@ import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencie
 import type {
   Balance,
   CreateWalletSchema,
+  LedgerEntryList,
   ListWalletsQuerySchema,
   UpdateWalletSchema,
   Wallet,
@@ -12,7 +13,15 @@ import type {SandboxContext} from '../context.js'
 import {ApiError, invalidCurrency} from '../errors.js'
 import {newId} from '../ids.js'
 import {supportedCurrency} from '../money/checks.js'
-import {toBalance, toWallet, type WalletRow, type WalletState, walletFromRow} from '../money/ledger.js'
+import {
+  toBalance,
+  toLedgerEntry,
+  toWallet,
+  type WalletEntryRow,
+  type WalletRow,
+  type WalletState,
+  walletFromRow,
+} from '../money/ledger.js'
 import {PagedList} from '../pagination.js'
 
 type CreateWallet = z.output<typeof CreateWalletSchema>
@@ -34,6 +43,7 @@ const TRANSITIONS: Record<Wallet['status'], readonly Wallet['status'][]> = {
 /** The wallets of each partner's users: opening, reading, changing and listing them. */
 export class WalletService {
   readonly #list: PagedList<WalletRow, 'userId' | 'currency'>
+  readonly #entries: PagedList<WalletEntryRow, 'walletId'>
 
   constructor(
     private readonly deps: Pick<
@@ -46,6 +56,12 @@ export class WalletService {
       table: 'wallets',
       order: 'oldest first',
       filters: {userId: 'user_id = ?', currency: 'currency = ?'},
+    })
+    this.#entries = new PagedList(deps.database, deps.cursors, {
+      name: 'ledger-entries',
+      table: 'ledger_entries',
+      order: 'newest first',
+      filters: {walletId: 'wallet_id = ?'},
     })
   }
 
@@ -103,6 +119,17 @@ export class WalletService {
   /** The balance of the partner's wallet `id`. */
   balance(partnerId: string, id: string): Balance {
     return toBalance(this.deps.money.wallet(id, partnerId))
+  }
+
+  /** A page of the ledger entries of the partner's wallet `id`, newest first, each with the balance it left. */
+  entries(
+    partnerId: string,
+    id: string,
+    query: {cursor?: string | undefined; limit?: number | undefined},
+  ): LedgerEntryList {
+    const wallet = this.deps.money.wallet(id, partnerId)
+    const {rows, hasMore, nextCursor} = this.#entries.page(partnerId, {walletId: wallet.id}, query)
+    return {entries: rows.map(toLedgerEntry), hasMore, nextCursor}
   }
 
   /** A change of label, status or limits, within the allowed status transitions. */

@@ -1,4 +1,5 @@
 import {endpoints} from '../../contract/endpoints.js'
+import {instantOf} from '../../contract/fields.js'
 import {
   DEFAULT_ROTATION_OVERLAP_SECONDS,
   type Delivery,
@@ -12,7 +13,14 @@ import {
   type Webhook,
   type WebhookWithSecret,
 } from '../../contract/webhooks.js'
-import {type PathInput, partnerOf, type RouteSpec, route, type ServingContext} from '../context.js'
+import {
+  type OperationInput,
+  type PathInput,
+  partnerOf,
+  type RouteSpec,
+  route,
+  type ServingContext,
+} from '../context.js'
 import {ApiError} from '../errors.js'
 import {PagedList} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
@@ -134,25 +142,61 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
   return event
 }
 
-/** Registrations, the delivery log, listen sessions and the trigger. */
-// Long: a list of short operations, each handing off to the store or the runtime.
-export function webhookRoutes(
-  ctx: Pick<
-    ServingContext,
-    'clock' | 'database' | 'cursors' | 'events' | 'settings' | 'operation' | 'faults'
-  >,
-  runtime: WebhookService,
-): RouteSpec[] {
-  const {store} = runtime
-  const events = new PagedList<StoredEvent, 'type' | 'delivery'>(ctx.database, ctx.cursors, {
+type EventFilter = 'type' | 'delivery' | 'userId' | 'walletId' | 'transactionId' | 'since' | 'until'
+
+/** What an event is about is in event_subjects (events.ts); a user's events are also their wallets'. */
+const ABOUT = 'seq IN (SELECT event_seq FROM event_subjects WHERE subject = ?)'
+
+function eventList(ctx: Pick<ServingContext, 'database' | 'cursors'>) {
+  return new PagedList<StoredEvent, EventFilter>(ctx.database, ctx.cursors, {
     name: 'events',
     table: 'events',
     order: 'newest first',
     filters: {
       type: 'type = ?',
       delivery: 'EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = ?)',
+      userId: `seq IN (SELECT event_seq FROM event_subjects WHERE subject = ?
+        UNION ALL SELECT s.event_seq FROM wallets w JOIN event_subjects s ON s.subject = w.id WHERE w.user_id = ?)`,
+      walletId: ABOUT,
+      transactionId: ABOUT,
+      since: 'created_at >= ?',
+      until: 'created_at < ?',
     },
   })
+}
+
+/**
+ * The filters of a page of events, checked and resolved: a user, wallet or transaction that is not
+ * the caller's is 404 (a mistyped id is told, not answered with an empty list), and a duration is
+ * counted back from the sandbox clock.
+ */
+function eventFilters(
+  ctx: Pick<ServingContext, 'clock' | 'money' | 'tenants'>,
+  partnerId: string,
+  query: OperationInput<'listEvents'>['query'],
+): {[F in EventFilter]?: string | undefined} {
+  if (query.userId !== undefined) ctx.tenants.requireUser(partnerId, query.userId)
+  if (query.walletId !== undefined) ctx.money.wallet(query.walletId, partnerId)
+  if (query.transactionId !== undefined) ctx.money.transaction(query.transactionId, partnerId)
+  const now = ctx.clock.nowMs(partnerId)
+  return {
+    ...query,
+    since: query.since === undefined ? undefined : instantOf(query.since, now),
+    until: query.until === undefined ? undefined : instantOf(query.until, now),
+  }
+}
+
+/** Registrations, the delivery log, listen sessions and the trigger. */
+// Long: a list of short operations, each handing off to the store or the runtime.
+export function webhookRoutes(
+  ctx: Pick<
+    ServingContext,
+    'database' | 'cursors' | 'events' | 'settings' | 'operation' | 'clock' | 'money' | 'tenants' | 'faults'
+  >,
+  runtime: WebhookService,
+): RouteSpec[] {
+  const {store} = runtime
+  const events = eventList(ctx)
   return [
     route({
       endpoint: endpoints.createWebhook,
@@ -270,7 +314,8 @@ export function webhookRoutes(
       endpoint: endpoints.listEvents,
       run(input): EventList {
         const {query} = input
-        const {rows, hasMore, nextCursor} = events.page(partnerOf(input), query, query)
+        const partnerId = partnerOf(input)
+        const {rows, hasMore, nextCursor} = events.page(partnerId, eventFilters(ctx, partnerId, query), query)
         return {
           events: rows.map(
             (row): EventSummary => ({...envelopeOf(row), deliveries: store.deliveryCounts(row.id)}),

@@ -8,7 +8,7 @@ import type {BnplPayment, Loose} from '../../../contract/index.js'
 export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsCreate> {
   static override summary = 'create a BNPL payment: four instalments two weeks apart, the first at purchase'
   static override description =
-    "The instalments are collected from the user's wallet in the payment's currency. The payment is pending until the first is collected (after the sandbox's --settle-after), active until the last, then completed; an instalment the wallet cannot pay fails it."
+    "The instalments are collected from the user's wallet in the payment's currency. The payment is pending until the first is collected (after the delay a sandbox settles payments in: payctl sandbox start --settle-after), active until the last, then completed; an instalment the wallet cannot pay fails it."
   static override examples = [
     '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --amount 240.00USD --merchant Allbirds',
   ]
