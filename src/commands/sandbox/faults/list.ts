@@ -18,7 +18,7 @@ export default class SandboxFaultsList extends BaseCommand<typeof SandboxFaultsL
     if (await this.out.printList(list, 'faults', list.faults, faultColumns, this.flags)) return list
     if (list.faults.length === 0)
       this.out.log(
-        "No faults. Add one with: payctl sandbox faults add --route 'POST /v1/transactions' --status 503",
+        "No faults. Add one with: payctl sandbox faults add --status 503 --route 'POST /v1/transactions'",
       )
     else this.out.table(list.faults, faultColumns)
     return list
