@@ -264,6 +264,39 @@ describe('a clock per partner', () => {
     }
   })
 
+  test("tokens, idempotency keys and the HTTP Date header go by real time; records and events by the partner's clock", async () => {
+    const t = await start({tokenTtlSeconds: 3600})
+    try {
+      const p = await createPartner(t, 'traveller')
+      const token = await p.token()
+      const key = {headers: {'idempotency-key': 'made-before-the-jump'}}
+      const first = await p.post('/v1/users', {email: 'z@example.test', first_name: 'Z', last_name: 'Z'}, key)
+      expect(first.status).toBe(201)
+      const moved = await p.post('/_sandbox/clock/advance', {seconds: 30 * DAY})
+      expect(moved.status).toBe(200)
+      // A token of an hour still works a month later on the partner's clock: it is a credential.
+      expect((await p.get('/v1/wallets', {auth: token})).status).toBe(200)
+      // A retry of the same request replays, as it would an instant after in real time.
+      const again = await p.post('/v1/users', {email: 'z@example.test', first_name: 'Z', last_name: 'Z'}, key)
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.body.data.id).toBe(first.body.data.id)
+      // The HTTP Date header is the machine's: doctor's skew check compares it with the client's.
+      const date = Date.parse(again.headers.get('date') ?? '')
+      expect(Math.abs(date - Date.now())).toBeLessThan(60_000)
+      // What the partner makes is dated by its own clock, and so are the events about it.
+      const user = await p.post('/v1/users', {email: 'y@example.test', first_name: 'Y', last_name: 'Y'})
+      expect(Date.parse(user.body.data.created_at ?? user.body.data.createdAt)).toBeGreaterThan(
+        Date.now() + 29 * DAY * 1000,
+      )
+      const wallet = await p.post('/v1/wallets', {userId: user.body.data.id, currency: 'USD'})
+      const events = await p.get(`/v1/events?type=wallet.created&limit=1`)
+      expect(events.body.data.events[0].data.id).toBe(wallet.body.data.id)
+      expect(Date.parse(events.body.data.events[0].timestamp)).toBeGreaterThan(Date.now() + 29 * DAY * 1000)
+    } finally {
+      await t.close()
+    }
+  })
+
   test('a reset puts the partner back on real time, and a data file of one shared clock keeps each partner at it', async () => {
     const t = await start()
     try {

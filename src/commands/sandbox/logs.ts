@@ -11,7 +11,7 @@ export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
   static override summary = "show the local sandbox's request log: your requests, oldest first"
   static override handlesInterrupt = true
   static override description =
-    `One line per request the sandbox answered, whether it runs in the foreground or detached: time, status, method, path, duration, request id, then the error code, "replayed" for an idempotent replay, and an injected fault. Never a body or a credential. The profile's partner sees its own requests; the partner the sandbox was started for also sees those no credential was admitted for (health checks, failed sign-ins).
+    `One line per request the sandbox answered, whether it runs in the foreground or detached: time, status, method, path, duration, request id, then the error code, "replayed" for an idempotent replay, and an injected fault. Never a body or a credential. The profile's partner sees its own requests; the sandbox's operator (the partner it started with) also sees those no credential was admitted for (health checks, failed sign-ins).
 --request shows one request in full (the request id an error printed); --follow keeps printing new requests until Ctrl-C, asking the sandbox every half second.
 With --json: {"entries": [...]}; with --follow --json, one JSON object per line.`
   static override examples = [

@@ -2,7 +2,7 @@ import {addColumn, type Schema} from '../database.js'
 
 /**
  * The partners of the data file, with their credentials and names (unique, checked by the
- * directory; a partner a sandbox was started for is named by its id), and the tokens revoked
+ * directory; a partner a sandbox started with is named by its id), and the tokens revoked
  * before they expire.
  */
 export const AUTH_SCHEMA: Schema = {
