@@ -1,3 +1,4 @@
+import {DatabaseSync} from 'node:sqlite'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import type {Endpoint} from '../../src/contract/endpoint.js'
 import {COMMON_ERRORS} from '../../src/contract/endpoint.js'
@@ -297,7 +298,7 @@ describe('a clock per partner', () => {
     }
   })
 
-  test('a reset puts the partner back on real time, and a data file of one shared clock keeps each partner at it', async () => {
+  test('a reset puts the partner back on real time', async () => {
     const t = await start()
     try {
       await t.post('/_sandbox/clock/advance', {seconds: 3 * DAY})
@@ -308,6 +309,36 @@ describe('a clock per partner', () => {
       expect(Math.abs(clock.body.offsetSeconds)).toBeLessThan(5)
     } finally {
       await t.close()
+    }
+  })
+
+  test('a data file of the one shared clock (schema 4) gives each of its partners the time it showed', async () => {
+    const files = tempDir()
+    try {
+      const first = await start({data: files.file})
+      const other = await createPartner(first, 'other')
+      await first.close()
+      // What a schema 4 file held: one offset for the file, no clock per partner.
+      const db = new DatabaseSync(files.file)
+      db.exec(`UPDATE meta SET value = '4' WHERE key = 'schema_version';
+        INSERT INTO meta (key, value) VALUES ('clock_offset_ms', '${5 * DAY * 1000}');
+        DELETE FROM partner_clocks;`)
+      db.close()
+      const again = await start({data: files.file})
+      try {
+        for (const p of [again, as(again, other.creds)]) {
+          const clock = await p.get('/_sandbox/clock')
+          expect(clock.body.offsetSeconds).toBeGreaterThanOrEqual(5 * DAY - 5)
+          expect(clock.body.offsetSeconds).toBeLessThan(5 * DAY + 5)
+        }
+      } finally {
+        await again.close()
+      }
+      expect(
+        query(files.file, "SELECT value FROM meta WHERE key IN ('clock_offset_ms', 'schema_version')"),
+      ).toEqual([{value: '5'}])
+    } finally {
+      files.cleanup()
     }
   })
 })
