@@ -67,6 +67,20 @@ export class SandboxClock {
       )
       .all()
     for (const row of rows) {
+      // A damaged or hand-edited row would date every record of the partner wrongly, or not at all.
+      const valid = (ms: unknown) => Number.isSafeInteger(ms) && Math.abs(Number(ms)) <= 2 * MAX_OFFSET_MS
+      if (!valid(row.offset_ms))
+        throw database.damaged(
+          `clock of ${row.partner_id}`,
+          String(row.offset_ms),
+          'an offset in milliseconds',
+        )
+      if (row.frozen_at_ms !== null && !(Number.isSafeInteger(row.frozen_at_ms) && row.frozen_at_ms > 0))
+        throw database.damaged(
+          `frozen clock of ${row.partner_id}`,
+          String(row.frozen_at_ms),
+          'a time in milliseconds',
+        )
       this.#settings.set(row.partner_id, {offsetMs: row.offset_ms, frozenAtMs: row.frozen_at_ms ?? undefined})
     }
     this.#save = database.prepare(

@@ -210,7 +210,7 @@ export class Database {
       if (row === undefined) {
         this.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
       } else if (!/^\d{1,6}$/.test(row.value)) {
-        throw this.#damaged('schema_version', row.value, 'a schema version')
+        throw this.damaged('schema_version', row.value, 'a schema version')
       } else if (Number(row.value) > SCHEMA_VERSION) {
         throw new Error(
           `the sandbox data file was written by a newer payctl (schema ${row.value}, this one knows ${SCHEMA_VERSION})`,
@@ -333,7 +333,7 @@ export class Database {
     return this.transaction(() => {
       const row = this.prepare<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)
       if (row !== undefined) {
-        if (!shape.valid(row.value)) throw this.#damaged(key, row.value, shape.what)
+        if (!shape.valid(row.value)) throw this.damaged(key, row.value, shape.what)
         return row.value
       }
       const value = create()
@@ -342,7 +342,8 @@ export class Database {
     })
   }
 
-  #damaged(key: string, value: string, what: string): Error {
+  /** The refusal of a value read back at start that is not what payctl writes: DATA_FILE_DAMAGED. */
+  damaged(key: string, value: string, what: string): Error {
     const message = `the sandbox data file ${this.#path} is damaged: its ${key} is ${JSON.stringify(value.slice(0, 40))}, not ${what}; restore it from a copy, or start afresh with another --data`
     return Object.assign(new Error(message), {code: 'DATA_FILE_DAMAGED'})
   }

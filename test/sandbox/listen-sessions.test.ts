@@ -89,7 +89,7 @@ describe('listen sessions in the store: who collects', () => {
   const setup = () => {
     const database = openDatabase(':memory:')
     database.db.exec(
-      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
+      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', 'p1', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
     )
     return {database, store: new WebhookStore(database, 'fast')}
   }

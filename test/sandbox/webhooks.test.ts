@@ -303,7 +303,7 @@ describe('the delivery store', () => {
   it('gives a delivery up after its last scheduled attempt', () => {
     const database = openDatabase(':memory:')
     database.db.exec(
-      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
+      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', 'p1', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
     )
     const store = new WebhookStore(database, 'fast')
     store.createEndpoint('p1', 'http://127.0.0.1:9/', ['*'], Date.now())
@@ -343,7 +343,7 @@ describe('listen sessions in the store', () => {
   const setup = () => {
     const database = openDatabase(':memory:')
     database.db.exec(
-      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
+      "INSERT INTO partners VALUES ('p1', 'pk_test_x', 's', 'test_x', 'p1', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
     )
     return {database, store: new WebhookStore(database, 'fast')}
   }
