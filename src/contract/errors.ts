@@ -52,6 +52,7 @@ export const ERROR_STATUS = {
   LISTEN_SESSION_LIMIT: 429,
   WEBHOOK_LIMIT: 422,
   ACCOUNT_LIMIT: 422,
+  TRIGGER_NOT_RECORDED: 422,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
