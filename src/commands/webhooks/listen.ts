@@ -12,6 +12,7 @@ import {
   usageError,
 } from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
+import {type ForwardRoute, parseHeaders, parseRoute} from '../../core/webhooks/routing.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'receive events through a tunnel to the sandbox and forward them to your app'
@@ -27,6 +28,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     '<%= config.bin %> <%= command.id %> --events wallet.created,transaction.completed --forward-to http://localhost:3000/hooks',
     'export WEBHOOK_SECRET=$(<%= config.bin %> <%= command.id %> --print-secret)',
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json --exit-on-failure',
+    "<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --route 'bnplsvc.*=http://localhost:3001/bnpl' --route 'transaction.failed=http://localhost:3002/alerts' --header 'X-Env: dev'",
   ]
   static override flags = {
     'forward-to': Flags.string({
@@ -38,7 +40,16 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     'exit-on-failure': Flags.boolean({
       summary: 'exit non-zero when the link fails instead of reconnecting (for supervisors)',
     }),
+    route: Flags.string({
+      summary:
+        'PATTERN=URL: forward the events PATTERN selects (bnplsvc.*, transaction.failed) to URL instead; the first route that matches wins, the rest go to --forward-to (repeatable)',
+      multiple: true,
+    }),
+    header: Flags.string({summary: '"Name: value" added to every forward (repeatable)', multiple: true}),
   }
+
+  /** The --route rules, tried in order before --forward-to (docs/webhooks.md#routed-forwarding). */
+  #routes: ForwardRoute[] = []
 
   /** Under --json every line of stdout is one object, errors and --print-secret's answer included. */
   protected override logJson(json: unknown): void {
@@ -59,6 +70,9 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
       throw usageError(`--forward-to must be an http(s) URL, e.g. http://localhost:3000/hooks`, 'INVALID_URL')
     }
+    // Routed forwarding: checked before anything is opened.
+    this.#routes = (f.route ?? []).map(parseRoute)
+    const headers = parseHeaders(f.header ?? [])
     if (f['print-secret']) {
       // Without --events, the session keeps the selectors of the listener that may be running.
       const body = {
@@ -92,6 +106,8 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       state,
       events,
       forwardTo,
+      routes: this.#routes,
+      headers,
       exitOnFailure: f['exit-on-failure'],
       signal: controller.signal,
       onEvent: (e) => this.render(e),
@@ -117,8 +133,9 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
   }
 
   /** Print an event; the promise settles once its stdout line is written (or could not be). */
-  render(e: ListenEvent): Promise<void> | undefined {
+  render(event: ListenEvent): Promise<void> | undefined {
     const out = this.io.out
+    const e = event.type === 'ready' ? {...event, routes: this.#routes} : event
     if (this.jsonEnabled()) return writeOut(out, `${stringifyExact(e)}\n`)
     const {stdout, stderr} = listenLines(e, this.flags.debug, this.io.err)
     const written =
