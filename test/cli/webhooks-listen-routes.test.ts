@@ -135,6 +135,18 @@ describe('webhooks listen with routes', () => {
     expect(listen.lines.some((l) => l.type === 'forward' && l.eventId === card)).toBe(false)
     const order = ids(bnpl).filter((id) => sequence.includes(id))
     expect(order).toEqual(sequence)
+    // Stalled for 2 s, the target's next delivery is not queued behind it: it fails at once, for the
+    // sandbox to retry, rather than hold a place in the sandbox's window of unacknowledged pushes.
+    await new Promise((r) => setTimeout(r, 4_000))
+    const second = await trigger('walletsvc.card.created')
+    const skipped = await listen.waitFor((l) => l.type === 'forward' && l.eventId === second)
+    expect(skipped).toMatchObject({
+      url: hanging.url,
+      ok: false,
+      error: expect.stringContaining('has not answered'),
+    })
+    expect(listen.lines.some((l) => l.type === 'forward' && l.eventId === card)).toBe(false)
+    expect(hanging.requests()).toBe(1)
     // Once its 10 s are up, the hanging forward fails and the sandbox will retry it.
     const gaveUp = await listen.waitFor((l) => l.type === 'forward' && l.eventId === card, 20_000)
     expect(gaveUp).toMatchObject({url: hanging.url, ok: false})
