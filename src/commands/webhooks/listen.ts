@@ -70,9 +70,6 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
       throw usageError(`--forward-to must be an http(s) URL, e.g. http://localhost:3000/hooks`, 'INVALID_URL')
     }
-    // Routed forwarding: checked before anything is opened.
-    this.#routes = (f.route ?? []).map(parseRoute)
-    const headers = parseHeaders(f.header ?? [])
     if (f['print-secret']) {
       // Without --events, the session keeps the selectors of the listener that may be running.
       const body = {
@@ -105,9 +102,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       client: this.api,
       state,
       events,
-      forwardTo,
-      routes: this.#routes,
-      headers,
+      ...this.#routing(forwardTo),
       exitOnFailure: f['exit-on-failure'],
       signal: controller.signal,
       onEvent: (e) => this.render(e),
@@ -125,6 +120,12 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     // The signal handlers stay until the process ends: when-exit (used by conf) raises the signal
     // once more as the process winds down, which would otherwise end it with the signal's default.
     return undefined
+  }
+
+  /** Where each event goes: --route rules, tried in order before --forward-to, and --header. */
+  #routing(forwardTo: string | undefined) {
+    this.#routes = (this.flags.route ?? []).map(parseRoute)
+    return {forwardTo, routes: this.#routes, headers: parseHeaders(this.flags.header ?? [])}
   }
 
   /** Where the listener key and journal of each profile are kept. */
