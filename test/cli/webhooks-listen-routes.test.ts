@@ -16,16 +16,24 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 }
 
 /** A receiver that takes requests and never answers: a target that hangs. */
-async function startHanging(): Promise<{url: string; requests: () => number; close: () => Promise<void>}> {
+async function startHanging(): Promise<{
+  url: string
+  requests: () => number
+  /** When the first request came (Date.now()). */
+  firstAt: () => number
+  close: () => Promise<void>
+}> {
   let requests = 0
+  let firstAt = 0
   const server: Server = createServer(() => {
-    requests++
+    if (requests++ === 0) firstAt = Date.now()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}/hang`,
     requests: () => requests,
+    firstAt: () => firstAt,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()
@@ -123,7 +131,9 @@ describe('webhooks listen with routes', () => {
     expect(JSON.stringify(listen.lines) + listen.stderr()).not.toContain('local-app-token')
   })
 
-  it('keeps each target’s order, and a target that hangs delays only its own deliveries', async () => {
+  it('keeps each target’s order, and a target that hangs delays only its own deliveries', {
+    timeout: 60_000,
+  }, async () => {
     const card = await trigger('walletsvc.card.created')
     await until(() => hanging.requests() === 1, 'the hanging target to be called')
     const sequence: string[] = []
@@ -135,9 +145,10 @@ describe('webhooks listen with routes', () => {
     expect(listen.lines.some((l) => l.type === 'forward' && l.eventId === card)).toBe(false)
     const order = ids(bnpl).filter((id) => sequence.includes(id))
     expect(order).toEqual(sequence)
-    // Stalled for 2 s, the target's next delivery is not queued behind it: it fails at once, for the
+    // Stalled for 5 s, the target's next delivery is not queued behind it: it fails at once, for the
     // sandbox to retry, rather than hold a place in the sandbox's window of unacknowledged pushes.
-    await new Promise((r) => setTimeout(r, 4_000))
+    // (Between the stall, 5 s, and the first forward's timeout, 10 s, after it was sent.)
+    await new Promise((r) => setTimeout(r, hanging.firstAt() + 7_000 - Date.now()))
     const second = await trigger('walletsvc.card.created')
     const skipped = await listen.waitFor((l) => l.type === 'forward' && l.eventId === second)
     expect(skipped).toMatchObject({

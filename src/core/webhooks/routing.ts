@@ -27,7 +27,7 @@ export interface ForwardRouting {
 }
 
 /** A target whose forward has gone unanswered this long is stalled: what waits for it fails at once. */
-export const STALLED_MS = 2_000
+export const STALLED_MS = 5_000
 
 /** `localhost:3000/hooks` means http://localhost:3000/hooks, as a browser would take it; refuse anything not http(s). */
 export function forwardUrl(given: string, flag: string): string {
