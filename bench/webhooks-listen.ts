@@ -48,13 +48,17 @@ function firstJson<T>(child: ChildProcess, accept: (value: Record<string, unknow
   return new Promise((resolvePromise, reject) => {
     let text = ''
     const timer = setTimeout(() => reject(new Error(`no answer:\n${text}`)), 30_000)
-    child.stdout!.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       text += chunk.toString()
       for (const candidate of [text, ...text.split('\n')]) {
         try {
           const value = JSON.parse(candidate) as Record<string, unknown>
           if (accept(value)) {
             clearTimeout(timer)
+            // Found: the rest of stdout is drained unread, not parsed again with every chunk (which
+            // made the benchmark's own process, the receiver's, the bottleneck of a long run).
+            child.stdout!.off('data', onData)
+            child.stdout!.on('data', () => undefined)
             resolvePromise(value as T)
             return
           }
@@ -62,7 +66,8 @@ function firstJson<T>(child: ChildProcess, accept: (value: Record<string, unknow
           // not a whole document yet
         }
       }
-    })
+    }
+    child.stdout!.on('data', onData)
     child.once('exit', (code) => reject(new Error(`exited with ${code}`)))
   })
 }
@@ -171,7 +176,8 @@ async function main(): Promise<void> {
   report(`steady (${RATE} events/s offered)`, steady, (performance.now() - t1) / 1000)
 
   // Backlog: events made while listen is stopped, drained when it starts: the tunnel's own capacity.
-  listen.kill('SIGINT')
+  // Killed, not stopped: Ctrl-C ends the session, and nothing would be collected for it.
+  listen.kill('SIGKILL')
   await new Promise((r) => listen.once('exit', r))
   const backlog: string[] = []
   next = 0

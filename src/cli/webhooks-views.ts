@@ -192,10 +192,15 @@ function sessionLines(
 ): {stdout?: string; stderr?: string} {
   switch (e.type) {
     case 'ready': {
-      const where =
+      // The command adds its --route rules to the ready event.
+      const routes = 'routes' in e ? (e.routes as {pattern: string; url: string}[]) : []
+      const rest = routes.length > 0 ? 'the rest ' : ''
+      const where = [
+        ...routes.map((r) => `forwarding ${r.pattern} to ${r.url}`),
         e.forwardTo === null
-          ? 'printing events (add --forward-to URL to send them to your app)'
-          : `forwarding to ${e.forwardTo}`
+          ? `printing ${rest === '' ? 'events (add --forward-to URL to send them to your app)' : 'the rest'}`
+          : `forwarding ${rest}to ${e.forwardTo}`,
+      ].join(', ')
       const waiting =
         e.pending > 0 ? `\n${e.pending} deliveries made while you were away will be replayed.` : ''
       return {

@@ -56,6 +56,8 @@ export const ERROR_STATUS = {
   PARTNER_EXISTS: 409,
   // Injected by a fault on demand (docs/sandbox.md#faults); never answered otherwise.
   SERVICE_UNAVAILABLE: 503,
+  // The trigger ran but recorded no such event (docs/webhooks.md#webhooks-trigger).
+  TRIGGER_NOT_RECORDED: 422,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

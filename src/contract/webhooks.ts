@@ -5,6 +5,7 @@ import {EVENT_NAMES, EventEnvelopeSchema, type EventName} from './events.js'
 import {DeliveryFaultSettingsSchema} from './faults.js'
 import {Id, pageQuery, TimeBound, Timestamp, URL_MAX_LENGTH} from './fields.js'
 import {notShown} from './surface.js'
+import {overrideProblems, TriggerSetSchema} from './trigger-overrides.js'
 
 /**
  * Webhooks: registrations, the delivery log, listen sessions (the CLI's tunnel) and the sandbox's
@@ -187,11 +188,21 @@ export const EventListSchema = z
   .meta({id: 'EventList'})
 export type EventList = z.infer<typeof EventListSchema>
 
+/** How many deliveries one resend may make to each target. */
+export const MAX_RESEND_TIMES = 10
+
 export const ResendEventRequestSchema = z
   .strictObject({
     webhookId: Id.optional().describe(
       'resend to this registration only (default: every registration that selects the event)',
     ),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_RESEND_TIMES)
+      .optional()
+      .describe(`deliveries to each target, 1 to ${MAX_RESEND_TIMES} (default 1)`),
   })
   .meta({id: 'ResendEventRequest'})
 
@@ -238,14 +249,29 @@ export const ListenSessionSchema = z
   .meta({id: 'ListenSession'})
 export type ListenSession = z.infer<typeof ListenSessionSchema>
 
-export const TriggerRequestSchema = z.strictObject({event: z.enum(EVENT_NAMES)}).meta({id: 'TriggerRequest'})
+export const TriggerRequestSchema = z
+  .strictObject({
+    event: z.enum(EVENT_NAMES),
+    user: Id.optional().describe('make the event about this existing user (usr_…) of the caller'),
+    wallet: Id.optional().describe(
+      'make the event about this existing wallet (wal_…) of the caller; its user and currency follow',
+    ),
+    set: TriggerSetSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    for (const p of overrideProblems(body.event, body)) {
+      ctx.addIssue({code: 'custom', path: p.path, message: p.message, input: body})
+    }
+  })
+  .meta({id: 'TriggerRequest'})
+export type TriggerRequest = z.infer<typeof TriggerRequestSchema>
 
 export const TriggerResultSchema = z
   .object({
     event: EventEnvelopeSchema,
     synthesized: z
       .boolean()
-      .describe('true when no producer of this event runs in the sandbox yet and its data was made up'),
+      .describe('always false: every event is recorded by its real flow (kept for older clients)'),
     objects: z.record(z.string(), z.string()).describe('ids of what the trigger created, by name'),
   })
   .meta({id: 'TriggerResult'})
@@ -382,13 +408,28 @@ export const webhookEndpoints = {
     operationId: 'sandboxTrigger',
     method: 'POST',
     path: '/_sandbox/trigger',
-    summary: 'sandbox only: produce a realistic event of a type, creating what it needs',
+    summary:
+      'sandbox only: produce a real event of a type, creating what it needs or using the records named',
     tag: 'sandbox',
     auth: 'sandbox-admin',
     body: TriggerRequestSchema,
     response: TriggerResultSchema,
     status: 201,
-    errors: [],
+    // The trigger runs the API's own operations: it answers their refusals as they are.
+    errors: [
+      'NOT_FOUND',
+      'WALLET_EXISTS',
+      'INVALID_CURRENCY',
+      'INSUFFICIENT_FUNDS',
+      'WALLET_NOT_ACTIVE',
+      'AMOUNT_TOO_SMALL',
+      'AMOUNT_TOO_LARGE',
+      'INVALID_PAYMENT_METHOD',
+      'CURRENCY_MISMATCH',
+      'ROUNDUP_CURRENCY_LOCKED',
+      'BNPL_DECLINED',
+      'TRIGGER_NOT_RECORDED',
+    ],
     enveloped: false,
     versioned: false,
   },

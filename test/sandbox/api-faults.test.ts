@@ -38,7 +38,12 @@ describe('API faults: what a partner injects into its own requests', () => {
     expect(typo.status).toBe(400)
     expect(typo.body.details).toMatchObject({field: 'route'})
     expect(typo.body.message).toContain('did you mean "POST /v1/transactions"')
-    for (const route of ['POST /_sandbox/reset', 'POST /v1/auth/token', 'FETCH /v1/users', 'DELETE /v1/users']) {
+    for (const route of [
+      'POST /_sandbox/reset',
+      'POST /v1/auth/token',
+      'FETCH /v1/users',
+      'DELETE /v1/users',
+    ]) {
       const refused = await fault({route, status: 500})
       expect(refused.status, route).toBe(400)
       expect(refused.body.details.field, route).toBe('route')

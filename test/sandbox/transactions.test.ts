@@ -54,8 +54,16 @@ describe('POST /transactions', () => {
         total: 9_680,
         currency: 'USD',
       })
+      // The spec's fields, and the transaction's metadata (docs/money.md#events).
       expect(eventsFor(files.file, 'transaction.completed', txn.id)).toEqual([
-        {id: txn.id, amount: 10_000, currency: 'USD', status: 'completed', completedAt: txn.completedAt},
+        {
+          id: txn.id,
+          amount: 10_000,
+          currency: 'USD',
+          status: 'completed',
+          completedAt: txn.completedAt,
+          metadata: {order: '42'},
+        },
       ])
     })
 

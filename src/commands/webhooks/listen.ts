@@ -13,6 +13,7 @@ import {
   usageError,
 } from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
+import {type ForwardRoute, parseHeaders, parseRoute} from '../../core/webhooks/routing.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'receive events through a tunnel to the sandbox and forward them to your app'
@@ -31,6 +32,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     'export WEBHOOK_SECRET=$(<%= config.bin %> <%= command.id %> --print-secret)',
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json --exit-on-failure',
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --duplicate 0.2 --reorder 5 --tamper-signature 0.05',
+    "<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --route 'bnplsvc.*=http://localhost:3001/bnpl' --route 'transaction.failed=http://localhost:3002/alerts' --header 'X-Env: dev'",
   ]
   static override flags = {
     'forward-to': Flags.string({
@@ -44,7 +46,16 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     }),
     // Delivery faults of this session (docs/webhooks.md#delivery-faults).
     ...deliveryFaultFlags,
+    route: Flags.string({
+      summary:
+        'PATTERN=URL: forward the events PATTERN selects (bnplsvc.*, transaction.failed) to URL instead; the first route that matches wins, the rest go to --forward-to (repeatable)',
+      multiple: true,
+    }),
+    header: Flags.string({summary: '"Name: value" added to every forward (repeatable)', multiple: true}),
   }
+
+  /** The --route rules, tried in order before --forward-to (docs/webhooks.md#routed-forwarding). */
+  #routes: ForwardRoute[] = []
 
   /** Under --json every line of stdout is one object, errors and --print-secret's answer included. */
   protected override logJson(json: unknown): void {
@@ -99,7 +110,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       state,
       events,
       faults: deliveryFaultsFrom(f) ?? null,
-      forwardTo,
+      ...this.#routing(forwardTo),
       exitOnFailure: f['exit-on-failure'],
       signal: controller.signal,
       onEvent: (e) => this.render(e),
@@ -119,14 +130,21 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     return undefined
   }
 
+  /** Where each event goes: --route rules, tried in order before --forward-to, and --header. */
+  #routing(forwardTo: string | undefined) {
+    this.#routes = (this.flags.route ?? []).map(parseRoute)
+    return {forwardTo, routes: this.#routes, headers: parseHeaders(this.flags.header ?? [])}
+  }
+
   /** Where the listener key and journal of each profile are kept. */
   #stateDir(): string {
     return privateSubdir(this.runtime.configDir, 'webhooks')
   }
 
   /** Print an event; the promise settles once its stdout line is written (or could not be). */
-  render(e: ListenEvent): Promise<void> | undefined {
+  render(event: ListenEvent): Promise<void> | undefined {
     const out = this.io.out
+    const e = event.type === 'ready' ? {...event, routes: this.#routes} : event
     if (this.jsonEnabled()) return writeOut(out, `${stringifyExact(e)}\n`)
     const {stdout, stderr} = listenLines(e, this.flags.debug, this.io.err)
     const written =

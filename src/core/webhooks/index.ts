@@ -8,6 +8,7 @@ export * from '../../contract/webhook-signature.js'
 export {closeForwarding, FORWARD_TIMEOUT_MS, forwardDelivery} from './forward.js'
 export {type ListenEvent, Listener, type ListenOptions, type ListenSummary, socketUrl} from './listen.js'
 export {type DeliveryOutcome, ListenState, settles} from './listen-state.js'
+export {parseTriggerOverrides, type TriggerFlags} from './overrides.js'
 
 function unknownEvent(flag: string, value: string, suggestion: EventName | undefined): PayctlError {
   return new PayctlError({

@@ -13,8 +13,9 @@ import {
 import type {PayctlClient} from '../client.js'
 import {PayctlError} from '../errors.js'
 import {backoffDelay} from '../transport.js'
-import {closeForwarding, forwardDelivery} from './forward.js'
+import {closeForwarding} from './forward.js'
 import {type DeliveryOutcome, type ListenState, settles} from './listen-state.js'
+import {Forwarder, type ForwardRoute} from './routing.js'
 
 /** What a listen session reports, in order, to whoever renders it; it knows nothing of sockets. */
 export type ListenEvent =
@@ -77,8 +78,10 @@ export interface ListenOptions {
   /** Event selectors (`wallet.created`, `bnplsvc.*`, `*`). */
   events: string[]
   faults?: DeliveryFaultSettings | null // the session's delivery faults: null removes them, absent keeps them
-  /** Where to POST each delivery; without it, deliveries are only reported. */
+  /** Where to POST each delivery no route takes (routing.ts); without it, those are only reported. */
   forwardTo?: string | undefined
+  routes?: ForwardRoute[] | undefined
+  headers?: Record<string, string> | undefined
   /** Fail instead of reconnecting when the link drops (for supervisors). */
   exitOnFailure?: boolean
   /** Abort to stop: deliveries in hand are finished and acknowledged, then the link is closed. */
@@ -186,9 +189,11 @@ export class Listener {
   #socket: WebSocket | undefined
   readonly #inHand = new Map<string, Promise<void>>()
   readonly #summary: ListenSummary = {sessionId: undefined, received: 0, forwarded: 0, failed: 0}
+  readonly #forwarder: Forwarder
 
   constructor(options: ListenOptions) {
     this.#o = options
+    this.#forwarder = new Forwarder(options)
     this.#signal = AbortSignal.any([options.signal, this.#failed.signal])
   }
 
@@ -443,12 +448,12 @@ export class Listener {
   }
 
   async #handle(frame: ListenDeliveryFrame): Promise<void> {
-    const {onEvent, forwardTo, state} = this.#o
+    const {onEvent, state} = this.#o
     this.#summary.received++
     const body = Buffer.from(frame.body, 'base64')
     const check = verifySignature(body, frame.headers[SIGNATURE_HEADER], this.#secret ?? '-')
     // Reported before it is forwarded: a delivery nobody could be told about is left to the sandbox.
-    await onEvent({
+    const reported = onEvent({
       type: 'event',
       time: now(),
       eventId: frame.eventId,
@@ -460,11 +465,10 @@ export class Listener {
       ...(frame.injected === undefined ? {} : {injected: frame.injected}),
     })
     // A failed check is reported and the delivery still forwarded: the app's own check should refuse it too.
-    const outcome: DeliveryOutcome =
-      forwardTo === undefined ? {forwarded: false} : await forwardDelivery(forwardTo, frame.headers, body)
+    const {target, outcome} = await this.#forwarder.deliver(frame.event, reported, frame.headers, body)
     state.record(frame.deliveryId, outcome)
     this.#ack(frame.deliveryId, outcome)
-    if (forwardTo !== undefined) {
+    if (target !== undefined) {
       const ok = settles(outcome)
       if (ok) this.#summary.forwarded++
       else this.#summary.failed++
@@ -475,7 +479,7 @@ export class Listener {
         event: frame.event,
         deliveryId: frame.deliveryId,
         attempt: frame.attempt,
-        url: forwardTo,
+        url: target,
         ok,
         ...outcome,
       })

@@ -3,23 +3,29 @@ import type {EventLog} from '../events.js'
 import {jsonAmount} from '../json.js'
 import type {TxRecord} from './records.js'
 
-/** A transaction's event data as the spec shows it. */
+/** The transaction's metadata, when it has some: what a receiver matches the event to its order with. */
+const metadataOf = (r: TxRecord) =>
+  r.metadata !== null && Object.keys(r.metadata).length > 0 ? {metadata: r.metadata} : {}
+
+/** A transaction's event data as the spec shows it, and its metadata. */
 function transactionEventData(r: TxRecord): Record<string, unknown> {
-  return r.status === 'failed'
-    ? {
-        id: r.id,
-        amount: jsonAmount(r.amount),
-        currency: r.currency,
-        status: r.status,
-        failureReason: r.failureReason,
-      }
-    : {
-        id: r.id,
-        amount: jsonAmount(r.amount),
-        currency: r.currency,
-        status: r.status,
-        completedAt: r.completedAt,
-      }
+  const data =
+    r.status === 'failed'
+      ? {
+          id: r.id,
+          amount: jsonAmount(r.amount),
+          currency: r.currency,
+          status: r.status,
+          failureReason: r.failureReason,
+        }
+      : {
+          id: r.id,
+          amount: jsonAmount(r.amount),
+          currency: r.currency,
+          status: r.status,
+          completedAt: r.completedAt,
+        }
+  return {...data, ...metadataOf(r)}
 }
 
 /** `transfer.completed` / `transfer.failed`: the spec shows `transferId` and its snake_case twin. */
@@ -35,7 +41,7 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
   }
   if (r.destinationWalletId !== null) data.destinationWalletId = r.destinationWalletId
   if (r.failureReason !== null) data.failureReason = r.failureReason
-  return data
+  return {...data, ...metadataOf(r)}
 }
 
 /**

@@ -24,10 +24,10 @@ import {
 import {ApiError} from '../errors.js'
 import {PagedList} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
-import {FIXTURES, runFixture} from './fixtures.js'
 import {type AttemptRow, type DeliveryRow, type EndpointRow, LISTEN_REPLAY_WINDOW_MS} from './rows.js'
 import type {WebhookService} from './service.js'
 import type {WebhookStore} from './store.js'
+import {runTrigger} from './trigger.js'
 import {HEARTBEAT_SECONDS} from './tunnel.js'
 import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
 
@@ -355,7 +355,10 @@ export function webhookRoutes(
           }
         }
         const now = Date.now()
-        const deliveries = store.resend(event, target, now)
+        // Each time is a delivery of its own to every target, recorded in the event's log.
+        const deliveries = Array.from({length: body.times ?? 1}, () =>
+          store.resend(event, target, now),
+        ).flat()
         runtime.nudge()
         return {eventId: event.id, deliveries: deliveries.map(toDelivery)}
       },
@@ -363,23 +366,23 @@ export function webhookRoutes(
     route({
       endpoint: endpoints.sandboxTrigger,
       run(input): TriggerResult {
-        const type = input.body.event
+        const {event: type, ...overrides} = input.body
         const partnerId = partnerOf(input)
         // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
-        const {objects, produced, event} = ctx.database.transaction(() => {
+        const {objects, event} = ctx.database.transaction(() => {
           const before = store.maxEventSeq()
-          const objects = runFixture(type, ctx.operation, input, (fn) => ctx.database.transaction(fn), {
-            settleAfterSeconds: ctx.settings.settleAfterSeconds,
+          const {objects, eventId} = runTrigger(type, overrides, {
+            lookup: ctx.operation,
+            caller: input,
+            transaction: (fn) => ctx.database.transaction(fn),
+            settings: {settleAfterSeconds: ctx.settings.settleAfterSeconds},
+            recorded: () => store.latestEvent(partnerId, type, before),
           })
-          const produced = store.latestEvent(partnerId, type, before)
-          const at = ctx.clock.now(partnerId)
-          const synthesize = () => FIXTURES[type].synthesize(objects, at)
-          const event = produced ?? store.event(ctx.events.record(type, partnerId, synthesize(), at).id)!
-          return {objects, produced, event}
+          return {objects, event: store.event(eventId)!}
         })
         return {
           event: envelopeOf(event),
-          synthesized: produced === undefined,
+          synthesized: false,
           objects: Object.fromEntries(
             Object.entries(objects)
               .filter(([, o]) => typeof o?.id === 'string')
