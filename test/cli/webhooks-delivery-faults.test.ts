@@ -41,7 +41,7 @@ describe('delivery faults against real sandbox and listen processes', () => {
     for (let i = 0; i < count; i++) {
       const r = await run(['webhooks', 'trigger', 'wallet.created', '--json'])
       expect(r.exitCode, r.stderr).toBe(0)
-      ids.push(r.json<{event: {id: string}}>().event.id)
+      ids.push(r.json<{id: string}>().id)
     }
     return ids
   }

@@ -14,6 +14,7 @@ import type {PayctlClient} from '../client.js'
 import {PayctlError} from '../errors.js'
 import {backoffDelay} from '../transport.js'
 import {closeForwarding} from './forward.js'
+import {closeReason, describeFailure, listenFailure, retryable} from './listen-failures.js'
 import {type DeliveryOutcome, type ListenState, settles} from './listen-state.js'
 import {Forwarder, type ForwardRoute} from './routing.js'
 
@@ -128,32 +129,6 @@ export function socketUrl(baseUrl: string, session: Pick<ListenSession, 'socketP
   return url.toString()
 }
 
-function closeReason(code: number, reason: string): string {
-  if (reason !== '') return reason
-  if (code === 1001) return 'the sandbox is shutting down'
-  if (code === 1005) return 'the sandbox closed the link'
-  if (code === 1006) return 'the connection was cut'
-  return `closed with code ${code}`
-}
-
-function describeFailure(err: unknown, baseUrl: string): string {
-  if (err instanceof PayctlError && err.kind === 'network') {
-    return `could not reach ${baseUrl} (${String(err.details?.errno ?? err.code)})`
-  }
-  return err instanceof Error ? err.message : String(err)
-}
-
-/** What stops a listener from the inside, as a PayctlError (a stack trace helps no user here). */
-function listenFailure(err: unknown): PayctlError {
-  if (err instanceof PayctlError) return err
-  return new PayctlError({
-    kind: 'api',
-    code: 'LISTEN_FAILED',
-    message: `listen stopped: ${err instanceof Error ? err.message : String(err)}`,
-    cause: err,
-  })
-}
-
 type ReadyFrame = z.infer<typeof ListenReadyFrameSchema>
 
 /** A `ready` frame as the sandbox must send it; another shape means a sandbox of another version. */
@@ -167,12 +142,6 @@ function readyFrame(frame: unknown): ReadyFrame {
     message: `the sandbox's ready frame is not one payctl understands (${issue?.path.join('.') || 'frame'}: ${issue?.message ?? 'invalid'})`,
     suggestions: ['Run a sandbox of the same payctl version: payctl sandbox start'],
   })
-}
-
-/** Errors worth reconnecting after: no answer, or a server error; anything else is for the user. */
-function retryable(err: unknown): boolean {
-  if (!(err instanceof PayctlError)) return true
-  return err.kind === 'network' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500
 }
 
 /**
