@@ -13,16 +13,6 @@ import {MAX_FAULT_SEED} from '../contract/faults.js'
 import {ApiError} from './errors.js'
 import {randomHex} from './ids.js'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /**
-     * What a fault on demand did to this request ("status 503", "drop after", "latency 1500ms"),
-     * for the request log; absent when none was injected.
-     */
-    injectedFault?: string
-  }
-}
-
 /**
  * Faults on demand (docs/sandbox.md#faults): kept in memory, by the partner that added them. They
  * are test set-up, not records: a restart, `POST /_sandbox/reset` and `DELETE /_sandbox/faults` end

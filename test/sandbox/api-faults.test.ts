@@ -69,6 +69,14 @@ describe('API faults: what a partner injects into its own requests', () => {
       expect(hit.body.error).toMatchObject({code: 'SERVICE_UNAVAILABLE', details: {injected: true}})
     }
     expect((await t.post('/v1/users', body)).status).toBe(201)
+    // The request log marks what was injected, and only that.
+    const log = await t.get('/_sandbox/logs?path=/v1/users&limit=100', {auth: t.creds.secretKey})
+    const lines = log.body.entries.slice(-3)
+    expect(lines.map((e: {status: number; fault?: string}) => [e.status, e.fault])).toEqual([
+      [503, 'status 503'],
+      [503, 'status 503'],
+      [201, undefined],
+    ])
     const listed = await t.get('/_sandbox/faults', {auth: t.creds.secretKey})
     expect(listed.body.faults).toEqual([
       expect.objectContaining({id: added.body.id, injected: 2, remaining: 0}),
