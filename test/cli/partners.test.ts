@@ -31,7 +31,7 @@ describe('sandbox partners and clocks, through the CLI', () => {
     // Piped without --json, the id alone; the secrets are in the profile, never on the screen.
     const bob = await cli(['sandbox', 'partners', 'create', 'bob', '--profile', 'bob-dev'])
     expect(bob.exitCode, bob.stderr).toBe(0)
-    expect(bob.stdout).toMatch(/^partner_[0-9a-f]+\n/)
+    expect(bob.stdout).toMatch(/^partner_[0-9a-f]+\n$/)
     expect(bob.stdout + bob.stderr).not.toMatch(/sk_test_|test_[0-9a-f]{16}/)
     // The new profiles work at once, each as its own partner.
     const user = await cli(

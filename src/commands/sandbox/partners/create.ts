@@ -71,8 +71,10 @@ export default class SandboxPartnersCreate extends OperatorCommand<typeof Sandbo
         suggestions: [`Try: payctl sandbox partners delete ${name}, then again`],
       })
     })
-    this.out.done(`Created partner ${name}; its credentials are in profile ${profile}`, created.partnerId)
-    this.out.log(`  Act as it: payctl --profile ${profile} …   or   export PAYCTL_PROFILE=${profile}`)
+    if (
+      this.out.done(`Created partner ${name}; its credentials are in profile ${profile}`, created.partnerId)
+    )
+      this.out.log(`  Act as it: payctl … --profile ${profile}   or   export PAYCTL_PROFILE=${profile}`)
     return {
       name,
       partnerId: created.partnerId,
