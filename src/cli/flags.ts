@@ -166,8 +166,8 @@ export const inspectFlags = {
     parse: async (value) => timeBound('since', value),
   }),
   until: timeFlags.until,
-  kind: Flags.option({options: TIMELINE_KINDS, multiple: true})({
-    summary: 'only lines of this kind (repeatable)',
+  kind: Flags.option({options: TIMELINE_KINDS, multiple: true, multipleNonGreedy: true, delimiter: ','})({
+    summary: 'only lines of these kinds (repeatable, or comma-separated)',
   }),
   'oldest-first': Flags.boolean({summary: 'oldest line first (reads the whole window before printing)'}),
   utc: Flags.boolean({summary: "times in UTC, not this terminal's time zone"}),

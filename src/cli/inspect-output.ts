@@ -94,20 +94,25 @@ async function streamTimeline(
   wide: boolean,
 ): Promise<void> {
   const width = out.tableWidth(wide)
-  let columns = all
-  let below: Below<TimelineLine> | undefined
+  let headers: string | undefined
   let batch: TimelineLine[] = []
   let shown = 0
   const flush = () => {
     if (batch.length === 0) return
-    if (shown === 0 && width !== undefined) {
+    let columns = all
+    let below: Below<TimelineLine> | undefined
+    // Each batch is fitted on its own (a later one may hold a longer status): the header is
+    // repeated only where the columns it names change.
+    if (width !== undefined) {
       const fit = fitColumns(all, batch, width)
       columns = fit.columns
       below = {columns: fit.below, width}
-      if (fit.hidden.length > 0)
+      if (fit.hidden.length > 0 && shown === 0)
         out.warn(`Hidden to fit the terminal: ${fit.hidden.join(', ')} (--wide shows all)`)
     }
-    out.log(renderTable(batch, columns, shown > 0, below))
+    const names = columns.map((c) => c.header).join(',')
+    out.log(renderTable(batch, columns, names === headers, below))
+    headers = names
     shown += batch.length
     batch = []
   }

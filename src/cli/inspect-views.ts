@@ -41,7 +41,10 @@ const statusCell = (s: string | undefined) => {
   return paint(style, s)
 }
 
-/** The timeline's columns: when, what, how much, the balance after, with whom, how it ended, which record. */
+/**
+ * The timeline's columns: when, what, how much, the balance after and how it ended first; at 80
+ * columns the other side and the id go on a line under their row.
+ */
 export function timelineColumns(utc: boolean): Column<TimelineLine>[] {
   return [
     {header: 'TIME', get: (l) => zonedTime(l.at, utc), kind: 'time'},
@@ -52,8 +55,8 @@ export function timelineColumns(utc: boolean): Column<TimelineLine>[] {
       get: (l) => (l.balanceAfter === undefined ? '' : money(l.balanceAfter.total, l.balanceAfter.currency)),
       kind: 'amount',
     },
-    {header: 'OTHER SIDE', get: (l) => l.otherSide ?? ''},
     {header: 'STATUS', get: (l) => statusCell(l.status)},
+    {header: 'OTHER SIDE', get: (l) => l.otherSide ?? ''},
     {header: 'ID', get: (l) => l.id, kind: 'id'},
   ]
 }
