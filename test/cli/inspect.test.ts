@@ -1,5 +1,8 @@
+import {spawn} from 'node:child_process'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
+import {startFaultProxy} from '../helpers/fault-proxy.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {hasScript, screenOf} from '../helpers/terminal.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
@@ -273,4 +276,76 @@ describe('users inspect in an 80-column terminal', () => {
       expect(utc.lines.join('\n')).toMatch(/Timeline, newest first: \S+Z to now/)
     },
   )
+})
+
+describe('users inspect streams', () => {
+  it('prints its first screen while the later pages are still on their way', async () => {
+    const busy = await id(
+      'users',
+      'create',
+      '--email',
+      'busy@example.test',
+      '--first-name',
+      'B',
+      '--last-name',
+      'Y',
+    )
+    const wallet = await id('wallets', 'create', '--user', busy, '--currency', 'GBP')
+    for (let batch = 0; batch < 12; batch++) {
+      await Promise.all(
+        Array.from({length: 10}, (_, i) =>
+          id(
+            'transactions',
+            'create',
+            '--method',
+            'card',
+            '--amount',
+            `${batch + 1}.${10 + i}GBP`,
+            '--to',
+            wallet,
+            '--payment-method',
+            'pm_card_visa',
+          ),
+        ),
+      )
+    }
+    // Every page after the first is held until the first screen is on stdout.
+    let release: () => void = () => undefined
+    const released = new Promise<'pass'>((resolve) => {
+      release = () => resolve('pass')
+    })
+    const held: string[] = []
+    const proxy = await startFaultProxy(sandbox.url, (req) => {
+      if (!req.url?.includes('cursor=')) return 'pass'
+      held.push(req.url)
+      return released
+    })
+    try {
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), 'users', 'inspect', busy], {
+        env: cliEnv(sandbox.configDir, {PAYCTL_BASE_URL: proxy.url}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let out = ''
+      const firstScreen = new Promise<void>((resolve) =>
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString()
+          if ((out.match(/ txn_/g) ?? []).length >= 5) resolve()
+        }),
+      )
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
+      await firstScreen
+      // The next page of each source was asked for, and none has been answered.
+      expect(held.some((path) => path.startsWith('/v1/transactions?'))).toBe(true)
+      expect(proxy.seen.filter((r) => r.path.includes('cursor='))).toEqual([])
+      expect(out).not.toContain('wallet.created')
+      release()
+      expect(await exited).toBe(0)
+      // 120 top-ups, each a ledger line and an event, and the wallet's creation.
+      expect(out.match(/ txn_\w+/g)?.length).toBe(240)
+      expect(out).toContain('wallet.created')
+    } finally {
+      release()
+      await proxy.close()
+    }
+  }, 120_000)
 })
