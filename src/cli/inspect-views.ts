@@ -90,7 +90,7 @@ export function missingLine(missing: Missing[]): string | undefined {
   if (missing.length === 0) return undefined
   const byReason = new Map<string, string[]>()
   for (const m of missing) byReason.set(m.reason, [...(byReason.get(m.reason) ?? []), m.what])
-  const parts = [...byReason].map(([reason, what]) => `${what.join(', ')} (${reason})`)
+  const parts = [...byReason].map(([reason, what]) => `${what.join(', ')}: ${reason}`)
   return `Not shown: ${parts.join('; ')}.`
 }
 

@@ -79,7 +79,7 @@ function unavailable(err: unknown): err is PayctlError {
 
 function reasonOf(err: PayctlError): string {
   if (err.code === 'NOT_OFFERED' || notOffered(err))
-    return `the service answered ${err.status ?? 'no'}: the platform's interface shows no such list (a payctl sandbox extension)`
+    return `the service answered ${err.status ?? 'no'}; the platform's interface shows no such list, only payctl's sandbox extensions do`
   return `${err.code}: ${err.message}`
 }
 
@@ -272,7 +272,7 @@ class Sources {
         this.#events = nothing()
       }),
       ...this.#ledgers.map((l, i) =>
-        tried('ledger entries (the balance after each line)', l.feed, () => {
+        tried('ledger entries', l.feed, () => {
           this.#ledgerMissing = true
           this.#ledgers[i] = new LedgerGroups(l.walletId, nothing())
         }),

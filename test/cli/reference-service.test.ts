@@ -260,7 +260,7 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('profile reference →'))
     expect(lines, r.stderr).toHaveLength(1)
     expect(lines[0]).toMatch(
-      /^Not shown: transactions, events, ledger entries .*the service answered 404.*sandbox extension/,
+      /^Not shown: transactions, events, ledger entries: the service answered 404; .*sandbox extensions/,
     )
     const json = await session.run('users', 'inspect', own, '--json')
     expect(json.exitCode, json.stderr).toBe(0)
