@@ -269,16 +269,15 @@ export function outcomesOf(detail: EventDetail): DeliveryOutcome[] {
   }))
 }
 
-/** The subject an event names: the transaction, wallet or record it is about. */
+/** The transaction an event is about, where it names one. */
+function transactionOf(data: Record<string, unknown>): string | undefined {
+  const id = str(data.transactionId) ?? str(data.transaction_id) ?? str(data.transferId) ?? str(data.id)
+  return id?.startsWith('txn_') ? id : undefined
+}
+
+/** The other side an event names: the merchant of a purchase or payment, else what it is about. */
 function subjectOf(data: Record<string, unknown>): string | undefined {
-  return (
-    str(data.transactionId) ??
-    str(data.transaction_id) ??
-    str(data.transferId) ??
-    str(data.merchantName) ??
-    str(data.merchant_name) ??
-    str(data.id)
-  )
+  return str(data.merchantName) ?? str(data.merchant_name) ?? transactionOf(data) ?? str(data.id)
 }
 
 /** The line of an event: what it announced, about what, and how its deliveries fared. */
@@ -293,6 +292,7 @@ export function eventLine(e: EventSummary, deliveries: DeliveryOutcome[] | undef
         ? 'no webhook'
         : `${counts.succeeded}/${counts.total} delivered`
   const about = subjectOf(e.data)
+  const txn = transactionOf(e.data)
   return {
     at: e.timestamp,
     kind: eventKind(e.event),
@@ -301,7 +301,7 @@ export function eventLine(e: EventSummary, deliveries: DeliveryOutcome[] | undef
     status,
     id: e.id,
     source: 'event',
-    sourceIds: {eventId: e.id, ...(about?.startsWith('txn_') ? {transactionId: about} : {})},
+    sourceIds: {eventId: e.id, ...(txn === undefined ? {} : {transactionId: txn})},
     ...(deliveries === undefined ? {} : {deliveries}),
     data: e.data,
   }
