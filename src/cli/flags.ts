@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {IDEMPOTENCY_KEY, SUPPORTED_CURRENCIES} from '../contract/index.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
+import {TIMELINE_KINDS} from '../core/timeline.js'
 import {OUTPUT_FORMATS} from './list-output.js'
 
 /** Flags every command takes. */
@@ -156,4 +157,22 @@ export const timeFlags = {
     summary: 'only what happened before this: 1h, 2026-11-20 (through that day), or an instant',
     parse: async (value) => timeBound('until', value),
   }),
+}
+
+/** Flags of `users inspect` and `wallets inspect`: the window, the kinds of line, the order and the form. */
+export const inspectFlags = {
+  since: Flags.string({
+    summary: 'from this on (default 30d): 24h, 7d, 2026-11-20 (your midnight), or an instant',
+    parse: async (value) => timeBound('since', value),
+  }),
+  until: timeFlags.until,
+  kind: Flags.option({options: TIMELINE_KINDS, multiple: true, multipleNonGreedy: true, delimiter: ','})({
+    summary: 'only lines of these kinds (repeatable, or comma-separated)',
+  }),
+  'oldest-first': Flags.boolean({summary: 'oldest line first (reads the whole window before printing)'}),
+  utc: Flags.boolean({summary: "times in UTC, not this terminal's time zone"}),
+  output: Flags.option({options: ['table', 'json', 'ndjson'] as const, char: 'o'})({
+    summary: 'output format (default: table); json and ndjson give the merged records with their source ids',
+  }),
+  wide: outputFlags.wide,
 }

@@ -310,7 +310,7 @@ function kindForStatus(status: number): ErrorKind {
  * unknown path (404 naming no resource of the request, or the route itself), a method the path
  * lacks (405), or one the service does not implement (501).
  */
-function notOffered(error: PayctlError): boolean {
+export function notOffered(error: PayctlError): boolean {
   if (error.status === 405 || error.status === 501) return true
   const resource = error.details?.resource
   return error.status === 404 && (resource === undefined || resource === 'route')

@@ -76,6 +76,13 @@ export function connect(opts: ProfileOverrides & TransportOptions & {configDir?:
 }
 export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
 export {type Check, runDoctor} from './doctor.js'
+export {
+  boundMs,
+  type Investigation,
+  type InvestigationOptions,
+  investigate,
+  type Missing,
+} from './investigation.js'
 export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {TokenBucket} from './rate-limiter.js'
 export {probeSandbox} from './sandbox-probe.js'
@@ -90,4 +97,12 @@ export {
   status,
   verifyCredentials,
 } from './session.js'
+export {
+  type BalanceAfter,
+  type DeliveryOutcome,
+  deliveryWords,
+  TIMELINE_KINDS,
+  type TimelineKind,
+  type TimelineLine,
+} from './timeline.js'
 export {isFinal, waitForFinal} from './wait.js'

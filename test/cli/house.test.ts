@@ -76,6 +76,8 @@ const RENDERERS = [
   'errors',
   'fields',
   'fit',
+  'inspect-output',
+  'inspect-views',
   'io',
   'list-output',
   'output',

@@ -237,6 +237,51 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     expect(json.json<{error: {code: string}}>().error.code).toBe('NOT_OFFERED')
   })
 
+  it('users inspect shows what can be had, says in one line what is missing and why, and exits 0', async () => {
+    const own = (
+      await session.run(
+        'users',
+        'create',
+        '--email',
+        'i@example.test',
+        '--first-name',
+        'I',
+        '--last-name',
+        'N',
+      )
+    ).stdout.trim()
+    const wallet = (
+      await session.run('wallets', 'create', '--user', own, '--currency', 'USD', '--initial-balance', '1234')
+    ).stdout.trim()
+    const r = await session.run('users', 'inspect', own)
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`id\\s+${own}`))
+    expect(r.stdout).toMatch(new RegExp(`${wallet}\\s+active\\s+12\\.34 USD\\s+0\\.00 USD\\s+12\\.34 USD`))
+    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('profile reference →'))
+    expect(lines, r.stderr).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /^Not shown: transactions, events, ledger entries: the service answered 404; .*sandbox extensions/,
+    )
+    const json = await session.run('users', 'inspect', own, '--json')
+    expect(json.exitCode, json.stderr).toBe(0)
+    const story = json.json<{
+      user: {id: string}
+      wallets: {id: string}[]
+      bnplPayments: unknown[]
+      missing: {what: string}[]
+      timeline: unknown[]
+    }>()
+    expect(story.user).toEqual({id: own})
+    expect(story.wallets.map((w) => w.id)).toEqual([wallet])
+    expect(story.bnplPayments).toEqual([])
+    expect(story.missing.map((m) => m.what.split(' ')[0])).toEqual(['transactions', 'events', 'ledger'])
+    expect(story.timeline).toEqual([])
+    const one = await session.run('wallets', 'inspect', wallet, '--output', 'ndjson')
+    expect(one.exitCode, one.stderr).toBe(0)
+    expect(one.stdout).toBe('')
+    expect(one.stderr).toMatch(/Not shown: transactions, events, ledger entries/)
+  })
+
   it('logs in with a secret API key, and refuses one the service does not know with exit 4', async () => {
     const temp = tempConfigDir()
     try {

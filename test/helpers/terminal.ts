@@ -52,3 +52,40 @@ export function converse(
     })
   })
 }
+
+/**
+ * Run payctl in a real pseudo-terminal of `cols` columns with nothing to answer (PAGER=cat): its
+ * exit code and the lines it showed, styles and spinner frames taken out.
+ */
+export function screenOf(
+  args: string[],
+  opts: {cols: number; configDir: string; env?: Record<string, string | undefined>},
+): Promise<{lines: string[]; code: number | null}> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
+  const child = spawn('script', ['-qec', `stty cols ${opts.cols}; ${command}`, '/dev/null'], {
+    env: cliEnv(opts.configDir, {CI: undefined, PAGER: 'cat', ...opts.env}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString()
+  })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`payctl ${args.join(' ')} did not end:\n${stripVTControlCharacters(out)}`))
+    }, 60_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      // A spinner redraws its line from the first column: each frame a line of its own here.
+      const plain = stripVTControlCharacters(
+        out.replace(new RegExp(`${String.fromCharCode(27)}\\[\\d*G`, 'g'), '\n'),
+      )
+      const lines = plain
+        .split(/\r?\n/)
+        .map((l) => l.replace(/\r/g, ''))
+        .filter((l) => l.trim() !== '')
+      resolve({lines, code})
+    })
+  })
+}
