@@ -117,7 +117,7 @@ export class MoneyService {
     return instrument
   }
 
-  /** Settle every processing transaction due on the sandbox clock; returns how many settled. */
+  /** Settle the partner's processing transactions due by `nowMs` on its clock; returns how many settled. */
   settleDue(partnerId: string, nowMs: number): number {
     return this.#settlement.settleDue(partnerId, nowMs)
   }
