@@ -1,5 +1,7 @@
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {z} from 'zod'
 import {RESPONSE_SHAPES, type ResponseShape} from '../contract/envelope.js'
 import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
@@ -19,6 +21,7 @@ import {Cursors} from './pagination.js'
 import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer, HEADERS_TIMEOUT_MS} from './server.js'
+import {SnapshotStore} from './snapshot-store.js'
 import {Tenants} from './tenants.js'
 
 export type {SandboxCredentials} from './auth/partners.js'
@@ -55,6 +58,13 @@ export interface SandboxOptions {
   log?: (line: string) => void
   /** How long a client may take to send a request's headers (408 past it); default 10 s. */
   headersTimeoutMs?: number
+  /**
+   * Where named snapshots are kept (a folder per partner): default, beside the data file
+   * (`FILE.snapshots`), or a new temporary folder for `:memory:`.
+   */
+  snapshotDir?: string
+  /** Start from a snapshot: a name among the operator's snapshots, or a snapshot file's path. */
+  fromSnapshot?: {name: string} | {path: string}
 }
 
 export interface RunningSandbox {
@@ -86,6 +96,7 @@ const OptionsSchema = z.object({
     .max(365 * 86_400)
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
   headersTimeoutMs: z.number().int().min(100).max(60_000).default(HEADERS_TIMEOUT_MS),
+  snapshotDir: z.string().min(1).optional(),
 })
 
 function packageVersion(): string {
@@ -117,6 +128,20 @@ function contextOf(
   const limiter = new RateLimiter(options.rateLimit === 'spec')
   const partnerRows = new PartnerRows(database, SCHEMAS)
   const faults = new FaultStore()
+  const snapshotDir =
+    options.snapshotDir ??
+    (options.data === ':memory:'
+      ? mkdtempSync(join(tmpdir(), 'payctl-snapshots-'))
+      : `${options.data}.snapshots`)
+  const snapshots = new SnapshotStore({
+    database,
+    partnerRows,
+    partners,
+    clock,
+    faults,
+    openDataFile: openDatabase,
+    dir: snapshotDir,
+  })
   // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time
   // and ends its faults on demand, a deleted partner's credentials and budgets are gone at once.
   partnerRows.afterDelete((partner, which) => {
@@ -140,6 +165,7 @@ function contextOf(
     partnerRows,
     due,
     faults,
+    snapshots,
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
     settings: {
@@ -157,6 +183,13 @@ function contextOf(
   }
 }
 
+/** Restore the operator from a named snapshot or a snapshot file before the sandbox serves anyone. */
+function startFrom(snapshots: SnapshotStore, operator: string, from: {name: string} | {path: string}): void {
+  if ('name' in from)
+    snapshots.restore(operator, snapshots.find(operator, from.name).path, `snapshot ${from.name}`)
+  else snapshots.restore(operator, from.path, from.path)
+}
+
 /** Start the sandbox server; resolves once it is listening. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const parsed = OptionsSchema.safeParse(opts)
@@ -170,6 +203,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const {ctx, app, credentials} = database.transaction(() => {
       const credentials = resolvePartner(database, opts.credentials)
       const ctx = contextOf(database, tokens, credentials.partnerId, options)
+      if (opts.fromSnapshot !== undefined) startFrom(ctx.snapshots, credentials.partnerId, opts.fromSnapshot)
       return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app
