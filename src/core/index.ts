@@ -90,4 +90,5 @@ export {
   status,
   verifyCredentials,
 } from './session.js'
+export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
 export {isFinal, waitForFinal} from './wait.js'
