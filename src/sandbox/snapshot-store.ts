@@ -77,11 +77,11 @@ export class SnapshotStore {
       return describe(header, statSync(target).size, name)
     } catch (err) {
       if (err instanceof ApiError) throw err
-      const code = (err as NodeJS.ErrnoException).code ?? ''
+      const reason = (err as Error).message ?? String(err)
       throw new ApiError(
         'SNAPSHOT_NOT_SAVED',
-        `The snapshot ${name} was not saved (${code || String(err)}): nothing was written, and an earlier snapshot of that name is as it was`,
-        {reason: code || 'error'},
+        `The snapshot ${name} was not saved (${reason}): nothing was written, and an earlier snapshot of that name is as it was`,
+        {reason},
       )
     } finally {
       removeDatabaseFile(body)

@@ -150,6 +150,10 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       throw startFailure(err, f.port, f.host, f['from-snapshot'])
     })
     const started = await this.register(sandbox, f.profile ?? 'local', data)
+    // A file grown past the size limit (ulimit -f) fails its write (EFBIG: a snapshot is refused,
+    // and nothing is left of it) rather than ending the sandbox: the signal that comes with it has a
+    // listener, so the exit hook does not send it again.
+    this.runtime.onSignal('SIGXFSZ', () => undefined)
     if (this.jsonEnabled()) this.logJson(started)
     else this.printReady(started, f['response-shape'], f['rate-limit'], false)
 
