@@ -70,3 +70,27 @@ export function snapshotSource(value: string): {path: string} | {name: string} {
     },
   )
 }
+
+/** A snapshot that --from-snapshot names but cannot start from: the sandbox did not start. */
+export function snapshotStartFailure(err: Error & {code: string}, from: string): PayctlError {
+  if (err.code === 'NOT_FOUND') {
+    return new PayctlError({
+      kind: 'usage',
+      code: 'SNAPSHOT_NOT_FOUND',
+      message: `--from-snapshot ${from}: no such snapshot file, nor a snapshot of that name in this sandbox's data`,
+      details: {flag: '--from-snapshot', value: from},
+      suggestions: [
+        'List the snapshots: payctl sandbox snapshot list',
+        'Or give a snapshot file: --from-snapshot ./FILE.snapshot',
+      ],
+      cause: err,
+    })
+  }
+  return new PayctlError({
+    kind: 'api',
+    code: err.code,
+    message: err.message,
+    details: {flag: '--from-snapshot'},
+    cause: err,
+  })
+}

@@ -9,7 +9,7 @@ import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './auth/
 import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
 import {DueWork, SandboxClock} from './clock.js'
-import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
+import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext, type SandboxSettings} from './context.js'
 import type {Database} from './database.js'
 import {EventLog} from './events.js'
 import {FaultStore} from './fault-injection.js'
@@ -111,6 +111,30 @@ function packageVersion(): string {
   }
 }
 
+/** The settings a running sandbox reports and its features read. */
+function settingsOf(options: z.output<typeof OptionsSchema>): SandboxSettings {
+  return {
+    responseShape: options.responseShape,
+    rateLimit: options.rateLimit,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    startedAt: new Date().toISOString(),
+    version: packageVersion(),
+    webhookRetries: options.webhookRetries,
+    settleAfterSeconds: options.settleAfterSeconds,
+    headersTimeoutMs: options.headersTimeoutMs,
+    listensBeyondLoopback: !isLoopbackHost(options.host),
+    dataFile: options.data,
+  }
+}
+
+/** Where named snapshots are kept: as given, beside the data file, or a new temporary folder for :memory:. */
+function snapshotDirOf(options: {data: string; snapshotDir?: string | undefined}): string {
+  if (options.snapshotDir !== undefined) return options.snapshotDir
+  return options.data === ':memory:'
+    ? mkdtempSync(join(tmpdir(), 'payctl-snapshots-'))
+    : `${options.data}.snapshots`
+}
+
 /** Everything the sandbox is made of, for the partners it serves, on an open data file. */
 function contextOf(
   database: Database,
@@ -128,11 +152,6 @@ function contextOf(
   const limiter = new RateLimiter(options.rateLimit === 'spec')
   const partnerRows = new PartnerRows(database, SCHEMAS)
   const faults = new FaultStore()
-  const snapshotDir =
-    options.snapshotDir ??
-    (options.data === ':memory:'
-      ? mkdtempSync(join(tmpdir(), 'payctl-snapshots-'))
-      : `${options.data}.snapshots`)
   const snapshots = new SnapshotStore({
     database,
     partnerRows,
@@ -140,7 +159,7 @@ function contextOf(
     clock,
     faults,
     openDataFile: openDatabase,
-    dir: snapshotDir,
+    dir: snapshotDirOf(options),
   })
   // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time
   // and ends its faults on demand, a deleted partner's credentials and budgets are gone at once.
@@ -168,18 +187,7 @@ function contextOf(
     snapshots,
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
-    settings: {
-      responseShape: options.responseShape,
-      rateLimit: options.rateLimit,
-      tokenTtlSeconds: options.tokenTtlSeconds,
-      startedAt: new Date().toISOString(),
-      version: packageVersion(),
-      webhookRetries: options.webhookRetries,
-      settleAfterSeconds: options.settleAfterSeconds,
-      headersTimeoutMs: options.headersTimeoutMs,
-      listensBeyondLoopback: !isLoopbackHost(options.host),
-      dataFile: options.data,
-    },
+    settings: settingsOf(options),
   }
 }
 

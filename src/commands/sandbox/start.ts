@@ -16,7 +16,7 @@ import {
   startDetached,
   writeState,
 } from '../../cli/sandbox-process.js'
-import {snapshotSource} from '../../cli/snapshots.js'
+import {snapshotSource, snapshotStartFailure} from '../../cli/snapshots.js'
 import {paint} from '../../cli/terminal.js'
 import {isLoopbackHost, PayctlError, probeSandbox, saveLocalProfile, usageError} from '../../core/index.js'
 
@@ -309,30 +309,6 @@ function startFailure(err: unknown, port: number, host: string, from?: string): 
         ? 'DATA_FILE_DAMAGED'
         : 'SANDBOX_START_FAILED',
     message: (err as Error).message,
-    cause: err,
-  })
-}
-
-/** A snapshot that --from-snapshot names but cannot start from: the sandbox did not start. */
-function snapshotStartFailure(err: Error & {code: string}, from: string): PayctlError {
-  if (err.code === 'NOT_FOUND') {
-    return new PayctlError({
-      kind: 'usage',
-      code: 'SNAPSHOT_NOT_FOUND',
-      message: `--from-snapshot ${from}: no such snapshot file, nor a snapshot of that name in this sandbox's data`,
-      details: {flag: '--from-snapshot', value: from},
-      suggestions: [
-        'List the snapshots: payctl sandbox snapshot list',
-        'Or give a snapshot file: --from-snapshot ./FILE.snapshot',
-      ],
-      cause: err,
-    })
-  }
-  return new PayctlError({
-    kind: 'api',
-    code: err.code,
-    message: err.message,
-    details: {flag: '--from-snapshot'},
     cause: err,
   })
 }
