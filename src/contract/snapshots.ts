@@ -101,6 +101,7 @@ export const snapshotEndpoints = {
     ...control,
     operationId: 'saveSnapshot',
     method: 'POST',
+    idempotent: false,
     path: '/_sandbox/snapshots',
     summary:
       "sandbox only: save the caller's rows and clock (or, for the operator, the whole sandbox) under a name",
@@ -133,6 +134,7 @@ export const snapshotEndpoints = {
     ...control,
     operationId: 'restoreSnapshot',
     method: 'POST',
+    idempotent: false,
     path: '/_sandbox/snapshots/{name}/restore',
     summary:
       "sandbox only: put the caller's partner (or the whole sandbox) back as a snapshot holds it, in one transaction",

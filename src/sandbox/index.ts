@@ -211,10 +211,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const {ctx, app, credentials} = database.transaction(() => {
       const credentials = resolvePartner(database, opts.credentials)
       const ctx = contextOf(database, tokens, credentials.partnerId, options)
-      if (opts.fromSnapshot !== undefined) startFrom(ctx.snapshots, credentials.partnerId, opts.fromSnapshot)
       return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app
+    // Outside the set-up's transaction: a restore attaches the snapshot's file, which SQLite does only there.
+    if (opts.fromSnapshot !== undefined) startFrom(ctx.snapshots, credentials.partnerId, opts.fromSnapshot)
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})

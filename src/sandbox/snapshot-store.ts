@@ -1,6 +1,6 @@
 import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
-import {DatabaseSync, type SQLInputValue} from 'node:sqlite'
+import {DatabaseSync} from 'node:sqlite'
 import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../contract/snapshots.js'
 import type {PartnerDirectory} from './auth/partners.js'
 import type {SandboxClock} from './clock.js'
@@ -144,18 +144,14 @@ export class SnapshotStore {
     const body = temporaryBeside(this.pathOf(callerId, 'restore'), '.db.tmp')
     try {
       extractBody(path, header, body)
-      let rows: Database
       try {
-        rows = this.parts.openDataFile(body)
+        // Opened once as a data file: an older snapshot's tables are brought up to date.
+        this.parts.openDataFile(body).close()
       } catch (err) {
         throw invalid(what, `its rows cannot be read (${(err as Error).message})`)
       }
-      try {
-        const records = this.#replace(callerId, header, rows.db)
-        return {scope: header.scope, records}
-      } finally {
-        rows.close()
-      }
+      const records = this.#attached(body, () => this.#replace(callerId, header))
+      return {scope: header.scope, records}
     } finally {
       removeDatabaseFile(body)
     }
@@ -165,55 +161,79 @@ export class SnapshotStore {
     return join(this.parts.dir, partnerId)
   }
 
-  /** Copy the rows of the scope into a new SQLite file at `path`, with every table's shape; returns how many. */
-  #writeRows(path: string, partnerId: string, scope: SnapshotScope): number {
-    const source = this.parts.database.db
-    const out = new DatabaseSync(path)
+  /**
+   * Run `fn` with the SQLite file at `path` attached as `snap`. SQLite attaches only outside a
+   * transaction: the group of requests already answered is committed first, and `fn`'s own writes
+   * after it. Nothing else runs meanwhile (it is all synchronous), so no request sees half of it.
+   */
+  #attached<T>(path: string, fn: () => T): T {
+    const {database} = this.parts
+    database.flush()
+    database.db.prepare('ATTACH DATABASE ? AS snap').run(path)
     try {
-      out.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF')
-      const ddl = source
-        .prepare("SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'")
-        .all() as {type: string; sql: string}[]
-      for (const {sql} of ddl.filter((d) => d.type === 'table')) out.exec(sql)
-      out.exec('BEGIN')
-      let records = 0
-      for (const {table, where} of this.parts.partnerRows.selections()) {
-        const columns = columnsOf(source, table.name)
-        const select = source.prepare(
-          `SELECT ${columns.join(', ')} FROM ${table.name}${scope === 'partner' ? ` WHERE ${where}` : ''}`,
-        )
-        select.setReturnArrays(true)
-        const insert = out.prepare(
-          `INSERT INTO ${table.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-        )
-        const params: SQLInputValue[] = scope === 'partner' ? [partnerId] : []
-        for (const row of select.iterate(...params)) {
-          insert.run(...(row as unknown as SQLInputValue[]))
-          records++
-        }
-      }
-      out.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
-      out.exec('COMMIT')
-      for (const {sql} of ddl.filter((d) => d.type !== 'table')) out.exec(sql)
-      return records
+      database.db.exec('PRAGMA snap.journal_mode = OFF; PRAGMA snap.synchronous = OFF')
+      const result = fn()
+      database.flush()
+      return result
     } finally {
-      out.close()
+      database.db.exec('DETACH DATABASE snap')
     }
   }
 
+  /** Copy the rows of the scope into a new SQLite file at `path`, with every table's shape; returns how many. */
+  #writeRows(path: string, partnerId: string, scope: SnapshotScope): number {
+    const source = this.parts.database.db
+    const ddl = source
+      .prepare("SELECT type, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'")
+      .all() as {type: string; sql: string}[]
+    const out = new DatabaseSync(path)
+    try {
+      out.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF')
+      for (const {sql} of ddl.filter((d) => d.type === 'table')) out.exec(sql)
+      out.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
+    } finally {
+      out.close()
+    }
+    const records = this.#attached(path, () => {
+      source.exec('BEGIN')
+      try {
+        let count = 0
+        for (const {table, where} of this.parts.partnerRows.selections()) {
+          const columns = columnsOf(source, 'main', table.name).join(', ')
+          const insert = source.prepare(
+            `INSERT INTO snap.${table.name} (${columns}) SELECT ${columns} FROM main.${table.name}${scope === 'partner' ? ` WHERE ${where}` : ''}`,
+          )
+          count += Number((scope === 'partner' ? insert.run(partnerId) : insert.run()).changes)
+        }
+        source.exec('COMMIT')
+        return count
+      } catch (err) {
+        source.exec('ROLLBACK')
+        throw err
+      }
+    })
+    const indexed = new DatabaseSync(path)
+    try {
+      for (const {sql} of ddl.filter((d) => d.type !== 'table')) indexed.exec(sql)
+    } finally {
+      indexed.close()
+    }
+    return records
+  }
+
   /** Replace the partners' rows with the snapshot's, in one transaction; returns the rows put back. */
-  #replace(callerId: string, header: SnapshotHeader, rows: DatabaseSync): number {
+  #replace(callerId: string, header: SnapshotHeader): number {
     const {database, partnerRows, partners, clock, faults} = this.parts
     // The snapshot's partner (for all: its operator) becomes the caller (for all: the running operator).
-    const mapped = (id: SQLInputValue): SQLInputValue => (id === header.partnerId ? callerId : id)
+    const mapped = (id: string): string => (id === header.partnerId ? callerId : id)
     try {
       return database.transaction(() => {
         const targets =
           header.scope === 'partner'
             ? [callerId]
-            : (rows.prepare('SELECT partner_id FROM partners').all() as {partner_id: string}[]).map(
-                (r) => mapped(r.partner_id) as string,
-              )
+            : (
+                database.db.prepare('SELECT partner_id FROM snap.partners').all() as {partner_id: string}[]
+              ).map((r) => mapped(r.partner_id))
         if (header.scope === 'all') {
           // Partners the snapshot does not know go, whole, as a deleted partner does.
           for (const id of [...partners.ids()]) if (!targets.includes(id)) partnerRows.delete(id, 'all')
@@ -223,7 +243,7 @@ export class SnapshotStore {
         for (const {table} of partnerRows.selections()) {
           if (table.name === 'webhook_listen_sessions') continue
           if (table.name === 'partners' && header.scope === 'partner') continue
-          records += copyTable(rows, database.db, table, mapped)
+          records += copyTable(database.db, table, header.partnerId, callerId)
         }
         for (const id of targets) {
           partners.reload(id)
@@ -244,38 +264,22 @@ export class SnapshotStore {
   }
 }
 
-/** Insert every row of `table` from `from` into `to`, its partner column mapped; returns how many. */
-function copyTable(
-  from: DatabaseSync,
-  to: DatabaseSync,
-  table: Table,
-  mapped: (id: SQLInputValue) => SQLInputValue,
-): number {
-  const columns = columnsOf(to, table.name)
-  const present = new Set(columnsOf(from, table.name))
-  const shared = columns.filter((c) => present.has(c))
-  const partnerAt = 'partnerColumn' in table.tie ? shared.indexOf(table.tie.partnerColumn) : -1
-  const select = from.prepare(`SELECT ${shared.join(', ')} FROM ${table.name}`)
-  select.setReturnArrays(true)
+/** Insert every row of `table` from the attached snapshot, its partner column mapped `from` → `to`; returns how many. */
+function copyTable(db: DatabaseSync, table: Table, from: string, to: string): number {
+  const present = new Set(columnsOf(db, 'snap', table.name))
+  const shared = columnsOf(db, 'main', table.name).filter((c) => present.has(c))
+  const partnerColumn = 'partnerColumn' in table.tie ? table.tie.partnerColumn : undefined
+  const selected = shared.map((c) => (c === partnerColumn ? `CASE WHEN ${c} = ? THEN ? ELSE ${c} END` : c))
   // A partner the running sandbox has already keeps its own credentials (for all: the operator).
   const verb = table.name === 'partners' ? 'INSERT OR IGNORE' : 'INSERT'
-  const insert = to.prepare(
-    `${verb} INTO ${table.name} (${shared.join(', ')}) VALUES (${shared.map(() => '?').join(', ')})`,
+  const insert = db.prepare(
+    `${verb} INTO main.${table.name} (${shared.join(', ')}) SELECT ${selected.join(', ')} FROM snap.${table.name}`,
   )
-  let count = 0
-  for (const row of select.iterate()) {
-    const values = row as unknown as SQLInputValue[]
-    if (partnerAt >= 0) values[partnerAt] = mapped(values[partnerAt] ?? null)
-    insert.run(...values)
-    count++
-  }
-  return count
+  return Number((partnerColumn === undefined ? insert.run() : insert.run(from, to)).changes)
 }
 
-function columnsOf(db: DatabaseSync, table: string): string[] {
-  return (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as {name: string}[]).map(
-    (c) => c.name,
-  )
+function columnsOf(db: DatabaseSync, schema: 'main' | 'snap', table: string): string[] {
+  return (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as {name: string}[]).map((c) => c.name)
 }
 
 /** A snapshot as the routes answer it, under the name it is stored as (an upload may rename it). */
