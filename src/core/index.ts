@@ -79,6 +79,7 @@ export {type Check, runDoctor} from './doctor.js'
 export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {TokenBucket} from './rate-limiter.js'
 export {probeSandbox} from './sandbox-probe.js'
+export {exportFixture, writeFixtureFile} from './seed/export.js'
 export {
   assertReachable,
   type LoginInput,
