@@ -172,10 +172,10 @@ export class SnapshotStore {
     database.db.prepare('ATTACH DATABASE ? AS snap').run(path)
     try {
       database.db.exec('PRAGMA snap.journal_mode = OFF; PRAGMA snap.synchronous = OFF')
-      const result = fn()
-      database.flush()
-      return result
+      return fn()
     } finally {
+      // Committed (or, after a refusal, its savepoint rolled back) before SQLite lets go of the file.
+      database.flush()
       database.db.exec('DETACH DATABASE snap')
     }
   }

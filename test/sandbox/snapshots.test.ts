@@ -1,3 +1,5 @@
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
 import type {SandboxCredentials} from '../../src/sandbox/index.js'
 import {type Reply, start, TestSandbox, tempDir} from './helpers.js'
@@ -209,6 +211,40 @@ describe('snapshots of a partner', () => {
       expect(await balanceOf(t, wallet)).toBe(before)
     } finally {
       await t.sb.close()
+    }
+  })
+})
+
+describe('a deleted partner’s snapshot', () => {
+  test('its file restores into another partner, records under their ids; its own folder stays on disk', async () => {
+    const files = tempDir()
+    const t = await start({snapshotDir: files.dir})
+    try {
+      const gone = await createPartner(t, 'gone')
+      const wallet = await funded(gone, 1_500)
+      const before = await balanceOf(gone, wallet)
+      expect((await gone.post('/_sandbox/snapshots', {name: 'last'})).status).toBe(201)
+      const file = await download(gone, 'last')
+      expect((await t.call('DELETE', '/_sandbox/partners/gone', {auth: t.creds.secretKey})).status).toBe(200)
+      expect(existsSync(join(files.dir, gone.creds.partnerId, 'last.snapshot'))).toBe(true)
+
+      const heir = await createPartner(t, 'heir')
+      expect((await upload(heir, 'inherited', file)).status).toBe(200)
+      const restored = await heir.post('/_sandbox/snapshots/inherited/restore')
+      expect(restored.status, restored.text).toBe(200)
+      expect(await balanceOf(heir, wallet)).toBe(before)
+      // Restored again while the heir holds those records: the same partner, so no conflict.
+      expect((await heir.post('/_sandbox/snapshots/inherited/restore')).status).toBe(200)
+      // Another partner cannot take records the heir now holds.
+      const third = await createPartner(t, 'third')
+      expect((await upload(third, 'copy', file)).status).toBe(200)
+      const conflict = await third.post('/_sandbox/snapshots/copy/restore')
+      expect(conflict.status).toBe(409)
+      expect(codeOf(conflict)).toBe('SNAPSHOT_CONFLICT')
+      expect((await third.get('/v1/wallets')).body.data.wallets).toEqual([])
+    } finally {
+      await t.sb.close()
+      files.cleanup()
     }
   })
 })
