@@ -8,7 +8,7 @@ export interface Clock {
   now(): number
 }
 
-export type Signal = 'SIGINT' | 'SIGTERM'
+export type Signal = 'SIGINT' | 'SIGTERM' | 'SIGXFSZ'
 
 /**
  * Everything a command takes from the world it runs in, as gh's factory hands it over: its streams,

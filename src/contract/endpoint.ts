@@ -66,6 +66,11 @@ export interface Endpoint {
    */
   rateLimited?: false
   /**
+   * False where a call takes no idempotency key: doing it twice does what doing it once does (a
+   * snapshot's save or restore), and the sandbox runs it outside the transaction a key would open.
+   */
+  idempotent?: false
+  /**
    * A sandbox extension: an operation the interface document shows nothing of, and why the sandbox
    * serves it. The OpenAPI document marks it (`x-sandbox-extension`), and the client tells a
    * service without it in one line (NOT_OFFERED), not as a failed call.
@@ -134,11 +139,11 @@ export function isAuthEndpoint(endpoint: Endpoint): boolean {
 
 /**
  * Every change (POST, PUT, PATCH, DELETE) honours an `Idempotency-Key` header, except on the auth
- * endpoints: the client sends one on each, so that a retry after a lost answer replays it (a
+ * endpoints and those marked `idempotent: false`: the client sends one on each, so that a retry after a lost answer replays it (a
  * retried DELETE answers as the first did, not 404).
  */
 export function takesIdempotencyKey(endpoint: Endpoint): boolean {
-  return endpoint.method !== 'GET' && !isAuthEndpoint(endpoint)
+  return endpoint.method !== 'GET' && !isAuthEndpoint(endpoint) && endpoint.idempotent !== false
 }
 
 /**

@@ -8,6 +8,7 @@ import {faultEndpoints} from './faults.js'
 import {paymentMethodEndpoints} from './payment-methods.js'
 import {requestLogEndpoints} from './request-log.js'
 import {roundupEndpoints} from './roundups.js'
+import {snapshotEndpoints} from './snapshots.js'
 import {transactionEndpoints} from './transactions.js'
 import {userEndpoints} from './users.js'
 import {walletProductEndpoints} from './wallet-product.js'
@@ -43,6 +44,7 @@ export const endpoints = {
   ...bnplEndpoints,
   ...requestLogEndpoints,
   ...faultEndpoints,
+  ...snapshotEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints

@@ -54,6 +54,10 @@ export const ERROR_STATUS = {
   ACCOUNT_LIMIT: 422,
   // Partners side by side (docs/sandbox.md).
   PARTNER_EXISTS: 409,
+  // Snapshots (docs/sandbox.md#snapshots).
+  SNAPSHOT_INVALID: 400,
+  SNAPSHOT_CONFLICT: 409,
+  SNAPSHOT_NOT_SAVED: 507,
   // Injected by a fault on demand (docs/sandbox.md#faults); never answered otherwise.
   SERVICE_UNAVAILABLE: 503,
   // The trigger ran but recorded no such event (docs/webhooks.md#webhooks-trigger).

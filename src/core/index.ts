@@ -86,6 +86,7 @@ export {
 export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {TokenBucket} from './rate-limiter.js'
 export {probeSandbox} from './sandbox-probe.js'
+export {exportFixture, writeFixtureFile} from './seed/export.js'
 export {
   assertReachable,
   type LoginInput,
@@ -97,6 +98,7 @@ export {
   status,
   verifyCredentials,
 } from './session.js'
+export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
 export {
   type BalanceAfter,
   type DeliveryOutcome,

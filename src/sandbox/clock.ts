@@ -59,6 +59,7 @@ export class SandboxClock {
   readonly #settings = new Map<string, Setting>()
   readonly #save: Statement
   readonly #forget: Statement
+  readonly #load: Statement<{offset_ms: number; frozen_at_ms: number | null}>
 
   constructor(database: Database) {
     const rows = database
@@ -88,6 +89,7 @@ export class SandboxClock {
        ON CONFLICT (partner_id) DO UPDATE SET offset_ms = excluded.offset_ms, frozen_at_ms = excluded.frozen_at_ms`,
     )
     this.#forget = database.prepare('DELETE FROM partner_clocks WHERE partner_id = ?')
+    this.#load = database.prepare('SELECT offset_ms, frozen_at_ms FROM partner_clocks WHERE partner_id = ?')
   }
 
   /** The partner's time, in milliseconds since the epoch. */
@@ -163,6 +165,13 @@ export class SandboxClock {
   forget(partnerId: string): void {
     this.#settings.delete(partnerId)
     this.#forget.run(partnerId)
+  }
+
+  /** Read the partner's clock again from the data file, where a restored snapshot put it. */
+  reload(partnerId: string): void {
+    const row = this.#load.get(partnerId)
+    if (row === undefined) this.#settings.delete(partnerId)
+    else this.#settings.set(partnerId, {offsetMs: row.offset_ms, frozenAtMs: row.frozen_at_ms ?? undefined})
   }
 
   #set(partnerId: string, setting: Setting): void {

@@ -15,6 +15,7 @@ import type {MoneyService} from './money/service.js'
 import type {Cursors} from './pagination.js'
 import type {PartnerRows} from './partner-rows.js'
 import type {RateLimiter} from './rate-limiter.js'
+import type {SnapshotStore} from './snapshot-store.js'
 import type {Tenants} from './tenants.js'
 
 /** How quickly failed webhook deliveries are retried: like production, or compressed for local work. */
@@ -67,6 +68,8 @@ export interface SandboxContext {
   due: DueWork
   /** Each partner's faults on demand, API and delivery (fault-injection.ts, docs/sandbox.md#faults). */
   faults: FaultStore
+  /** Named snapshots of partners and of the whole sandbox (snapshot-store.ts, docs/sandbox.md#snapshots). */
+  snapshots: SnapshotStore
 }
 
 /** The context as a feature is served it: with what only the assembled server knows. */

@@ -12,6 +12,7 @@ import {MONEY} from './money/schema.js'
 import {paymentMethods} from './payment-methods/feature.js'
 import {requestLog} from './request-log/feature.js'
 import {roundups} from './roundups/feature.js'
+import {snapshots} from './snapshots/feature.js'
 import {TENANTS} from './tenants.js'
 import {transactions} from './transactions/feature.js'
 import {users} from './users/feature.js'
@@ -35,6 +36,7 @@ export const FEATURES: readonly Feature[] = [
   bnpl,
   control,
   faults,
+  snapshots,
   webhooks,
   requestLog,
 ]

@@ -1,5 +1,7 @@
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {z} from 'zod'
 import {RESPONSE_SHAPES, type ResponseShape} from '../contract/envelope.js'
 import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
@@ -7,7 +9,7 @@ import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './auth/
 import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
 import {DueWork, SandboxClock} from './clock.js'
-import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext} from './context.js'
+import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext, type SandboxSettings} from './context.js'
 import type {Database} from './database.js'
 import {EventLog} from './events.js'
 import {FaultStore} from './fault-injection.js'
@@ -19,6 +21,7 @@ import {Cursors} from './pagination.js'
 import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer, HEADERS_TIMEOUT_MS} from './server.js'
+import {SnapshotStore} from './snapshot-store.js'
 import {Tenants} from './tenants.js'
 
 export type {SandboxCredentials} from './auth/partners.js'
@@ -55,6 +58,13 @@ export interface SandboxOptions {
   log?: (line: string) => void
   /** How long a client may take to send a request's headers (408 past it); default 10 s. */
   headersTimeoutMs?: number
+  /**
+   * Where named snapshots are kept (a folder per partner): default, beside the data file
+   * (`FILE.snapshots`), or a new temporary folder for `:memory:`.
+   */
+  snapshotDir?: string
+  /** Start from a snapshot: a name among the operator's snapshots, or a snapshot file's path. */
+  fromSnapshot?: {name: string} | {path: string}
 }
 
 export interface RunningSandbox {
@@ -86,6 +96,7 @@ const OptionsSchema = z.object({
     .max(365 * 86_400)
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
   headersTimeoutMs: z.number().int().min(100).max(60_000).default(HEADERS_TIMEOUT_MS),
+  snapshotDir: z.string().min(1).optional(),
 })
 
 function packageVersion(): string {
@@ -98,6 +109,30 @@ function packageVersion(): string {
   } catch {
     return '0.0.0'
   }
+}
+
+/** The settings a running sandbox reports and its features read. */
+function settingsOf(options: z.output<typeof OptionsSchema>): SandboxSettings {
+  return {
+    responseShape: options.responseShape,
+    rateLimit: options.rateLimit,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    startedAt: new Date().toISOString(),
+    version: packageVersion(),
+    webhookRetries: options.webhookRetries,
+    settleAfterSeconds: options.settleAfterSeconds,
+    headersTimeoutMs: options.headersTimeoutMs,
+    listensBeyondLoopback: !isLoopbackHost(options.host),
+    dataFile: options.data,
+  }
+}
+
+/** Where named snapshots are kept: as given, beside the data file, or a new temporary folder for :memory:. */
+function snapshotDirOf(options: {data: string; snapshotDir?: string | undefined}): string {
+  if (options.snapshotDir !== undefined) return options.snapshotDir
+  return options.data === ':memory:'
+    ? mkdtempSync(join(tmpdir(), 'payctl-snapshots-'))
+    : `${options.data}.snapshots`
 }
 
 /** Everything the sandbox is made of, for the partners it serves, on an open data file. */
@@ -117,6 +152,15 @@ function contextOf(
   const limiter = new RateLimiter(options.rateLimit === 'spec')
   const partnerRows = new PartnerRows(database, SCHEMAS)
   const faults = new FaultStore()
+  const snapshots = new SnapshotStore({
+    database,
+    partnerRows,
+    partners,
+    clock,
+    faults,
+    openDataFile: openDatabase,
+    dir: snapshotDirOf(options),
+  })
   // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time
   // and ends its faults on demand, a deleted partner's credentials and budgets are gone at once.
   partnerRows.afterDelete((partner, which) => {
@@ -140,21 +184,18 @@ function contextOf(
     partnerRows,
     due,
     faults,
+    snapshots,
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
-    settings: {
-      responseShape: options.responseShape,
-      rateLimit: options.rateLimit,
-      tokenTtlSeconds: options.tokenTtlSeconds,
-      startedAt: new Date().toISOString(),
-      version: packageVersion(),
-      webhookRetries: options.webhookRetries,
-      settleAfterSeconds: options.settleAfterSeconds,
-      headersTimeoutMs: options.headersTimeoutMs,
-      listensBeyondLoopback: !isLoopbackHost(options.host),
-      dataFile: options.data,
-    },
+    settings: settingsOf(options),
   }
+}
+
+/** Restore the operator from a named snapshot or a snapshot file before the sandbox serves anyone. */
+function startFrom(snapshots: SnapshotStore, operator: string, from: {name: string} | {path: string}): void {
+  if ('name' in from)
+    snapshots.restore(operator, snapshots.find(operator, from.name).path, `snapshot ${from.name}`)
+  else snapshots.restore(operator, from.path, from.path)
 }
 
 /** Start the sandbox server; resolves once it is listening. */
@@ -173,6 +214,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app
+    // Outside the set-up's transaction: a restore attaches the snapshot's file, which SQLite does only there.
+    if (opts.fromSnapshot !== undefined) startFrom(ctx.snapshots, credentials.partnerId, opts.fromSnapshot)
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})

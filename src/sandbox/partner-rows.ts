@@ -13,6 +13,7 @@ interface Selection {
 
 interface Statements {
   table: Table
+  where: string
   select: Statement<Row>
   delete: Statement
 }
@@ -39,6 +40,7 @@ export class PartnerRows {
       .sort((a, b) => b.depth - a.depth)
       .map(({table, where}) => ({
         table,
+        where,
         select: database.prepare<Row>(`SELECT * FROM ${table.name} WHERE ${where}`),
         delete: database.prepare(`DELETE FROM ${table.name} WHERE ${where}`),
       }))
@@ -65,6 +67,24 @@ export class PartnerRows {
         t.delete.run(partnerId)
       }
       for (const listener of this.#listeners) listener(partnerId, which)
+    })
+  }
+
+  /**
+   * Each table of partners' rows with the condition (the partner id its one parameter) that selects
+   * one partner's, parents first: what a snapshot copies.
+   */
+  selections(): {table: Table; where: string}[] {
+    return [...this.#tables].reverse().map(({table, where}) => ({table, where}))
+  }
+
+  /**
+   * Delete the partner's rows but those of the tables named in `keep`, telling no listener: the
+   * partner stays, and whoever calls this (a restore) puts its rows back in the same transaction.
+   */
+  deleteKeeping(partnerId: string, keep: ReadonlySet<string>): void {
+    this.database.transaction(() => {
+      for (const t of this.#tables) if (!keep.has(t.table.name)) t.delete.run(partnerId)
     })
   }
 

@@ -37,7 +37,16 @@ describe('OpenAPI document', () => {
         .filter((op) => op['x-sandbox-extension'] === true)
         .map((op) => op.operationId),
     )
-    expect(marked.sort()).toEqual(['listLedgerEntries', 'listUsers'])
+    expect(marked.sort()).toEqual([
+      'deleteSnapshot',
+      'listLedgerEntries',
+      'listSnapshots',
+      'listUsers',
+      'readSnapshotFile',
+      'restoreSnapshot',
+      'saveSnapshot',
+      'writeSnapshotFile',
+    ])
     expect(doc.paths['/v1/users'].get.description).toMatch(/^Sandbox extension: .*email/)
     const since = doc.paths['/v1/events'].get.parameters.find((p: Json) => p.name === 'since')
     expect(since.schema.description).toMatch(/^sandbox extension/)

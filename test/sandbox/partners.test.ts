@@ -357,14 +357,17 @@ const BODIES: Record<string, unknown> = {
   'PATCH /wallets/{id}': {label: 'mine now'},
   'POST /webhooks/{id}/rotate-secret': {},
   'POST /events/{id}/resend': {},
+  // Sending a file is to one's own name: an empty one is refused the same, whoever else has the name.
+  'PUT /_sandbox/snapshots/{name}/file': {offset: 0, data: '', last: true},
 }
 
 /** Which kind of record a path's parameter names, from the path. */
 function kindOf(path: string, param: string): string {
   if (param === 'methodId') return 'paymentMethod'
-  if (param === 'name') return 'partnerName'
+  if (param === 'name' && path.startsWith('/_sandbox/partners/')) return 'partnerName'
   if (path.startsWith('/webhooks/listen-sessions/')) return 'session'
   if (path.startsWith('/_sandbox/faults/')) return 'fault'
+  if (path.startsWith('/_sandbox/snapshots/')) return 'snapshot'
   for (const [prefix, kind] of [
     ['/users/', 'user'],
     ['/roundupsvc/users/', 'user'],
@@ -420,6 +423,10 @@ async function seed(p: TestSandbox, name: string): Promise<Ids> {
   })
   expect(fault.status, fault.text).toBe(201)
   add('fault', fault.body.id)
+  // A snapshot: another partner's name for one is a name the caller has none of.
+  const snapshot = await p.post('/_sandbox/snapshots', {name: `snap-${name}`})
+  expect(snapshot.status, snapshot.text).toBe(201)
+  add('snapshot', snapshot.body.name)
   for (const kind of [
     'user',
     'wallet',

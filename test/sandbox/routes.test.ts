@@ -115,6 +115,7 @@ describe("the server parses every request with its endpoint's schemas", () => {
     expect(ids(bodiless)).toEqual([
       'connectAccount',
       'refreshToken',
+      'restoreSnapshot',
       'revokeAllTokens',
       'revokeToken',
       'sandboxFreezeClock',

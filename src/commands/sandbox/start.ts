@@ -1,4 +1,5 @@
 import {mkdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
@@ -15,6 +16,7 @@ import {
   startDetached,
   writeState,
 } from '../../cli/sandbox-process.js'
+import {snapshotSource, snapshotStartFailure} from '../../cli/snapshots.js'
 import {paint} from '../../cli/terminal.js'
 import {isLoopbackHost, PayctlError, probeSandbox, saveLocalProfile, usageError} from '../../core/index.js'
 
@@ -70,6 +72,10 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     'webhook-retries': Flags.option({options: ['realtime', 'fast'] as const, default: 'realtime'})({
       summary: 'retry failed webhook deliveries as in production (5 s … 10 h) or fast (0.5 s … 1 min)',
     }),
+    'from-snapshot': Flags.string({
+      summary: "start from a snapshot: a name among the operator's snapshots, or a snapshot file",
+      helpValue: 'NAME|PATH',
+    }),
     quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
     'show-secrets': Flags.boolean({
       summary: 'print the test credentials when detached or piped too (they then land in logs)',
@@ -117,9 +123,13 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const {data, secrets} = o
     const err = this.io.err
     const dir = this.runtime.configDir
+    const from = f['from-snapshot'] === undefined ? undefined : snapshotSource(f['from-snapshot'])
     const release = await claimConfigDir(dir)
     const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
+      // Beside the data file, or in the config dir for :memory: (docs/sandbox.md#snapshots).
+      ...(data === ':memory:' ? {snapshotDir: join(dir, 'snapshots')} : {}),
+      ...(from === undefined ? {} : {fromSnapshot: from}),
       port: f.port,
       host: f.host,
       data,
@@ -137,9 +147,13 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       log: f.quiet ? undefined : (line) => err.write(`${paint('dim', line, err)}\n`),
     }).catch(async (err: unknown) => {
       await release()
-      throw startFailure(err, f.port, f.host)
+      throw startFailure(err, f.port, f.host, f['from-snapshot'])
     })
     const started = await this.register(sandbox, f.profile ?? 'local', data)
+    // A file grown past the size limit (ulimit -f) fails its write (EFBIG: a snapshot is refused,
+    // and nothing is left of it) rather than ending the sandbox: the signal that comes with it has a
+    // listener, so the exit hook does not send it again.
+    this.runtime.onSignal('SIGXFSZ', () => undefined)
     if (this.jsonEnabled()) this.logJson(started)
     else this.printReady(started, f['response-shape'], f['rate-limit'], false)
 
@@ -269,8 +283,15 @@ function readyLines(
 }
 
 /** Why the sandbox did not start: it refuses bad settings (a malformed key, a port in use) with a plain Error. */
-function startFailure(err: unknown, port: number, host: string): PayctlError {
+function startFailure(err: unknown, port: number, host: string, from?: string): PayctlError {
   if (err instanceof PayctlError) return err
+  const code = (err as {code?: unknown}).code
+  if (
+    from !== undefined &&
+    (code === 'NOT_FOUND' || code === 'SNAPSHOT_INVALID' || code === 'SNAPSHOT_CONFLICT')
+  ) {
+    return snapshotStartFailure(err as Error & {code: string}, from)
+  }
   if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     return new PayctlError({
       kind: 'usage',

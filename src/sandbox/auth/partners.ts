@@ -139,6 +139,7 @@ export class PartnerDirectory {
   private readonly bySecretKey = new Map<string, SandboxCredentials>()
   private readonly entries = new Map<string, PartnerEntry>()
   private readonly insert: Statement
+  private readonly one: Statement<PartnerRow>
 
   /** @param operator the partner this run was started with (resolvePartner's answer). */
   constructor(
@@ -150,6 +151,7 @@ export class PartnerDirectory {
       .all()) {
       this.#add(toCredentials(row), row.name ?? row.partner_id, row.created_at)
     }
+    this.one = database.prepare<PartnerRow>('SELECT * FROM partners WHERE partner_id = ?')
     this.insert = database.prepare(
       `INSERT INTO partners (partner_id, api_key, api_secret, secret_key, name, created_at, started_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -175,7 +177,8 @@ export class PartnerDirectory {
 
   /** Every partner, oldest first. */
   list(): PartnerEntry[] {
-    return [...this.entries.values()]
+    // Sorted: a partner a restore brought back comes where it was, not last.
+    return [...this.entries.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
   }
 
   byName(name: string): PartnerEntry | undefined {
@@ -210,6 +213,13 @@ export class PartnerDirectory {
     this.byApiKey.delete(creds.apiKey)
     this.bySecretKey.delete(creds.secretKey)
     this.entries.delete(partnerId)
+  }
+
+  /** Read the partner again from the data file (a restored snapshot brought it back, or took it away). */
+  reload(partnerId: string): void {
+    this.forget(partnerId)
+    const row = this.one.get(partnerId)
+    if (row !== undefined) this.#add(toCredentials(row), row.name ?? row.partner_id, row.created_at)
   }
 
   #add(creds: SandboxCredentials, name: string, createdAt: string): PartnerEntry {

@@ -1,0 +1,303 @@
+import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {DatabaseSync} from 'node:sqlite'
+import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../contract/snapshots.js'
+import type {PartnerDirectory} from './auth/partners.js'
+import type {SandboxClock} from './clock.js'
+import {type Database, SCHEMA_VERSION, type Table} from './database.js'
+import {ApiError} from './errors.js'
+import type {FaultStore} from './fault-injection.js'
+import type {PartnerRows} from './partner-rows.js'
+import {
+  checkBody,
+  extractBody,
+  invalid,
+  type ReadHeader,
+  readHeader,
+  type SnapshotHeader,
+  temporaryBeside,
+  writeSnapshotFile,
+} from './snapshot-file.js'
+
+/** What a snapshot reads, replaces and tells: the data file and what keeps a partner in memory. */
+export interface SnapshotParts {
+  database: Database
+  partnerRows: PartnerRows
+  partners: PartnerDirectory
+  clock: SandboxClock
+  faults: FaultStore
+  /** Open another data file with every table of the sandbox, brought up to date (an older snapshot's rows). */
+  openDataFile: (path: string) => Database
+  /** Where named snapshots are kept: a folder per partner id. */
+  dir: string
+}
+
+/**
+ * What a restore leaves as it is, and why: the partner's credentials (its profiles and tokens keep
+ * working) and its listen sessions (live connections, not state: a listener stays connected and
+ * gets the events that come after the restore). docs/sandbox.md#snapshots.
+ */
+const KEPT_BY_RESTORE = new Set(['partners', 'webhook_listen_sessions'])
+
+const SNAPSHOT_SUFFIX = '.snapshot'
+
+/**
+ * Named snapshots of partners (their rows and clock) and of the whole sandbox, saved and restored
+ * synchronously: no request runs while one is taken or put back, so each request is wholly before
+ * or wholly after it, and a restore is one transaction that nobody sees half done.
+ */
+export class SnapshotStore {
+  constructor(private readonly parts: SnapshotParts) {}
+
+  /** The file of the partner's snapshot `name` (which may not exist). */
+  pathOf(partnerId: string, name: string): string {
+    return join(this.#dirOf(partnerId), `${name}${SNAPSHOT_SUFFIX}`)
+  }
+
+  /** Make the partner's folder of snapshots, readable by its owner only. */
+  ensureDir(partnerId: string): void {
+    mkdirSync(this.#dirOf(partnerId), {recursive: true, mode: 0o700})
+  }
+
+  /** Save the partner's rows (or, for `all`, every partner's) as the snapshot `name`, replacing one of that name. */
+  save(partnerId: string, name: string, scope: SnapshotScope, now: string): Snapshot {
+    this.ensureDir(partnerId)
+    const target = this.pathOf(partnerId, name)
+    const body = temporaryBeside(target, '.db.tmp')
+    try {
+      const records = this.#writeRows(body, partnerId, scope)
+      const header = writeSnapshotFile(target, body, {
+        name,
+        scope,
+        partnerId,
+        createdAt: now,
+        records,
+        schemaVersion: SCHEMA_VERSION,
+      })
+      return describe(header, statSync(target).size, name)
+    } catch (err) {
+      if (err instanceof ApiError) throw err
+      const reason = (err as Error).message ?? String(err)
+      throw new ApiError(
+        'SNAPSHOT_NOT_SAVED',
+        `The snapshot ${name} was not saved (${reason}): nothing was written, and an earlier snapshot of that name is as it was`,
+        {reason},
+      )
+    } finally {
+      removeDatabaseFile(body)
+    }
+  }
+
+  /** The partner's snapshots, newest first; files that are not readable snapshots are left out. */
+  list(partnerId: string): Snapshot[] {
+    let names: string[]
+    try {
+      names = readdirSync(this.#dirOf(partnerId))
+    } catch {
+      return []
+    }
+    return names
+      .filter((n) => n.endsWith(SNAPSHOT_SUFFIX) && !n.startsWith('.'))
+      .flatMap((n) => {
+        try {
+          const header = readHeader(join(this.#dirOf(partnerId), n), n)
+          return [describe(header, header.fileBytes, n.slice(0, -SNAPSHOT_SUFFIX.length))]
+        } catch {
+          return []
+        }
+      })
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.name.localeCompare(b.name))
+  }
+
+  /** The partner's snapshot `name`, checked; NOT_FOUND when it has none of that name. */
+  find(partnerId: string, name: string): {path: string; header: ReadHeader} {
+    const path = this.pathOf(partnerId, name)
+    try {
+      statSync(path)
+    } catch {
+      throw new ApiError('NOT_FOUND', `No snapshot named ${name}`, {resource: 'snapshot', id: name})
+    }
+    return {path, header: readHeader(path, `snapshot ${name}`)}
+  }
+
+  delete(partnerId: string, name: string): void {
+    this.find(partnerId, name)
+    rmSync(this.pathOf(partnerId, name))
+  }
+
+  /**
+   * Put back what the snapshot file at `path` holds, in one transaction: a partner snapshot into the
+   * caller's partner (its records keep their ids), a whole-sandbox one (the operator's only) over
+   * every partner, the snapshot's operator into the running one. A file refused leaves everything
+   * as it was.
+   */
+  restore(callerId: string, path: string, what: string): {scope: SnapshotScope; records: number} {
+    const header = readHeader(path, what)
+    checkBody(path, header, what)
+    if (header.scope === 'all' && callerId !== this.parts.partners.operator) {
+      throw new ApiError(
+        'INSUFFICIENT_PERMISSIONS',
+        "Only the sandbox's operator (the partner it was started with) restores a snapshot of the whole sandbox",
+      )
+    }
+    this.ensureDir(callerId)
+    const body = temporaryBeside(this.pathOf(callerId, 'restore'), '.db.tmp')
+    try {
+      extractBody(path, header, body)
+      try {
+        // Opened once as a data file: an older snapshot's tables are brought up to date.
+        this.parts.openDataFile(body).close()
+      } catch (err) {
+        throw invalid(what, `its rows cannot be read (${(err as Error).message})`)
+      }
+      const records = this.#attached(body, () => this.#replace(callerId, header))
+      return {scope: header.scope, records}
+    } finally {
+      removeDatabaseFile(body)
+    }
+  }
+
+  #dirOf(partnerId: string): string {
+    return join(this.parts.dir, partnerId)
+  }
+
+  /**
+   * Run `fn` with the SQLite file at `path` attached as `snap`. SQLite attaches only outside a
+   * transaction: the group of requests already answered is committed first, and `fn`'s own writes
+   * after it. Nothing else runs meanwhile (it is all synchronous), so no request sees half of it.
+   */
+  #attached<T>(path: string, fn: () => T): T {
+    const {database} = this.parts
+    database.flush()
+    database.db.prepare('ATTACH DATABASE ? AS snap').run(path)
+    try {
+      database.db.exec('PRAGMA snap.journal_mode = OFF; PRAGMA snap.synchronous = OFF')
+      return fn()
+    } finally {
+      // Committed (or, after a refusal, its savepoint rolled back) before SQLite lets go of the file.
+      database.flush()
+      database.db.exec('DETACH DATABASE snap')
+    }
+  }
+
+  /** Copy the rows of the scope into a new SQLite file at `path`, with every table's shape; returns how many. */
+  #writeRows(path: string, partnerId: string, scope: SnapshotScope): number {
+    const source = this.parts.database.db
+    const ddl = source
+      .prepare("SELECT type, sql FROM main.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'")
+      .all() as {type: string; sql: string}[]
+    const out = new DatabaseSync(path)
+    try {
+      out.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF')
+      for (const {sql} of ddl.filter((d) => d.type === 'table')) out.exec(sql)
+      out.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
+    } finally {
+      out.close()
+    }
+    const records = this.#attached(path, () => {
+      source.exec('BEGIN')
+      try {
+        let count = 0
+        for (const {table, where} of this.parts.partnerRows.selections()) {
+          const columns = columnsOf(source, 'main', table.name).join(', ')
+          const insert = source.prepare(
+            `INSERT INTO snap.${table.name} (${columns}) SELECT ${columns} FROM main.${table.name}${scope === 'partner' ? ` WHERE ${where}` : ''}`,
+          )
+          count += Number((scope === 'partner' ? insert.run(partnerId) : insert.run()).changes)
+        }
+        source.exec('COMMIT')
+        return count
+      } catch (err) {
+        source.exec('ROLLBACK')
+        throw err
+      }
+    })
+    const indexed = new DatabaseSync(path)
+    try {
+      for (const {sql} of ddl.filter((d) => d.type !== 'table')) indexed.exec(sql)
+    } finally {
+      indexed.close()
+    }
+    return records
+  }
+
+  /** Replace the partners' rows with the snapshot's, in one transaction; returns the rows put back. */
+  #replace(callerId: string, header: SnapshotHeader): number {
+    const {database, partnerRows, partners, clock, faults} = this.parts
+    // The snapshot's partner (for all: its operator) becomes the caller (for all: the running operator).
+    const mapped = (id: string): string => (id === header.partnerId ? callerId : id)
+    try {
+      return database.transaction(() => {
+        const targets =
+          header.scope === 'partner'
+            ? [callerId]
+            : (
+                database.db.prepare('SELECT partner_id FROM snap.partners').all() as {partner_id: string}[]
+              ).map((r) => mapped(r.partner_id))
+        if (header.scope === 'all') {
+          // Partners the snapshot does not know go, whole, as a deleted partner does.
+          for (const id of [...partners.ids()]) if (!targets.includes(id)) partnerRows.delete(id, 'all')
+        }
+        for (const id of targets) partnerRows.deleteKeeping(id, KEPT_BY_RESTORE)
+        let records = 0
+        for (const {table} of partnerRows.selections()) {
+          if (table.name === 'webhook_listen_sessions') continue
+          if (table.name === 'partners' && header.scope === 'partner') continue
+          records += copyTable(database.db, table, header.partnerId, callerId)
+        }
+        for (const id of targets) {
+          partners.reload(id)
+          clock.reload(id)
+          faults.clear(id)
+        }
+        return records
+      })
+    } catch (err) {
+      if (err instanceof Error && /constraint failed/i.test(err.message)) {
+        throw new ApiError(
+          'SNAPSHOT_CONFLICT',
+          `Records of this snapshot are held by another partner of this sandbox (${err.message}): nothing was restored`,
+        )
+      }
+      throw err
+    }
+  }
+}
+
+/** Insert every row of `table` from the attached snapshot, its partner column mapped `from` → `to`; returns how many. */
+function copyTable(db: DatabaseSync, table: Table, from: string, to: string): number {
+  const present = new Set(columnsOf(db, 'snap', table.name))
+  const shared = columnsOf(db, 'main', table.name).filter((c) => present.has(c))
+  const partnerColumn = 'partnerColumn' in table.tie ? table.tie.partnerColumn : undefined
+  const selected = shared.map((c) => (c === partnerColumn ? `CASE WHEN ${c} = ? THEN ? ELSE ${c} END` : c))
+  // A partner the running sandbox has already keeps its own credentials (for all: the operator).
+  const verb = table.name === 'partners' ? 'INSERT OR IGNORE' : 'INSERT'
+  const insert = db.prepare(
+    `${verb} INTO main.${table.name} (${shared.join(', ')}) SELECT ${selected.join(', ')} FROM snap.${table.name}`,
+  )
+  return Number((partnerColumn === undefined ? insert.run() : insert.run(from, to)).changes)
+}
+
+function columnsOf(db: DatabaseSync, schema: 'main' | 'snap', table: string): string[] {
+  return (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as {name: string}[]).map((c) => c.name)
+}
+
+/** A snapshot as the routes answer it, under the name it is stored as (an upload may rename it). */
+export function describe(header: SnapshotHeader & {format?: number}, bytes: number, name: string): Snapshot {
+  return {
+    name,
+    scope: header.scope,
+    partnerId: header.partnerId,
+    createdAt: header.createdAt,
+    records: header.records,
+    bytes,
+    format: header.format ?? SNAPSHOT_FORMAT,
+    schemaVersion: header.schemaVersion,
+    sha256: header.sha256,
+  }
+}
+
+/** Remove a temporary SQLite file and what SQLite keeps beside it. */
+function removeDatabaseFile(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, {force: true})
+}

@@ -1,0 +1,73 @@
+import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {SNAPSHOT_CHUNK_BYTES, type Snapshot} from '../../contract/snapshots.js'
+import {ApiError} from '../errors.js'
+import {checkBody, readHeader} from '../snapshot-file.js'
+import {describe, type SnapshotStore} from '../snapshot-store.js'
+
+/** A chunk of the caller's snapshot file `name`, from `offset`. */
+export function readChunk(
+  store: SnapshotStore,
+  partnerId: string,
+  name: string,
+  offset: number,
+): {offset: number; bytes: number; data: string} {
+  const {path} = store.find(partnerId, name)
+  const fd = openSync(path, 'r')
+  try {
+    const bytes = fstatSync(fd).size
+    const buffer = Buffer.alloc(Math.max(0, Math.min(SNAPSHOT_CHUNK_BYTES, bytes - offset)))
+    const read = buffer.length === 0 ? 0 : readSync(fd, buffer, 0, buffer.length, offset)
+    return {offset, bytes, data: buffer.subarray(0, read).toString('base64')}
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Take a chunk of a snapshot file sent to be stored as `name`: the chunks go, in order, to a hidden
+ * file beside the snapshots; the last one has the whole file checked (SNAPSHOT_INVALID, and the
+ * upload discarded, when it is not a snapshot this sandbox can restore), then renamed into place.
+ */
+export function writeChunk(
+  store: SnapshotStore,
+  partnerId: string,
+  name: string,
+  chunk: {offset: number; data: string; last?: boolean | undefined},
+): {name: string; received: number; snapshot?: Snapshot} {
+  const target = store.pathOf(partnerId, name)
+  const upload = join(dirname(target), `.${name}.upload`)
+  store.ensureDir(partnerId)
+  const data = Buffer.from(chunk.data, 'base64')
+  const fd = openSync(upload, chunk.offset === 0 ? 'w' : 'r+', 0o600)
+  let received: number
+  try {
+    const size = fstatSync(fd).size
+    if (size !== chunk.offset) {
+      throw new ApiError(
+        'VALIDATION_ERROR',
+        `This upload has ${size} bytes: send the chunk at offset ${size}`,
+        {
+          field: 'offset',
+          value: chunk.offset,
+          received: size,
+        },
+      )
+    }
+    let written = 0
+    while (written < data.length)
+      written += writeSync(fd, data, written, data.length - written, size + written)
+    received = size + data.length
+  } finally {
+    closeSync(fd)
+  }
+  if (chunk.last !== true) return {name, received}
+  try {
+    const header = readHeader(upload, `the file sent as ${name}`)
+    checkBody(upload, header, `the file sent as ${name}`)
+    renameSync(upload, target)
+    return {name, received, snapshot: describe(header, statSync(target).size, name)}
+  } finally {
+    rmSync(upload, {force: true})
+  }
+}

@@ -1,0 +1,72 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, test} from 'vitest'
+import {payctl, tempConfigDir} from '../helpers/cli.js'
+import {startSandboxProcess} from '../helpers/sandbox.js'
+
+/** The shop fixture's users, wallets, card, payments, round-up settings and a webhook. */
+const FIXTURE = `version: 1
+name: source
+users:
+  alice: {email: alice@example.test, first_name: Alice, last_name: Archer, external_id: crm-alice}
+  bob: {email: bob@example.test, first_name: Bob, last_name: Baker}
+wallets:
+  alice_usd: {user: "\${users.alice.id}", currency: USD, label: Everyday, initial_balance: 250.00USD}
+  alice_eur: {user: "\${users.alice.id}", currency: EUR}
+  bob_usd: {user: "\${users.bob.id}", currency: USD, initial_balance: 200.00USD}
+payment_methods:
+  alice_visa: {user: "\${users.alice.id}", type: card, token: tok_visa}
+  bob_ach: {user: "\${users.bob.id}", type: ach, token: tok_ach_success}
+transactions:
+  top_up: {method: card, amount: 40.00USD, to: "\${wallets.alice_usd.id}", payment_method: "\${payment_methods.alice_visa.id}"}
+  lunch: {method: wallet, amount: 12.50USD, from: "\${wallets.alice_usd.id}", to: "\${wallets.bob_usd.id}"}
+roundup_settings:
+  alice: {user: "\${users.alice.id}", multiplier: 2, max_roundup_amount: 5, destination_account_id: "\${wallets.bob_usd.id}"}
+webhooks:
+  orders: {url: "https://hooks.example.test/payctl", events: [transaction.completed, wallet.created]}
+`
+
+/** The document with what a fresh sandbox gives anew (ids) replaced by placeholders. */
+const withoutIds = (doc: string) => doc.replace(/\b(usr|wal|pm|ba|bnpl|txn)_[0-9a-f]{8,}\b/g, '$1_…')
+
+describe('seed export', () => {
+  test('round trip: export, seed into a fresh sandbox, export again: the same document but for ids', async () => {
+    const config = tempConfigDir()
+    const first = await startSandboxProcess([], {configDir: config.dir})
+    try {
+      const fixture = join(config.dir, 'source.yaml')
+      writeFileSync(fixture, FIXTURE)
+      const seeded = await payctl(['seed', fixture], {configDir: config.dir, timeoutMs: 60_000})
+      expect(seeded.exitCode, seeded.stderr).toBe(0)
+      const exported = join(config.dir, 'exported.yaml')
+      const res = await payctl(['seed', 'export', '--file', exported], {
+        configDir: config.dir,
+        timeoutMs: 60_000,
+      })
+      expect(res.exitCode, res.stderr).toBe(0)
+      const once = readFileSync(exported, 'utf8')
+      // Balances after the payments, not the fixture's opening ones; what is not recreated is named.
+      const aliceUsd = /alice_example_test_usd:\n(?:\s+.*\n)*?\s+initial_balance: "?(\d+)"?/.exec(once)
+      expect(aliceUsd, once).not.toBeNull()
+      expect(Number(aliceUsd![1])).not.toBe(25_000)
+      expect(once).toMatch(/^# .*transactions, ledger entries and events/m)
+      expect(once).toMatch(/^# .*webhook signing secrets/m)
+      expect(once).toContain('token: tok_ach_success')
+
+      const other = tempConfigDir()
+      const second = await startSandboxProcess([], {configDir: other.dir})
+      try {
+        const again = await payctl(['seed', exported], {configDir: other.dir, timeoutMs: 60_000})
+        expect(again.exitCode, again.stderr).toBe(0)
+        const twice = await payctl(['seed', 'export'], {configDir: other.dir, timeoutMs: 60_000})
+        expect(twice.exitCode, twice.stderr).toBe(0)
+        expect(withoutIds(twice.stdout)).toBe(withoutIds(once))
+      } finally {
+        await second.stop()
+      }
+    } finally {
+      await first.stop()
+      config.cleanup()
+    }
+  })
+})
