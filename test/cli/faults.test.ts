@@ -270,7 +270,7 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
       expect(cut.doc.error?.code).toBe('HTTP_503')
       expect(cut.doc.hasMore).toBe(true)
       expect(cut.ids).toEqual(direct.slice(0, cut.ids.length))
-      const rest = await readThrough(proxy.url, '--cursor', cut.doc.nextCursor!)
+      const rest = await readThrough(proxy.url, `--cursor=${cut.doc.nextCursor!}`)
       if (rest.r.exitCode === 0) expect([...cut.ids, ...rest.ids]).toEqual(direct)
     } finally {
       await failing.close()
