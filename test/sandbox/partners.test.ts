@@ -1,3 +1,6 @@
+import {once} from 'node:events'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {DatabaseSync} from 'node:sqlite'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import type {Endpoint} from '../../src/contract/endpoint.js'
@@ -265,10 +268,18 @@ describe('a clock per partner', () => {
     }
   })
 
-  test("tokens, idempotency keys and the HTTP Date header go by real time; records and events by the partner's clock", async () => {
-    const t = await start({tokenTtlSeconds: 3600})
+  test("tokens, idempotency keys, rate limits, webhook retries and the HTTP Date header go by real time; records and events by the partner's clock", async () => {
+    const t = await start({tokenTtlSeconds: 3600, rateLimit: 'spec', webhookRetries: 'realtime'})
     try {
       const p = await createPartner(t, 'traveller')
+      const refusing = createServer((_req, res) => res.writeHead(500).end()).listen(0, '127.0.0.1')
+      await once(refusing, 'listening')
+      const port = (refusing.address() as AddressInfo).port
+      const hook = await p.post('/v1/webhooks', {
+        url: `http://127.0.0.1:${port}/hooks`,
+        events: ['wallet.created'],
+      })
+      expect(hook.status, hook.text).toBe(201)
       const token = await p.token()
       const key = {headers: {'idempotency-key': 'made-before-the-jump'}}
       const first = await p.post('/v1/users', {email: 'z@example.test', first_name: 'Z', last_name: 'Z'}, key)
@@ -284,6 +295,12 @@ describe('a clock per partner', () => {
       // The HTTP Date header is the machine's: doctor's skew check compares it with the client's.
       const date = Date.parse(again.headers.get('date') ?? '')
       expect(Math.abs(date - Date.now())).toBeLessThan(60_000)
+      // Rate limits count real time: the month skipped refilled nothing, and the budget resets
+      // within a real minute.
+      const before = Number(again.headers.get('x-ratelimit-remaining'))
+      const counted = await p.get('/v1/wallets')
+      expect(Number(counted.headers.get('x-ratelimit-remaining'))).toBeLessThan(before)
+      expect(Number(counted.headers.get('x-ratelimit-reset')) * 1000 - Date.now()).toBeLessThan(61_000)
       // What the partner makes is dated by its own clock, and so are the events about it.
       const user = await p.post('/v1/users', {email: 'y@example.test', first_name: 'Y', last_name: 'Y'})
       expect(Date.parse(user.body.data.created_at ?? user.body.data.createdAt)).toBeGreaterThan(
@@ -293,6 +310,20 @@ describe('a clock per partner', () => {
       const events = await p.get(`/v1/events?type=wallet.created&limit=1`)
       expect(events.body.data.events[0].data.id).toBe(wallet.body.data.id)
       expect(Date.parse(events.body.data.events[0].timestamp)).toBeGreaterThan(Date.now() + 29 * DAY * 1000)
+      refusing.close()
+      // Its delivery is retried on real time: the next attempt of a refused one is seconds away,
+      // not a month, and a further jump of the clock does not bring it closer.
+      const retried = await p.get(`/v1/events/${events.body.data.events[0].id}`)
+      const delivery = retried.body.data.deliveries.find(
+        (d: {webhookId: string | null}) => d.webhookId !== null,
+      )
+      await p.post('/_sandbox/clock/advance', {seconds: 30 * DAY})
+      const later = (await p.get(`/v1/events/${events.body.data.events[0].id}`)).body.data.deliveries.find(
+        (d: {id: string}) => d.id === delivery.id,
+      )
+      expect(later.attempts).toBeLessThanOrEqual(2)
+      expect(later.nextAttemptAt).not.toBeNull()
+      expect(Date.parse(later.nextAttemptAt) - Date.now()).toBeLessThan(60_000)
     } finally {
       await t.close()
     }
