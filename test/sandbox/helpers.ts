@@ -2,8 +2,14 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
+import {expect} from 'vitest'
 import {type Endpoint, endpoints, unwrapEnvelope} from '../../src/contract/index.js'
-import {type RunningSandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
+import {
+  type RunningSandbox,
+  type SandboxCredentials,
+  type SandboxOptions,
+  startSandbox,
+} from '../../src/sandbox/index.js'
 
 export interface Reply {
   status: number
@@ -98,6 +104,24 @@ export class TestSandbox {
 
 export async function start(options: SandboxOptions = {}): Promise<TestSandbox> {
   return new TestSandbox(await startSandbox({port: 0, data: ':memory:', ...options}))
+}
+
+/** The error code of an answer, whichever of the interface's shapes it takes. */
+export function codeOf(reply: Reply): string | undefined {
+  const b = reply.body ?? {}
+  return typeof b.error === 'object' ? b.error.code : b.code
+}
+
+/** A view of the same running sandbox as another partner. */
+export function as(t: TestSandbox, credentials: SandboxCredentials): TestSandbox {
+  return new TestSandbox({...t.sb, credentials})
+}
+
+/** A new partner of `t`'s sandbox, made by its operator, and a view of the sandbox as that partner. */
+export async function createPartner(t: TestSandbox, name: string): Promise<TestSandbox> {
+  const res = await t.post('/_sandbox/partners', {name}, {auth: t.creds.secretKey})
+  expect(res.status, res.text).toBe(201)
+  return as(t, res.body)
 }
 
 /** A temporary directory for data files, removed by the returned cleanup. */

@@ -8,27 +8,9 @@ import {COMMON_ERRORS} from '../../src/contract/endpoint.js'
 import {endpoints} from '../../src/contract/endpoints.js'
 import {ERROR_STATUS, type ErrorCode} from '../../src/contract/errors.js'
 import {EVENT_NAMES} from '../../src/contract/events.js'
-import type {SandboxCredentials} from '../../src/sandbox/index.js'
-import {query, type Reply, start, TestSandbox, tempDir} from './helpers.js'
+import {as, codeOf, createPartner, query, start, type TestSandbox, tempDir} from './helpers.js'
 
 const DAY = 86_400
-
-/** The error code of an answer, whichever of the interface's shapes it takes. */
-function codeOf(reply: Reply): string | undefined {
-  const b = reply.body ?? {}
-  return typeof b.error === 'object' ? b.error.code : b.code
-}
-
-/** A view of the same running sandbox as another partner. */
-function as(t: TestSandbox, credentials: SandboxCredentials): TestSandbox {
-  return new TestSandbox({...t.sb, credentials})
-}
-
-async function createPartner(t: TestSandbox, name: string): Promise<TestSandbox> {
-  const res = await t.post('/_sandbox/partners', {name}, {auth: t.creds.secretKey})
-  expect(res.status, res.text).toBe(201)
-  return as(t, res.body)
-}
 
 describe('partners side by side', () => {
   test('the operator creates, lists and deletes partners; nobody else can, nor learn one exists', async () => {

@@ -1,25 +1,9 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
-import type {SandboxCredentials} from '../../src/sandbox/index.js'
-import {type Reply, start, TestSandbox, tempDir} from './helpers.js'
+import {codeOf, createPartner, start, type TestSandbox, tempDir} from './helpers.js'
 
 const DAY = 86_400
-
-function codeOf(reply: Reply): string | undefined {
-  const b = reply.body ?? {}
-  return typeof b.error === 'object' ? b.error.code : b.code
-}
-
-function as(t: TestSandbox, credentials: SandboxCredentials): TestSandbox {
-  return new TestSandbox({...t.sb, credentials})
-}
-
-async function createPartner(t: TestSandbox, name: string): Promise<TestSandbox> {
-  const res = await t.post('/_sandbox/partners', {name}, {auth: t.creds.secretKey})
-  expect(res.status, res.text).toBe(201)
-  return as(t, res.body)
-}
 
 /** A user with a funded wallet; returns the wallet id. */
 async function funded(p: TestSandbox, amount: number): Promise<string> {
