@@ -11,8 +11,7 @@ import {ApiError} from '../errors.js'
 export function partnerRoutes({
   partners,
   partnerRows,
-  database,
-}: Pick<SandboxContext, 'partners' | 'partnerRows' | 'database'>): RouteSpec[] {
+}: Pick<SandboxContext, 'partners' | 'partnerRows'>): RouteSpec[] {
   const requireOperator = (input: Parameters<typeof partnerOf>[0]): void => {
     if (partnerOf(input) !== partners.operator) {
       throw new ApiError(
@@ -26,7 +25,7 @@ export function partnerRoutes({
       endpoint: endpoints.createPartner,
       run(input): NewPartner {
         requireOperator(input)
-        const created = database.transaction(() => partners.create(input.body.name, new Date().toISOString()))
+        const created = partners.create(input.body.name, new Date().toISOString())
         if (created === undefined) {
           throw new ApiError('PARTNER_EXISTS', `A partner named ${input.body.name} exists already`, {
             field: 'name',
