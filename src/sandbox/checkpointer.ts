@@ -50,6 +50,31 @@ export function checkpointInBackground(database: Database, log?: (line: string) 
   if (path === null) return {stop: async () => {}}
   database.db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`)
   database.db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`)
+  let running: (() => Promise<void>) | undefined = startWorker(database, path, log)
+  // A snapshot's restore replaces the file: the worker lets go of the old one first.
+  const leave = database.accompany({
+    pause: async () => {
+      const stopping = running
+      running = undefined
+      await stopping?.()
+    },
+    resume: () => {
+      database.db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`)
+      database.db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`)
+      running = startWorker(database, path, log)
+    },
+  })
+  return {
+    stop: async () => {
+      leave()
+      await running?.()
+      running = undefined
+    },
+  }
+}
+
+/** A worker checkpointing the file at `path`; the function returned stops it. */
+function startWorker(database: Database, path: string, log?: (line: string) => void): () => Promise<void> {
   const worker = new Worker(WORKER_SOURCE, {eval: true, workerData: {path, intervalMs: INTERVAL_MS}})
   worker.unref()
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
@@ -58,12 +83,10 @@ export function checkpointInBackground(database: Database, log?: (line: string) 
     log?.(`background checkpoints stopped: ${String(err)}`)
     if (database.db.isOpen) database.db.exec('PRAGMA wal_autocheckpoint = 1000')
   })
-  return {
-    stop: async () => {
-      // Unreferenced, the worker would let the process end before it has closed its connection.
-      worker.ref()
-      worker.postMessage('stop')
-      await exited
-    },
+  return async () => {
+    // Unreferenced, the worker would let the process end before it has closed its connection.
+    worker.ref()
+    worker.postMessage('stop')
+    await exited
   }
 }

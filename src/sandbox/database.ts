@@ -1,4 +1,4 @@
-import {chmodSync, closeSync, constants, openSync} from 'node:fs'
+import {chmodSync, closeSync, constants, openSync, renameSync} from 'node:fs'
 import {
   DatabaseSync,
   type SQLInputValue,
@@ -154,13 +154,25 @@ export const countShape = (max: number, what: string): MetaShape => ({
   what,
 })
 
+/**
+ * What runs beside the sandbox's own connection on the same file (the background checkpointer):
+ * stopped before the file is replaced under it, started again afterwards.
+ */
+export interface Companion {
+  pause(): Promise<void>
+  resume(): void
+}
+
 /** The sandbox's SQLite database, with a transaction helper that nests. */
 export class Database {
-  readonly db: DatabaseSync
+  #db: DatabaseSync
   private depth = 0
   #groupCommit = false
   #pending: PendingCommit | undefined
   readonly #control = new Map<string, StatementSync>()
+  /** Bumped when the file is replaced: a statement prepared before is prepared again on its next use. */
+  #generation = 0
+  readonly #companions = new Set<Companion>()
 
   readonly #path: string
 
@@ -172,23 +184,39 @@ export class Database {
     // wherever --data puts it. SQLite gives the -wal and -shm files the mode of the database file.
     if (onDisk) closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600))
     if (onDisk) for (const file of [path, `${path}-wal`, `${path}-shm`]) chmodPrivate(file)
-    this.db = new DatabaseSync(path)
-    this.db.exec('PRAGMA busy_timeout = 5000')
+    this.#db = Database.#open(path)
+    this.migrate([META, ...schemas.filter((schema) => schema !== META)])
+  }
+
+  /** The connection: the same until the file is replaced (`replaceFile`). */
+  get db(): DatabaseSync {
+    return this.#db
+  }
+
+  /** The data file's path, or :memory:. */
+  get path(): string {
+    return this.#path
+  }
+
+  static #open(path: string): DatabaseSync {
+    const db = new DatabaseSync(path)
+    db.exec('PRAGMA busy_timeout = 5000')
     // Savepoints (every request has one, see transaction) journal the pages they change; in a
     // temporary file that is two write system calls a page, in memory none.
-    this.db.exec('PRAGMA temp_store = MEMORY')
+    db.exec('PRAGMA temp_store = MEMORY')
     if (path !== ':memory:' && path !== '') {
       // WAL lets readers run beside the writer. NORMAL sync: a commit is in the WAL file (the
       // operating system's cache) when COMMIT returns, so it survives the process being killed; only
       // an operating-system crash or power cut can lose the last commits, each whole, never half
       // (docs/sandbox.md#durability).
-      this.db.exec('PRAGMA journal_mode = WAL')
+      db.exec('PRAGMA journal_mode = WAL')
       for (const file of [`${path}-wal`, `${path}-shm`]) chmodPrivate(file)
-      this.db.exec('PRAGMA synchronous = NORMAL')
-      // The default 2 MB page cache is smaller than a busy sandbox's indexes.
-      this.db.exec('PRAGMA cache_size = -65536')
+      db.exec('PRAGMA synchronous = NORMAL')
+      // The default 2 MB page cache is smaller than a busy sandbox's indexes; 32 MB holds those of
+      // 100,000 records and keeps the sandbox's memory under 200 MB (docs/performance.md#snapshots).
+      db.exec('PRAGMA cache_size = -32768')
     }
-    this.migrate([META, ...schemas.filter((schema) => schema !== META)])
+    return db
   }
 
   /**
@@ -198,9 +226,67 @@ export class Database {
    */
   prepare<Row extends Columns<Row> = never>(sql: string): Statement<Row> {
     // The one cast of a row: node:sqlite types every row as Record<string, SQLOutputValue>, and
-    // only the SQL knows its columns. The statement itself is returned, with no wrapper, so a call
-    // costs what StatementSync's does.
-    return this.db.prepare(sql) as unknown as Statement<Row>
+    // only the SQL knows its columns.
+    return new Prepared(this, sql) as unknown as Statement<Row>
+  }
+
+  /** The statement `sql` on the current connection: `prepared` itself, unless the file was replaced since. */
+  statementOf(sql: string, prepared: {statement: StatementSync; generation: number}): StatementSync {
+    if (prepared.generation !== this.#generation) {
+      prepared.statement = this.#db.prepare(sql)
+      prepared.generation = this.#generation
+    }
+    return prepared.statement
+  }
+
+  /** A statement of the current connection, and the generation it was prepared in. */
+  prepareNow(sql: string): {statement: StatementSync; generation: number} {
+    return {statement: this.#db.prepare(sql), generation: this.#generation}
+  }
+
+  /** Stop `companion` (and start it again) whenever the file is replaced. */
+  accompany(companion: Companion): () => void {
+    this.#companions.add(companion)
+    return () => this.#companions.delete(companion)
+  }
+
+  /**
+   * Run `fn` with the data file at rest: its companions stopped, what was already answered
+   * committed, and the log copied back into the file and emptied, so that the file alone holds
+   * everything and nothing changes it until `fn` returns.
+   */
+  async atRest<T>(fn: () => T): Promise<T> {
+    if (this.#path === ':memory:' || this.#path === '') throw new Error('an in-memory database has no file')
+    const companions = [...this.#companions]
+    await Promise.all(companions.map((c) => c.pause()))
+    try {
+      this.flush()
+      this.#checkpoint()
+      return fn()
+    } finally {
+      for (const companion of companions) companion.resume()
+    }
+  }
+
+  /**
+   * Replace the data file with the SQLite file at `path`, made ready by `prepare` (which runs on the
+   * current connection, the file at rest): the connection closes, `path` is renamed over the data
+   * file, and the same connection settings open it. Statements prepared before work on the new
+   * file. A crash at any moment leaves the old file or the new one, whole.
+   */
+  replaceFile(path: string, prepare: () => void): Promise<void> {
+    return this.atRest(() => {
+      prepare()
+      this.#checkpoint()
+      this.#db.close()
+      try {
+        renameSync(path, this.#path)
+      } finally {
+        this.#db = Database.#open(this.#path)
+        this.#generation++
+        this.#control.clear()
+      }
+    })
   }
 
   private migrate(schemas: readonly Schema[]): void {
@@ -228,6 +314,11 @@ export class Database {
       }
       for (const schema of schemas) if (schema.indexes !== undefined) this.db.exec(schema.indexes)
     })
+  }
+
+  #checkpoint(): void {
+    const [done] = this.#db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').all() as {busy: number}[]
+    if (done?.busy !== 0) throw new Error('the data file is busy: its log could not be copied back')
   }
 
   /**
@@ -349,8 +440,33 @@ export class Database {
   }
 
   close(): void {
-    if (!this.db.isOpen) return
+    if (!this.#db.isOpen) return
     this.flush()
-    this.db.close()
+    this.#db.close()
+  }
+}
+
+/** A statement as `Database.prepare` gives it: prepared again on its next use after the file is replaced. */
+class Prepared {
+  readonly #database: Database
+  readonly #sql: string
+  readonly #prepared: {statement: StatementSync; generation: number}
+
+  constructor(database: Database, sql: string) {
+    this.#database = database
+    this.#sql = sql
+    this.#prepared = database.prepareNow(sql)
+  }
+
+  get(...params: SQLInputValue[]): unknown {
+    return this.#database.statementOf(this.#sql, this.#prepared).get(...params)
+  }
+
+  all(...params: SQLInputValue[]): unknown[] {
+    return this.#database.statementOf(this.#sql, this.#prepared).all(...params)
+  }
+
+  run(...params: SQLInputValue[]): StatementResultingChanges {
+    return this.#database.statementOf(this.#sql, this.#prepared).run(...params)
   }
 }
