@@ -1,4 +1,8 @@
-import {Agent, request} from 'undici'
+// Two parts of undici rather than its index, which loads fetch, WebSocket, caches and mocks too:
+// the sandbox starts faster (core/transport.ts does the same; scripts/bundle.ts checks the parts).
+
+import request from 'undici/lib/api/api-request.js'
+import Agent from 'undici/lib/dispatcher/agent.js'
 import {describeRequestFailure, readLimited} from '../../contract/webhook-http.js'
 import {SIGNATURE_HEADER, signatureHeader} from '../../contract/webhook-signature.js'
 import {ERROR_RESPONSE_BODY_LIMIT, RESPONSE_BODY_LIMIT} from './rows.js'
@@ -41,7 +45,7 @@ export interface PostResult {
  * 256 bytes of any other. Never throws.
  */
 export class HttpPoster {
-  readonly #agent: Agent
+  readonly #agent: InstanceType<typeof Agent>
   readonly #policy: UrlPolicy
   readonly #closing = new AbortController()
 
@@ -65,7 +69,15 @@ export class HttpPoster {
     const refused = refusedUrl(new URL(url), this.#policy)
     if (refused !== undefined) return done({status: null, error: `refused: ${refused}`, responseBody: null})
     try {
-      const res = await request(url, {method: 'POST', headers, body, dispatcher: this.#agent, signal})
+      const {origin, pathname, search} = new URL(url)
+      const res = await request.call(this.#agent, {
+        origin,
+        path: `${pathname}${search}`,
+        method: 'POST',
+        headers,
+        body,
+        signal,
+      })
       const status = res.statusCode
       const ok = status >= 200 && status < 300
       // What an error page says is for debugging, not for reading other services through the event log.
