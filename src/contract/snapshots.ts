@@ -16,8 +16,8 @@ export const SnapshotName = z
   .describe(`the snapshot's name: ${SNAPSHOT_NAME_RULE}`)
 
 /** The snapshot file format this payctl writes; it reads this one and every older one. */
-export const SNAPSHOT_FORMAT = 1
-/** The first line of every snapshot file. */
+export const SNAPSHOT_FORMAT = 2
+/** What marks a snapshot file's header: its last line (format 2), its first (format 1). */
 export const SNAPSHOT_MAGIC = 'PAYCTL-SNAPSHOT'
 /** The most bytes of a snapshot file one request carries (base64 keeps it under the body limit). */
 export const SNAPSHOT_CHUNK_BYTES = 512 * 1024

@@ -28,6 +28,8 @@ const NAME = /^[a-z_][a-z0-9_]*$/
 export class PartnerRows {
   /** Children before their parents. */
   readonly #tables: Statements[]
+  /** The tables of no one partner (the data file's keys, token revocations). */
+  readonly shared: readonly Table[]
   readonly #listeners: ((partnerId: string, which: 'all' | 'records') => void)[] = []
 
   constructor(
@@ -35,6 +37,7 @@ export class PartnerRows {
     schemas: readonly Schema[],
   ) {
     const tables = new Map(schemas.flatMap((s) => s.tables ?? []).map((t) => [t.name, t]))
+    this.shared = [...tables.values()].filter((t) => 'shared' in t.tie)
     this.#tables = [...tables.values()]
       .flatMap((table) => selectionOf(table, tables, []) ?? [])
       .sort((a, b) => b.depth - a.depth)
@@ -86,6 +89,11 @@ export class PartnerRows {
     this.database.transaction(() => {
       for (const t of this.#tables) if (!keep.has(t.table.name)) t.delete.run(partnerId)
     })
+  }
+
+  /** Tell the listeners the partner's rows are gone (a restore of the whole sandbox took them away). */
+  announceDeleted(partnerId: string): void {
+    for (const listener of this.#listeners) listener(partnerId, 'all')
   }
 
   /**

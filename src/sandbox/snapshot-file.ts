@@ -1,5 +1,18 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs'
+import {copyFile} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {z} from 'zod'
 import {SNAPSHOT_FORMAT, SNAPSHOT_MAGIC, SNAPSHOT_SCOPES} from '../contract/snapshots.js'
@@ -7,11 +20,16 @@ import {SCHEMA_VERSION} from './database.js'
 import {ApiError} from './errors.js'
 
 /**
- * The snapshot file: a line `PAYCTL-SNAPSHOT <format>`, a line of JSON (the header), then the rows
- * as a SQLite file of the data file's tables, whose length and SHA-256 the header records. A file
- * is checked whole before anything reads its rows: another program's file, a newer format, a
- * truncated or corrupted copy are each refused as SNAPSHOT_INVALID, naming what is wrong.
+ * The snapshot file (format 2): the rows, as a SQLite file of the data file's tables, then a line
+ * `PAYCTL-SNAPSHOT <format>` and a line of JSON (the header), which records the rows' length and
+ * SHA-256. So the file is itself a database (`sqlite3 FILE` reads it), and the rows are copied to
+ * and from it whole. Format 1 put the two lines first; it is still read. A file is checked whole
+ * before anything reads its rows: another program's file, a newer format, a truncated or corrupted
+ * copy are each refused as SNAPSHOT_INVALID, naming what is wrong.
  */
+
+/** SQLite's application id of a snapshot's rows ("PYCT"): a file cut before its header is still known as one. */
+export const SNAPSHOT_APPLICATION_ID = 0x50594354
 
 export const SnapshotHeaderSchema = z.strictObject({
   name: z.string(),
@@ -33,8 +51,9 @@ export interface ReadHeader extends SnapshotHeader {
 }
 
 const CHUNK = 1024 * 1024
-/** More than any header: a file whose first lines are longer is not a snapshot. */
+/** More than any header: a file whose header lines are longer is not a snapshot. */
 const HEADER_LIMIT = 64 * 1024
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
 
 export function invalid(what: string, reason: string): ApiError {
   return new ApiError('SNAPSHOT_INVALID', `${what} is not a snapshot this payctl can restore: ${reason}`, {
@@ -47,44 +66,94 @@ export function readHeader(path: string, what: string): ReadHeader {
   const fd = openSync(path, 'r')
   try {
     const fileBytes = fstatSync(fd).size
-    const head = Buffer.alloc(Math.min(HEADER_LIMIT, fileBytes))
-    readSync(fd, head, 0, head.length, 0)
-    const first = head.indexOf(10)
-    const magic = head.subarray(0, first < 0 ? Math.min(head.length, 40) : first).toString('latin1')
-    const match = /^PAYCTL-SNAPSHOT (\d{1,6})$/.exec(magic)
-    if (match === null)
-      throw invalid(what, `it does not start with "${SNAPSHOT_MAGIC}" (not a payctl snapshot file)`)
-    const format = Number(match[1])
-    if (format > SNAPSHOT_FORMAT) {
+    const first = Buffer.alloc(Math.min(HEADER_LIMIT, fileBytes))
+    readSync(fd, first, 0, first.length, 0)
+    if (first.subarray(0, SNAPSHOT_MAGIC.length + 1).toString('latin1') === `${SNAPSHOT_MAGIC} `)
+      return {...headerOf(first, what, 0), fileBytes}
+    const lastStart = Math.max(0, fileBytes - HEADER_LIMIT)
+    const last = Buffer.alloc(fileBytes - lastStart)
+    readSync(fd, last, 0, last.length, lastStart)
+    const at = last.lastIndexOf(`${SNAPSHOT_MAGIC} `)
+    if (at < 0) {
+      const ours =
+        first.length >= 72 &&
+        first.subarray(0, 16).equals(SQLITE_MAGIC) &&
+        first.readUInt32BE(68) === SNAPSHOT_APPLICATION_ID
       throw invalid(
         what,
-        `it is in format ${format}, written by a newer payctl (this one reads up to ${SNAPSHOT_FORMAT}): upgrade payctl`,
+        ours
+          ? 'it is truncated: the header at its end is missing'
+          : `it has no "${SNAPSHOT_MAGIC}" header (not a payctl snapshot file)`,
       )
     }
-    const second = head.indexOf(10, first + 1)
-    if (second < 0) throw invalid(what, 'its header is cut off (a truncated file)')
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(head.subarray(first + 1, second).toString('utf8'))
-    } catch {
-      throw invalid(what, 'its header is not JSON (a corrupt file)')
-    }
-    const header = SnapshotHeaderSchema.safeParse(parsed)
-    if (!header.success) throw invalid(what, `its header is damaged: ${z.prettifyError(header.error)}`)
-    if (header.data.schemaVersion > SCHEMA_VERSION) {
+    const trailer = lastStart + at
+    const header = headerOf(last.subarray(at), what, trailer)
+    if (header.bodyOffset !== fileBytes) {
       throw invalid(
         what,
-        `its rows are in data file schema ${header.data.schemaVersion}, from a newer payctl (this one knows ${SCHEMA_VERSION}): upgrade payctl`,
+        `it has ${fileBytes - header.bodyOffset} bytes past its header (a damaged or concatenated file)`,
       )
     }
-    return {...header.data, format, bodyOffset: second + 1, fileBytes}
+    if (header.bodyBytes !== trailer) {
+      throw invalid(
+        what,
+        `it is truncated or damaged: ${trailer} bytes of rows where its header says ${header.bodyBytes}`,
+      )
+    }
+    return {...header, bodyOffset: 0, fileBytes}
   } finally {
     closeSync(fd)
   }
 }
 
+/**
+ * The header in `lines` (its two lines, then whatever follows), which starts at `offset` in the
+ * file; its bodyOffset is where the lines end.
+ */
+function headerOf(lines: Buffer, what: string, offset: number): Omit<ReadHeader, 'fileBytes'> {
+  const first = lines.indexOf(10)
+  const magic = lines.subarray(0, first < 0 ? Math.min(lines.length, 40) : first).toString('latin1')
+  const match = /^PAYCTL-SNAPSHOT (\d{1,6})$/.exec(magic)
+  if (match === null)
+    throw invalid(what, `its "${SNAPSHOT_MAGIC}" line is damaged (not a payctl snapshot file)`)
+  const format = Number(match[1])
+  if (format > SNAPSHOT_FORMAT) {
+    throw invalid(
+      what,
+      `it is in format ${format}, written by a newer payctl (this one reads up to ${SNAPSHOT_FORMAT}): upgrade payctl`,
+    )
+  }
+  const second = lines.indexOf(10, first + 1)
+  if (second < 0) throw invalid(what, 'its header is cut off (a truncated file)')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(lines.subarray(first + 1, second).toString('utf8'))
+  } catch {
+    throw invalid(what, 'its header is not JSON (a corrupt file)')
+  }
+  const header = SnapshotHeaderSchema.safeParse(parsed)
+  if (!header.success) throw invalid(what, `its header is damaged: ${z.prettifyError(header.error)}`)
+  if (header.data.schemaVersion > SCHEMA_VERSION) {
+    throw invalid(
+      what,
+      `its rows are in data file schema ${header.data.schemaVersion}, from a newer payctl (this one knows ${SCHEMA_VERSION}): upgrade payctl`,
+    )
+  }
+  return {...header.data, format, bodyOffset: offset + second + 1}
+}
+
 /** Check that the file holds exactly the rows its header says, byte for byte. */
 export function checkBody(path: string, header: ReadHeader, what: string): void {
+  checkLength(header, what)
+  const hash = createHash('sha256')
+  copyRange(path, header.bodyOffset, header.bodyBytes, (chunk) => hash.update(chunk))
+  if (hash.digest('hex') !== header.sha256)
+    throw invalid(what, 'its checksum does not match its rows (a corrupt file)')
+}
+
+function checkLength(header: ReadHeader, what: string): void {
+  // Format 2's header comes after the rows: readHeader has checked where they end.
+  if (header.bodyOffset === 0) return
   const expected = header.bodyOffset + header.bodyBytes
   if (header.fileBytes < expected) {
     throw invalid(what, `it is truncated: ${header.fileBytes} bytes of ${expected}`)
@@ -95,56 +164,88 @@ export function checkBody(path: string, header: ReadHeader, what: string): void 
       `it has ${header.fileBytes - expected} bytes past its end (a damaged or concatenated file)`,
     )
   }
-  const hash = createHash('sha256')
-  copyRange(path, header.bodyOffset, header.bodyBytes, (chunk) => hash.update(chunk))
-  if (hash.digest('hex') !== header.sha256)
-    throw invalid(what, 'its checksum does not match its rows (a corrupt file)')
 }
 
-/** Copy the rows of a checked file to `target`, a SQLite file of their own. */
-export function extractBody(path: string, header: ReadHeader, target: string): void {
-  const fd = openSync(target, 'wx', 0o600)
+/**
+ * Copy the rows of the file to `target`, a SQLite file of their own, checking them on the way: a
+ * truncated, longer or altered file is refused and `target` removed. In format 2 the system copies
+ * the file while this thread hashes it, on two cores at once.
+ */
+export async function extractBody(
+  path: string,
+  header: ReadHeader,
+  target: string,
+  what: string,
+): Promise<void> {
+  checkLength(header, what)
   try {
-    copyRange(path, header.bodyOffset, header.bodyBytes, (chunk) => writeAll(fd, chunk))
-  } finally {
-    closeSync(fd)
+    const hash = createHash('sha256')
+    if (header.bodyOffset === 0) {
+      const copied = copyFile(path, target, constants.COPYFILE_EXCL)
+      // Settled whatever the hash finds, so that a refusal removes a whole copy, not one still written.
+      const settled = copied.then(
+        () => undefined,
+        (err: unknown) => err,
+      )
+      copyRange(path, 0, header.bodyBytes, (chunk) => hash.update(chunk))
+      const failed = await settled
+      if (failed !== undefined) throw failed
+      chmodSync(target, 0o600)
+      // The header goes: what is left is the rows alone.
+      truncateSync(target, header.bodyBytes)
+    } else {
+      const fd = openSync(target, 'wx', 0o600)
+      try {
+        copyRange(path, header.bodyOffset, header.bodyBytes, (chunk) => {
+          hash.update(chunk)
+          writeAll(fd, chunk)
+        })
+      } finally {
+        closeSync(fd)
+      }
+    }
+    if (hash.digest('hex') !== header.sha256)
+      throw invalid(what, 'its checksum does not match its rows (a corrupt file)')
+  } catch (err) {
+    // A file that was there before (COPYFILE_EXCL, 'wx') is someone else's: it stays.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(target, {force: true})
+    throw err
   }
 }
 
 /**
- * Write the snapshot file `target` from the SQLite file `body`, atomically: a temporary file beside
- * it, flushed to disk, then renamed over it. A crash, a kill or a full disk on the way leaves the
- * target as it was (absent, or the previous snapshot of that name), never half a file.
+ * Make the SQLite file `rows`, a temporary file beside `target`, the snapshot `target`: its header
+ * (with the rows' length and checksum) appended, flushed to disk, then renamed over `target`. A
+ * crash, a kill or a full disk on the way leaves `target` as it was (absent, or the previous
+ * snapshot of that name), never half a file; on a failure `rows` is removed.
  */
-export function writeSnapshotFile(
+export function sealSnapshotFile(
   target: string,
-  body: string,
+  rows: string,
   header: Omit<SnapshotHeader, 'bodyBytes' | 'sha256'>,
 ): SnapshotHeader {
-  const hash = createHash('sha256')
-  let bodyBytes = 0
-  copyRange(body, 0, Number.POSITIVE_INFINITY, (chunk) => {
-    hash.update(chunk)
-    bodyBytes += chunk.length
-  })
-  const full: SnapshotHeader = {...header, bodyBytes, sha256: hash.digest('hex')}
-  const temp = temporaryBeside(target)
   try {
-    const fd = openSync(temp, 'wx', 0o600)
+    const hash = createHash('sha256')
+    let bodyBytes = 0
+    copyRange(rows, 0, Number.POSITIVE_INFINITY, (chunk) => {
+      hash.update(chunk)
+      bodyBytes += chunk.length
+    })
+    const full: SnapshotHeader = {...header, bodyBytes, sha256: hash.digest('hex')}
+    const fd = openSync(rows, 'r+')
     try {
-      writeAll(fd, Buffer.from(`${SNAPSHOT_MAGIC} ${SNAPSHOT_FORMAT}\n${JSON.stringify(full)}\n`))
-      copyRange(body, 0, bodyBytes, (chunk) => writeAll(fd, chunk))
+      writeAll(fd, Buffer.from(`${SNAPSHOT_MAGIC} ${SNAPSHOT_FORMAT}\n${JSON.stringify(full)}\n`), bodyBytes)
       fsyncSync(fd)
     } finally {
       closeSync(fd)
     }
-    renameSync(temp, target)
+    renameSync(rows, target)
     syncDirectory(dirname(target))
+    return full
   } catch (err) {
-    rmSync(temp, {force: true})
+    rmSync(rows, {force: true})
     throw err
   }
-  return full
 }
 
 /** A name for a temporary file beside `target`: hidden, and never taken for a snapshot. */
@@ -171,9 +272,13 @@ function copyRange(path: string, start: number, length: number, onChunk: (chunk:
   }
 }
 
-function writeAll(fd: number, chunk: Buffer): void {
+/** Write all of `chunk`, at `position` or where the file is. */
+function writeAll(fd: number, chunk: Buffer, position?: number): void {
   let written = 0
-  while (written < chunk.length) written += writeSync(fd, chunk, written, chunk.length - written)
+  while (written < chunk.length) {
+    const at = position === undefined ? null : position + written
+    written += writeSync(fd, chunk, written, chunk.length - written, at)
+  }
 }
 
 /** Make a rename durable: the directory's entry is flushed too (where the system allows it). */

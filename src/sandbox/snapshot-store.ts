@@ -1,5 +1,5 @@
 import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
 import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../contract/snapshots.js'
 import type {PartnerDirectory} from './auth/partners.js'
@@ -14,10 +14,12 @@ import {
   invalid,
   type ReadHeader,
   readHeader,
+  SNAPSHOT_APPLICATION_ID,
   type SnapshotHeader,
+  sealSnapshotFile,
   temporaryBeside,
-  writeSnapshotFile,
 } from './snapshot-file.js'
+import {columnsOf, copyDataFile, mergeInto, rowCount} from './snapshot-swap.js'
 
 /** What a snapshot reads, replaces and tells: the data file and what keeps a partner in memory. */
 export interface SnapshotParts {
@@ -42,12 +44,41 @@ const KEPT_BY_RESTORE = new Set(['partners', 'webhook_listen_sessions'])
 const SNAPSHOT_SUFFIX = '.snapshot'
 
 /**
- * Named snapshots of partners (their rows and clock) and of the whole sandbox, saved and restored
- * synchronously: no request runs while one is taken or put back, so each request is wholly before
- * or wholly after it, and a restore is one transaction that nobody sees half done.
+ * Named snapshots of partners (their rows and clock) and of the whole sandbox. One save or restore
+ * runs at a time; each takes or puts back its rows in one synchronous step of the sandbox, so each
+ * request is wholly before or wholly after it, and nobody sees a restore half done. On a data file,
+ * a snapshot is SQLite's pages copied whole where it can be (snapshot-swap.ts); in memory, and for a
+ * partner beside others, its rows are copied one by one.
  */
 export class SnapshotStore {
-  constructor(private readonly parts: SnapshotParts) {}
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(private readonly parts: SnapshotParts) {
+    this.#sweep()
+  }
+
+  /**
+   * Remove what a save, a restore or an upload killed half-way left behind: hidden temporary files
+   * in the snapshot folders and beside the data file. At start nothing is under way.
+   */
+  #sweep(): void {
+    const {dir, database} = this.parts
+    const hidden = (folder: string, prefix = '.'): void => {
+      let names: string[]
+      try {
+        names = readdirSync(folder)
+      } catch {
+        return
+      }
+      for (const name of names) if (name.startsWith(prefix)) rmSync(join(folder, name), {force: true})
+    }
+    let partners: string[] = []
+    try {
+      partners = readdirSync(dir)
+    } catch {}
+    for (const partner of partners) hidden(join(dir, partner))
+    if (database.path !== ':memory:') hidden(dirname(database.path), `.${basename(database.path)}.`)
+  }
 
   /** The file of the partner's snapshot `name` (which may not exist). */
   pathOf(partnerId: string, name: string): string {
@@ -60,32 +91,38 @@ export class SnapshotStore {
   }
 
   /** Save the partner's rows (or, for `all`, every partner's) as the snapshot `name`, replacing one of that name. */
-  save(partnerId: string, name: string, scope: SnapshotScope, now: string): Snapshot {
-    this.ensureDir(partnerId)
-    const target = this.pathOf(partnerId, name)
-    const body = temporaryBeside(target, '.db.tmp')
-    try {
-      const records = this.#writeRows(body, partnerId, scope)
-      const header = writeSnapshotFile(target, body, {
-        name,
-        scope,
-        partnerId,
-        createdAt: now,
-        records,
-        schemaVersion: SCHEMA_VERSION,
-      })
-      return describe(header, statSync(target).size, name)
-    } catch (err) {
-      if (err instanceof ApiError) throw err
-      const reason = (err as Error).message ?? String(err)
-      throw new ApiError(
-        'SNAPSHOT_NOT_SAVED',
-        `The snapshot ${name} was not saved (${reason}): nothing was written, and an earlier snapshot of that name is as it was`,
-        {reason},
-      )
-    } finally {
-      removeDatabaseFile(body)
-    }
+  save(partnerId: string, name: string, scope: SnapshotScope, now: string): Promise<Snapshot> {
+    return this.#oneAtATime(async () => {
+      this.ensureDir(partnerId)
+      const target = this.pathOf(partnerId, name)
+      const body = temporaryBeside(target)
+      try {
+        const header = {name, scope, partnerId, createdAt: now, schemaVersion: SCHEMA_VERSION}
+        const {database, partnerRows} = this.parts
+        let written: SnapshotHeader
+        if (this.#wholeFile(partnerId, scope)) {
+          const records = await database.atRest(() => {
+            copyDataFile(database, partnerRows.shared, body)
+            return rowCount(database.db, partnerRows)
+          })
+          written = sealSnapshotFile(target, body, {...header, records})
+        } else {
+          const records = this.#writeRows(body, partnerId, scope)
+          written = sealSnapshotFile(target, body, {...header, records})
+        }
+        return describe(written, statSync(target).size, name)
+      } catch (err) {
+        if (err instanceof ApiError) throw err
+        const reason = (err as Error).message ?? String(err)
+        throw new ApiError(
+          'SNAPSHOT_NOT_SAVED',
+          `The snapshot ${name} was not saved (${reason}): nothing was written, and an earlier snapshot of that name is as it was`,
+          {reason},
+        )
+      } finally {
+        removeDatabaseFile(body)
+      }
+    })
   }
 
   /** The partner's snapshots, newest first; files that are not readable snapshots are left out. */
@@ -126,34 +163,92 @@ export class SnapshotStore {
   }
 
   /**
-   * Put back what the snapshot file at `path` holds, in one transaction: a partner snapshot into the
+   * Put back what the snapshot file at `path` holds, in one step: a partner snapshot into the
    * caller's partner (its records keep their ids), a whole-sandbox one (the operator's only) over
    * every partner, the snapshot's operator into the running one. A file refused leaves everything
    * as it was.
    */
-  restore(callerId: string, path: string, what: string): {scope: SnapshotScope; records: number} {
-    const header = readHeader(path, what)
-    checkBody(path, header, what)
-    if (header.scope === 'all' && callerId !== this.parts.partners.operator) {
-      throw new ApiError(
-        'INSUFFICIENT_PERMISSIONS',
-        "Only the sandbox's operator (the partner it was started with) restores a snapshot of the whole sandbox",
-      )
-    }
-    this.ensureDir(callerId)
-    const body = temporaryBeside(this.pathOf(callerId, 'restore'), '.db.tmp')
-    try {
-      extractBody(path, header, body)
-      try {
-        // Opened once as a data file: an older snapshot's tables are brought up to date.
-        this.parts.openDataFile(body).close()
-      } catch (err) {
-        throw invalid(what, `its rows cannot be read (${(err as Error).message})`)
+  restore(callerId: string, path: string, what: string): Promise<{scope: SnapshotScope; records: number}> {
+    return this.#oneAtATime(async () => {
+      const header = readHeader(path, what)
+      if (header.scope === 'all' && callerId !== this.parts.partners.operator) {
+        throw new ApiError(
+          'INSUFFICIENT_PERMISSIONS',
+          "Only the sandbox's operator (the partner it was started with) restores a snapshot of the whole sandbox",
+        )
       }
-      const records = this.#attached(body, () => this.#replace(callerId, header))
-      return {scope: header.scope, records}
-    } finally {
-      removeDatabaseFile(body)
+      const {database} = this.parts
+      const onDisk = database.path !== ':memory:'
+      if (!onDisk) this.ensureDir(callerId)
+      // Beside the data file, so that it can be renamed over it.
+      const body = temporaryBeside(onDisk ? database.path : this.pathOf(callerId, 'restore'), '.db.tmp')
+      try {
+        await extractBody(path, header, body, what)
+        try {
+          // Opened once as a data file: an older snapshot's tables are brought up to date.
+          this.parts.openDataFile(body).close()
+        } catch (err) {
+          throw invalid(what, `its rows cannot be read (${(err as Error).message})`)
+        }
+        return await conflictsNamed(async () => {
+          if (onDisk) await this.#swap(callerId, header, body)
+          else this.#attached(body, () => this.#replace(callerId, header))
+          return {scope: header.scope, records: header.records}
+        })
+      } finally {
+        removeDatabaseFile(body)
+      }
+    })
+  }
+
+  /** Run `fn` after every save and restore asked for before it has ended. */
+  #oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn)
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  /** Whether a save copies the data file whole: it has one, and holds nobody's rows but the scope's. */
+  #wholeFile(partnerId: string, scope: SnapshotScope): boolean {
+    if (this.parts.database.path === ':memory:') return false
+    const ids = [...this.parts.partners.ids()]
+    return scope === 'all' || (ids.length === 1 && ids[0] === partnerId)
+  }
+
+  /** Restore by renaming the snapshot's file, made ready beside the data file, over it. */
+  async #swap(callerId: string, header: SnapshotHeader, body: string): Promise<void> {
+    const {database, partnerRows, partners} = this.parts
+    const running = [...partners.ids()]
+    let restored: string[] = []
+    await database.replaceFile(body, () => {
+      database.db.prepare('ATTACH DATABASE ? AS snap').run(body)
+      try {
+        restored = mergeInto(database.db, {
+          rows: partnerRows,
+          shared: partnerRows.shared,
+          kept: KEPT_BY_RESTORE,
+          scope: header.scope,
+          from: header.partnerId,
+          to: callerId,
+          running,
+        })
+      } finally {
+        database.db.exec('DETACH DATABASE snap')
+      }
+    })
+    // A whole sandbox's restore takes away the partners made since it was saved.
+    if (header.scope === 'all')
+      for (const id of running) if (!restored.includes(id)) partnerRows.announceDeleted(id)
+    this.#reload(restored)
+  }
+
+  /** What the restored partners keep in memory is read again, their faults on demand cleared. */
+  #reload(ids: readonly string[]): void {
+    const {partners, clock, faults} = this.parts
+    for (const id of ids) {
+      partners.reload(id)
+      clock.reload(id)
+      faults.clear(id)
     }
   }
 
@@ -189,6 +284,7 @@ export class SnapshotStore {
     const out = new DatabaseSync(path)
     try {
       out.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF')
+      out.exec(`PRAGMA application_id = ${SNAPSHOT_APPLICATION_ID}`)
       for (const {sql} of ddl.filter((d) => d.type === 'table')) out.exec(sql)
       out.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION))
     } finally {
@@ -221,46 +317,45 @@ export class SnapshotStore {
     return records
   }
 
-  /** Replace the partners' rows with the snapshot's, in one transaction; returns the rows put back. */
-  #replace(callerId: string, header: SnapshotHeader): number {
-    const {database, partnerRows, partners, clock, faults} = this.parts
+  /** Replace the partners' rows with the snapshot's, in one transaction (a sandbox in memory). */
+  #replace(callerId: string, header: SnapshotHeader): void {
+    const {database, partnerRows, partners} = this.parts
     // The snapshot's partner (for all: its operator) becomes the caller (for all: the running operator).
     const mapped = (id: string): string => (id === header.partnerId ? callerId : id)
-    try {
-      return database.transaction(() => {
-        const targets =
-          header.scope === 'partner'
-            ? [callerId]
-            : (
-                database.db.prepare('SELECT partner_id FROM snap.partners').all() as {partner_id: string}[]
-              ).map((r) => mapped(r.partner_id))
-        if (header.scope === 'all') {
-          // Partners the snapshot does not know go, whole, as a deleted partner does.
-          for (const id of [...partners.ids()]) if (!targets.includes(id)) partnerRows.delete(id, 'all')
-        }
-        for (const id of targets) partnerRows.deleteKeeping(id, KEPT_BY_RESTORE)
-        let records = 0
-        for (const {table} of partnerRows.selections()) {
-          if (table.name === 'webhook_listen_sessions') continue
-          if (table.name === 'partners' && header.scope === 'partner') continue
-          records += copyTable(database.db, table, header.partnerId, callerId)
-        }
-        for (const id of targets) {
-          partners.reload(id)
-          clock.reload(id)
-          faults.clear(id)
-        }
-        return records
-      })
-    } catch (err) {
-      if (err instanceof Error && /constraint failed/i.test(err.message)) {
-        throw new ApiError(
-          'SNAPSHOT_CONFLICT',
-          `Records of this snapshot are held by another partner of this sandbox (${err.message}): nothing was restored`,
-        )
+    database.transaction(() => {
+      const targets =
+        header.scope === 'partner'
+          ? [callerId]
+          : (database.db.prepare('SELECT partner_id FROM snap.partners').all() as {partner_id: string}[]).map(
+              (r) => mapped(r.partner_id),
+            )
+      if (header.scope === 'all') {
+        // Partners the snapshot does not know go, whole, as a deleted partner does.
+        for (const id of [...partners.ids()]) if (!targets.includes(id)) partnerRows.delete(id, 'all')
       }
-      throw err
+      for (const id of targets) partnerRows.deleteKeeping(id, KEPT_BY_RESTORE)
+      for (const {table} of partnerRows.selections()) {
+        if (table.name === 'webhook_listen_sessions') continue
+        if (table.name === 'partners' && header.scope === 'partner') continue
+        copyTable(database.db, table, header.partnerId, callerId)
+      }
+      this.#reload(targets)
+    })
+  }
+}
+
+/** Run a restore; a record another partner holds under the same id refuses it as SNAPSHOT_CONFLICT. */
+async function conflictsNamed<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if (err instanceof Error && /constraint failed/i.test(err.message)) {
+      throw new ApiError(
+        'SNAPSHOT_CONFLICT',
+        `Records of this snapshot are held by another partner of this sandbox (${err.message}): nothing was restored`,
+      )
     }
+    throw err
   }
 }
 
@@ -276,10 +371,6 @@ function copyTable(db: DatabaseSync, table: Table, from: string, to: string): nu
     `${verb} INTO main.${table.name} (${shared.join(', ')}) SELECT ${selected.join(', ')} FROM snap.${table.name}`,
   )
   return Number((partnerColumn === undefined ? insert.run() : insert.run(from, to)).changes)
-}
-
-function columnsOf(db: DatabaseSync, schema: 'main' | 'snap', table: string): string[] {
-  return (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as {name: string}[]).map((c) => c.name)
 }
 
 /** A snapshot as the routes answer it, under the name it is stored as (an upload may rename it). */

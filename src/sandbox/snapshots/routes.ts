@@ -49,11 +49,11 @@ export function snapshotRoutes(ctx: Pick<SandboxContext, 'snapshots' | 'partners
     }),
     route({
       endpoint: endpoints.restoreSnapshot,
-      run(input) {
+      async run(input) {
         const partner = partnerOf(input)
         const name = named(input)
         const {path} = snapshots.find(partner, name)
-        const restored = snapshots.restore(partner, path, `snapshot ${name}`)
+        const restored = await snapshots.restore(partner, path, `snapshot ${name}`)
         return {name, ...restored, restored: true as const}
       },
     }),
