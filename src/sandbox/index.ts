@@ -1,4 +1,4 @@
-import {mkdtempSync, readFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -21,6 +21,7 @@ import {Cursors} from './pagination.js'
 import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer, HEADERS_TIMEOUT_MS} from './server.js'
+import {extractBody, readHeader} from './snapshot-file.js'
 import {SnapshotStore} from './snapshot-store.js'
 import {Tenants} from './tenants.js'
 
@@ -192,10 +193,31 @@ function contextOf(
 }
 
 /** Restore the operator from a named snapshot or a snapshot file before the sandbox serves anyone. */
-function startFrom(snapshots: SnapshotStore, operator: string, from: {name: string} | {path: string}): void {
+async function startFrom(
+  snapshots: SnapshotStore,
+  operator: string,
+  from: {name: string} | {path: string},
+): Promise<void> {
   if ('name' in from)
-    snapshots.restore(operator, snapshots.find(operator, from.name).path, `snapshot ${from.name}`)
-  else snapshots.restore(operator, from.path, from.path)
+    await snapshots.restore(operator, snapshots.find(operator, from.name).path, `snapshot ${from.name}`)
+  else await snapshots.restore(operator, from.path, from.path)
+}
+
+/**
+ * A new data file started from a snapshot file is that snapshot's rows, copied as they are: its
+ * partner (for a whole sandbox, its operator) is the operator, under its own id and credentials.
+ * Returns that partner's id, or undefined when the sandbox starts otherwise (restoring into the
+ * operator of a data file that exists, or of one in memory).
+ */
+async function adoptSnapshot(options: {data: string}, opts: SandboxOptions): Promise<string | undefined> {
+  const from = opts.fromSnapshot
+  if (from === undefined || !('path' in from) || options.data === ':memory:' || existsSync(options.data))
+    return undefined
+  const header = readHeader(from.path, from.path)
+  if (opts.credentials?.partnerId !== undefined && opts.credentials.partnerId !== header.partnerId)
+    return undefined
+  await extractBody(from.path, header, options.data, from.path)
+  return header.partnerId
 }
 
 /** Start the sandbox server; resolves once it is listening. */
@@ -203,19 +225,24 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const parsed = OptionsSchema.safeParse(opts)
   if (!parsed.success) throw new TypeError(`invalid sandbox options: ${z.prettifyError(parsed.error)}`)
   const options = parsed.data
+  const adopted = await adoptSnapshot(options, opts)
   const database = openDatabase(options.data)
   let server: {close(): Promise<unknown>} | undefined
   try {
     const tokens = await TokenService.open(database)
     // Set up in one transaction: a data file refused as damaged half-way is left as it was.
     const {ctx, app, credentials} = database.transaction(() => {
-      const credentials = resolvePartner(database, opts.credentials)
+      const credentials = resolvePartner(database, {
+        ...opts.credentials,
+        ...(adopted === undefined ? {} : {partnerId: adopted}),
+      })
       const ctx = contextOf(database, tokens, credentials.partnerId, options)
       return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
     })
     server = app
     // Outside the set-up's transaction: a restore attaches the snapshot's file, which SQLite does only there.
-    if (opts.fromSnapshot !== undefined) startFrom(ctx.snapshots, credentials.partnerId, opts.fromSnapshot)
+    if (opts.fromSnapshot !== undefined && adopted === undefined)
+      await startFrom(ctx.snapshots, credentials.partnerId, opts.fromSnapshot)
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})

@@ -18,7 +18,7 @@ export default class SandboxRun extends BaseCommand<typeof SandboxRun> {
   static override handlesInterrupt = true
   static override strict = false
   static override description =
-    `Starts a sandbox on a free port with private state (:memory:, a config dir of its own: two runs at once never meet), restores --from-snapshot, seeds it with --seed, then runs COMMAND with PAYCTL_CONFIG_DIR and PAYCTL_PROFILE pointing payctl at it, and PAYCTL_BASE_URL, PAYCTL_API_URL, PAYCTL_API_KEY, PAYCTL_API_SECRET and PAYCTL_PARTNER_ID for the command's own code.
+    `Starts a sandbox on a free port with private state (a data file and a config dir of its own, removed afterwards: two runs at once never meet), restores --from-snapshot, seeds it with --seed, then runs COMMAND with PAYCTL_CONFIG_DIR and PAYCTL_PROFILE pointing payctl at it, and PAYCTL_BASE_URL, PAYCTL_API_URL, PAYCTL_API_KEY, PAYCTL_API_SECRET and PAYCTL_PARTNER_ID for the command's own code.
 The sandbox stops whatever the command does (exits, is killed, crashes); payctl exits with the command's code (128 + N for signal N).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --from-snapshot ./seeded.snapshot -- ./checks.sh',
@@ -45,7 +45,7 @@ The sandbox stops whatever the command does (exits, is killed, crashes); payctl 
     try {
       const sandbox = await startSandbox({
         port: 0,
-        data: ':memory:',
+        data: join(own.dir, 'sandbox.db'),
         rateLimit: 'off',
         snapshotDir: join(own.dir, 'snapshots'),
         ...(path === undefined ? {} : {fromSnapshot: {path}}),
