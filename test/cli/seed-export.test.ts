@@ -24,7 +24,20 @@ roundup_settings:
   alice: {user: "\${users.alice.id}", multiplier: 2, max_roundup_amount: 5, destination_account_id: "\${wallets.bob_usd.id}"}
 webhooks:
   orders: {url: "https://hooks.example.test/payctl", events: [transaction.completed, wallet.created]}
+bnpl_payments:
+  shoes: {user: "\${users.alice.id}", amount: 8000, currency: USD, merchant_name: Shoe Shop, after: [wallets.alice_usd]}
 `
+
+/** Wait until every BNPL plan has had its first instalment collected (the export reads a state at rest). */
+async function plansActive(configDir: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const listed = await payctl(['bnpl', 'payments', 'list', '--json'], {configDir})
+    const payments = (listed.json() as {payments: {status: string}[]}).payments
+    if (payments.length > 0 && payments.every((p) => p.status === 'active')) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error('the BNPL plans never became active')
+}
 
 /** The document with what a fresh sandbox gives anew (ids) replaced by placeholders. */
 const withoutIds = (doc: string) => doc.replace(/\b(usr|wal|pm|ba|bnpl|txn)_[0-9a-f]{8,}\b/g, '$1_…')
@@ -32,12 +45,14 @@ const withoutIds = (doc: string) => doc.replace(/\b(usr|wal|pm|ba|bnpl|txn)_[0-9
 describe('seed export', () => {
   test('round trip: export, seed into a fresh sandbox, export again: the same document but for ids', async () => {
     const config = tempConfigDir()
-    const first = await startSandboxProcess([], {configDir: config.dir})
+    // Instalments are collected at once: the first is taken before each export reads the state.
+    const first = await startSandboxProcess(['--settle-after', '1s'], {configDir: config.dir})
     try {
       const fixture = join(config.dir, 'source.yaml')
       writeFileSync(fixture, FIXTURE)
       const seeded = await payctl(['seed', fixture], {configDir: config.dir, timeoutMs: 60_000})
       expect(seeded.exitCode, seeded.stderr).toBe(0)
+      await plansActive(config.dir)
       const exported = join(config.dir, 'exported.yaml')
       const res = await payctl(['seed', 'export', '--file', exported], {
         configDir: config.dir,
@@ -52,12 +67,17 @@ describe('seed export', () => {
       expect(once).toMatch(/^# .*transactions, ledger entries and events/m)
       expect(once).toMatch(/^# .*webhook signing secrets/m)
       expect(once).toContain('token: tok_ach_success')
+      // The open plan is made again; its wallet starts with the first instalment it collects again.
+      expect(once).toMatch(
+        /bnpl_payments:\n\s+alice_example_test_usd_bnpl_1:\n(?:\s+.*\n)*?\s+merchant_name: Shoe Shop/,
+      )
 
       const other = tempConfigDir()
-      const second = await startSandboxProcess([], {configDir: other.dir})
+      const second = await startSandboxProcess(['--settle-after', '1s'], {configDir: other.dir})
       try {
         const again = await payctl(['seed', exported], {configDir: other.dir, timeoutMs: 60_000})
         expect(again.exitCode, again.stderr).toBe(0)
+        await plansActive(other.dir)
         const twice = await payctl(['seed', 'export'], {configDir: other.dir, timeoutMs: 60_000})
         expect(twice.exitCode, twice.stderr).toBe(0)
         expect(withoutIds(twice.stdout)).toBe(withoutIds(once))

@@ -120,7 +120,7 @@ export async function exportFixture(client: PayctlClient): Promise<string> {
     await exportRoundups(client, user, ref, walletNames, fixture, notRecreated, names.get(text(user.id))!)
   }
   await exportWebhooks(client, fixture, notRecreated)
-  await exportBnpl(client, names, notRecreated)
+  await exportBnpl(client, ref, walletNames, fixture, notRecreated)
   notRecreated.push(
     'transactions, ledger entries and events: their effect is in the wallets’ balances (initial_balance), their history is not recreated',
     'bank accounts: connecting one takes a link token the fixture cannot hold',
@@ -179,21 +179,54 @@ async function exportWebhooks(
   notRecreated.push('webhook signing secrets: each registration gets a new one')
 }
 
+/**
+ * Open BNPL plans, made again with the same amount, currency, merchant and description. A new
+ * plan collects its first instalment once the processor has taken it: a plan that had paid one
+ * gives its wallet that much more to start with, so that the balance comes out as it is here. A
+ * plan that had paid more starts again with only its first paid: named, since it will collect the
+ * others again.
+ */
 async function exportBnpl(
   client: PayctlClient,
-  names: Map<string, string>,
+  ref: (id: unknown) => string,
+  walletNames: Map<string, string>,
+  fixture: Record<string, Record<string, Loose>>,
   notRecreated: string[],
 ): Promise<void> {
-  const open = await all(async (cursor) => {
+  const plans = await all(async (cursor) => {
     const r = (await client.call('listBnplPayments', {
       query: {limit: 100, ...(cursor ? {cursor} : {})},
     })) as Loose
     return {items: r.payments as Loose[], next: (r.nextCursor as string | null) ?? null}
   })
-  for (const plan of open.filter((p) => p.status === 'pending' || p.status === 'active')) {
-    notRecreated.push(
-      `open BNPL plan ${text(plan.id)} of ${names.get(text(plan.userId)) ?? text(plan.userId)}: ${text(plan.amount)} in the smallest unit of ${text(plan.currency)} at ${text(plan.merchantName)}, ${text(plan.paidInstallments)} of ${text(plan.installments)} instalments paid (seeding a plan collects its first instalment again, which would change the balances above)`,
+  const open = plans
+    .filter((p) => p.status === 'pending' || p.status === 'active')
+    .sort(
+      (a, b) => text(a.createdAt).localeCompare(text(b.createdAt)) || text(a.id).localeCompare(text(b.id)),
     )
+  for (const plan of open) {
+    const wallet = walletNames.get(text(plan.walletId))
+    const user = ref(plan.userId)
+    const key = `${wallet ?? 'plan'}_bnpl_${Object.keys(fixture.bnpl_payments ?? {}).length + 1}`
+    fixture.bnpl_payments ??= {}
+    fixture.bnpl_payments[key] = {
+      user,
+      amount: text(plan.amount),
+      currency: plan.currency,
+      merchant_name: plan.merchantName,
+      ...(plan.description ? {description: plan.description} : {}),
+      ...(wallet === undefined ? {} : {after: [`wallets.${wallet}`]}),
+    }
+    const paid = Number(plan.paidInstallments)
+    const first = (plan.schedule as Loose[] | undefined)?.[0]?.amount
+    const opening = wallet === undefined ? undefined : fixture.wallets?.[wallet]
+    if (paid >= 1 && opening !== undefined && first !== undefined)
+      opening.initial_balance = String(BigInt(text(opening.initial_balance)) + BigInt(text(first)))
+    if (paid >= 2) {
+      notRecreated.push(
+        `BNPL plan ${key}: ${paid} of ${text(plan.installments)} instalments were paid; made again, it has paid only its first, and collects the others again as they fall due`,
+      )
+    }
   }
 }
 
