@@ -1,6 +1,6 @@
 /**
  * Snapshots of a partner with 100,000 records: how long a save and a restore take (each one
- * request to a sandbox process), the sandbox's peak memory, and `payctl sandbox run
+ * request to a sandbox process on a data file), that sandbox's peak memory, and `payctl sandbox run
  * --from-snapshot FILE` until its command starts, beside `sandbox run --seed` of the same records
  * (seeding from scratch). The records are users, wallets and transfers between them, seeded once.
  *
@@ -10,10 +10,11 @@
  * Not a test: it prints figures.
  */
 import {spawnSync} from 'node:child_process'
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
-import {BIN, median, startSandbox, verdict} from './lib.ts'
+import {BIN, median, startServer, verdict} from './lib.ts'
 
 const {values} = parseArgs({
   options: {records: {type: 'string', default: '100000'}, runs: {type: 'string', default: '3'}},
@@ -42,15 +43,10 @@ transactions:
     to: \${wallets.w[{{n}}].id}
 `
 
-/** The sandbox's peak resident memory since it started or since `resetPeak`, in MB (Linux); NaN elsewhere. */
+/** A process's peak resident memory since it started, in MB (Linux); NaN elsewhere. */
 function peakMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return match === null ? Number.NaN : Number(match[1]) / 1024
-}
-
-/** Start measuring the process's peak memory afresh, from what it holds now (Linux). */
-function resetPeak(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
 
 function payctl(args: string[], env: NodeJS.ProcessEnv): string {
@@ -69,14 +65,26 @@ function untilCommand(args: string[], env: NodeJS.ProcessEnv): number {
   return (Number(out.trim().split('\n').at(-1)) - started) / 1000
 }
 
-// On its default data file, as `sandbox start` runs it.
-const sandbox = await startSandbox()
+// On the default data file of a config dir of its own, as `sandbox start` runs it. Seeded by one
+// sandbox process; saved and restored by a second on the same file, so that its memory is that
+// of a sandbox holding the records, not what answering 100,000 requests left in the first.
+const configDir = mkdtempSync(join(tmpdir(), 'payctl-bench-'))
+const env = {...process.env, PAYCTL_CONFIG_DIR: configDir, NO_COLOR: '1'}
+const startArgs = ['sandbox', 'start', '--port', '0', '--rate-limit', 'off', '--quiet', '--json']
+const file = join(configDir, 'bench.yaml')
+writeFileSync(file, fixture(perKind))
+const seeding = await startServer(BIN, startArgs, env)
+const seeded = performance.now()
+let seedingPeak: number
 try {
-  const file = join(sandbox.configDir, 'bench.yaml')
-  writeFileSync(file, fixture(perKind))
-  const seeded = performance.now()
-  payctl(['seed', file, '--rate', 'off', '--concurrency', '32', '--json'], sandbox.env)
-  const seedSeconds = (performance.now() - seeded) / 1000
+  payctl(['seed', file, '--rate', 'off', '--concurrency', '32', '--json'], env)
+  seedingPeak = peakMb(seeding.pid)
+} finally {
+  await seeding.stop()
+}
+const seedSeconds = (performance.now() - seeded) / 1000
+const sandbox = await startServer(BIN, startArgs, env)
+try {
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${sandbox.url}${path}`, {
       method,
@@ -86,9 +94,7 @@ try {
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
     return res.json()
   }
-  const token = payctl(['auth', 'token'], sandbox.env).trim()
-  const seedingPeak = peakMb(sandbox.pid)
-  resetPeak(sandbox.pid)
+  const token = payctl(['auth', 'token'], env).trim()
   const saves: number[] = []
   const restores: number[] = []
   let saved: {records: number; bytes: number} | undefined
@@ -101,14 +107,12 @@ try {
     restores.push((performance.now() - t) / 1000)
   }
   const peak = peakMb(sandbox.pid)
-  const snapshotFile = join(sandbox.configDir, 'bench.snapshot')
-  payctl(['sandbox', 'snapshot', 'save', 'bench', '--file', snapshotFile], sandbox.env)
+  const snapshotFile = join(configDir, 'bench.snapshot')
+  payctl(['sandbox', 'snapshot', 'save', 'bench', '--file', snapshotFile], env)
   const fromSnapshot = median(
-    Array.from({length: Number(values.runs)}, () =>
-      untilCommand(['--from-snapshot', snapshotFile], sandbox.env),
-    ),
+    Array.from({length: Number(values.runs)}, () => untilCommand(['--from-snapshot', snapshotFile], env)),
   )
-  const fromScratch = untilCommand(['--seed', file], sandbox.env)
+  const fromScratch = untilCommand(['--seed', file], env)
 
   const save = median(saves)
   const restore = median(restores)
@@ -123,7 +127,7 @@ try {
     `  restore:                  ${restore.toFixed(2)} s   (${restores.map((s) => s.toFixed(2)).join(', ')})`,
   )
   console.log(
-    `  sandbox peak memory:      ${peak.toFixed(0)} MB while saving and restoring (${seedingPeak.toFixed(0)} MB while seeding)`,
+    `  sandbox peak memory:      ${peak.toFixed(0)} MB: a sandbox started on the seeded file, through the saves and restores (${seedingPeak.toFixed(0)} MB in the one that answered the seeding)`,
   )
   console.log(
     `  run --from-snapshot FILE: ${fromSnapshot.toFixed(2)} s until the command starts (file ${(statSync(snapshotFile).size / 1024 / 1024).toFixed(1)} MB)`,
@@ -142,5 +146,6 @@ try {
   )
 } finally {
   await sandbox.stop()
+  rmSync(configDir, {recursive: true, force: true})
 }
 process.exit(0)

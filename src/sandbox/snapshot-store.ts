@@ -9,7 +9,6 @@ import {ApiError} from './errors.js'
 import type {FaultStore} from './fault-injection.js'
 import type {PartnerRows} from './partner-rows.js'
 import {
-  checkBody,
   extractBody,
   invalid,
   type ReadHeader,
@@ -63,21 +62,8 @@ export class SnapshotStore {
    */
   #sweep(): void {
     const {dir, database} = this.parts
-    const hidden = (folder: string, prefix = '.'): void => {
-      let names: string[]
-      try {
-        names = readdirSync(folder)
-      } catch {
-        return
-      }
-      for (const name of names) if (name.startsWith(prefix)) rmSync(join(folder, name), {force: true})
-    }
-    let partners: string[] = []
-    try {
-      partners = readdirSync(dir)
-    } catch {}
-    for (const partner of partners) hidden(join(dir, partner))
-    if (database.path !== ':memory:') hidden(dirname(database.path), `.${basename(database.path)}.`)
+    for (const partner of namesIn(dir)) removeHidden(join(dir, partner), '.')
+    if (database.path !== ':memory:') removeHidden(dirname(database.path), `.${basename(database.path)}.`)
   }
 
   /** The file of the partner's snapshot `name` (which may not exist). */
@@ -99,18 +85,13 @@ export class SnapshotStore {
       try {
         const header = {name, scope, partnerId, createdAt: now, schemaVersion: SCHEMA_VERSION}
         const {database, partnerRows} = this.parts
-        let written: SnapshotHeader
-        if (this.#wholeFile(partnerId, scope)) {
-          const records = await database.atRest(() => {
-            copyDataFile(database, partnerRows.shared, body)
-            return rowCount(database.db, partnerRows)
-          })
-          written = sealSnapshotFile(target, body, {...header, records})
-        } else {
-          const records = this.#writeRows(body, partnerId, scope)
-          written = sealSnapshotFile(target, body, {...header, records})
-        }
-        return describe(written, statSync(target).size, name)
+        const records = this.#wholeFile(partnerId, scope)
+          ? await database.atRest(() => {
+              copyDataFile(database, partnerRows.shared, body)
+              return rowCount(database.db, partnerRows)
+            })
+          : this.#writeRows(body, partnerId, scope)
+        return describe(sealSnapshotFile(target, body, {...header, records}), statSync(target).size, name)
       } catch (err) {
         if (err instanceof ApiError) throw err
         const reason = (err as Error).message ?? String(err)
@@ -127,13 +108,7 @@ export class SnapshotStore {
 
   /** The partner's snapshots, newest first; files that are not readable snapshots are left out. */
   list(partnerId: string): Snapshot[] {
-    let names: string[]
-    try {
-      names = readdirSync(this.#dirOf(partnerId))
-    } catch {
-      return []
-    }
-    return names
+    return namesIn(this.#dirOf(partnerId))
       .filter((n) => n.endsWith(SNAPSHOT_SUFFIX) && !n.startsWith('.'))
       .flatMap((n) => {
         try {
@@ -385,6 +360,22 @@ export function describe(header: SnapshotHeader & {format?: number}, bytes: numb
     format: header.format ?? SNAPSHOT_FORMAT,
     schemaVersion: header.schemaVersion,
     sha256: header.sha256,
+  }
+}
+
+/** The names in a folder; none when it does not exist. */
+function namesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+  } catch {
+    return []
+  }
+}
+
+/** Remove the files of `folder` whose names start with `prefix` (hidden ones: temporary files). */
+function removeHidden(folder: string, prefix: string): void {
+  for (const name of namesIn(folder)) {
+    if (name.startsWith(prefix)) rmSync(join(folder, name), {force: true, recursive: true})
   }
 }
 
