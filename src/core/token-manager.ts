@@ -201,7 +201,8 @@ function msLeft(token: CachedToken): number {
   return Date.parse(token.expiresAt) - Date.now()
 }
 
-function needsRenewal(token: CachedToken): boolean {
+/** Whether a cached token is to be renewed before use: nearly expired, or in the last fifth of its life. */
+export function needsRenewal(token: CachedToken): boolean {
   const left = msLeft(token)
   if (left <= 1_000) return true
   // Unknown issue time: judge by the lifetime implied by the JWT's iat/exp, else by 7 days.
