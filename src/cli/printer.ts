@@ -65,6 +65,11 @@ export class Printer {
     this.io.out.write(`${stringifyExact(value, opts.oneLine ? undefined : 2)}\n`)
   }
 
+  /** A --debug line (a request or an answer, secrets redacted) on stderr, dimmed; also under --json. */
+  readonly debugLine = (line: string): void => {
+    this.io.err.write(`${paint('dim', line, this.io.err)}\n`)
+  }
+
   /** A note on stderr, hidden under --json. */
   warn(text: string): void {
     if (!this.#opts.json()) this.io.err.write(`${paint('yellow', text, this.io.err)}\n`)

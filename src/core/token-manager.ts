@@ -1,13 +1,8 @@
 import type {AccessTokenView, RefreshedTokenView} from '../contract/index.js'
 import {assertCredentialFitsEnvironment, decodeJwtPayload} from './environments.js'
 import {PayctlError} from './errors.js'
-import {
-  type CachedToken,
-  credentialFingerprint,
-  type ProfileStore,
-  type ResolvedProfile,
-  storedProfile,
-} from './profiles.js'
+import {type CachedToken, credentialFingerprint, type ResolvedProfile, storedProfile} from './profile-file.js'
+import type {ProfileStore} from './profiles.js'
 
 /** The auth calls the token manager needs, supplied by the client (they carry no Bearer of their own). */
 export interface TokenEndpoints {

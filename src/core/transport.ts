@@ -46,7 +46,9 @@ export interface TransportOptions {
  * What one attempt of a request got, from outside this transport: the answer, or the network error
  * that stopped it (its `code`, as the transport's retries read it).
  */
-export type AttemptOutcome = {response: HttpResponse} | {error: {code: string; message: string}}
+export type AttemptOutcome =
+  | {response: HttpResponse}
+  | {error: {code: string; message: string; stack?: string | undefined}}
 
 /** A request sent before the CLI started (by bin/run.js's fast path), and what it got. */
 export interface PriorRequest {
@@ -304,8 +306,7 @@ export class Transport {
     const prior = this.#opts.prior?.take({...req, headers})
     if (debug && !prior?.announced) for (const line of requestDebugLines(req, headers)) debug(line)
     if (prior !== undefined) {
-      if ('error' in prior.outcome)
-        throw Object.assign(new Error(prior.outcome.error.message), prior.outcome.error)
+      if ('error' in prior.outcome) throw priorError(prior.outcome.error)
       if (debug) for (const line of responseDebugLines(req, prior.outcome.response)) debug(line)
       return prior.outcome.response
     }
@@ -330,6 +331,13 @@ export class Transport {
     if (debug) for (const line of responseDebugLines(req, out)) debug(line)
     return out
   }
+}
+
+/** The error a prior attempt met, as it was thrown there (its stack included, for --debug). */
+function priorError(e: {code: string; message: string; stack?: string | undefined}): Error {
+  const error = Object.assign(new Error(e.message), {code: e.code})
+  if (e.stack !== undefined) error.stack = e.stack
+  return error
 }
 
 function redactBody(text: string): string {
