@@ -73,12 +73,17 @@ export async function runFastPath(run: FastRun): Promise<Handover | undefined> {
     const record = recordOf(attempt.response.text, attempt.response.status, run.command.check)
     if (record === undefined) return {prior}
     if (debug) for (const line of responseDebugLines(req, attempt.response)) out.debugLine(line)
-    await call.show(out, record as never, {
-      json,
-      output: run.flags.output as never,
-      columns: run.flags.columns as string | undefined,
-      wide: run.flags.wide === true,
-    })
+    try {
+      await call.show(out, record as never, {
+        json,
+        output: run.flags.output as never,
+        columns: run.flags.columns as string | undefined,
+        wide: run.flags.wide === true,
+      })
+    } catch {
+      // What printing refused (a column the list does not have) the command says, with its code.
+      return {prior}
+    }
     if (json) out.json(record)
     return undefined
   } finally {
@@ -88,8 +93,8 @@ export async function runFastPath(run: FastRun): Promise<Handover | undefined> {
 
 /**
  * The request to send, or undefined where the full CLI must decide: a variable that changes what
- * oclif prints, a profile file or profile it would refuse, write or report on (an environment other
- * than local or sandbox gets a banner), no cached token fit to send, HTTPS, a proxy that applies.
+ * oclif prints, a profile file or profile it would refuse or write, an environment other than
+ * local or sandbox, no cached token fit to send, HTTPS, a proxy that applies.
  */
 function prepare(
   run: FastRun,
@@ -103,6 +108,7 @@ function prepare(
   let url: URL
   try {
     profile = resolveProfile(file, {profile: run.flags.profile as string | undefined}, env)
+    // Any other environment is named on stderr before the command acts (BaseCommand.banner).
     if (profile.environment !== 'local' && profile.environment !== 'sandbox') return undefined
     url = operationUrl(profile.baseUrl, run.command.operation, {[run.command.operation.param]: run.arg})
     const bearer = bearerOf(profile, file)
