@@ -121,8 +121,8 @@ async function commandSource(id: string, entry: Any, cls: Any, endpoint: Any): P
   }`
 }
 
-/** Every flag of the command, checked against what the fast path understands, with `--json`. */
-async function flagSpecs(id: string, cls: Any, own: string[]): Promise<Any[]> {
+/** Every flag of a one-call command, checked against what the fast path understands, with `--json`; throws for any other. */
+export async function flagSpecs(id: string, cls: Any, own: string[]): Promise<Any[]> {
   if (cls.enableJsonFlag !== true) throw new Error(`${id}: a one-call command takes --json`)
   const defined = {...cls.baseFlags, ...cls.flags} as Record<string, Any>
   const specs: Any[] = [{name: 'json', kind: 'boolean'}]

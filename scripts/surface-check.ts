@@ -37,6 +37,11 @@ function expression(schema: Schema, fn: (s: Schema) => string, label: string): s
       `${label}: the fast path cannot check ${what} in plain code: teach scripts/surface-check.ts, or take the command out of ONE_CALL_COMMANDS`,
     )
   }
+  // A refinement (a custom check) can say anything: only the checks read below are understood.
+  if (!['string', 'number', 'array'].includes(def.type) && (def.checks ?? []).length > 0)
+    unsupported(
+      `a ${def.type} with checks of its own (${def.checks.map((c: Schema) => c._zod.def.check).join(', ')})`,
+    )
   switch (def.type) {
     case 'string':
       return all([

@@ -1,5 +1,15 @@
 import {spawn} from 'node:child_process'
-import {chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -45,7 +55,17 @@ async function run(args: string[], configDir: string, env: Record<string, string
   const dir = mkdtempSync(join(tmpdir(), 'payctl-fast-'))
   chmodSync(dir, 0o700)
   cpSync(configDir, dir, {recursive: true})
+  try {
+    return await runIn(args, dir, env)
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/** One process of bin/run.js on `dir`, as it is. */
+async function runIn(args: string[], dir: string, env: Record<string, string> = {}): Promise<Run> {
   const trace = join(dir, 'trace')
+  rmSync(trace, {force: true})
   try {
     const result = await new Promise<{stdout: string; stderr: string; exitCode: number}>(
       (resolve, reject) => {
@@ -72,7 +92,7 @@ async function run(args: string[], configDir: string, env: Record<string, string
       audit: existsSync(audit) ? readFileSync(audit, 'utf8') : undefined,
     }
   } finally {
-    rmSync(dir, {recursive: true, force: true})
+    rmSync(trace, {force: true})
   }
 }
 
@@ -431,3 +451,78 @@ describe.each<ResponseShape>(['envelope', 'direct'])(
     })
   },
 )
+
+describe('help from a rendering an earlier run kept', () => {
+  const fresh = () => {
+    const temp = tempConfigDir()
+    chmodSync(temp.dir, 0o700)
+    return temp
+  }
+  const helpDir = (dir: string) => join(dir, 'cache', 'help')
+
+  it.concurrent('is kept by the first run, printed by the next without oclif, byte for byte', {
+    timeout: 60_000,
+  }, async () => {
+    const temp = fresh()
+    try {
+      for (const args of [
+        ['--help'],
+        ['wallets'],
+        ['help', 'wallets', 'get'],
+        ['bnpl', 'payments', '--help'],
+        [],
+      ]) {
+        const first = await runIn(args, temp.dir)
+        const second = await runIn(args, temp.dir)
+        const without = await runIn(args, temp.dir, {PAYCTL_FAST_PATH: '0'})
+        expect([first.full, second.full], args.join(' ')).toEqual([true, false])
+        expect(second).toEqual({...first, full: false})
+        expect(without.stdout).toBe(first.stdout)
+        expect(first.exitCode).toBe(0)
+      }
+    } finally {
+      temp.cleanup()
+    }
+  })
+
+  it.concurrent('is never printed for other arguments, another width or colour, a new build or a theme', {
+    timeout: 60_000,
+  }, async () => {
+    const temp = fresh()
+    try {
+      const root = await runIn(['--help'], temp.dir)
+      expect((await runIn(['--help'], temp.dir)).full).toBe(false)
+      // Another command's help, the same help asked otherwise, and an unknown topic.
+      for (const args of [['wallets', '--help'], ['help'], ['nosuch', '--help']]) {
+        const r = await runIn(args, temp.dir)
+        expect(r.full, args.join(' ')).toBe(true)
+      }
+      expect((await runIn(['wallets', '--help'], temp.dir)).stdout).not.toBe(root.stdout)
+      // Another width, or another colour setting: rendered again (and kept apart).
+      const narrow = await runIn(['--help'], temp.dir, {OCLIF_COLUMNS: '50'})
+      expect(narrow.full).toBe(true)
+      expect(narrow.stdout).not.toBe(root.stdout)
+      const coloured = await runIn(['--help'], temp.dir, {FORCE_COLOR: '1'})
+      expect(coloured.full).toBe(true)
+      expect(await runIn(['--help'], temp.dir, {FORCE_COLOR: '1'})).toEqual({...coloured, full: false})
+      expect((await runIn(['--help'], temp.dir)).stdout).toBe(root.stdout)
+      // A file whose first line names other arguments is not served.
+      const [build] = readdirSync(helpDir(temp.dir))
+      for (const name of readdirSync(join(helpDir(temp.dir), build!))) {
+        const path = join(helpDir(temp.dir), build!, name)
+        writeFileSync(path, readFileSync(path, 'utf8').replace('"argv":["--help"]', '"argv":["--hel"]'))
+      }
+      expect((await runIn(['--help'], temp.dir)).full).toBe(true)
+      // Another build's renderings are not served, and go when this build keeps one.
+      renameSync(join(helpDir(temp.dir), build!), join(helpDir(temp.dir), 'another-build'))
+      expect((await runIn(['wallets'], temp.dir)).full).toBe(true)
+      expect(readdirSync(helpDir(temp.dir))).toEqual([build])
+      // A theme styles oclif's help: nothing is kept or served while there is one.
+      writeFileSync(join(temp.dir, 'theme.json'), '{}')
+      expect((await runIn(['wallets'], temp.dir)).full).toBe(true)
+      expect((await runIn(['wallets'], temp.dir)).full).toBe(true)
+    } finally {
+      temp.cleanup()
+    }
+  })
+})
