@@ -130,7 +130,8 @@ const builtinsWithoutFacade: Plugin = {
         (n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n),
       )
       const plainFunction = (n: string) => {
-        const f = real[n]
+        // The descriptor, not the property: a getter (a deprecated one warns) is not a function.
+        const f = Object.getOwnPropertyDescriptor(real, n)?.value
         if (typeof f !== 'function' || !/^[a-z]/.test(n) || Object.getOwnPropertySymbols(f).length > 0)
           return false
         return Object.getOwnPropertyNames(f).every((p) => ['length', 'name', 'prototype'].includes(p))

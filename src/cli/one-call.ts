@@ -41,6 +41,8 @@ export interface OneCall<K extends EndpointId = EndpointId> {
   spin: string
   /** Its own flags, which `show` reads. */
   flags: readonly OneCallFlag[]
+  /** Whether `show` may print a table (the fast path then loads cli-table3 while it waits). */
+  tables?: true
   /** Print the record, as a person reads it; under --json the record itself is printed after this. */
   show(out: Printer, record: EndpointResult<K>, flags: OneCallFlags): void | Promise<void>
 }
@@ -56,6 +58,7 @@ export const ONE_CALL_COMMANDS = {
   }),
   'users:balance': oneCall({
     operation: 'getUserBalance',
+    tables: true,
     spin: 'Fetching balance',
     flags: [],
     show: (out, balance) => {
@@ -84,6 +87,7 @@ export const ONE_CALL_COMMANDS = {
   }),
   'events:get': oneCall({
     operation: 'getEvent',
+    tables: true,
     spin: 'Fetching event',
     flags: [],
     show: (out, event, {json}) => {
@@ -107,6 +111,7 @@ export const ONE_CALL_COMMANDS = {
   }),
   'bnpl:payments:get': oneCall({
     operation: 'getBnplPayment',
+    tables: true,
     spin: 'Fetching BNPL payment',
     flags: [],
     show: (out, payment) => {
@@ -125,6 +130,7 @@ export const ONE_CALL_COMMANDS = {
   }),
   'roundups:pending': oneCall({
     operation: 'getPendingRoundups',
+    tables: true,
     spin: 'Fetching pending round-ups',
     flags: ['output', 'columns', 'wide'],
     show: async (out, pending, flags) => {

@@ -216,12 +216,25 @@ describe('the fast path against a sandbox process', () => {
     )
     const events = JSON.parse(await cli('events', 'list', '--json')) as {events: {id: string}[]}
     ids.event = events.events[0]!.id
+    // A BNPL payment of a user of its own, whose instalments fall due while the tests run: the
+    // records the tests read must not change under them.
+    const shopper = await cli(
+      'users',
+      'create',
+      '--email',
+      'bnpl@example.test',
+      '--first-name',
+      'B',
+      '--last-name',
+      'N',
+    )
+    await cli('wallets', 'create', '--user', shopper, '--currency', 'USD', '--initial-balance', '100000')
     ids.bnpl = await cli(
       'bnpl',
       'payments',
       'create',
       '--user',
-      ids.user,
+      shopper,
       '--amount',
       '240.00USD',
       '--merchant',
