@@ -6,7 +6,10 @@
  * - `commands.js`: every command, as the `COMMANDS` object of oclif's explicit command discovery
  *   (`oclif.commands` in package.json). Generated from `src/commands/**`, so a new command file needs
  *   no registration.
- * - `chunks/`: code the two share, and one chunk per dynamic `import()` (undici, prompts, ora,
+ * - `fast.js`: what `bin/run.js` loads first, the fast path of the one-call commands and of help,
+ *   which loads neither oclif nor zod (src/cli/fast-start.ts); its table is generated from the
+ *   endpoint table and ONE_CALL_COMMANDS (scripts/fast-path.ts).
+ * - `chunks/`: code they share, and one chunk per dynamic `import()` (undici, prompts, ora,
  *   yaml…), so what a command does not use is never read.
  *
  * The sandbox stays out of the bundle: `sandbox start` imports the tsc build in `dist/sandbox`, the
@@ -14,10 +17,12 @@
  *
  *   node scripts/bundle.ts [--analyze]        (part of `npm run build`)
  */
+
+import {createHash} from 'node:crypto'
 import {globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, isBuiltin} from 'node:module'
 import {dirname, join, relative, resolve} from 'node:path'
-import {analyzeMetafile, build, type Plugin, transform} from 'esbuild'
+import {analyzeMetafile, build, type Metafile, type Plugin, transform} from 'esbuild'
 import {
   checkIdOrder,
   checkLazyModulesUsed,
@@ -27,6 +32,7 @@ import {
   type OwnCall,
   standInSource,
 } from './bundle-checks.ts'
+import {fastPathTable} from './fast-path.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const OUT = join(ROOT, 'dist', 'bundle')
@@ -60,6 +66,30 @@ const commandsEntry: Plugin = {
   },
 }
 
+/** Stands for the build's id in fast.js until every file is built (see buildId). */
+const BUILD_ID_PLACEHOLDER = '@@payctl-build-id@@'
+
+const fastTable = await fastPathTable(ROOT, commandFiles.map(commandId))
+const fastEntry: Plugin = {
+  name: 'fast-entry',
+  setup(b) {
+    b.onResolve({filter: /^payctl:fast$/}, () => ({path: 'fast', namespace: 'payctl-fast'}))
+    b.onLoad({filter: /.*/, namespace: 'payctl-fast'}, () => ({
+      contents: [
+        "import {fastStart} from './src/cli/fast-start.ts'",
+        fastTable.source,
+        `const BUILD = ${JSON.stringify(BUILD_ID_PLACEHOLDER)}`,
+        '/** Run argv on the fast path where it can: undefined when done, else what to hand to main(). */',
+        'export function fast(argv) {',
+        '  return fastStart(argv, {commands: COMMANDS, targets: TARGETS, build: BUILD})',
+        '}',
+      ].join('\n'),
+      resolveDir: ROOT,
+      loader: 'js',
+    }))
+  },
+}
+
 /** `import('../../sandbox/index.js')` stays an import of the tsc build next to the bundle. */
 const sandboxOutside: Plugin = {
   name: 'sandbox-outside',
@@ -77,24 +107,45 @@ const sandboxOutside: Plugin = {
  * ES module facade of it, which reads every export and so loads the lazy parts too: fs streams and
  * promises, util's parseArgs, process.report… Here each builtin is an ES module over the object
  * `process.getBuiltinModule()` hands over: one export per property, each read only if something
- * imports it (an unused export is dropped), so the lazy parts stay unloaded.
+ * imports it (an unused export is dropped), so the lazy parts stay unloaded. A builtin is loaded
+ * only when first used: a plain function (lower-case, with no properties of its own, as
+ * `randomBytes` or `readFileSync`) is exported as one that calls the builtin's, so that importing
+ * it loads nothing (node:crypto costs a fast path more than its own code).
  */
 const builtinsWithoutFacade: Plugin = {
   name: 'builtins-without-facade',
   setup(b) {
     b.onResolve({filter: /^[a-z_:/]+$/}, (args) => {
       if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined
-      return {path: args.path, namespace: 'payctl-builtin'}
+      // A builtin nothing uses is not loaded: node:crypto behind a helper the fast path never calls.
+      // payctl's own modules have a facade of their own, apart from the dependencies' (conf's
+      // `import crypto from 'node:crypto'`): esbuild runs a facade whole, default export and all,
+      // once anything of it is used.
+      const own = !args.importer.includes('/node_modules/')
+      return {path: args.path, namespace: 'payctl-builtin', sideEffects: false, suffix: own ? '?own' : ''}
     })
     b.onLoad({filter: /.*/, namespace: 'payctl-builtin'}, (args) => {
-      const names = Object.getOwnPropertyNames(process.getBuiltinModule(args.path)).filter(
+      const real = process.getBuiltinModule(args.path) as Record<string, unknown>
+      const names = Object.getOwnPropertyNames(real).filter(
         (n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n),
       )
+      const plainFunction = (n: string) => {
+        // The descriptor, not the property: a getter (a deprecated one warns) is not a function.
+        const f = Object.getOwnPropertyDescriptor(real, n)?.value
+        if (typeof f !== 'function' || !/^[a-z]/.test(n) || Object.getOwnPropertySymbols(f).length > 0)
+          return false
+        return Object.getOwnPropertyNames(f).every((p) => ['length', 'name', 'prototype'].includes(p))
+      }
       return {
         contents: [
-          `const m = process.getBuiltinModule(${JSON.stringify(args.path)})`,
-          'export default m',
-          ...names.map((n) => `export const ${n} = /* @__PURE__ */ (() => m.${n})()`),
+          'let real',
+          `const m = () => (real ??= process.getBuiltinModule(${JSON.stringify(args.path)}))`,
+          'export default /* @__PURE__ */ m()',
+          ...names.map((n) =>
+            plainFunction(n)
+              ? `export function ${n}(...args) { return m().${n}.apply(this, args) }`
+              : `export const ${n} = /* @__PURE__ */ (() => m().${n})()`,
+          ),
         ].join('\n'),
       }
     })
@@ -378,6 +429,37 @@ checkIdOrder(COMPARE_IDS, [
     '::',
   ],
 ])
+/**
+ * Packages the fast path must never load (fast.js and the chunk its one-call path imports): each
+ * costs more than the whole fast path, and the fast path is only worth having without them.
+ */
+const NOT_ON_THE_FAST_PATH = /node_modules\/(zod|@oclif|conf|undici|ajv|cli-table3|yaml|@inquirer|fastify)\//
+
+/** Fail the build if the fast path's static imports reach a package it must not load. */
+function checkFastPathLoads(metafile: Metafile): void {
+  const outputs = metafile.outputs
+  const fast = Object.keys(outputs).find((o) => o.endsWith('bundle/fast.js'))!
+  const runner = Object.keys(outputs).find((o) =>
+    Object.keys(outputs[o]!.inputs).some((i) => i.endsWith('src/cli/fast-path.ts')),
+  )
+  if (runner === undefined) throw new Error('no chunk holds src/cli/fast-path.ts: review fastEntry')
+  const seen = new Set<string>()
+  const visit = (out: string) => {
+    if (seen.has(out)) return
+    seen.add(out)
+    for (const i of outputs[out]!.imports) if (i.kind === 'import-statement' && !i.external) visit(i.path)
+  }
+  visit(fast)
+  visit(runner)
+  for (const out of seen) {
+    const bad = Object.keys(outputs[out]!.inputs).filter((i) => NOT_ON_THE_FAST_PATH.test(i))
+    if (bad.length > 0)
+      throw new Error(
+        `the fast path loads ${bad.slice(0, 5).join(', ')} (in ${out}): find the import that brings it in`,
+      )
+  }
+}
+
 let oclifSorted = false
 const oclifSortWithoutCollator: Plugin = {
   name: 'oclif-sort-without-collator',
@@ -438,7 +520,7 @@ checkUndiciParts()
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: {main: 'src/cli/main.ts', commands: 'payctl:commands'},
+  entryPoints: {main: 'src/cli/main.ts', commands: 'payctl:commands', fast: 'payctl:fast'},
   outdir: OUT,
   bundle: true,
   splitting: true,
@@ -456,6 +538,7 @@ const result = await build({
   external: ['typescript', 'ts-node'],
   plugins: [
     commandsEntry,
+    fastEntry,
     sandboxOutside,
     builtinsWithoutFacade,
     // Before commonJsNamedExports, which would otherwise take the modules it stands in for.
@@ -464,6 +547,12 @@ const result = await build({
     oclifSortWithoutCollator,
   ],
 })
+
+checkFastPathLoads(result.metafile)
+const buildId = createHash('sha256')
+for (const file of result.outputFiles) if (!file.path.endsWith('fast.js')) buildId.update(file.contents)
+buildId.update(readFileSync(join(ROOT, 'package.json')))
+const BUILD_ID = buildId.digest('hex').slice(0, BUILD_ID_PLACEHOLDER.length)
 
 let wrapped = 0
 let factories = 0
@@ -474,13 +563,17 @@ for (const file of result.outputFiles) {
     continue
   }
   // Line and column of every statement stay put, so the source maps still hold.
-  const {code, count} = compileModuleBodiesEagerly(file.text)
+  // The same length, so that the source map still holds.
+  const text = file.path.endsWith('fast.js') ? file.text.replace(BUILD_ID_PLACEHOLDER, BUILD_ID) : file.text
+  const {code, count} = compileModuleBodiesEagerly(text)
   factories += (file.text.match(/= __(?:commonJS|esm)\(\{$/gm) ?? []).length
   wrapped += count
   await transform(code, {format: 'esm', loader: 'js', logLevel: 'error'})
   writeFileSync(file.path, code)
 }
 checkLazyModulesUsed(LAZY_MODULES, lazyUsed)
+if (!result.outputFiles.some((f) => f.path.endsWith('fast.js') && f.text.includes(BUILD_ID_PLACEHOLDER)))
+  throw new Error('fast.js has no build id to fill in: review fastEntry')
 if (!oclifSorted) {
   throw new Error('the bundle has no @oclif/core/lib/config/plugin.js: review oclifSortWithoutCollator')
 }
@@ -488,4 +581,6 @@ if (wrapped !== factories) {
   throw new Error(`wrapped ${wrapped} of ${factories} module bodies: has esbuild's output changed shape?`)
 }
 if (process.argv.includes('--analyze')) console.log(await analyzeMetafile(result.metafile))
-console.log(`bundled ${commandFiles.length} commands into ${relative(ROOT, OUT)}`)
+console.log(
+  `bundled ${commandFiles.length} commands into ${relative(ROOT, OUT)}, ${fastTable.ids.length} of them with a fast path`,
+)

@@ -164,10 +164,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * retry notices, both on stderr.
    */
   protected get transportOptions(): TransportOptions {
-    const err = this.io.err
     return {
       connections: this.#connections,
-      debug: this.flags.debug ? (line) => err.write(`${paint('dim', line, err)}\n`) : undefined,
+      debug: this.flags.debug ? this.out.debugLine : undefined,
+      prior: this.runtime.prior,
       onRetry: ({delayMs, reason}) =>
         this.out.warn(`${reason}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
     }

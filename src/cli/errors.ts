@@ -1,5 +1,6 @@
 import {formatMoney} from '../contract/money.js'
-import {PayctlError, stringifyExact} from '../core/index.js'
+import {PayctlError} from '../core/errors.js'
+import {stringifyExact} from '../core/exact-json.js'
 import type {OutputStream} from './io.js'
 import {paint, terminalSafe} from './terminal.js'
 

@@ -1,6 +1,5 @@
 import {readFileSync} from 'node:fs'
 import {PassThrough, Writable} from 'node:stream'
-import {WriteStream as TtyWriteStream} from 'node:tty'
 
 /** Environment variables, as a command reads them: the process's, or the ones a test gives a run. */
 export type Env = Readonly<Record<string, string | undefined>>
@@ -42,7 +41,9 @@ export interface IOStreams {
  */
 export function colourWanted(stream: {isTTY?: boolean}, env: Env): boolean {
   // getColorDepth reads nothing of the stream it is called on, only the environment given.
-  const depth = () => TtyWriteStream.prototype.getColorDepth.call(stream, env)
+  // node:tty is taken only when asked: a piped run needs none of it.
+  const depth = () =>
+    process.getBuiltinModule('node:tty').WriteStream.prototype.getColorDepth.call(stream, env)
   if (env.FORCE_COLOR !== undefined) return depth() > 2
   return stream.isTTY === true && depth() > 2
 }
@@ -73,7 +74,11 @@ function systemOutput(stream: NodeJS.WriteStream, env: Env): OutputStream {
 export function systemIO(env: Env = process.env): IOStreams {
   return {
     in: {
-      stream: process.stdin,
+      // Read only when used: opening stdin loads Node's file streams and more, which a command
+      // that never reads it should not pay for.
+      get stream() {
+        return process.stdin
+      },
       get isTTY() {
         return process.stdin.isTTY === true
       },
@@ -93,6 +98,40 @@ export function onStdoutClosed(gone: () => void): void {
     if (err.code !== 'EPIPE') throw err
     gone()
   })
+}
+
+/**
+ * Start recording what the process writes to stdout (the text) and stderr (how much), besides
+ * writing it: what a run that prints help printed, to keep (help-cache.ts). The returned function
+ * stops recording and says what was written.
+ */
+export function recordOutput(): () => {stdout: string; stderr: number} {
+  let stdout = ''
+  let stderr = 0
+  const restore = [
+    tap(process.stdout, (chunk) => {
+      stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()
+    }),
+    tap(process.stderr, (chunk) => {
+      stderr += chunk.length
+    }),
+  ]
+  return () => {
+    for (const undo of restore) undo()
+    return {stdout, stderr}
+  }
+}
+
+/** Call `seen` with every chunk written to `stream`, until the returned function is called. */
+function tap(stream: NodeJS.WriteStream, seen: (chunk: string | Uint8Array) => void): () => void {
+  const write = stream.write
+  stream.write = function (this: NodeJS.WriteStream, chunk: string | Uint8Array, ...rest: unknown[]) {
+    seen(chunk)
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
+  } as typeof stream.write
+  return () => {
+    stream.write = write
+  }
 }
 
 export interface TestIOOptions {

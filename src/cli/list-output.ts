@@ -1,6 +1,7 @@
 import {stripVTControlCharacters} from 'node:util'
 import type {ScalarTag, Tags} from 'yaml'
-import {stringifyExact, usageError} from '../core/index.js'
+import {usageError} from '../core/errors.js'
+import {stringifyExact} from '../core/exact-json.js'
 import {fitColumns} from './fit.js'
 import {type Below, type Column, renderTable} from './output.js'
 import {terminalSafe} from './terminal.js'

@@ -1,8 +1,11 @@
 import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {Config, Errors, execute, run} from '@oclif/core'
-import {onStdoutClosed} from './io.js'
-import {isolatedRuntime, type RuntimeOptions, runIn} from './runtime.js'
+import {PriorAnswer} from '../core/transport.js'
+import type {Handover} from './fast-table.js'
+import {writeHelp} from './help-cache.js'
+import {onStdoutClosed, recordOutput} from './io.js'
+import {isolatedRuntime, processRuntime, type RuntimeOptions, runIn} from './runtime.js'
 
 /** The package root and its package.json, which oclif would otherwise look for, directory by directory, and read again. */
 function loadOptions(): {root: string; pjson: Config['pjson']} {
@@ -12,14 +15,28 @@ function loadOptions(): {root: string; pjson: Config['pjson']} {
 }
 
 /**
- * The CLI proper, which `bin/run.js` loads from the bundle (`dist/bundle/main.js`) once it has
- * ruled out the fast paths.
+ * The CLI proper, which `bin/run.js` loads from the bundle (`dist/bundle/main.js`) when its fast
+ * path did not finish the run, with what that path hands over (fast-start.ts): the answer its
+ * request already got, which the command's first request takes instead of asking again, and
+ * where to keep the help this run prints (help-cache.ts).
  */
-export async function main(): Promise<void> {
+export async function main(handover: Handover = {}): Promise<void> {
   // The reader of stdout went away (`payctl --help | head -3`): nothing more can be shown, so stop
   // quietly with the exit code so far, instead of a warning about a promise left pending.
   onStdoutClosed(() => process.exit())
+  if (handover.prior !== undefined) processRuntime().prior = new PriorAnswer(handover.prior)
+  const recorded = handover.help === undefined ? undefined : recordOutput()
   await execute({loadOptions: loadOptions()})
+  if (handover.help === undefined || recorded === undefined) return
+  const {stdout, stderr} = recorded()
+  // Only a help text printed whole, and nothing else: not an error, not a warning.
+  if (stderr === 0 && stdout !== '' && (processRuntime().exitCode ?? 0) === 0) {
+    try {
+      writeHelp(handover.help, stdout)
+    } catch {
+      // A help text not kept is printed again next time: nothing to tell.
+    }
+  }
 }
 
 /**

@@ -4,8 +4,18 @@ import type CliTable3 from 'cli-table3'
 import {paint, terminalSafe} from './terminal.js'
 
 const require = createRequire(import.meta.url)
+let table: typeof CliTable3 | undefined
 // cli-table3 is only loaded by commands that print a table.
-const Table = () => require('cli-table3') as typeof CliTable3
+const Table = () => (table ??= require('cli-table3') as typeof CliTable3)
+
+/**
+ * Load cli-table3 ahead, while something else waits (the fast path's request), from the bundle's
+ * own chunk, which Node's compile cache keeps: reading its modules one by one from node_modules
+ * costs a one-call command a fifth of its start. The same package, so the same tables.
+ */
+export async function preloadTable(): Promise<void> {
+  table ??= (await import('cli-table3')).default
+}
 
 export interface Column<T> {
   header: string

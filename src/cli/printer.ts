@@ -65,6 +65,11 @@ export class Printer {
     this.io.out.write(`${stringifyExact(value, opts.oneLine ? undefined : 2)}\n`)
   }
 
+  /** A --debug line (a request or an answer, secrets redacted) on stderr, dimmed; also under --json. */
+  readonly debugLine = (line: string): void => {
+    this.io.err.write(`${paint('dim', line, this.io.err)}\n`)
+  }
+
   /** A note on stderr, hidden under --json. */
   warn(text: string): void {
     if (!this.#opts.json()) this.io.err.write(`${paint('yellow', text, this.io.err)}\n`)
@@ -112,6 +117,8 @@ export class Printer {
    * the values the rows were chosen by (fitColumns).
    */
   table<R>(rows: R[], columns: Column<R>[], filters?: readonly (string | undefined)[]): void {
+    // Silent under --json: not even laid out (cli-table3 costs a one-call command a fifth of its start).
+    if (this.#opts.json()) return
     const width = this.tableWidth(this.#opts.wide())
     if (width === undefined || rows.length === 0) {
       this.log(renderTable(rows, columns))

@@ -17,7 +17,15 @@ export interface Prompter {
 
 /** Prompts with @inquirer/prompts, read from the streams' stdin and drawn on their stderr. */
 export function terminalPrompter(io: IOStreams): Prompter {
-  const context = {input: io.in.stream, output: io.err.stream}
+  // Read when a question is asked: opening stdin costs what a command that asks nothing should not pay.
+  const context = {
+    get input() {
+      return io.in.stream
+    },
+    get output() {
+      return io.err.stream
+    },
+  }
   const prompts = () => import('@inquirer/prompts')
   return {
     async input(message, initial, validate) {

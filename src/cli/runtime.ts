@@ -1,6 +1,6 @@
 import {AsyncLocalStorage} from 'node:async_hooks'
-import {Console} from 'node:console'
 import {configDir} from '../core/config-dir.js'
+import type {PriorAnswer} from '../core/transport.js'
 import {type Env, type IOStreams, systemIO} from './io.js'
 import {type Prompter, terminalPrompter} from './prompter.js'
 
@@ -30,6 +30,11 @@ export interface Runtime {
   onSignal(signal: Signal, handler: () => void): () => void
   /** End at once, with `code`, whatever is in flight (a second Ctrl-C). */
   exit(code: number): never
+  /**
+   * The answer bin/run.js's fast path got before handing the run over (a process's runtime only):
+   * the command's first request takes it instead of sending the same request again.
+   */
+  prior?: PriorAnswer | undefined
 }
 
 const RUNS = Symbol.for('payctl.runs')
@@ -93,20 +98,21 @@ export function isolatedRuntime(opts: RuntimeOptions): Runtime {
  * asks: oclif loads the not-found hook from the tsc build, beside the bundle's own copy.
  */
 const shared = globalThis as {[RUNS]?: AsyncLocalStorage<Runtime>}
-shared[RUNS] ??= new AsyncLocalStorage<Runtime>()
-const current = shared[RUNS]
+/** Made by the first run: a process that runs none (bin/run.js's fast path) needs none. */
+const runs = () => (shared[RUNS] ??= new AsyncLocalStorage<Runtime>())
 
 /** The runtime of the run in progress: an in-process run's own, else this process's. */
 export function currentRuntime(): Runtime {
-  return current.getStore() ?? processRuntime()
+  return shared[RUNS]?.getStore() ?? processRuntime()
 }
 
 /** Run `work` (an oclif run, with every command it starts) in `runtime`. */
 export function runIn<T>(runtime: Runtime, work: () => Promise<T>): Promise<T> {
   routeConsole()
-  return current.run(runtime, work)
+  return runs().run(runtime, work)
 }
 
+type Console = globalThis.Console
 let routing: Console | undefined
 
 /**
@@ -121,11 +127,14 @@ function routeConsole(): void {
   const outside = globalThis.console
   const consoles = new WeakMap<Runtime, Console>()
   const target = (): Console => {
-    const runtime = current.getStore()
+    const runtime = runs().getStore()
     if (runtime === undefined) return outside
     let own = consoles.get(runtime)
     if (own === undefined) {
-      own = new Console(runtime.io.out.stream, runtime.io.err.stream)
+      own = new (process.getBuiltinModule('node:console').Console)(
+        runtime.io.out.stream,
+        runtime.io.err.stream,
+      )
       consoles.set(runtime, own)
     }
     return own

@@ -12,7 +12,7 @@ import type {
   WalletPayment,
   WalletView,
 } from '../contract/index.js'
-import {minorFrom} from '../contract/index.js'
+import {minorFrom} from '../contract/money.js'
 import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
 import type {Column} from './output.js'
 import {paint, STATUS_STYLES} from './terminal.js'

@@ -1,7 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoint.js'
-import {Id, pageQuery, Timestamp} from './fields.js'
-import {MinorAmount, PositiveMinorAmount} from './money.js'
+import {Id, MinorAmount, PositiveMinorAmount, pageQuery, Timestamp} from './fields.js'
 import {notShown} from './surface.js'
 
 /**

@@ -1,5 +1,3 @@
-import {z} from 'zod'
-
 /** Fiat currencies the service supports for wallets. */
 export const FIAT_CURRENCIES = [
   'USD',
@@ -20,7 +18,9 @@ export const CRYPTO_CURRENCIES = ['BTC', 'ETH', 'SOL', 'USDC', 'USDT', 'MATIC', 
 export const SUPPORTED_CURRENCIES = [...FIAT_CURRENCIES, ...CRYPTO_CURRENCIES] as const
 
 export type Currency = (typeof SUPPORTED_CURRENCIES)[number]
-export const CurrencySchema = z.enum(SUPPORTED_CURRENCIES)
+
+/** Round-ups are spare change, so they are kept in a fiat currency. */
+export const ROUNDUP_CURRENCIES = FIAT_CURRENCIES
 
 export function isSupportedCurrency(code: string): code is Currency {
   return (SUPPORTED_CURRENCIES as readonly string[]).includes(code)

@@ -1,11 +1,8 @@
-import {z} from 'zod'
-
-export const MetaSchema = z.object({requestId: z.string(), timestamp: z.string()}).meta({id: 'Meta'})
-
-/** Variant A success shape: `success` true, `data`, `meta`. */
-export function envelopeOf<T extends z.ZodType>(data: T) {
-  return z.object({success: z.literal(true), data, meta: MetaSchema})
-}
+/**
+ * The two response shapes of the interface, and reading a success envelope. Plain code, no schema
+ * library: the client's one-call fast path reads answers with it (the envelope's zod schemas are in
+ * fields.ts).
+ */
 
 /** The two response shapes the sandbox can serve (`sandbox start --response-shape`). */
 export const RESPONSE_SHAPES = ['envelope', 'direct'] as const

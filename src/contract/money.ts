@@ -1,20 +1,12 @@
-import {z} from 'zod'
 import {type Currency, MINOR_UNITS, minorUnitsOf} from './currencies.js'
 
 /**
  * Money arithmetic, in one place for the client, the CLI and the sandbox alike: amounts are integers
  * in a currency's smallest unit, converted to and from decimal text exactly, with bigint and never a
- * float. Nothing here knows an error type of its own: what cannot be read comes back as undefined or
+ * float. Nothing here knows an error type of its own, nor zod (the schemas of amounts are in fields.ts,
+ * so that what prints an amount loads no schema library): what cannot be read comes back as undefined or
  * as a RangeError whose message says why, and each caller turns that into its own error.
  */
-
-/**
- * An integer amount in the currency's smallest unit, as the contract's schemas declare it. Not limited
- * to 2^53: amounts of 18- and 24-decimal tokens (ETH in wei, NEAR in yoctoNEAR) exceed it. The sandbox
- * keeps them exact (BigInt) and writes them as exact JSON integers; a JavaScript `JSON.parse` reads
- * such a value as the nearest double.
- */
-export const MinorAmount = z.number().multipleOf(1)
 
 /**
  * JSON.rawJSON: `text` spliced as is into what JSON.stringify writes, which is how an amount beyond
@@ -29,60 +21,6 @@ export const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).raw
  * as `JSON.parse` reads 1e400, which no amount field accepts.
  */
 export const MAX_EXACT_DIGITS = 80
-
-/**
- * An integer too long to read exactly: ±Infinity from the sandbox's reader (see MAX_EXACT_DIGITS),
- * or an integral double beyond 2^53 from a plain `JSON.parse`. NaN is not one: the sandbox reads a
- * fraction no double holds as written (1.0000000000000000001) as NaN, which is not an integer.
- */
-function isOutOfRange(value: unknown): boolean {
-  return typeof value === 'number' && (Number.isInteger(value) || value === Infinity || value === -Infinity)
-}
-
-/**
- * An amount of a request body, read exactly: a safe integer, or a bigint (the sandbox reads an
- * integer literal beyond 2^53 as one; the client sends bigints as exact digits), always handed on as
- * bigint. A number that is not a safe integer here was a fractional literal, or one too long to read
- * exactly. Documented as MinorAmount is, an integer that may exceed 2^53.
- */
-function exactAmount(minimum: 0n | 1n): z.ZodType<bigint, number | bigint> {
-  const amount = z.unknown().transform((value, ctx): bigint => {
-    const exact = minorFrom(value)
-    if (exact === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          value === undefined
-            ? 'Required'
-            : isOutOfRange(value)
-              ? `Out of range: an amount has at most ${MAX_EXACT_DIGITS} digits`
-              : 'Expected an integer amount in the smallest currency unit (cents, wei…)',
-        input: value,
-      })
-      return z.NEVER
-    }
-    if (exact < minimum) {
-      ctx.addIssue({
-        code: 'custom',
-        message: minimum === 0n ? 'Expected an amount of 0 or more' : 'Expected an amount above 0',
-        input: value,
-      })
-      return z.NEVER
-    }
-    return exact
-  })
-  // The JSON Schema of MinorAmount.positive() or .nonnegative(): a transform has none of its own.
-  const bound = minimum === 0n ? {minimum: 0} : {exclusiveMinimum: 0}
-  return amount.meta({type: 'number', multipleOf: 1, ...bound}) as z.ZodType as z.ZodType<
-    bigint,
-    number | bigint
-  >
-}
-
-/** A positive amount of a request body (payments, refunds, limits), read exactly as bigint. */
-export const PositiveMinorAmount = exactAmount(1n)
-/** A non-negative amount of a request body (a wallet's initial balance), read exactly as bigint. */
-export const NonNegativeMinorAmount = exactAmount(0n)
 
 /** An integer amount (a safe-integer number or a bigint) as bigint; undefined for anything else. */
 export function minorFrom(value: unknown): bigint | undefined {

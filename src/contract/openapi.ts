@@ -9,7 +9,6 @@ import {
   takesIdempotencyKey,
 } from './endpoint.js'
 import {endpoints} from './endpoints.js'
-import {MetaSchema} from './envelope.js'
 import {
   AuthErrorASchema,
   AuthErrorBSchema,
@@ -20,6 +19,7 @@ import {
   ResourceErrorSchema,
 } from './errors.js'
 import {EVENT_NAMES, EventEnvelopeSchema} from './events.js'
+import {MetaSchema} from './fields.js'
 import {SANDBOX_ADMIN_SCOPE} from './scopes.js'
 import {ALL_EVENTS} from './webhooks.js'
 

@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import {type Currency, FIAT_CURRENCIES, MINOR_UNITS, minorPerMajor} from './currencies.js'
+import {type Currency, MINOR_UNITS, minorPerMajor, ROUNDUP_CURRENCIES} from './currencies.js'
 import type {Endpoint} from './endpoint.js'
 import {Id, Timestamp} from './fields.js'
 import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
@@ -14,8 +14,6 @@ import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.
 
 const Major = z.number().describe('major currency units (4.35 is 4 dollars 35 cents)')
 
-/** Round-ups are spare change, so they are kept in a fiat currency. */
-export const ROUNDUP_CURRENCIES = FIAT_CURRENCIES
 export type RoundupCurrency = (typeof ROUNDUP_CURRENCIES)[number]
 export const ROUNDUP_MULTIPLIERS = [1, 2, 3, 5] as const
 export type RoundupMultiplier = (typeof ROUNDUP_MULTIPLIERS)[number]

@@ -1,7 +1,14 @@
 import {z} from 'zod'
 import {type Endpoint, IDEMPOTENCY_KEY} from './endpoint.js'
-import {Id, MetadataSchema, pageQuery, TimeBound, Timestamp} from './fields.js'
-import {MinorAmount, PositiveMinorAmount} from './money.js'
+import {
+  Id,
+  MetadataSchema,
+  MinorAmount,
+  PositiveMinorAmount,
+  pageQuery,
+  TimeBound,
+  Timestamp,
+} from './fields.js'
 import {TransactionSurface} from './surface.js'
 
 /**

@@ -1,7 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoint.js'
-import {Id, Timestamp} from './fields.js'
-import {MinorAmount, PositiveMinorAmount} from './money.js'
+import {Id, MinorAmount, PositiveMinorAmount, Timestamp} from './fields.js'
 import {notShown} from './surface.js'
 import {BalanceSchema} from './wallets.js'
 

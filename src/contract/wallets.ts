@@ -1,8 +1,15 @@
 import {z} from 'zod'
-import {CurrencySchema} from './currencies.js'
 import type {Endpoint} from './endpoint.js'
-import {CURSOR_MAX_LENGTH, Id, pageQuery, Timestamp} from './fields.js'
-import {MinorAmount, NonNegativeMinorAmount, PositiveMinorAmount} from './money.js'
+import {
+  CURSOR_MAX_LENGTH,
+  CurrencySchema,
+  Id,
+  MinorAmount,
+  NonNegativeMinorAmount,
+  PositiveMinorAmount,
+  pageQuery,
+  Timestamp,
+} from './fields.js'
 import {BalanceSurface, notShown, WalletLimitsSurface, WalletListSurface, WalletSurface} from './surface.js'
 
 /**

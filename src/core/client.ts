@@ -18,8 +18,9 @@ import {
   unwrapEnvelope,
 } from '../contract/index.js'
 import {assertCredentialFitsEnvironment} from './environments.js'
-import {type ErrorKind, PayctlError, usageError} from './errors.js'
+import {type ErrorKind, PayctlError} from './errors.js'
 import {isExactWithoutReviver, parseExact, stringifyExact} from './exact-json.js'
+import {operationUrl} from './operation-url.js'
 import type {ProfileStore, ResolvedProfile} from './profiles.js'
 import {notLoggedIn, TokenManager} from './token-manager.js'
 import {type HttpResponse, Transport, type TransportOptions} from './transport.js'
@@ -124,17 +125,8 @@ export class PayctlClient {
   ): Promise<CallResult<EndpointResult<K>>> {
     const ep = endpoints[id]
     const input = (args[0] ?? {}) as AnyCallInput
-    const params = input.params ?? {}
-    const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = params[name]
-      // An empty id would name another route (`/wallets/` is the list of wallets).
-      if (value === undefined || value.trim() === '')
-        throw usageError(`the ${name} must not be empty`, 'MISSING_ARGUMENT', {name})
-      return encodeURIComponent(value)
-    })
     const root = onAuthHost(ep) ? (this.profile.authUrl ?? this.profile.baseUrl) : this.profile.baseUrl
-    const prefix = 'versioned' in ep && ep.versioned === false ? '' : '/v1'
-    const url = new URL(`${root}${prefix}${path}`)
+    const url = operationUrl(root, ep, input.params ?? {})
     for (const [k, v] of Object.entries(input.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v))
 

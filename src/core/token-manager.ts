@@ -1,13 +1,8 @@
 import type {AccessTokenView, RefreshedTokenView} from '../contract/index.js'
 import {assertCredentialFitsEnvironment, decodeJwtPayload} from './environments.js'
 import {PayctlError} from './errors.js'
-import {
-  type CachedToken,
-  credentialFingerprint,
-  type ProfileStore,
-  type ResolvedProfile,
-  storedProfile,
-} from './profiles.js'
+import {type CachedToken, credentialFingerprint, type ResolvedProfile, storedProfile} from './profile-file.js'
+import type {ProfileStore} from './profiles.js'
 
 /** The auth calls the token manager needs, supplied by the client (they carry no Bearer of their own). */
 export interface TokenEndpoints {
@@ -201,7 +196,8 @@ function msLeft(token: CachedToken): number {
   return Date.parse(token.expiresAt) - Date.now()
 }
 
-function needsRenewal(token: CachedToken): boolean {
+/** Whether a cached token is to be renewed before use: nearly expired, or in the last fifth of its life. */
+export function needsRenewal(token: CachedToken): boolean {
   const left = msLeft(token)
   if (left <= 1_000) return true
   // Unknown issue time: judge by the lifetime implied by the JWT's iat/exp, else by 7 days.

@@ -38,6 +38,74 @@ export interface TransportOptions {
   userAgent?: string
   /** The connection pool to use (default: one shared by the process, closed by closeTransport). */
   connections?: Connections | undefined
+  /** An answer a request already got before this transport existed: see PriorAnswer. */
+  prior?: PriorAnswer | undefined
+}
+
+/**
+ * What one attempt of a request got, from outside this transport: the answer, or the network error
+ * that stopped it (its `code`, as the transport's retries read it).
+ */
+export type AttemptOutcome =
+  | {response: HttpResponse}
+  | {error: {code: string; message: string; stack?: string | undefined}}
+
+/** A request sent before the CLI started (by bin/run.js's fast path), and what it got. */
+export interface PriorRequest {
+  method: string
+  url: string
+  /** Its Authorization header: the answer stands only for a request with the same credential. */
+  authorization: string | undefined
+  outcome: AttemptOutcome
+  /** Whether its --debug request lines were written already. */
+  announced: boolean
+}
+
+/**
+ * The answer to a request that the fast path sent and then handed over (a refusal, or a shape it
+ * does not know): the first attempt of the same request takes it instead of sending the request
+ * again, and goes on from there as if it had got it itself (a refused token renewed, a 503
+ * retried, an error shown). Taken once.
+ */
+export class PriorAnswer {
+  #request: PriorRequest | undefined
+
+  constructor(request: PriorRequest) {
+    this.#request = request
+  }
+
+  /** The outcome, if `req` (with its headers as sent) is the request it answers; once. */
+  take(req: HttpRequest): PriorRequest | undefined {
+    const prior = this.#request
+    if (prior === undefined || req.body !== undefined) return undefined
+    if (prior.method !== req.method || prior.url !== req.url) return undefined
+    if (prior.authorization !== req.headers.authorization) return undefined
+    this.#request = undefined
+    return prior
+  }
+}
+
+/** The --debug lines of a request about to be sent, with `headers` as they go (credentials redacted). */
+export function requestDebugLines(req: HttpRequest, headers: Record<string, string>): string[] {
+  return [
+    `--> ${req.method} ${redactText(req.url)}`,
+    `    headers ${JSON.stringify(redactHeaders(headers))}`,
+    ...(req.body === undefined ? [] : [`    body ${redactBody(req.body)}`]),
+  ]
+}
+
+/** The --debug lines of the answer to `req`. */
+export function responseDebugLines(req: HttpRequest, res: HttpResponse): string[] {
+  return [
+    `<-- ${res.status} ${req.method} ${redactText(req.url)} (${res.durationMs} ms)`,
+    `    headers ${JSON.stringify(redactHeaders(res.headers))}`,
+    ...(res.text ? [`    body ${redactBody(res.text)}`] : []),
+  ]
+}
+
+/** The headers every request carries, then its own. */
+export function requestHeaders(req: HttpRequest, userAgent = 'payctl'): Record<string, string> {
+  return {'user-agent': userAgent, accept: 'application/json', ...req.headers}
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504])
@@ -182,7 +250,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * that are safe to repeat: GETs, and mutations that carry an idempotency key.
  */
 export class Transport {
-  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry' | 'connections'>> & TransportOptions
+  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry' | 'connections' | 'prior'>> &
+    TransportOptions
 
   constructor(opts: TransportOptions = {}) {
     this.#opts = {timeoutMs: 30_000, retries: 3, maxRetryAfterMs: 60_000, userAgent: 'payctl', ...opts}
@@ -233,11 +302,13 @@ export class Transport {
 
   async #once(req: HttpRequest): Promise<HttpResponse> {
     const {debug} = this.#opts
-    const headers = {'user-agent': this.#opts.userAgent, accept: 'application/json', ...req.headers}
-    if (debug) {
-      debug(`--> ${req.method} ${redactText(req.url)}`)
-      debug(`    headers ${JSON.stringify(redactHeaders(headers))}`)
-      if (req.body !== undefined) debug(`    body ${redactBody(req.body)}`)
+    const headers = requestHeaders(req, this.#opts.userAgent)
+    const prior = this.#opts.prior?.take({...req, headers})
+    if (debug && !prior?.announced) for (const line of requestDebugLines(req, headers)) debug(line)
+    if (prior !== undefined) {
+      if ('error' in prior.outcome) throw priorError(prior.outcome.error)
+      if (debug) for (const line of responseDebugLines(req, prior.outcome.response)) debug(line)
+      return prior.outcome.response
     }
     const started = performance.now()
     const undici = await (this.#opts.connections ?? shared).dispatchers()
@@ -257,13 +328,16 @@ export class Transport {
     const text = await res.body.text()
     const durationMs = Math.round(performance.now() - started)
     const out: HttpResponse = {status: res.statusCode, headers: res.headers, text, durationMs}
-    if (debug) {
-      debug(`<-- ${res.statusCode} ${req.method} ${redactText(req.url)} (${durationMs} ms)`)
-      debug(`    headers ${JSON.stringify(redactHeaders(res.headers))}`)
-      if (text) debug(`    body ${redactBody(text)}`)
-    }
+    if (debug) for (const line of responseDebugLines(req, out)) debug(line)
     return out
   }
+}
+
+/** The error a prior attempt met, as it was thrown there (its stack included, for --debug). */
+function priorError(e: {code: string; message: string; stack?: string | undefined}): Error {
+  const error = Object.assign(new Error(e.message), {code: e.code})
+  if (e.stack !== undefined) error.stack = e.stack
+  return error
 }
 
 function redactBody(text: string): string {

@@ -72,6 +72,10 @@ describe('the CLI reaches the process only through its runtime', () => {
  * oclif, so that a path that never starts oclif can print what commands print.
  */
 const RENDERERS = [
+  'fast-path',
+  'fast-start',
+  'help-cache',
+  'one-call',
   'bnpl-views',
   'errors',
   'fields',

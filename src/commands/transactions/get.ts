@@ -1,18 +1,9 @@
 import {Args} from '@oclif/core'
-import {BaseCommand} from '../../cli/base-command.js'
-import {transactionCard} from '../../cli/views.js'
-import type {TransactionView} from '../../contract/index.js'
+import {OneCallCommand} from '../../cli/one-call-command.js'
 
-export default class TransactionsGet extends BaseCommand<typeof TransactionsGet> {
+/** Prints what its entry in ONE_CALL_COMMANDS (src/cli/one-call.ts) shows. */
+export default class TransactionsGet extends OneCallCommand<typeof TransactionsGet> {
   static override summary = 'show a transaction'
   static override examples = ['<%= config.bin %> <%= command.id %> txn_0123456789abcdef01234567 --json']
   static override args = {id: Args.string({description: 'transaction id', required: true})}
-
-  async run(): Promise<TransactionView> {
-    const tx = await this.out.spin('Fetching transaction', () =>
-      this.api.call('getTransaction', {params: {id: this.args.id}}),
-    )
-    this.out.card(transactionCard(tx))
-    return tx
-  }
 }

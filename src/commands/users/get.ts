@@ -1,18 +1,9 @@
 import {Args} from '@oclif/core'
-import {BaseCommand} from '../../cli/base-command.js'
-import {userCard} from '../../cli/views.js'
-import type {Loose, User} from '../../contract/index.js'
+import {OneCallCommand} from '../../cli/one-call-command.js'
 
-export default class UsersGet extends BaseCommand<typeof UsersGet> {
+/** Prints what its entry in ONE_CALL_COMMANDS (src/cli/one-call.ts) shows. */
+export default class UsersGet extends OneCallCommand<typeof UsersGet> {
   static override summary = 'show a user'
   static override examples = ['<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --json']
   static override args = {id: Args.string({description: 'user id', required: true})}
-
-  async run(): Promise<Loose<User>> {
-    const user = await this.out.spin('Fetching user', () =>
-      this.api.call('getUser', {params: {id: this.args.id}}),
-    )
-    this.out.card(userCard(user))
-    return user
-  }
 }
