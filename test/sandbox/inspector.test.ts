@@ -61,9 +61,13 @@ async function browserOf(t: TestSandbox): Promise<Browser> {
   const res = await signIn(t)
   expect(res.status).toBe(303)
   const cookie = res.headers.get('set-cookie')!.split(';', 1)[0]!
-  const session = await (await get(t, `${UI}/api/session`, {cookie, csrf: ''})).json()
+  const session = await body(get(t, `${UI}/api/session`, {cookie, csrf: ''}))
   return {cookie, csrf: session.csrfToken}
 }
+
+/** A JSON answer, checked by expect() rather than by types. */
+// biome-ignore lint/suspicious/noExplicitAny: bodies are checked by expect(), not by types
+const body = async (res: Response | Promise<Response>): Promise<any> => (await res).json()
 
 let t: TestSandbox
 let operator: Browser
@@ -214,7 +218,7 @@ describe('a change', () => {
       csrf: operator.csrf,
     })
     expect(res.status).toBe(200)
-    expect((await res.json()).offsetSeconds).toBeGreaterThanOrEqual(before + 3600)
+    expect((await body(res)).offsetSeconds).toBeGreaterThanOrEqual(before + 3600)
   })
 })
 
@@ -227,11 +231,11 @@ describe('partners', () => {
     expect((await get(t, `${UI}/api/read/getUser?id=${theirs}`, browser)).status).toBe(200)
     const other = await get(t, `${UI}/api/read/getUser?id=${mine}`, browser)
     expect(other.status).toBe(404)
-    const search = await (await get(t, `${UI}/api/search?q=${mine}`, browser)).json()
+    const search = await body(get(t, `${UI}/api/search?q=${mine}`, browser))
     expect(search.kind).toBe('none')
-    const byEmail = await (await get(t, `${UI}/api/search?q=operator-customer@example.test`, browser)).json()
+    const byEmail = await body(get(t, `${UI}/api/search?q=operator-customer@example.test`, browser))
     expect(byEmail.kind).toBe('none')
-    const users = await (await get(t, `${UI}/api/read/listUsers`, browser)).json()
+    const users = await body(get(t, `${UI}/api/read/listUsers`, browser))
     expect(users.users.map((u: {id: string}) => u.id)).toEqual([theirs])
 
     const deleted = await t.call('DELETE', '/_sandbox/partners/inspector-alice', {auth: t.creds.secretKey})
@@ -255,10 +259,9 @@ describe('search', () => {
         destinationWalletId: other,
       }),
     )
-    const events = await (await get(t, `${UI}/api/read/listEvents?walletId=${w}`, operator)).json()
+    const events = await body(get(t, `${UI}/api/read/listEvents?walletId=${w}`, operator))
     const evt = events.events[0].id as string
-    const find = async (q: string) =>
-      (await get(t, `${UI}/api/search?q=${encodeURIComponent(q)}`, operator)).json()
+    const find = (q: string) => body(get(t, `${UI}/api/search?q=${encodeURIComponent(q)}`, operator))
     expect(await find(user)).toEqual({kind: 'found', path: `${UI}/users/${user}`})
     expect(await find(w)).toEqual({kind: 'found', path: `${UI}/wallets/${w}`})
     expect(await find(txn.id)).toEqual({kind: 'found', path: `${UI}/transactions/${txn.id}`})
@@ -289,7 +292,7 @@ describe('the timeline of a user', () => {
     let cursor: string | null = null
     do {
       const path: string = `${UI}/api/users/${user}/timeline${cursor === null ? '' : `?cursor=${cursor}`}`
-      const page = (await (await get(t, path, operator)).json()) as TimelinePage
+      const page = (await body(get(t, path, operator))) as TimelinePage
       expect(page.lines.length).toBeLessThanOrEqual(50)
       seen.push(...page.lines)
       cursor = page.nextCursor
