@@ -1,5 +1,3 @@
-import type {TimelineLine} from './timeline.js'
-
 /**
  * The sandbox's browser inspector (docs/inspector.md), a sandbox extension: where it is served,
  * and what its pages read. Shared by the sandbox that serves it, the browser bundle that draws it
@@ -48,9 +46,13 @@ export type SearchResult =
   | {kind: 'users'; users: {id: string; email: string; name: string}[]}
   | {kind: 'none'; message: string}
 
-/** One page of a user's timeline, newest first, and where the next one starts. */
-export interface TimelinePage {
-  lines: TimelineLine[]
+/**
+ * One page of a user's timeline, newest first, and where the next one starts. Its lines are the
+ * contract's TimelineLine (timeline.ts); named here as a parameter, so that this file imports
+ * nothing and the browser bundle reads it without the schemas.
+ */
+export interface TimelinePage<Line> {
+  lines: Line[]
   nextCursor: string | null
 }
 

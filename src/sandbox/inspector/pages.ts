@@ -29,7 +29,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: under it a form's POST carries `Origin: null`, which the sign-in refuses.
+  'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 }
@@ -45,7 +46,8 @@ const head = (title: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${INSPECTOR_PATH}/assets/inspector.css">`
+<link rel="stylesheet" href="${INSPECTOR_PATH}/assets/inspector.css">
+<link rel="icon" href="${INSPECTOR_PATH}/assets/icon.svg" type="image/svg+xml">`
 
 /**
  * The page of a signed-in browser: the bundle draws the rest. The CSRF token rides in a meta
@@ -100,6 +102,7 @@ export function safeNext(next: unknown): string {
 const ASSETS: Record<string, string> = {
   'inspector.js': 'text/javascript; charset=utf-8',
   'inspector.css': 'text/css; charset=utf-8',
+  'icon.svg': 'image/svg+xml',
 }
 
 /** The folder the build writes the bundle to, found from here in src/ and in dist/ alike. */

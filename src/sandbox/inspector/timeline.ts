@@ -106,7 +106,7 @@ export async function timelinePage(
   partnerId: string,
   userId: string,
   cursor: string | undefined,
-): Promise<TimelinePage> {
+): Promise<TimelinePage<TimelineLine>> {
   await service.read(partnerId, 'getUser', {id: userId})
   const start = decode(cursor)
   const query = (c: string | undefined) => ({
