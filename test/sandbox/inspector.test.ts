@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {INSPECTOR_PATH, type TimelinePage} from '../../src/contract/inspector.js'
+import type {TimelineLine} from '../../src/contract/timeline.js'
 import {createPartner, start, type TestSandbox} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 
@@ -288,11 +289,11 @@ describe('the timeline of a user', () => {
       })
       expect(res.status).toBe(201)
     }
-    const seen: TimelinePage['lines'] = []
+    const seen: TimelineLine[] = []
     let cursor: string | null = null
     do {
       const path: string = `${UI}/api/users/${user}/timeline${cursor === null ? '' : `?cursor=${cursor}`}`
-      const page = (await body(get(t, path, operator))) as TimelinePage
+      const page = (await body(get(t, path, operator))) as TimelinePage<TimelineLine>
       expect(page.lines.length).toBeLessThanOrEqual(50)
       seen.push(...page.lines)
       cursor = page.nextCursor
