@@ -246,6 +246,41 @@ describe('partners', () => {
   })
 })
 
+describe('a page', () => {
+  it('comes with the data of its first table, which no value can break out of', async () => {
+    const name = '</script><script>alert(1)</script>'
+    const user = await t.user({email: 'breakout@example.test', first_name: name, last_name: '<!--'})
+    const html = await (await get(t, `${UI}/users/${user}`, operator)).text()
+    // The bundle and the data block: no other script.
+    expect(html.match(/<script/g)).toHaveLength(2)
+    const block = /<script type="application\/json" id="payctl-preload">(.*?)<\/script>/s.exec(html)
+    const preloaded = JSON.parse(block![1]!)
+    expect(Object.keys(preloaded)).toEqual([
+      `/read/getUser?id=${user}`,
+      `/read/listWallets?userId=${user}&limit=100`,
+      `/users/${user}/timeline`,
+    ])
+    expect(preloaded[`/read/getUser?id=${user}`]).toEqual(
+      await body(get(t, `${UI}/api/read/getUser?id=${user}`, operator)),
+    )
+    expect(preloaded[`/read/getUser?id=${user}`].first_name).toBe(name)
+  })
+
+  it("of another partner's user comes with none of its data", async () => {
+    const bob = await createPartner(t, 'inspector-bob')
+    const browser = await browserOf(bob)
+    const user = await t.user({email: 'not-bobs@example.test'})
+    const html = await (await get(t, `${UI}/users/${user}`, browser)).text()
+    expect(html).not.toContain('not-bobs@example.test')
+    const block = /<script type="application\/json" id="payctl-preload">(.*?)<\/script>/s.exec(html)
+    // What the page then asks for itself is refused as for an id nobody has; the list of the
+    // user's wallets, partner-scoped, is empty.
+    expect(JSON.parse(block![1]!)).toEqual({
+      [`/read/listWallets?userId=${user}&limit=100`]: {wallets: [], hasMore: false, nextCursor: null},
+    })
+  })
+})
+
 describe('search', () => {
   it('opens the page of an id of each kind, and of an email in any case', async () => {
     const user = await t.user({email: 'Grace.Hopper@example.test', first_name: 'Grace', last_name: 'Hopper'})

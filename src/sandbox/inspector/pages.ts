@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 
@@ -46,19 +47,33 @@ const head = (title: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${INSPECTOR_PATH}/assets/inspector.css">
-<link rel="icon" href="${INSPECTOR_PATH}/assets/icon.svg" type="image/svg+xml">`
+<link rel="stylesheet" href="${assetUrl('inspector.css')}">
+<link rel="icon" href="${assetUrl('icon.svg')}" type="image/svg+xml">`
+
+/**
+ * JSON that cannot end the element it sits in: every `<` is written `\u003c`, so no value (a
+ * user named `</script><script>…`) closes the data block early.
+ */
+export function inertJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c')
+}
 
 /**
  * The page of a signed-in browser: the bundle draws the rest. The CSRF token rides in a meta
- * element (a same-origin page reads it; another site cannot), not in a cookie.
+ * element (a same-origin page reads it; another site cannot), not in a cookie. `preloaded` is
+ * what the page's first reads answer, by address, so that its first table needs no round trip:
+ * a data block (`type="application/json"`), which the browser never runs.
  */
-export function appPage(session: {name: string; partnerId: string; csrfToken: string}): string {
+export function appPage(
+  session: {name: string; partnerId: string; csrfToken: string},
+  preloaded: Record<string, unknown> = {},
+): string {
   return `${head('Sandbox inspector')}
 <meta name="payctl-csrf" content="${escapeHtml(session.csrfToken)}">
 <meta name="payctl-partner" content="${escapeHtml(session.name)}">
 <meta name="payctl-partner-id" content="${escapeHtml(session.partnerId)}">
-<script type="module" src="${INSPECTOR_PATH}/assets/inspector.js"></script>
+<script type="module" src="${assetUrl('inspector.js')}"></script>
+<script type="application/json" id="payctl-preload">${inertJson(preloaded)}</script>
 </head>
 <body>
 <div id="app"><p class="loading">Loading the inspector…</p></div>
@@ -109,18 +124,28 @@ const ASSETS: Record<string, string> = {
 const BUNDLE_DIR = new URL('../../../dist/inspector/', import.meta.url)
 
 /** The bundle's files, read once; undefined for a name that is none of them or a build without it. */
-export function assetOf(name: string): {type: string; body: Buffer} | undefined {
+export function assetOf(name: string): {type: string; body: Buffer; version: string} | undefined {
   const type = ASSETS[name]
   if (type === undefined) return undefined
-  let body = cache.get(name)
-  if (body === undefined) {
+  let found = cache.get(name)
+  if (found === undefined) {
     try {
-      body = readFileSync(new URL(name, BUNDLE_DIR))
+      const body = readFileSync(new URL(name, BUNDLE_DIR))
+      found = {body, version: createHash('sha256').update(body).digest('base64url').slice(0, 16)}
     } catch {
       return undefined
     }
-    cache.set(name, body)
+    cache.set(name, found)
   }
-  return {type, body}
+  return {type, ...found}
 }
-const cache = new Map<string, Buffer>()
+const cache = new Map<string, {body: Buffer; version: string}>()
+
+/**
+ * A file's address with its content's hash: the browser keeps it for good (it never asks again
+ * before a page can use it), and a new build is a new address.
+ */
+export function assetUrl(name: string): string {
+  const version = assetOf(name)?.version
+  return `${INSPECTOR_PATH}/assets/${name}${version === undefined ? '' : `?v=${version}`}`
+}

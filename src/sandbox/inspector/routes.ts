@@ -1,4 +1,3 @@
-import {createHash} from 'node:crypto'
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {
   INSPECTOR_PATH,
@@ -18,6 +17,7 @@ import {
   sessionOf,
 } from './http.js'
 import {appPage, assetOf, SECURITY_HEADERS, safeNext, signInPage} from './pages.js'
+import {preloadFor} from './preload.js'
 import type {InspectorService} from './service.js'
 import type {Sessions} from './sessions.js'
 import type {SignIn} from './sign-in.js'
@@ -75,9 +75,11 @@ function pageRoutes(scope: FastifyInstance, parts: InspectorParts): void {
     const asset = assetOf((request.params as {name: string}).name)
     if (asset === undefined)
       throw new ApiError('NOT_FOUND', 'No such file; was the inspector built (npm run build)?')
-    const etag = `"${createHash('sha256').update(asset.body).digest('base64url').slice(0, 22)}"`
-    reply.header('etag', etag).header('cache-control', 'no-cache')
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send()
+    const versioned = (request.query as {v?: unknown}).v === asset.version
+    reply
+      .header('etag', `"${asset.version}"`)
+      .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache')
+    if (request.headers['if-none-match'] === `"${asset.version}"`) return reply.code(304).send()
     return reply.code(200).type(asset.type).send(asset.body)
   })
   scope.get('/sign-in', (request, reply) => {
@@ -97,7 +99,7 @@ function pageRoutes(scope: FastifyInstance, parts: InspectorParts): void {
     const {cookie} = sessions.open(outcome.partnerId)
     return reply.header('set-cookie', sessionCookie(cookie)).redirect(next, 303)
   })
-  const page = (request: FastifyRequest, reply: FastifyReply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?', 1)[0] ?? INSPECTOR_PATH
     if (path.startsWith(`${INSPECTOR_PATH}/api/`))
       throw new ApiError('NOT_FOUND', `No inspector data at ${path}`)
@@ -107,7 +109,12 @@ function pageRoutes(scope: FastifyInstance, parts: InspectorParts): void {
       return reply.redirect(`${INSPECTOR_PATH}/sign-in?next=${next}`, 303)
     }
     const {partnerId, csrfToken} = found.session
-    return sendHtml(reply, 200, appPage({partnerId, csrfToken, name: parts.service.nameOf(partnerId)}))
+    const preloaded = await preloadFor(parts.service, partnerId, path)
+    return sendHtml(
+      reply,
+      200,
+      appPage({partnerId, csrfToken, name: parts.service.nameOf(partnerId)}, preloaded),
+    )
   }
   scope.get('/', page)
   scope.get('/*', page)
