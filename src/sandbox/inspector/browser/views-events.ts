@@ -2,7 +2,19 @@ import type {VNode} from 'preact'
 import {useEffect, useState} from 'preact/hooks'
 import {LoadError, read, resend} from './api.js'
 import {type Attempt, type Delivery, type EventDetail, type EventSummary, paged} from './records.js'
-import {type Column, Fields, html, More, Problem, Status, Table, Time, useLoad, usePaged} from './ui.js'
+import {
+  type Column,
+  Fields,
+  html,
+  Money,
+  More,
+  Problem,
+  Status,
+  Table,
+  Time,
+  useLoad,
+  usePaged,
+} from './ui.js'
 import {eventColumns} from './views-money.js'
 
 /** The events pages: every event, and one event with each delivery, attempt by attempt. */
@@ -103,6 +115,9 @@ export function EventPage({id}: {id: string}): VNode {
         ? html`<p class="loading">Loading…</p>`
         : html`<${Fields} rows=${[
             ['Recorded', html`<${Time} at=${e.timestamp} />`],
+            ...(e.data.amount === undefined
+              ? []
+              : [['Amount', html`<${Money} amount=${e.data.amount} currency=${e.data.currency} />`]]),
             [
               'Deliveries',
               `${e.deliveryCounts.succeeded} delivered, ${e.deliveryCounts.pending} pending, ${e.deliveryCounts.failed} failed, of ${e.deliveryCounts.total}`,
