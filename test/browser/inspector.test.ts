@@ -18,6 +18,7 @@ let browser: Browser
 let signedIn: BrowserContext
 let ada: string
 let adaWallet: string
+const cspViolations: string[] = []
 let bobWallet: string
 
 const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
@@ -94,6 +95,11 @@ describe.runIf(runs)('the inspector in a browser', () => {
     )
     bobWallet = await id('wallets', 'create', '--user', bob, '--currency', 'USD')
     signedIn = await browser.newContext({viewport: {width: 1280, height: 800}})
+    // What the browser says of its pages: a script or style refused by the Content-Security-Policy
+    // would be a page that does not work.
+    signedIn.on('console', (message) => {
+      if (/Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text())
+    })
     await signIn(await signedIn.newPage())
   }, 60_000)
 
@@ -291,6 +297,10 @@ describe.runIf(runs)('the inspector in a browser', () => {
     await page.getByRole('status').filter({hasText: 'fell due'}).waitFor()
     expect(await offset(page)).toBeGreaterThanOrEqual(before + 2 * 86_400)
     await Promise.all([page.close(), other.close()])
+  })
+
+  it('breaks none of its own Content-Security-Policy on any page it showed', () => {
+    expect(cspViolations).toEqual([])
   })
 
   it('reads in a 400-pixel-wide window without scrolling sideways', async () => {
