@@ -212,6 +212,15 @@ describe('a change', () => {
     expect((await get(t, `${UI}/api/session`, operator)).status).toBe(200)
   })
 
+  it('with a body the inspector cannot read is refused as such, not as a failure of its own', async () => {
+    const res = await post(t, `${UI}/api/clock/advance`, operator, {
+      csrf: operator.csrf,
+      headers: {'content-type': 'text/plain'},
+    })
+    expect(res.status).toBe(415)
+    expect((await body(res)).error.code).toBe('UNSUPPORTED_MEDIA_TYPE')
+  })
+
   it('with the token advances the partner clock', async () => {
     const before = (await t.get('/_sandbox/clock', {auth: t.creds.secretKey})).body.offsetSeconds as number
     const res = await post(t, `${UI}/api/clock/advance`, operator, {

@@ -53,7 +53,7 @@ export function inspectorRoutes(parts: InspectorParts) {
       done(null, payload)
     })
     scope.setErrorHandler((err, request, reply) => {
-      const known = err instanceof ApiError ? err : undefined
+      const known = err instanceof ApiError ? err : refusalOf(err)
       if (known === undefined)
         parts.log?.(`inspector: internal error on ${request.method} ${request.url}: ${String(err)}`)
       const shown = known ?? new ApiError('INTERNAL_ERROR', 'The inspector failed to answer')
@@ -66,6 +66,15 @@ export function inspectorRoutes(parts: InspectorParts) {
     dataRoutes(scope, parts)
     changeRoutes(scope, parts)
   }
+}
+
+/** What Fastify refuses of a request itself (its body's type or size), in the contract's codes. */
+function refusalOf(err: unknown): ApiError | undefined {
+  const status = (err as {statusCode?: unknown}).statusCode
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined
+  if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is too large')
+  if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON, or the sign-in form')
+  return new ApiError('VALIDATION_ERROR', 'Malformed request')
 }
 
 /** The pages: the sign-in form, the bundle, and every other path the bundle draws. */

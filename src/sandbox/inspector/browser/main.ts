@@ -109,7 +109,6 @@ function App(): VNode {
   }, [])
   // A new page's heading takes the focus, so a keyboard or screen reader starts there.
   useEffect(() => {
-    if (document.activeElement?.id === 'search') return
     main.current?.querySelector<HTMLElement>('h1')?.focus({preventScroll: true})
     document.title = `${main.current?.querySelector('h1')?.textContent ?? 'Inspector'} · Sandbox inspector`
   }, [where.path, where.query])
