@@ -41,6 +41,11 @@ const html = (description: string): Json => ({
 
 /** The inspector's paths, below the sandbox's base address. */
 export function inspectorPaths(): Record<string, Record<string, Json>> {
+  return {...sessionPaths(), ...dataPaths(), ...changePaths()}
+}
+
+/** Signing in and out. */
+function sessionPaths(): Record<string, Record<string, Json>> {
   return {
     [`${INSPECTOR_PATH}/sign-in`]: {
       get: operation('inspectorSignInForm', 'the sign-in form', {
@@ -82,6 +87,12 @@ export function inspectorPaths(): Record<string, Record<string, Json>> {
         responses: {'204': {description: 'signed out'}, ...changeRefusals},
       }),
     },
+  }
+}
+
+/** What the pages read. */
+function dataPaths(): Record<string, Record<string, Json>> {
+  return {
     [`${INSPECTOR_API}/session`]: {
       get: operation('inspectorSession', 'who is signed in, and the CSRF token of the session', {
         responses: {'200': json('the session'), ...refusals},
@@ -128,6 +139,12 @@ export function inspectorPaths(): Record<string, Record<string, Json>> {
         },
       }),
     },
+  }
+}
+
+/** The two changes, which need the CSRF token. */
+function changePaths(): Record<string, Record<string, Json>> {
+  return {
     [`${INSPECTOR_API}/events/{id}/resend`]: {
       post: operation('inspectorResend', 'deliver an event again (as POST /v1/events/{id}/resend)', {
         parameters: [idParam, csrf],
