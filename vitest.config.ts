@@ -20,6 +20,11 @@ export default defineConfig({
         test: {name: 'cli', include: ['test/cli/**/*.test.ts', 'test/core/**/*.test.ts'], isolate: false},
       },
       {
+        // The inspector in a real browser, against a sandbox process: one browser per file.
+        extends: true,
+        test: {name: 'browser', include: ['test/browser/**/*.test.ts']},
+      },
+      {
         // The sandbox keeps state in its modules (and one file mocks node:dns): a fresh worker each.
         extends: true,
         test: {name: 'service', include: ['test/sandbox/**/*.test.ts', 'test/*.test.ts']},

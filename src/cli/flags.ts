@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {IDEMPOTENCY_KEY, SUPPORTED_CURRENCIES} from '../contract/index.js'
+import {TIMELINE_KINDS} from '../contract/timeline.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
-import {TIMELINE_KINDS} from '../core/timeline.js'
 import {OUTPUT_FORMATS} from './list-output.js'
 
 /** Flags every command takes. */

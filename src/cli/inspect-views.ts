@@ -1,4 +1,4 @@
-import {formatMoney, minorFrom, type WalletView} from '../contract/index.js'
+import {signedMoney, type WalletView, zonedTime} from '../contract/index.js'
 import type {Missing, TimelineLine} from '../core/index.js'
 import {ABSENT, known, money, text} from './fields.js'
 import type {Column} from './output.js'
@@ -7,31 +7,9 @@ import {paint, STATUS_STYLES} from './terminal.js'
 /**
  * How a customer's story looks to a person (`users inspect`, `wallets inspect`): the wallets and
  * BNPL payments above, then the timeline, one line per thing that happened, in the time zone of
- * the person at the terminal (or UTC).
+ * the person at the terminal (or UTC). Times and signed amounts are the contract's (money-format.ts),
+ * which the browser inspector formats with too.
  */
-
-const pad = (n: number) => String(Math.trunc(n)).padStart(2, '0')
-
-/**
- * A time the service recorded, as ISO 8601 in the terminal's time zone with its offset (or in UTC
- * with `Z`): the table's width rules shorten it to `11-25 14:05` where the terminal is narrow.
- */
-export function zonedTime(iso: string, utc: boolean): string {
-  const d = new Date(iso)
-  if (Number.isNaN(d.getTime())) return iso
-  if (utc) return d.toISOString().replace(/\.\d{3}Z$/, 'Z')
-  const offset = -d.getTimezoneOffset()
-  const zone = `${offset < 0 ? '-' : '+'}${pad(Math.abs(offset) / 60)}:${pad(Math.abs(offset) % 60)}`
-  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
-  return `${date}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${zone}`
-}
-
-/** A signed amount with its currency: `+40.00 USD`, `-12.50 USD`. */
-export function signedMoney(amount: unknown, currency: unknown): string {
-  const minor = minorFrom(amount)
-  if (minor === undefined || typeof currency !== 'string') return ''
-  return `${minor > 0n ? '+' : ''}${formatMoney(minor, currency)}`
-}
 
 const statusCell = (s: string | undefined) => {
   if (s === undefined) return ''

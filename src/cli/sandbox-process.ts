@@ -162,6 +162,8 @@ export function isAlive(pid: number): boolean {
 /** What `sandbox start --json` prints once the sandbox listens. */
 export interface SandboxStarted {
   url: string
+  /** The browser inspector's address; null under --no-ui. */
+  inspector: string | null
   pid: number
   profile: string
   data: string

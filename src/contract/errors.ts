@@ -62,6 +62,10 @@ export const ERROR_STATUS = {
   SERVICE_UNAVAILABLE: 503,
   // The trigger ran but recorded no such event (docs/webhooks.md#webhooks-trigger).
   TRIGGER_NOT_RECORDED: 422,
+  // The browser inspector (docs/inspector.md#security): a page's data without a session, a change
+  // without the session's CSRF token.
+  SIGN_IN_REQUIRED: 401,
+  CSRF_TOKEN_INVALID: 403,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -1,5 +1,15 @@
 import {type Currency, MINOR_UNITS, minorUnitsOf} from './currencies.js'
 
+export {
+  exactNumber,
+  formatMinor,
+  formatMoney,
+  minorFrom,
+  minorToMajorText,
+  signedMoney,
+  zonedTime,
+} from './money-format.js'
+
 /**
  * Money arithmetic, in one place for the client, the CLI and the sandbox alike: amounts are integers
  * in a currency's smallest unit, converted to and from decimal text exactly, with bigint and never a
@@ -21,46 +31,6 @@ export const rawJSON = (JSON as unknown as {rawJSON(text: string): unknown}).raw
  * as `JSON.parse` reads 1e400, which no amount field accepts.
  */
 export const MAX_EXACT_DIGITS = 80
-
-/** An integer amount (a safe-integer number or a bigint) as bigint; undefined for anything else. */
-export function minorFrom(value: unknown): bigint | undefined {
-  if (typeof value === 'bigint') return value
-  return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : undefined
-}
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
-
-/** An amount as a plain number while a double holds it exactly (|n| ≤ 2^53 - 1); otherwise as it is. */
-export function exactNumber(value: bigint): number | bigint {
-  return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : value
-}
-
-/** `minor` with the decimal point `digits` places from the right: 5n, 2 → "0.05"; optionally grouped. */
-function decimalText(minor: bigint, digits: number, group: boolean): string {
-  const negative = minor < 0n
-  const text = (negative ? -minor : minor).toString().padStart(digits + 1, '0')
-  const whole = digits === 0 ? text : text.slice(0, -digits)
-  const fraction = digits === 0 ? '' : `.${text.slice(-digits)}`
-  return `${negative ? '-' : ''}${group ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : whole}${fraction}`
-}
-
-/** The major-unit decimal text of an amount in the smallest unit: 65n USD → "0.65", 500n JPY → "500". */
-export function minorToMajorText(minor: bigint, currency: Currency): string {
-  return decimalText(minor, MINOR_UNITS[currency], false)
-}
-
-/**
- * Format an integer amount in the smallest unit as a decimal in major units: 12345 USD → "123.45".
- * A currency payctl does not know is taken to have 2 decimal places.
- */
-export function formatMinor(amount: number | bigint, currency: string): string {
-  return decimalText(BigInt(amount), minorUnitsOf(currency) ?? 2, true)
-}
-
-/** "1,234.50 USD" */
-export function formatMoney(amount: number | bigint, currency: string): string {
-  return `${formatMinor(amount, currency)} ${currency}`
-}
 
 /** A JSON number holds at most this many significant decimal digits exactly. */
 export const MAX_SIGNIFICANT_DIGITS = 15

@@ -20,6 +20,7 @@ import {
 } from './errors.js'
 import {EVENT_NAMES, EventEnvelopeSchema} from './events.js'
 import {MetaSchema} from './fields.js'
+import {INSPECTOR_SECURITY_SCHEME, inspectorPaths} from './inspector-openapi.js'
 import {SANDBOX_ADMIN_SCOPE} from './scopes.js'
 import {ALL_EVENTS} from './webhooks.js'
 
@@ -392,6 +393,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     paths[path] ??= {}
     paths[path][endpoint.method.toLowerCase()] = operationOf(endpoint, components)
   }
+  Object.assign(paths, inspectorPaths())
   const webhooks = webhooksOf(components)
   tighten(components.schemas)
 
@@ -410,6 +412,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       {name: 'users', description: 'users of a partner'},
       {name: 'wallets', description: 'one wallet per user and currency'},
       {name: 'sandbox', description: 'sandbox-only control routes, outside /v1'},
+      {
+        name: 'inspector',
+        description:
+          'sandbox extension: the browser inspector at /_sandbox/ui, for a signed-in browser, not a client',
+      },
     ],
     paths,
     webhooks,
@@ -439,6 +446,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           scheme: 'bearer',
           description: 'Variant B: secret API key (test_…) sent as is; carries every permission',
         },
+        inspectorSession: INSPECTOR_SECURITY_SCHEME,
         mintedJwt: {
           type: 'http',
           scheme: 'bearer',

@@ -74,6 +74,14 @@ export function connect(opts: ProfileOverrides & TransportOptions & {configDir?:
   const resolved = resolveProfile(store.read(), {profile, environment, baseUrl})
   return new PayctlClient({profile: resolved, store, ...transport})
 }
+export {
+  type BalanceAfter,
+  type DeliveryOutcome,
+  deliveryWords,
+  TIMELINE_KINDS,
+  type TimelineKind,
+  type TimelineLine,
+} from '../contract/timeline.js'
 export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
 export {type Check, runDoctor} from './doctor.js'
 export {
@@ -99,12 +107,4 @@ export {
   verifyCredentials,
 } from './session.js'
 export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
-export {
-  type BalanceAfter,
-  type DeliveryOutcome,
-  deliveryWords,
-  TIMELINE_KINDS,
-  type TimelineKind,
-  type TimelineLine,
-} from './timeline.js'
 export {isFinal, waitForFinal} from './wait.js'

@@ -1,7 +1,4 @@
 import type {EventSummary, LedgerEntry, TransactionView, WalletView} from '../contract/index.js'
-import {notOffered, type PayctlClient} from './client.js'
-import {PayctlError, usageError} from './errors.js'
-import {allItems} from './pagination.js'
 import {
   type DeliveryOutcome,
   eventLine,
@@ -16,7 +13,10 @@ import {
   type TimelineKind,
   type TimelineLine,
   transactionLine,
-} from './timeline.js'
+} from '../contract/timeline.js'
+import {notOffered, type PayctlClient} from './client.js'
+import {PayctlError, usageError} from './errors.js'
+import {allItems} from './pagination.js'
 import {Feed, type FeedPage, mapLimited} from './timeline-feed.js'
 
 /**

@@ -38,6 +38,8 @@ export interface SandboxSettings {
   listensBeyondLoopback?: boolean
   /** The data file's path, or `:memory:`: the request log is kept beside it (or in memory). */
   dataFile?: string
+  /** Serve the browser inspector at /_sandbox/ui (docs/inspector.md); on unless false. */
+  ui?: boolean
 }
 
 /**

@@ -8,6 +8,7 @@ import {EVENTS} from './events.js'
 import {faults} from './faults/feature.js'
 import type {Feature} from './feature.js'
 import {IDEMPOTENCY} from './idempotency.js'
+import {inspector} from './inspector/feature.js'
 import {MONEY} from './money/schema.js'
 import {paymentMethods} from './payment-methods/feature.js'
 import {requestLog} from './request-log/feature.js'
@@ -39,6 +40,7 @@ export const FEATURES: readonly Feature[] = [
   snapshots,
   webhooks,
   requestLog,
+  inspector,
 ]
 
 /**

@@ -66,6 +66,8 @@ export interface SandboxOptions {
   snapshotDir?: string
   /** Start from a snapshot: a name among the operator's snapshots, or a snapshot file's path. */
   fromSnapshot?: {name: string} | {path: string}
+  /** Serve the browser inspector at /_sandbox/ui (docs/inspector.md); default true. */
+  ui?: boolean
 }
 
 export interface RunningSandbox {
@@ -98,6 +100,7 @@ const OptionsSchema = z.object({
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
   headersTimeoutMs: z.number().int().min(100).max(60_000).default(HEADERS_TIMEOUT_MS),
   snapshotDir: z.string().min(1).optional(),
+  ui: z.boolean().default(true),
 })
 
 function packageVersion(): string {
@@ -125,6 +128,7 @@ function settingsOf(options: z.output<typeof OptionsSchema>): SandboxSettings {
     headersTimeoutMs: options.headersTimeoutMs,
     listensBeyondLoopback: !isLoopbackHost(options.host),
     dataFile: options.data,
+    ui: options.ui,
   }
 }
 

@@ -22,7 +22,9 @@ describe('OpenAPI document', () => {
 
   test('has every endpoint, under /v1 unless it is a sandbox control route', () => {
     const operations = Object.entries(doc.paths as Json).flatMap(([path, ops]) =>
-      Object.entries(ops as Json).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+      Object.entries(ops as Json)
+        .filter(([, op]) => !op.tags.includes('inspector'))
+        .map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
     )
     const expected = Object.values(endpoints).map(
       (e) =>
@@ -37,7 +39,8 @@ describe('OpenAPI document', () => {
         .filter((op) => op['x-sandbox-extension'] === true)
         .map((op) => op.operationId),
     )
-    expect(marked.sort()).toEqual([
+    const inspector = marked.filter((id: string) => id.startsWith('inspector'))
+    expect(marked.filter((id: string) => !inspector.includes(id)).sort()).toEqual([
       'deleteSnapshot',
       'listLedgerEntries',
       'listSnapshots',
@@ -48,6 +51,10 @@ describe('OpenAPI document', () => {
       'writeSnapshotFile',
     ])
     expect(doc.paths['/v1/users'].get.description).toMatch(/^Sandbox extension: .*email/)
+    // The browser inspector's routes: for its session cookie, each a sandbox extension.
+    expect(inspector.length).toBeGreaterThanOrEqual(9)
+    expect(doc.paths['/_sandbox/ui/api/clock/advance'].post.security).toEqual([{inspectorSession: []}])
+    expect(doc.components.securitySchemes.inspectorSession).toMatchObject({type: 'apiKey', in: 'cookie'})
     const since = doc.paths['/v1/events'].get.parameters.find((p: Json) => p.name === 'since')
     expect(since.schema.description).toMatch(/^sandbox extension/)
   })
@@ -114,11 +121,10 @@ describe('OpenAPI document', () => {
 
   test('documents amounts as integers, security as bearer schemes with scopes', () => {
     expect(doc.components.schemas.Balance.properties.available).toEqual({type: 'integer', 'x-bigint': true})
-    expect(
-      Object.values(doc.components.securitySchemes as Record<string, Json>).every(
-        (s) => s.scheme === 'bearer',
-      ),
-    ).toBe(true)
+    // Every scheme of the API is a bearer one; the inspector's session cookie is for browsers.
+    const {inspectorSession, ...api} = doc.components.securitySchemes as Record<string, Json>
+    expect(Object.values(api).every((s) => s.scheme === 'bearer')).toBe(true)
+    expect(inspectorSession).toMatchObject({in: 'cookie'})
     expect(doc.paths['/v1/users'].post.security).toContainEqual({accessToken: ['users:write']})
     expect(doc.paths['/_sandbox/health'].get.security).toEqual([])
     expect(doc.paths['/v1/users'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(2)

@@ -18,6 +18,7 @@ import {
 } from '../../cli/sandbox-process.js'
 import {snapshotSource, snapshotStartFailure} from '../../cli/snapshots.js'
 import {paint} from '../../cli/terminal.js'
+import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {isLoopbackHost, PayctlError, probeSandbox, saveLocalProfile, usageError} from '../../core/index.js'
 
 /** Where `sandbox start` also takes its secrets from, and how it hands them to a --detach copy. */
@@ -75,6 +76,11 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     'from-snapshot': Flags.string({
       summary: "start from a snapshot: a name among the operator's snapshots, or a snapshot file",
       helpValue: 'NAME|PATH',
+    }),
+    ui: Flags.boolean({
+      summary: 'serve the browser inspector at /_sandbox/ui (--no-ui: none)',
+      default: true,
+      allowNo: true,
     }),
     quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
     'show-secrets': Flags.boolean({
@@ -138,6 +144,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       webhookRetries: f['webhook-retries'],
       settleAfterSeconds: o.settleAfterSeconds,
       rateLimit: f['rate-limit'],
+      ui: f.ui,
       credentials: {
         ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
         ...(secrets.apiSecret ? {apiSecret: secrets.apiSecret} : {}),
@@ -149,7 +156,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       await release()
       throw startFailure(err, f.port, f.host, f['from-snapshot'])
     })
-    const started = await this.register(sandbox, f.profile ?? 'local', data)
+    const started = await this.register(sandbox, f.profile ?? 'local', data, f.ui)
     // A file grown past the size limit (ulimit -f) fails its write (EFBIG: a snapshot is refused,
     // and nothing is left of it) rather than ending the sandbox: the signal that comes with it has a
     // listener, so the exit hook does not send it again.
@@ -175,6 +182,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     sandbox: {url: string; host: string; port: number; credentials: SandboxStarted['credentials']},
     profile: string,
     data: string,
+    ui: boolean,
   ): Promise<SandboxStarted> {
     const {credentials: c} = sandbox
     await saveLocalProfile(this.store, profile, sandbox.url, {
@@ -194,7 +202,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       credentials: {apiKey: c.apiKey, apiSecret: c.apiSecret, partnerId: c.partnerId},
       profile,
     })
-    return {url: sandbox.url, pid: process.pid, profile, data, credentials: c}
+    const inspector = ui ? `${sandbox.url}${INSPECTOR_PATH}` : null
+    return {url: sandbox.url, inspector, pid: process.pid, profile, data, credentials: c}
   }
 
   /**
@@ -259,6 +268,10 @@ function readyLines(
   const lines = [
     `${paint('green', '●', o.stream)} payctl sandbox listening on ${paint('bold', s.url, o.stream)}`,
     `  ${shape} responses · rate limit ${rateLimit} · data ${s.data}`,
+    // Absent from the JSON of an older payctl's detached child: said only where known.
+    ...(s.inspector
+      ? [`  inspector ${paint('bold', s.inspector, o.stream)} (sign in with the API key and secret)`]
+      : []),
     '',
   ]
   if (withSecrets) {

@@ -1,6 +1,7 @@
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {IDEMPOTENCY_KEY} from '../../contract/endpoint.js'
 import {endpoints} from '../../contract/endpoints.js'
+import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import type {RequestLogEntry} from '../../contract/request-log.js'
 import type {} from '../fastify-request.js'
 import type {RequestLogService} from './service.js'
@@ -21,7 +22,8 @@ const CREDENTIAL = /(?:sk_(?:test|live)_|\b(?:test|live)_|whsec_)[\w-]{16,}|eyJ[
  * Record every request the server answers in the request log, from Fastify's hooks: the error
  * code is read from the answer as it is sent, the rest once it is sent. Successful reads of the
  * log itself are left out: they would crowd out what they look for, and a follower would read
- * its own polls.
+ * its own polls. So is the browser inspector (/_sandbox/ui), which is no request to the API: a
+ * page open on the log would fill it with its own reads.
  */
 export function recordRequests(app: FastifyInstance, service: RequestLogService): void {
   const codes = new WeakMap<FastifyRequest, string>()
@@ -38,7 +40,8 @@ export function recordRequests(app: FastifyInstance, service: RequestLogService)
     done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {
-    if (!(reply.statusCode < 300 && request.routeOptions.url === endpoints.listRequestLog.path)) {
+    const ownRead = reply.statusCode < 300 && request.routeOptions.url === endpoints.listRequestLog.path
+    if (!ownRead && !isInspector(request.url)) {
       service.record(entryOf(request, reply, codes.get(request)))
     }
     done()
@@ -48,6 +51,10 @@ export function recordRequests(app: FastifyInstance, service: RequestLogService)
     done()
   })
 }
+
+/** Whether a path is the inspector's: its pages, data and assets. */
+const isInspector = (url: string) =>
+  url === INSPECTOR_PATH || url.startsWith(`${INSPECTOR_PATH}/`) || url.startsWith(`${INSPECTOR_PATH}?`)
 
 function entryOf(
   request: FastifyRequest,

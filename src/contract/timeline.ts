@@ -1,17 +1,13 @@
-import {
-  type EventDetail,
-  type EventSummary,
-  exactNumber,
-  formatMoney,
-  type LedgerEntry,
-  minorFrom,
-  type TransactionView,
-} from '../contract/index.js'
+import {exactNumber, formatMoney, minorFrom} from './money-format.js'
+import type {TransactionView} from './surface.js'
+import type {LedgerEntry} from './wallets.js'
+import type {EventDetail, EventSummary} from './webhooks.js'
 
 /**
  * The lines of a customer's timeline and how each is made from what the service answers: a wallet's
  * ledger entries (money that moved, with the balance it left), transactions that moved nothing
- * (a declined card) or whose ledger cannot be had, and events with their deliveries.
+ * (a declined card) or whose ledger cannot be had, and events with their deliveries. In the
+ * contract, so that `users inspect` (core) and the sandbox's browser inspector tell a line alike.
  */
 
 export const TIMELINE_KINDS = [

@@ -1,0 +1,65 @@
+import type {FastifyInstance} from 'fastify'
+import {INSPECTOR_PATH} from '../../contract/inspector.js'
+import type {Database} from '../database.js'
+import {onEventRecorded, subjectsOf} from '../events.js'
+import type {} from '../fastify-request.js'
+import type {Feature} from '../feature.js'
+import {type InspectorParts, inspectorRoutes} from './routes.js'
+import {InspectorService} from './service.js'
+import {Sessions} from './sessions.js'
+import {signInWith} from './sign-in.js'
+import {LiveStreams} from './stream.js'
+
+/**
+ * The browser inspector at /_sandbox/ui (docs/inspector.md): a signed-in partner's users,
+ * wallets, transactions, timelines, events and requests, updated live. It keeps nothing in the
+ * data file: its sessions live in memory, tied to their partner, and end with it.
+ */
+export const inspector: Feature = {
+  name: 'inspector',
+  serve(context) {
+    if (context.settings.ui === false) return {routes: []}
+    const sessions = new Sessions()
+    const live = new LiveStreams()
+    sessions.onEnd((key) => live.endSession(key))
+    context.partnerRows.afterDelete((partnerId, which) => {
+      if (which === 'all') sessions.endPartner(partnerId)
+    })
+    const parts: InspectorParts = {
+      service: new InspectorService(context),
+      sessions,
+      live,
+      signIn: signInWith(context),
+      log: context.log,
+    }
+    return {
+      routes: [],
+      attach: (app) => attachInspector(app, parts, context.database),
+    }
+  },
+}
+
+/**
+ * Serve the inspector's scope, and tell its open pages of every change of their partner's: an
+ * event recorded (by a request, due work or a fixture), or a change the API answered (a user
+ * created records no event).
+ */
+function attachInspector(app: FastifyInstance, parts: InspectorParts, database: Database): void {
+  const {live} = parts
+  app.register(inspectorRoutes(parts), {prefix: INSPECTOR_PATH})
+  const stop = onEventRecorded(database, (event) =>
+    live.notify(event.partnerId, [event.id, ...subjectsOf(event.data)]),
+  )
+  app.addHook('onResponse', (request, reply, done) => {
+    const change = request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400
+    if (change && request.partnerId !== undefined)
+      live.notify(request.partnerId, [request.url.split('?', 1)[0]!])
+    done()
+  })
+  // Open streams would hold the server's close until they end.
+  app.addHook('preClose', (done) => {
+    stop()
+    live.closeAll()
+    done()
+  })
+}

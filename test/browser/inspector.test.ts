@@ -1,0 +1,320 @@
+import type {Browser, BrowserContext, Page} from 'playwright-core'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {INSPECTOR_PATH} from '../../src/contract/inspector.js'
+import {browserTestsRun, launchBrowser} from '../helpers/browser.js'
+import {payctl} from '../helpers/cli.js'
+import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
+
+/**
+ * The inspector in a real browser (headless Chromium driven by playwright-core) against a real
+ * sandbox process, with the CLI changing things beside it: what a support person does with it,
+ * and what it refuses to anyone else.
+ */
+
+let sandbox: SandboxProcess
+let receiver: Receiver
+let browser: Browser
+let signedIn: BrowserContext
+let ada: string
+let adaWallet: string
+const cspViolations: string[] = []
+let bobWallet: string
+
+const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+const id = async (...args: string[]) => {
+  const r = await cli(...args)
+  expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+  return r.stdout.trim()
+}
+const ui = (path = '') => `${sandbox.url}${INSPECTOR_PATH}${path}`
+
+/** The partner clock's offset, as the signed-in page reads it. */
+const offset = (page: Page) =>
+  page.evaluate(
+    "fetch('/_sandbox/ui/api/read/sandboxClock').then((r) => r.json()).then((c) => c.offsetSeconds)",
+  ) as Promise<number>
+
+/** Sign in through the form, the way a person does. */
+async function signIn(page: Page): Promise<void> {
+  await page.goto(ui())
+  await page.waitForURL(/\/sign-in\?next=/)
+  await page.getByLabel('API key').fill(sandbox.credentials.apiKey)
+  await page.getByLabel('API secret').fill(sandbox.credentials.apiSecret)
+  await page.getByRole('button', {name: 'Sign in'}).click()
+  await page.getByRole('heading', {level: 1, name: 'Transactions'}).waitFor()
+}
+
+const runs = browserTestsRun()
+
+describe('without a browser', () => {
+  it('the tests are skipped on a developer machine, and fail under CI', () => {
+    expect(browserTestsRun({}, ['/nonexistent/chromium'])).toBe(false)
+    expect(() => browserTestsRun({CI: 'true'}, ['/nonexistent/chromium'])).toThrow(/no browser/)
+    expect(browserTestsRun({CI: 'true', PAYCTL_CHROMIUM: '/opt/chromium'}, [])).toBe(true)
+  })
+})
+
+describe.runIf(runs)('the inspector in a browser', () => {
+  beforeAll(async () => {
+    ;[sandbox, receiver, browser] = await Promise.all([
+      startSandboxProcess(['--webhook-retries', 'fast']),
+      startReceiver(),
+      launchBrowser(),
+    ])
+    await id('webhooks', 'register', '--url', receiver.url, '--events', 'transaction.*')
+    ada = await id(
+      'users',
+      'create',
+      '--email',
+      'Ada.Lovelace@example.test',
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Lovelace',
+    )
+    adaWallet = await id(
+      'wallets',
+      'create',
+      '--user',
+      ada,
+      '--currency',
+      'USD',
+      '--initial-balance',
+      '100.00USD',
+    )
+    const bob = await id(
+      'users',
+      'create',
+      '--email',
+      'bob@example.test',
+      '--first-name',
+      'Bob',
+      '--last-name',
+      'B',
+    )
+    bobWallet = await id('wallets', 'create', '--user', bob, '--currency', 'USD')
+    signedIn = await browser.newContext({viewport: {width: 1280, height: 800}})
+    // What the browser says of its pages: a script or style refused by the Content-Security-Policy
+    // would be a page that does not work.
+    signedIn.on('console', (message) => {
+      if (/Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text())
+    })
+    await signIn(await signedIn.newPage())
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await receiver?.close()
+    await sandbox?.stop()
+  })
+
+  it('signs in with the API key and secret once, then keeps an HttpOnly cookie', async () => {
+    const wrong = await (await browser.newContext()).newPage()
+    await wrong.goto(ui('/sign-in'))
+    await wrong.getByLabel('API key').fill(sandbox.credentials.apiKey)
+    await wrong.getByLabel('API secret').fill('sk_test_not_the_secret_at_all')
+    await wrong.getByRole('button', {name: 'Sign in'}).click()
+    await wrong.getByRole('alert').filter({hasText: 'Invalid API key or API secret'}).waitFor()
+    expect(await wrong.context().cookies()).toEqual([])
+    await wrong.context().close()
+    const cookies = await signedIn.cookies()
+    expect(cookies).toHaveLength(1)
+    expect(cookies[0]).toMatchObject({
+      name: 'payctl_inspector',
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: INSPECTOR_PATH,
+    })
+    const page = await signedIn.newPage()
+    await page.goto(ui('/users'))
+    await page.getByRole('heading', {level: 1, name: 'Users'}).waitFor()
+    // The page's scripts cannot read the cookie.
+    expect(await page.evaluate('document.cookie')).toBe('')
+    await page.close()
+  })
+
+  it('finds a user by id and by email, from the search box and the keyboard alone', async () => {
+    const page = await signedIn.newPage()
+    await page.goto(ui('/transactions'))
+    await page.getByRole('heading', {level: 1, name: 'Transactions'}).waitFor()
+    await page.keyboard.press('/')
+    await page.keyboard.type(ada)
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', {level: 1, name: 'Ada Lovelace'}).waitFor()
+    expect(page.url()).toBe(ui(`/users/${ada}`))
+    await page.getByRole('link', {name: adaWallet}).first().waitFor()
+
+    await page.getByRole('searchbox').fill('ada.lovelace@EXAMPLE.test')
+    await page.getByRole('searchbox').press('Enter')
+    await page.waitForURL(ui(`/users/${ada}`))
+    // An address of a page opens that page by itself: it can be pasted into a ticket.
+    const pasted = await signedIn.newPage()
+    await pasted.goto(ui(`/wallets/${adaWallet}`))
+    await pasted.getByRole('heading', {level: 1, name: `Wallet ${adaWallet}`}).waitFor()
+    await expect.poll(() => pasted.getByText('100.00 USD').count()).toBeGreaterThan(0)
+    await Promise.all([page.close(), pasted.close()])
+  })
+
+  it('shows a transfer made from the CLI without a reload', async () => {
+    const page = await signedIn.newPage()
+    await page.goto(ui(`/users/${ada}`))
+    await page.getByRole('heading', {level: 1, name: 'Ada Lovelace'}).waitFor()
+    await page.getByRole('status').filter({hasText: 'live'}).waitFor()
+    // Gone if the page reloads.
+    await page.evaluate('window.notReloaded = true')
+    const txn = await id(
+      'transactions',
+      'create',
+      '--method',
+      'wallet',
+      '--amount',
+      '12.34USD',
+      '--from',
+      adaWallet,
+      '--to',
+      bobWallet,
+    )
+    const row = page.getByRole('row').filter({hasText: txn}).filter({hasText: 'transfer out'})
+    await row.waitFor({timeout: 10_000})
+    expect(await row.textContent()).toContain('-12.34 USD')
+    await expect.poll(() => page.getByRole('cell', {name: '87.66 USD'}).count()).toBeGreaterThan(0)
+    expect(await page.evaluate('window.notReloaded')).toBe(true)
+    await page.close()
+  })
+
+  it('resends a delivery and shows its new attempt', async () => {
+    const txn = await id(
+      'transactions',
+      'create',
+      '--method',
+      'wallet',
+      '--amount',
+      '1.00USD',
+      '--from',
+      adaWallet,
+      '--to',
+      bobWallet,
+    )
+    const listed = JSON.parse(
+      (await cli('events', 'list', '--type', 'transaction.completed', '--json')).stdout,
+    )
+    const events = (Array.isArray(listed) ? listed : listed.events) as {id: string; data: {id?: string}}[]
+    const event = events.find((e) => e.data.id === txn)!.id
+    const before = receiver.received.length
+    const page = await signedIn.newPage()
+    await page.goto(ui(`/events/${event}`))
+    const deliveries = page.getByRole('article')
+    await expect.poll(() => deliveries.count()).toBe(1)
+    await deliveries.first().getByText('delivered 200').waitFor()
+    await page.getByRole('button', {name: 'Resend'}).click()
+    await page.getByRole('status').filter({hasText: 'Resent: 1 new delivery'}).waitFor()
+    await expect.poll(() => deliveries.count()).toBe(2)
+    await expect.poll(() => deliveries.nth(1).getByText('delivered 200').count(), {timeout: 10_000}).toBe(1)
+    expect(receiver.received.length).toBeGreaterThan(before)
+    await page.close()
+  })
+
+  it('renders a name made of HTML as text: nothing in it runs', async () => {
+    const xss = await id(
+      'users',
+      'create',
+      '--email',
+      'xss@example.test',
+      '--first-name',
+      '<img src=x onerror="window.pwned=1">',
+      '--last-name',
+      '<script>window.pwned=2</script>',
+    )
+    const page = await signedIn.newPage()
+    await page.goto(ui(`/users/${xss}`))
+    const heading = page.getByRole('heading', {level: 1})
+    await heading.getByText('<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>').waitFor()
+    await page.goto(ui('/users'))
+    await page
+      .getByRole('cell', {name: '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>'})
+      .waitFor()
+    expect(await page.evaluate('window.pwned')).toBeUndefined()
+    expect(await page.locator('main img, main script').count()).toBe(0)
+    await page.close()
+  })
+
+  it('refuses its pages and their data to a browser without the cookie', async () => {
+    const stranger = await browser.newContext()
+    const page = await stranger.newPage()
+    for (const path of [`/users/${ada}`, '/transactions', `/wallets/${adaWallet}`, '/requests']) {
+      await page.goto(ui(path))
+      expect(page.url()).toContain(`${INSPECTOR_PATH}/sign-in?next=`)
+      expect(await page.content()).not.toContain('Lovelace')
+    }
+    const answers = await page.evaluate(
+      async (paths) => {
+        return Promise.all(
+          paths.map(async (p) => {
+            const res = await fetch(p)
+            return {status: res.status, text: await res.text()}
+          }),
+        )
+      },
+      [
+        `${INSPECTOR_PATH}/api/read/getUser?id=${ada}`,
+        `${INSPECTOR_PATH}/api/read/listTransactions`,
+        `${INSPECTOR_PATH}/api/search?q=${ada}`,
+      ],
+    )
+    for (const a of answers) {
+      expect(a.status).toBe(401)
+      expect(a.text).not.toContain('Lovelace')
+    }
+    await stranger.close()
+  })
+
+  it('refuses a change without the CSRF token, and one posted from another site', async () => {
+    const page = await signedIn.newPage()
+    await page.goto(ui('/clock'))
+    await page.getByRole('heading', {level: 1, name: 'Clock'}).waitFor()
+    const before = await offset(page)
+    const status = await page.evaluate(() =>
+      fetch('/_sandbox/ui/api/clock/advance', {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: '{"seconds":3600}',
+      }).then((r) => r.status),
+    )
+    expect(status).toBe(403)
+    // Another site's page posting a form at the inspector: the browser sends no cookie with it.
+    const other = await signedIn.newPage()
+    await other.setContent(
+      `<form method="post" action="${ui('/api/clock/advance')}"><input name="seconds" value="3600"></form>`,
+    )
+    await Promise.all([other.waitForEvent('load'), other.evaluate('document.forms[0].submit()')])
+    expect(await other.content()).toContain('SIGN_IN_REQUIRED')
+    const after = await offset(page)
+    expect(after).toBe(before)
+    // With the page's own token, the same change goes through.
+    await page.getByLabel("Move this partner's clock forward by").fill('2')
+    await page.getByRole('button', {name: 'Advance'}).click()
+    await page.getByRole('status').filter({hasText: 'fell due'}).waitFor()
+    expect(await offset(page)).toBeGreaterThanOrEqual(before + 2 * 86_400)
+    await Promise.all([page.close(), other.close()])
+  })
+
+  it('breaks none of its own Content-Security-Policy on any page it showed', () => {
+    expect(cspViolations).toEqual([])
+  })
+
+  it('reads in a 400-pixel-wide window without scrolling sideways', async () => {
+    const narrow = await browser.newContext({
+      viewport: {width: 400, height: 800},
+      storageState: await signedIn.storageState(),
+    })
+    const page = await narrow.newPage()
+    for (const path of [`/users/${ada}`, '/transactions', `/wallets/${adaWallet}`]) {
+      await page.goto(ui(path))
+      await page.getByRole('heading', {level: 1}).waitFor()
+      await expect.poll(() => page.getByRole('row').count()).toBeGreaterThan(0)
+      expect(await page.evaluate('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(400)
+    }
+    await narrow.close()
+  })
+})
