@@ -114,7 +114,8 @@ describe('bad input never gives a 500', () => {
   test('a body packed with huge number literals costs about what any body of its size costs', async () => {
     // Each number of these bodies once became an exact 400-digit (or million-digit) integer, and a
     // megabyte of them held the sandbox for over a second. Compared with a body of small numbers of
-    // the same size, so that the bound does not depend on the machine's speed.
+    // the same size, so that the bound does not depend on the machine's speed; generous, since a
+    // shared machine's load comes and goes between the two.
     const ofSize = (literal: string) =>
       `[${Array(Math.floor(1_000_000 / (literal.length + 1)))
         .fill(literal)
@@ -131,7 +132,7 @@ describe('bad input never gives a 500', () => {
     }
     const plain = await median(ofSize('1'))
     for (const raw of [ofSize('1e400'), ofSize('1e80'), `{"amount":${'7'.repeat(900_000)}}`]) {
-      expect(await median(raw)).toBeLessThan(4 * plain + 100)
+      expect(await median(raw)).toBeLessThan(6 * plain + 250)
     }
   })
 
