@@ -6,18 +6,22 @@ import {codeOf, createPartner, start as startTest, type TestSandbox, tempDir} fr
 
 const DAY = 86_400
 
-/** A user with a funded wallet; returns the wallet id. */
-async function funded(p: TestSandbox, amount: number): Promise<string> {
-  const res = await p.post('/_sandbox/trigger', {event: 'transaction.completed'})
-  expect(res.status, res.text).toBe(201)
-  const wallet = res.body.objects.wallet as string
-  const txn = await p.post('/v1/transactions', {
+/** A card top-up of `amount` to `wallet`. */
+const topUp = (p: TestSandbox, wallet: string, amount: number) =>
+  p.post('/v1/transactions', {
     amount,
     currency: 'USD',
     destinationWalletId: wallet,
     paymentMethodId: 'pm_card_visa',
     method: 'card',
   })
+
+/** A user with a funded wallet; returns the wallet id. */
+async function funded(p: TestSandbox, amount: number): Promise<string> {
+  const res = await p.post('/_sandbox/trigger', {event: 'transaction.completed'})
+  expect(res.status, res.text).toBe(201)
+  const wallet = res.body.objects.wallet as string
+  const txn = await topUp(p, wallet, amount)
   expect(txn.status, txn.text).toBe(201)
   return wallet
 }
@@ -76,22 +80,10 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
         const clockAtSave = (await a.get('/_sandbox/clock')).body.offsetSeconds
 
         // After the save: more money, a new wallet, a later clock; beta moves on too.
-        await a.post('/v1/transactions', {
-          amount: 2_500,
-          currency: 'USD',
-          destinationWalletId: walletA,
-          paymentMethodId: 'pm_card_visa',
-          method: 'card',
-        })
+        await topUp(a, walletA, 2_500)
         const later = await funded(a, 1_000)
         await a.post('/_sandbox/clock/advance', {seconds: 5 * DAY})
-        await b.post('/v1/transactions', {
-          amount: 500,
-          currency: 'USD',
-          destinationWalletId: walletB,
-          paymentMethodId: 'pm_card_visa',
-          method: 'card',
-        })
+        await topUp(b, walletB, 500)
         const laterB = await balanceOf(b, walletB)
         expect(laterB).toBeGreaterThan(savedB)
 
@@ -189,13 +181,7 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
         const json = file.subarray(trailer + 'PAYCTL-SNAPSHOT 2\n'.length, file.length - 1).toString()
         const old = Buffer.concat([Buffer.from(`PAYCTL-SNAPSHOT 1\n${json}\n`), file.subarray(0, trailer)])
         expect((await upload(t, 'old', old)).body.snapshot).toMatchObject({name: 'old', format: 1})
-        await t.post('/v1/transactions', {
-          amount: 700,
-          currency: 'USD',
-          destinationWalletId: wallet,
-          paymentMethodId: 'pm_card_visa',
-          method: 'card',
-        })
+        await topUp(t, wallet, 700)
         expect(await balanceOf(t, wallet)).not.toBe(before)
         const restored = await t.post('/_sandbox/snapshots/old/restore')
         expect(restored.status, restored.text).toBe(200)
@@ -298,13 +284,7 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
         expect(saved.body.scope).toBe('all')
 
         await createPartner(t, 'gamma')
-        await a.post('/v1/transactions', {
-          amount: 100,
-          currency: 'USD',
-          destinationWalletId: walletA,
-          paymentMethodId: 'pm_card_visa',
-          method: 'card',
-        })
+        await topUp(a, walletA, 100)
         const restored = await t.post('/_sandbox/snapshots/everything/restore')
         expect(restored.status, restored.text).toBe(200)
         const names = (await t.get('/_sandbox/partners')).body.data.map((p: {name: string}) => p.name)
@@ -399,13 +379,7 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
           const extra = await funded(t, 100)
           expect((await t.post('/_sandbox/snapshots/kept/restore')).status).toBe(200)
           expect((await t.get(`/v1/wallets/${extra}`)).status).toBe(404)
-          await t.post('/v1/transactions', {
-            amount: 250,
-            currency: 'USD',
-            destinationWalletId: wallet,
-            paymentMethodId: 'pm_card_visa',
-            method: 'card',
-          })
+          await topUp(t, wallet, 250)
           const after = await balanceOf(t, wallet)
           expect(after).toBeGreaterThan(saved)
           await t.sb.close()
