@@ -32,6 +32,8 @@ export interface SandboxState {
   credentials?: {apiKey: string; apiSecret: string; partnerId: string} | undefined
   /** The profile its operator's credentials were written to (`sandbox partners` acts as it). */
   profile?: string | undefined
+  /** The browser inspector's address; null under --no-ui (absent: written by an older payctl). */
+  inspector?: string | null | undefined
 }
 
 /**

@@ -42,6 +42,9 @@ describe('sandbox lifecycle', () => {
     const status = await cli('sandbox', 'status', '--json')
     expect(status.exitCode, status.stderr).toBe(0)
     expect(status.json()).toMatchObject({status: 'ok', url, pid, rateLimit: 'off', responseShape: 'envelope'})
+    expect(status.json<{inspector: string}>().inspector).toBe(`${url}/_sandbox/ui`)
+    const card = await cli('sandbox', 'status')
+    expect(card.stdout).toMatch(new RegExp(`inspector\\s+${url}/_sandbox/ui`))
 
     // The local profile it wrote works at once.
     const user = await cli(

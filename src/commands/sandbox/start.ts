@@ -192,6 +192,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       partnerId: c.partnerId,
     })
     const startedAt = new Date(this.runtime.clock.now()).toISOString()
+    const inspector = ui ? `${sandbox.url}${INSPECTOR_PATH}` : null
     writeState(this.runtime.configDir, {
       pid: process.pid,
       url: sandbox.url,
@@ -201,8 +202,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       startedAt,
       credentials: {apiKey: c.apiKey, apiSecret: c.apiSecret, partnerId: c.partnerId},
       profile,
+      inspector,
     })
-    const inspector = ui ? `${sandbox.url}${INSPECTOR_PATH}` : null
     return {url: sandbox.url, inspector, pid: process.pid, profile, data, credentials: c}
   }
 

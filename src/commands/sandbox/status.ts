@@ -12,7 +12,7 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
     '<%= config.bin %> <%= command.id %> --json',
   ]
 
-  async run(): Promise<SandboxHealth & {url: string; partnerClock?: ClockReading}> {
+  async run(): Promise<SandboxHealth & {url: string; inspector?: string; partnerClock?: ClockReading}> {
     const {url, health, state} = await this.out.spin('Asking the sandbox', () =>
       findSandbox(this.runtime.configDir, this.store, this.flags.profile),
     )
@@ -25,10 +25,13 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
       })
     }
     const partnerClock = await this.partnerClock(url)
+    // Known from what this config dir's sandbox wrote at start (a sandbox found otherwise: unknown).
+    const inspector = state?.url === url ? (state.inspector ?? undefined) : undefined
     const clock = partnerClock ?? health.clock
     this.out.card([
       ['status', '✓ running'],
       ['url', url],
+      ['inspector', inspector],
       ['pid', health.pid === undefined ? undefined : String(health.pid)],
       ['version', health.version],
       ['responses', health.responseShape],
@@ -42,7 +45,12 @@ export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
       ['started', health.startedAt],
       ['data', state?.data],
     ])
-    return {...health, url, ...(partnerClock === undefined ? {} : {partnerClock})}
+    return {
+      ...health,
+      url,
+      ...(inspector === undefined ? {} : {inspector}),
+      ...(partnerClock === undefined ? {} : {partnerClock}),
+    }
   }
 
   /** The clock of the profile's partner, when the profile signs in to this sandbox; else undefined. */
