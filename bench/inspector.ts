@@ -15,10 +15,9 @@
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 import {chromium, type Page} from 'playwright-core'
-import {median, ROOT, startSandbox, verdict} from './lib.ts'
+import {median, seedUser, startSandbox, verdict} from './lib.ts'
 
 const {values} = parseArgs({
   options: {
@@ -30,41 +29,6 @@ const {values} = parseArgs({
 })
 const TRANSACTIONS = Number(values.transactions)
 const TARGET_MS = 300
-
-type Client = {call: (id: string, input?: unknown) => Promise<Record<string, unknown>>}
-
-/** A user with one USD wallet and `count` card top-ups, made through payctl's own client. */
-async function seedUser(configDir: string, count: number): Promise<string> {
-  const lib = (await import(pathToFileURL(join(ROOT, 'dist', 'index.js')).href)) as {
-    connect: (opts: {configDir: string}) => Client
-  }
-  const client = lib.connect({configDir})
-  const user = await client.call('createUser', {
-    body: {email: 'busy@example.test', first_name: 'Busy', last_name: 'Customer'},
-  })
-  const wallet = await client.call('createWallet', {body: {userId: user.id, currency: 'USD'}})
-  const high = 1_000_000_000_00
-  await client.call('updateWallet', {
-    params: {id: wallet.id},
-    body: {limits: {daily: high, monthly: high, transaction: high}},
-  })
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
-      await client.call('createTransaction', {
-        body: {
-          amount: 100 + (i % 900),
-          currency: 'USD',
-          method: 'card',
-          destinationWalletId: wallet.id,
-          paymentMethodId: 'pm_card_visa',
-        },
-      })
-    }
-  }
-  await Promise.all(Array.from({length: Number(values.concurrency)}, worker))
-  return String(user.id)
-}
 
 /**
  * Noted in the page before its own scripts run: when the first row of a table is in the page.
@@ -101,7 +65,7 @@ async function main(): Promise<void> {
   })
   try {
     const seeding = performance.now()
-    const user = await seedUser(sandbox.configDir, TRANSACTIONS)
+    const user = await seedUser(sandbox.configDir, TRANSACTIONS, Number(values.concurrency))
     console.log(
       `${TRANSACTIONS} card top-ups of one user in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
     )

@@ -3,6 +3,7 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
+import {pathToFileURL} from 'node:url'
 
 export const ROOT = resolve(import.meta.dirname, '..')
 export const BIN = join(ROOT, 'bin', 'run.js')
@@ -163,4 +164,39 @@ export function median(values: number[]): number {
 /** A line of the verdicts every benchmark ends with: a figure beside its target, met or missed. */
 export function verdict(what: string, figure: string, target: string, met: boolean): string {
   return `  ${met ? 'met   ' : 'MISSED'}  ${what}: ${figure} (target ${target})`
+}
+
+type Client = {call: (id: string, input?: unknown) => Promise<Record<string, unknown>>}
+
+/** A user with one USD wallet and `count` card top-ups, made through payctl's own client, `concurrency` at once. */
+export async function seedUser(configDir: string, count: number, concurrency: number): Promise<string> {
+  const lib = (await import(pathToFileURL(join(ROOT, 'dist', 'index.js')).href)) as {
+    connect: (opts: {configDir: string}) => Client
+  }
+  const client = lib.connect({configDir})
+  const user = await client.call('createUser', {
+    body: {email: 'busy@example.test', first_name: 'Busy', last_name: 'Customer'},
+  })
+  const wallet = await client.call('createWallet', {body: {userId: user.id, currency: 'USD'}})
+  const high = 1_000_000_000_00
+  await client.call('updateWallet', {
+    params: {id: wallet.id},
+    body: {limits: {daily: high, monthly: high, transaction: high}},
+  })
+  let next = 0
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      await client.call('createTransaction', {
+        body: {
+          amount: 100 + (i % 900),
+          currency: 'USD',
+          method: 'card',
+          destinationWalletId: wallet.id,
+          paymentMethodId: 'pm_card_visa',
+        },
+      })
+    }
+  }
+  await Promise.all(Array.from({length: concurrency}, worker))
+  return String(user.id)
 }
