@@ -26,9 +26,10 @@ function chmodPrivate(file: string): void {
  * by side, each with a name and a clock of its own; events indexed by the users, wallets and
  * transactions they are about; users numbered in the order they were created (for their list);
  * ledger entries name their wallet and the balance they leave it with; webhook deliveries and
- * attempts say what a delivery fault injected.
+ * attempts say what a delivery fault injected. 6: idempotent answers are a log in the order they were
+ * given, found through an index in memory.
  */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** How a row of a table is tied to the partner it belongs to. */
 export type Tie =

@@ -157,12 +157,14 @@ function contextOf(
   const limiter = new RateLimiter(options.rateLimit === 'spec')
   const partnerRows = new PartnerRows(database, SCHEMAS)
   const faults = new FaultStore()
+  const idempotency = new IdempotencyStore(database)
   const snapshots = new SnapshotStore({
     database,
     partnerRows,
     partners,
     clock,
     faults,
+    idempotency,
     openDataFile: openDatabase,
     dir: snapshotDirOf(options),
   })
@@ -171,6 +173,7 @@ function contextOf(
   partnerRows.afterDelete((partner, which) => {
     clock.forget(partner)
     faults.clear(partner)
+    idempotency.forget(partner)
     if (which === 'records') return
     partners.forget(partner)
     limiter.forget(partner)
@@ -190,7 +193,7 @@ function contextOf(
     due,
     faults,
     snapshots,
-    idempotency: new IdempotencyStore(database),
+    idempotency,
     cursors: new Cursors(database),
     settings: settingsOf(options),
   }
@@ -251,6 +254,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})
     const ticks = ctx.due.tick(opts.log)
+    const purges = ctx.idempotency.sweep(opts.log)
     const checkpoints = checkpointInBackground(database, opts.log)
     const port = (app.server.address() as AddressInfo).port
     let closing: Promise<void> | undefined
@@ -262,6 +266,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       credentials,
       close() {
         ticks.stop()
+        purges.stop()
         closing ??= app
           .close()
           .then(() => checkpoints.stop())

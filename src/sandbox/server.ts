@@ -437,16 +437,17 @@ function runIdempotently(
   const fingerprint = fingerprintOf(endpoint, request.params, request.query, request.body)
   // The change, its event and the stored response commit together, or not at all.
   return ctx.database.transaction(() => {
-    // The request runs to its stored response in this transaction: no reservation needed.
+    // The request runs to its stored response in this transaction, before the next request is read:
+    // a duplicate sent meanwhile finds the answer stored, and waits for the same commit.
     const reservation = ctx.idempotency.find(partnerId, key, fingerprint)
     if (reservation.kind === 'replay') return {replayed: true, ...reservation.response}
-    if (reservation.kind !== 'new') {
+    if (reservation.kind === 'conflict') {
       throw new ApiError(
         'DUPLICATE_TRANSACTION',
-        reservation.kind === 'conflict'
-          ? 'Idempotency-Key was already used for a different request'
-          : 'A request with this Idempotency-Key is still being processed',
-        {idempotencyKey: key},
+        'Idempotency-Key was already used for a different request',
+        {
+          idempotencyKey: key,
+        },
       )
     }
     let status: number

@@ -1,5 +1,6 @@
 import {request} from 'node:http'
 import {connect} from 'node:net'
+import {DatabaseSync} from 'node:sqlite'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {openDatabase} from '../../src/sandbox/features.js'
 import {IdempotencyStore} from '../../src/sandbox/idempotency.js'
@@ -282,36 +283,121 @@ describe('after a restart on the same data file', () => {
 })
 
 describe('IdempotencyStore', () => {
-  test('refuses a key whose first request is still in flight, and frees it on release', () => {
+  const answer = (requestId: string) => ({status: 201, body: `{"n":"${requestId}"}`, requestId})
+  const withStore = (fn: (store: IdempotencyStore, database: ReturnType<typeof openDatabase>) => void) => {
     const database = openDatabase(':memory:')
     try {
-      const store = new IdempotencyStore(database)
-      expect(store.begin('p', 'k', 'f1')).toEqual({kind: 'new'})
-      expect(store.begin('p', 'k', 'f1')).toEqual({kind: 'in-flight'})
-      expect(store.begin('p', 'k', 'f2')).toEqual({kind: 'conflict'})
-      expect(store.begin('other', 'k', 'f1')).toEqual({kind: 'new'})
-      store.release('p', 'k')
-      expect(store.begin('p', 'k', 'f1')).toEqual({kind: 'new'})
-      store.complete('p', 'k', 'f1', {status: 201, body: '{}', requestId: 'req_1'})
-      expect(store.begin('p', 'k', 'f1')).toEqual({
-        kind: 'replay',
-        response: {status: 201, body: '{}', requestId: 'req_1'},
-      })
+      fn(new IdempotencyStore(database), database)
     } finally {
       database.close()
+    }
+  }
+
+  test('replays an answer to the same request, refuses another, and keeps partners apart', () =>
+    withStore((store) => {
+      expect(store.find('p', 'k', 'f1')).toEqual({kind: 'new'})
+      store.complete('p', 'k', 'f1', answer('req_1'))
+      expect(store.find('p', 'k', 'f1')).toEqual({kind: 'replay', response: answer('req_1')})
+      expect(store.find('p', 'k', 'f2')).toEqual({kind: 'conflict'})
+      expect(store.find('other', 'k', 'f1')).toEqual({kind: 'new'})
+    }))
+
+  test('an answer whose transaction rolled back is no answer, even once its row number is given again', () =>
+    withStore((store, database) => {
+      expect(() =>
+        database.transaction(() => {
+          store.complete('p', 'lost', 'f1', answer('req_1'))
+          throw new Error('the change failed after its answer was stored')
+        }),
+      ).toThrow('the change failed')
+      expect(store.find('p', 'lost', 'f1')).toEqual({kind: 'new'})
+      database.transaction(() => store.complete('p', 'lost', 'f1', answer('req_2')))
+      expect(store.find('p', 'lost', 'f1')).toEqual({kind: 'replay', response: answer('req_2')})
+
+      database.transaction(() => {
+        try {
+          database.transaction(() => {
+            store.complete('p', 'gone', 'f1', answer('req_3'))
+            throw new Error('rolled back')
+          })
+        } catch {}
+        // The same row number, given to another key.
+        store.complete('p', 'other', 'f1', answer('req_4'))
+      })
+      expect(store.find('p', 'gone', 'f1')).toEqual({kind: 'new'})
+      expect(store.find('p', 'other', 'f1')).toEqual({kind: 'replay', response: answer('req_4')})
+    }))
+
+  test('is rebuilt from the data file by a new store, and after a restore by reload', () => {
+    const files = tempDir()
+    try {
+      let database = openDatabase(files.file)
+      new IdempotencyStore(database).complete('p', 'k', 'f1', answer('req_1'))
+      database.close()
+      database = openDatabase(files.file)
+      const store = new IdempotencyStore(database)
+      expect(store.find('p', 'k', 'f1')).toEqual({kind: 'replay', response: answer('req_1')})
+      store.forget('p')
+      expect(store.find('p', 'k', 'f1')).toEqual({kind: 'new'})
+      store.reload('p')
+      expect(store.find('p', 'k', 'f1')).toEqual({kind: 'replay', response: answer('req_1')})
+      database.close()
+    } finally {
+      files.cleanup()
     }
   })
 
-  test('forgets a key after 24 hours', () => {
-    const database = openDatabase(':memory:')
+  test('a data file of schema 5 keeps its stored answers, which replay after the upgrade', () => {
+    const files = tempDir()
     try {
-      const store = new IdempotencyStore(database)
-      const then = Date.now() - 25 * 3600_000
-      store.begin('p', 'k', 'f1', then)
-      store.complete('p', 'k', 'f1', {status: 201, body: '{}', requestId: 'req_1'}, then)
-      expect(store.begin('p', 'k', 'f2')).toEqual({kind: 'new'})
+      openDatabase(files.file).close()
+      const old = new DatabaseSync(files.file)
+      old.exec(`DROP TABLE idempotency_log;
+        CREATE TABLE idempotency_keys (partner_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+          state TEXT NOT NULL, status INTEGER, body TEXT, request_id TEXT, created_at INTEGER NOT NULL,
+          PRIMARY KEY (partner_id, key)) WITHOUT ROWID;
+        UPDATE meta SET value = '5' WHERE key = 'schema_version';`)
+      const insert = old.prepare('INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      insert.run('p', 'kept', 'f1', 'done', 201, '{"n":"req_1"}', 'req_1', Date.now() - 1000)
+      insert.run('p', 'dead', 'f1', 'in_flight', null, null, null, Date.now() - 500)
+      old.close()
+      const database = openDatabase(files.file)
+      try {
+        const store = new IdempotencyStore(database)
+        expect(store.find('p', 'kept', 'f1')).toEqual({kind: 'replay', response: answer('req_1')})
+        expect(store.find('p', 'dead', 'f1')).toEqual({kind: 'new'})
+        expect(
+          database.db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'idempotency%'").all(),
+        ).toEqual([{name: 'idempotency_log'}])
+      } finally {
+        database.close()
+      }
     } finally {
-      database.close()
+      files.cleanup()
     }
   })
+
+  test('forgets a key after 24 hours, and purges expired answers from the start of the log only', () =>
+    withStore((store, database) => {
+      const day = 24 * 3600_000
+      const now = Date.now()
+      const count = () =>
+        Number(database.db.prepare('SELECT count(*) AS n FROM idempotency_log').get()?.n ?? Number.NaN)
+      store.complete('p', 'old', 'f1', answer('req_1'), now - day - 60_000)
+      store.complete('p', 'reused', 'f1', answer('req_2'), now - day - 30_000)
+      store.complete('p', 'young', 'f1', answer('req_3'), now - 1000)
+      expect(store.find('p', 'old', 'f2', now)).toEqual({kind: 'new'})
+      // A key used again after it expired answers anew, and its new answer outlives the purge of the old.
+      store.complete('p', 'reused', 'f2', answer('req_4'), now)
+      // Written after a younger one (the system clock went back): kept until everything before it goes.
+      store.complete('p', 'late', 'f1', answer('req_5'), now - day - 1000)
+      expect(store.purgeExpired(now, 10)).toBe(2)
+      expect(count()).toBe(3)
+      expect(store.find('p', 'reused', 'f2', now)).toEqual({kind: 'replay', response: answer('req_4')})
+      expect(store.find('p', 'young', 'f1', now)).toEqual({kind: 'replay', response: answer('req_3')})
+      expect(store.purgeExpired(now, 10)).toBe(0)
+      expect(store.purgeExpired(now + day + 1, 10)).toBe(3)
+      expect(count()).toBe(0)
+      expect(store.find('p', 'young', 'f1', now)).toEqual({kind: 'new'})
+    }))
 })

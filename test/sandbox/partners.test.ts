@@ -8,6 +8,7 @@ import {COMMON_ERRORS} from '../../src/contract/endpoint.js'
 import {endpoints} from '../../src/contract/endpoints.js'
 import {ERROR_STATUS, type ErrorCode} from '../../src/contract/errors.js'
 import {EVENT_NAMES} from '../../src/contract/events.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/database.js'
 import {as, codeOf, createPartner, query, start, type TestSandbox, tempDir} from './helpers.js'
 
 const DAY = 86_400
@@ -349,7 +350,7 @@ describe('a clock per partner', () => {
       }
       expect(
         query(files.file, "SELECT value FROM meta WHERE key IN ('clock_offset_ms', 'schema_version')"),
-      ).toEqual([{value: '5'}])
+      ).toEqual([{value: String(SCHEMA_VERSION)}])
     } finally {
       files.cleanup()
     }
