@@ -174,6 +174,7 @@ export class Database {
   /** Bumped when the file is replaced: a statement prepared before is prepared again on its next use. */
   #generation = 0
   readonly #companions = new Set<Companion>()
+  readonly #caches = new Set<() => void>()
 
   readonly #path: string
 
@@ -245,6 +246,19 @@ export class Database {
     return {statement: this.#db.prepare(sql), generation: this.#generation}
   }
 
+  /**
+   * Call `forget` whenever rows kept in memory may no longer be what the file holds: after a
+   * rollback, when the file is replaced, and when a partner's rows are deleted (forgetCaches).
+   */
+  keepsCache(forget: () => void): void {
+    this.#caches.add(forget)
+  }
+
+  /** Empty every cache of rows (keepsCache). */
+  forgetCaches(): void {
+    for (const forget of this.#caches) forget()
+  }
+
   /** Stop `companion` (and start it again) whenever the file is replaced. */
   accompany(companion: Companion): () => void {
     this.#companions.add(companion)
@@ -286,6 +300,7 @@ export class Database {
         this.#db = Database.#open(this.#path)
         this.#generation++
         this.#control.clear()
+        this.forgetCaches()
       }
     })
   }
@@ -350,10 +365,13 @@ export class Database {
       return result
     } catch (err) {
       if (keepsWrites(err)) this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
-      else if (savepoint === undefined) this.#run('ROLLBACK')
       else {
-        this.#run(`ROLLBACK TO ${savepoint}`)
-        this.#run(`RELEASE ${savepoint}`)
+        this.forgetCaches()
+        if (savepoint === undefined) this.#run('ROLLBACK')
+        else {
+          this.#run(`ROLLBACK TO ${savepoint}`)
+          this.#run(`RELEASE ${savepoint}`)
+        }
       }
       throw err
     } finally {
@@ -409,6 +427,7 @@ export class Database {
     try {
       this.#run('COMMIT')
     } catch (err) {
+      this.forgetCaches()
       if (this.db.isTransaction) this.#run('ROLLBACK')
       pending.reject(err)
       throw err

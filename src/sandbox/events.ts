@@ -29,6 +29,9 @@ CREATE TABLE IF NOT EXISTS event_subjects (
   migrations: [{version: 5, up: indexRecordedEvents}],
 }
 
+/** Subjects indexed by one statement at most. */
+const SUBJECTS_AT_ONCE = 8
+
 /** A user, wallet or transaction id: what an event can be about. */
 const SUBJECT = /^(usr|wal|txn)_[0-9a-f]{24}$/
 
@@ -109,13 +112,25 @@ export function onEventRecorded(database: Database, listener: EventListener): ()
  */
 export class EventLog {
   private readonly insert: Statement
-  private readonly insertSubject: Statement
+  /** INSERTs of 1 to SUBJECTS_AT_ONCE subjects in one statement, by count (an event has a handful). */
+  readonly #insertSubjects: Statement[] = []
 
   constructor(private readonly database: Database) {
     this.insert = database.prepare(
       'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
     )
-    this.insertSubject = database.prepare('INSERT INTO event_subjects (subject, event_seq) VALUES (?, ?)')
+  }
+
+  /** Index the event `seq` under each of `subjects`, a few rows a statement. */
+  #index(seq: number | bigint, subjects: Set<string>): void {
+    const all = [...subjects]
+    for (let i = 0; i < all.length; i += SUBJECTS_AT_ONCE) {
+      const some = all.slice(i, i + SUBJECTS_AT_ONCE)
+      this.#insertSubjects[some.length] ??= this.database.prepare(
+        `INSERT INTO event_subjects (subject, event_seq) VALUES ${some.map(() => '(?, ?)').join(', ')}`,
+      )
+      this.#insertSubjects[some.length]!.run(...some.flatMap((subject) => [subject, seq]))
+    }
   }
 
   /**
@@ -139,7 +154,7 @@ export class EventLog {
       JSON.stringify(event.data),
       event.createdAt,
     )
-    for (const subject of subjectsOf(data, about)) this.insertSubject.run(subject, lastInsertRowid)
+    this.#index(lastInsertRowid, subjectsOf(data, about))
     for (const listener of listeners.get(this.database) ?? []) listener(event)
     return event
   }

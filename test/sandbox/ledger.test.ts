@@ -1,8 +1,10 @@
 import {DatabaseSync} from 'node:sqlite'
 import {describe, expect, test} from 'vitest'
 import {SCHEMA_VERSION} from '../../src/sandbox/database.js'
-import {openDatabase} from '../../src/sandbox/features.js'
+import {openDatabase, SCHEMAS} from '../../src/sandbox/features.js'
 import {parseRequestJson} from '../../src/sandbox/json.js'
+import {Ledger} from '../../src/sandbox/money/ledger.js'
+import {PartnerRows} from '../../src/sandbox/partner-rows.js'
 import {query, start, tempDir} from './helpers.js'
 import {createTx, data, expectLedgerBalanced, ledgerProblems, parseExact, wallet} from './money-helpers.js'
 
@@ -178,6 +180,81 @@ describe('the ledger', () => {
     } finally {
       await t.close()
       files.cleanup()
+    }
+  })
+})
+
+describe('the wallets the ledger keeps in memory', () => {
+  test('show what the data file holds after a rollback, a deleted partner and a failed commit', () => {
+    const database = openDatabase(':memory:')
+    try {
+      const ledger = new Ledger(database)
+      const partnerRows = new PartnerRows(database, SCHEMAS)
+      const now = new Date().toISOString()
+      const limits = {transaction: 1_000_000n, daily: 1_000_000n, monthly: 1_000_000n}
+      const open = (id: string) =>
+        database.transaction(() =>
+          ledger.open({
+            id,
+            partnerId: 'p',
+            userId: 'usr_1',
+            currency: 'USD',
+            label: null,
+            limits,
+            createdAt: now,
+          }),
+        )
+      const fund = (id: string, amount: bigint) => {
+        const w = ledger.wallet(id, 'p')!
+        ledger.post(
+          'p',
+          'txn_1',
+          'USD',
+          [
+            {wallet: w, bucket: 'available', amount},
+            {external: 'bank', amount: -amount},
+          ],
+          now,
+        )
+      }
+      open('wal_a')
+      database.transaction(() => fund('wal_a', 500n))
+      expect(ledger.wallet('wal_a', 'p')?.available).toBe(500n)
+      expect(ledger.wallet('wal_a', 'other')).toBeUndefined()
+
+      // A change rolled back after its posting leaves the balance the file holds.
+      expect(() =>
+        database.transaction(() => {
+          fund('wal_a', 250n)
+          expect(ledger.wallet('wal_a', 'p')?.available).toBe(750n)
+          throw new Error('refused after the posting')
+        }),
+      ).toThrow('refused')
+      expect(ledger.wallet('wal_a', 'p')?.available).toBe(500n)
+
+      // A wallet handed out is a copy: changing it changes nothing kept.
+      const copy = ledger.wallet('wal_a', 'p')!
+      copy.available = 1n
+      expect(ledger.wallet('wal_a', 'p')?.available).toBe(500n)
+
+      // Under group commit, a commit that fails takes its postings with it (here a reference
+      // checked at commit that nothing fulfils).
+      database.db.exec(`PRAGMA foreign_keys = ON; CREATE TABLE parent (id INTEGER PRIMARY KEY);
+        CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`)
+      database.groupCommits()
+      database.transaction(() => {
+        fund('wal_a', 100n)
+        database.db.exec('INSERT INTO child VALUES (42)')
+      })
+      expect(ledger.wallet('wal_a', 'p')?.available).toBe(600n)
+      expect(() => database.flush()).toThrow(/FOREIGN KEY/)
+      expect(ledger.wallet('wal_a', 'p')?.available).toBe(500n)
+
+      partnerRows.delete('p', 'all')
+      database.flush()
+      expect(ledger.wallet('wal_a', 'p')).toBeUndefined()
+    } finally {
+      database.close()
     }
   })
 })

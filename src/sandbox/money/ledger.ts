@@ -152,7 +152,20 @@ export function toLedgerEntry(row: WalletEntryRow): LedgerEntry {
   }
 }
 
+/** Wallets kept in memory at most: those of a busy sandbox's recent transfers, never all of a big one. */
+const CACHED_WALLETS = 10_000
+
+/** A copy of `w` that the copy's owner may change freely. */
+const copyOf = (w: WalletState): WalletState => ({...w, limits: {...w.limits}})
+
 export class Ledger {
+  /**
+   * The wallets read or written lately, as the data file holds them: a transfer reads both of its
+   * wallets, and the next transfer from either would read them again. Every write of a wallet goes
+   * through this class and updates its entry; what may change the file otherwise (a rollback, a
+   * partner's rows deleted, a restored file) empties it (Database.keepsCache).
+   */
+  readonly #cache = new Map<string, WalletState>()
   private readonly byId: Statement<WalletRow>
   private readonly byUserCurrency: Statement<WalletRow>
   private readonly byUser: Statement<WalletRow>
@@ -162,6 +175,7 @@ export class Ledger {
   private readonly saveSettings: Statement
 
   constructor(database: Database) {
+    database.keepsCache(() => this.#cache.clear())
     this.byId = database.prepare<WalletRow>('SELECT * FROM wallets WHERE id = ?')
     this.byUserCurrency = database.prepare<WalletRow>(
       'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',
@@ -193,7 +207,7 @@ export class Ledger {
     w: Pick<WalletState, 'id' | 'partnerId' | 'userId' | 'currency' | 'label' | 'limits' | 'createdAt'>,
   ): WalletState {
     const {limits} = w
-    return walletFromRow(
+    return this.#remember(
       this.insertWallet.get(
         w.id,
         w.partnerId,
@@ -209,6 +223,15 @@ export class Ledger {
     )
   }
 
+  /** `row` as the wallet's cached state; returns a copy for the caller. */
+  #remember(row: WalletRow): WalletState {
+    const wallet = walletFromRow(row)
+    if (this.#cache.size >= CACHED_WALLETS && !this.#cache.has(wallet.id))
+      this.#cache.delete(this.#cache.keys().next().value!)
+    this.#cache.set(wallet.id, wallet)
+    return copyOf(wallet)
+  }
+
   /** Store a wallet's label, status and limits (never its balances: those are the postings'). */
   saveWallet(w: WalletState): void {
     const {limits} = w
@@ -221,12 +244,20 @@ export class Ledger {
       w.updatedAt,
       w.id,
     )
+    const cached = this.#cache.get(w.id)
+    if (cached !== undefined) {
+      Object.assign(cached, {label: w.label, status: w.status, limits: {...limits}, updatedAt: w.updatedAt})
+    }
   }
 
   /** The wallet `id` of `partnerId`, or undefined (another partner's wallet does not exist for it). */
   wallet(id: string, partnerId: string): WalletState | undefined {
+    const cached = this.#cache.get(id)
+    if (cached !== undefined) return cached.partnerId === partnerId ? copyOf(cached) : undefined
     const row = this.byId.get(id)
-    return row === undefined || row.partner_id !== partnerId ? undefined : walletFromRow(row)
+    if (row === undefined) return undefined
+    const wallet = this.#remember(row)
+    return wallet.partnerId === partnerId ? wallet : undefined
   }
 
   /** The user's wallet in `currency` (a user holds at most one per currency), or undefined. */
@@ -268,6 +299,15 @@ export class Ledger {
     for (const w of touched) {
       w.updatedAt = now
       this.saveBalances.run(w.available.toString(), w.pending.toString(), w.reserved.toString(), now, w.id)
+      const cached = this.#cache.get(w.id)
+      if (cached !== undefined) {
+        Object.assign(cached, {
+          available: w.available,
+          pending: w.pending,
+          reserved: w.reserved,
+          updatedAt: now,
+        })
+      }
     }
   }
 }

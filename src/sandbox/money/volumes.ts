@@ -21,12 +21,21 @@ interface VolumeRow {
 
 type Limit = 'transaction' | 'daily' | 'monthly'
 
+/** Volumes kept in memory at most (as the ledger's wallets). */
+const CACHED_VOLUMES = 10_000
+
 /** What each wallet has paid out in the day and month of the sandbox clock, against its limits. */
 export class WalletVolumes {
   readonly #volumeOf: Statement<VolumeRow>
   readonly #save: Statement
+  /**
+   * The volumes read or counted lately, as the data file holds them (null: the wallet has none
+   * yet), emptied whenever the file may hold otherwise (Database.keepsCache), as the ledger's wallets.
+   */
+  readonly #cache = new Map<string, VolumeRow | null>()
 
   constructor(database: Database) {
+    database.keepsCache(() => this.#cache.clear())
     this.#volumeOf = database.prepare<VolumeRow>(
       'SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?',
     )
@@ -49,7 +58,7 @@ export class WalletVolumes {
     if (amount > wallet.limits.transaction) return tooLarge('transaction', wallet.limits.transaction)
     const day = nowIso.slice(0, 10)
     const month = nowIso.slice(0, 7)
-    const row = this.#volumeOf.get(wallet.id)
+    const row = this.#read(wallet.id)
     const daily = row?.day === day ? BigInt(row.daily) : 0n
     const monthly = row?.month === month ? BigInt(row.monthly) : 0n
     if (daily + amount > wallet.limits.daily) return tooLarge('daily', wallet.limits.daily, daily)
@@ -65,6 +74,22 @@ export class WalletVolumes {
   }
 
   count(wallet: WalletState, v: Volume): void {
-    this.#save.run(wallet.id, wallet.partnerId, v.day, v.daily.toString(), v.month, v.monthly.toString())
+    const row = {day: v.day, daily: v.daily.toString(), month: v.month, monthly: v.monthly.toString()}
+    this.#save.run(wallet.id, wallet.partnerId, row.day, row.daily, row.month, row.monthly)
+    this.#remember(wallet.id, row)
+  }
+
+  #read(walletId: string): VolumeRow | undefined {
+    const cached = this.#cache.get(walletId)
+    if (cached !== undefined) return cached ?? undefined
+    const row = this.#volumeOf.get(walletId)
+    this.#remember(walletId, row ?? null)
+    return row
+  }
+
+  #remember(walletId: string, row: VolumeRow | null): void {
+    if (this.#cache.size >= CACHED_VOLUMES && !this.#cache.has(walletId))
+      this.#cache.delete(this.#cache.keys().next().value!)
+    this.#cache.set(walletId, row)
   }
 }
