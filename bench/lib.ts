@@ -13,11 +13,15 @@ export interface BenchSandbox extends BenchServer {
   env: NodeJS.ProcessEnv
 }
 
-/** CPU seconds used by process `pid`, from /proc (Linux); NaN elsewhere. */
-export function processCpuSeconds(pid: number): number {
+/**
+ * CPU seconds used by process `pid`, or by its thread `thread` alone (its main thread is `pid`), from
+ * /proc (Linux); NaN elsewhere.
+ */
+export function processCpuSeconds(pid: number, thread?: number): number {
   try {
     // Fields 14 and 15 (utime, stime) in clock ticks, counted after the parenthesised command name.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`
+    const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return Number.NaN
@@ -52,6 +56,8 @@ export interface BenchServer {
   pid: number
   /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */
   cpuSeconds: () => number
+  /** The same, of its main thread alone: the one that runs JavaScript and SQLite's statements. */
+  mainThreadCpuSeconds: () => number
   stop: () => Promise<void>
 }
 
@@ -81,6 +87,7 @@ export async function startServer(
     url,
     pid: child.pid!,
     cpuSeconds: () => processCpuSeconds(child.pid!),
+    mainThreadCpuSeconds: () => processCpuSeconds(child.pid!, child.pid!),
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
@@ -102,6 +109,8 @@ export interface LoadResult {
   /** CPU microseconds per successful request: this (client) process, and the server's if known. */
   clientCpuUs: number
   serverCpuUs: number
+  /** The server's main thread's CPU microseconds per successful request, if asked for. */
+  serverMainUs: number
   firstError?: unknown
 }
 
@@ -115,6 +124,7 @@ export async function load(
   seconds: number,
   op: (worker: number, i: number) => Promise<unknown>,
   serverCpuSeconds: () => number = () => Number.NaN,
+  serverMainThreadSeconds: () => number = () => Number.NaN,
 ): Promise<LoadResult> {
   const latencies: number[] = []
   let failed = 0
@@ -123,6 +133,7 @@ export async function load(
   const started = performance.now()
   const clientCpu = process.cpuUsage()
   const serverCpu = serverCpuSeconds()
+  const serverMain = serverMainThreadSeconds()
   await Promise.all(
     Array.from({length: concurrency}, async (_, worker) => {
       for (let i = 0; performance.now() < deadline; i++) {
@@ -140,6 +151,7 @@ export async function load(
   const elapsed = (performance.now() - started) / 1000
   const {user, system} = process.cpuUsage(clientCpu)
   const serverUs = (serverCpuSeconds() - serverCpu) * 1e6
+  const serverMainUs = (serverMainThreadSeconds() - serverMain) * 1e6
   latencies.sort((a, b) => a - b)
   return {
     ok: latencies.length,
@@ -149,6 +161,7 @@ export async function load(
     p99: percentile(latencies, 99),
     clientCpuUs: (user + system) / latencies.length,
     serverCpuUs: serverUs / latencies.length,
+    serverMainUs: serverMainUs / latencies.length,
     firstError,
   }
 }
