@@ -130,6 +130,12 @@ export interface Statement<Row extends Columns<Row> = never> {
   run(...params: SQLInputValue[]): StatementResultingChanges
 }
 
+/** Writes held back until their transaction ends (Database.defers). */
+export interface Deferred {
+  flush(): void
+  discard(): void
+}
+
 /** The commit of a group of transactions, which their answers wait for. */
 interface PendingCommit {
   promise: Promise<void>
@@ -175,6 +181,7 @@ export class Database {
   #generation = 0
   readonly #companions = new Set<Companion>()
   readonly #caches = new Set<() => void>()
+  readonly #deferred = new Set<Deferred>()
 
   readonly #path: string
 
@@ -257,6 +264,23 @@ export class Database {
   /** Empty every cache of rows (keepsCache). */
   forgetCaches(): void {
     for (const forget of this.#caches) forget()
+  }
+
+  /**
+   * Let `writer` hold writes back for a while: they are flushed before the transaction (or
+   * savepoint) they were made in ends or another begins inside it, and discarded when it rolls back.
+   */
+  defers(writer: Deferred): void {
+    this.#deferred.add(writer)
+  }
+
+  #flushDeferred(): void {
+    for (const writer of this.#deferred) writer.flush()
+  }
+
+  /** Whether a transaction is running (a write now is part of it). */
+  get inTransaction(): boolean {
+    return this.depth > 0
   }
 
   /** Stop `companion` (and start it again) whenever the file is replaced. */
@@ -357,15 +381,20 @@ export class Database {
   transaction<T>(fn: () => T): T {
     if (this.depth === 0 && this.#groupCommit) this.#openGroup()
     const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
+    this.#flushDeferred()
     this.#run(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
     this.depth++
     try {
       const result = fn()
+      this.#flushDeferred()
       this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
       return result
     } catch (err) {
-      if (keepsWrites(err)) this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
-      else {
+      if (keepsWrites(err)) {
+        this.#flushDeferred()
+        this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
+      } else {
+        for (const writer of this.#deferred) writer.discard()
         this.forgetCaches()
         if (savepoint === undefined) this.#run('ROLLBACK')
         else {
@@ -425,6 +454,7 @@ export class Database {
     if (pending === undefined || this.depth > 0) return
     this.#pending = undefined
     try {
+      this.#flushDeferred()
       this.#run('COMMIT')
     } catch (err) {
       this.forgetCaches()

@@ -1,5 +1,5 @@
 import type {EventName} from '../contract/events.js'
-import {byPartner, type Database, type Schema, type Statement} from './database.js'
+import {addColumn, byPartner, type Database, type Schema, type Statement} from './database.js'
 import {newId} from './ids.js'
 
 /** The event log: what each partner's changes recorded, in order, for webhooks and GET /events. */
@@ -16,9 +16,12 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_by_partner ON events (partner_id, seq);
 -- What each event is about: the users, wallets and transactions it concerns (docs/webhooks.md).
+-- A row covers the events event_seq to last_seq (NULL: event_seq alone), which one change recorded
+-- one after another about the same subjects (a transfer's three events).
 CREATE TABLE IF NOT EXISTS event_subjects (
   subject TEXT NOT NULL,
   event_seq INTEGER NOT NULL,
+  last_seq INTEGER,
   PRIMARY KEY (subject, event_seq)
 ) WITHOUT ROWID;
 `,
@@ -26,7 +29,21 @@ CREATE TABLE IF NOT EXISTS event_subjects (
     byPartner('events'),
     {name: 'event_subjects', tie: {parent: 'events', key: 'seq', column: 'event_seq'}},
   ],
-  migrations: [{version: 5, up: indexRecordedEvents}],
+  migrations: [
+    {version: 5, up: indexRecordedEvents},
+    {version: 6, up: (database) => addColumn(database, 'event_subjects', 'last_seq', 'INTEGER')},
+  ],
+}
+
+/**
+ * The condition on `events` that selects the events whose subjects include what `subjects` (SQL
+ * selecting `subject` values, with its parameters) names.
+ */
+export function aboutCondition(subjects: string): string {
+  return `seq IN (WITH RECURSIVE covered (seq, last) AS (
+      SELECT event_seq, COALESCE(last_seq, event_seq) FROM event_subjects WHERE subject IN (${subjects})
+      UNION ALL SELECT seq + 1, last FROM covered WHERE seq < last)
+    SELECT seq FROM covered)`
 }
 
 /** Subjects indexed by one statement at most. */
@@ -107,30 +124,71 @@ export function onEventRecorded(database: Database, listener: EventListener): ()
 }
 
 /**
+ * What the events being recorded are about, written as few rows as it can: consecutive events of
+ * one partner about the same subjects share a row per subject (a transfer's three events, four
+ * subjects: four rows instead of twelve). The rows of a run are written before its transaction
+ * ends or another begins inside it (Database.defers): a run never outlives the savepoint it was
+ * recorded in, and is dropped with it.
+ */
+class SubjectIndex {
+  /** INSERTs of 1 to SUBJECTS_AT_ONCE rows in one statement, by count. */
+  readonly #inserts: Statement[] = []
+  #run: {partnerId: string; first: number; last: number; subjects: Set<string>} | undefined
+
+  constructor(private readonly database: Database) {
+    database.defers({flush: () => this.flush(), discard: () => (this.#run = undefined)})
+  }
+
+  /** Index event `seq` of `partnerId` under `subjects`. */
+  add(partnerId: string, seq: number, subjects: Set<string>): void {
+    const run = this.#run
+    if (run?.partnerId === partnerId && run.last === seq - 1 && sameSet(run.subjects, subjects))
+      run.last = seq
+    else {
+      this.flush()
+      this.#run = {partnerId, first: seq, last: seq, subjects}
+    }
+    if (!this.database.inTransaction) this.flush()
+  }
+
+  flush(): void {
+    const run = this.#run
+    if (run === undefined) return
+    this.#run = undefined
+    const last = run.last === run.first ? null : run.last
+    const all = [...run.subjects]
+    for (let i = 0; i < all.length; i += SUBJECTS_AT_ONCE) {
+      const some = all.slice(i, i + SUBJECTS_AT_ONCE)
+      this.#inserts[some.length] ??= this.database.prepare(
+        `INSERT INTO event_subjects (subject, event_seq, last_seq) VALUES ${some.map(() => '(?, ?, ?)').join(', ')}`,
+      )
+      this.#inserts[some.length]!.run(...some.flatMap((subject) => [subject, run.first, last]))
+    }
+  }
+}
+
+const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x))
+
+const subjectIndexes = new WeakMap<Database, SubjectIndex>()
+
+/**
  * The event log that webhook delivery reads. Call `record` inside the transaction that makes
  * the change, so an event exists exactly when its change does.
  */
 export class EventLog {
   private readonly insert: Statement
-  /** INSERTs of 1 to SUBJECTS_AT_ONCE subjects in one statement, by count (an event has a handful). */
-  readonly #insertSubjects: Statement[] = []
+  readonly #subjects: SubjectIndex
 
   constructor(private readonly database: Database) {
     this.insert = database.prepare(
       'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
     )
-  }
-
-  /** Index the event `seq` under each of `subjects`, a few rows a statement. */
-  #index(seq: number | bigint, subjects: Set<string>): void {
-    const all = [...subjects]
-    for (let i = 0; i < all.length; i += SUBJECTS_AT_ONCE) {
-      const some = all.slice(i, i + SUBJECTS_AT_ONCE)
-      this.#insertSubjects[some.length] ??= this.database.prepare(
-        `INSERT INTO event_subjects (subject, event_seq) VALUES ${some.map(() => '(?, ?)').join(', ')}`,
-      )
-      this.#insertSubjects[some.length]!.run(...some.flatMap((subject) => [subject, seq]))
+    let subjects = subjectIndexes.get(database)
+    if (subjects === undefined) {
+      subjects = new SubjectIndex(database)
+      subjectIndexes.set(database, subjects)
     }
+    this.#subjects = subjects
   }
 
   /**
@@ -154,7 +212,7 @@ export class EventLog {
       JSON.stringify(event.data),
       event.createdAt,
     )
-    this.#index(lastInsertRowid, subjectsOf(data, about))
+    this.#subjects.add(partnerId, Number(lastInsertRowid), subjectsOf(data, about))
     for (const listener of listeners.get(this.database) ?? []) listener(event)
     return event
   }

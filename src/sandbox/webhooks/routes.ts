@@ -22,6 +22,7 @@ import {
   type ServingContext,
 } from '../context.js'
 import {ApiError} from '../errors.js'
+import {aboutCondition} from '../events.js'
 import {PagedList} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {type AttemptRow, type DeliveryRow, type EndpointRow, LISTEN_REPLAY_WINDOW_MS} from './rows.js'
@@ -145,7 +146,7 @@ function eventOf(store: WebhookStore, input: PathInput<'id'>): StoredEvent {
 type EventFilter = 'type' | 'delivery' | 'userId' | 'walletId' | 'transactionId' | 'since' | 'until'
 
 /** What an event is about is in event_subjects (events.ts); a user's events are also their wallets'. */
-const ABOUT = 'seq IN (SELECT event_seq FROM event_subjects WHERE subject = ?)'
+const ABOUT = aboutCondition('?')
 
 function eventList(ctx: Pick<ServingContext, 'database' | 'cursors'>) {
   return new PagedList<StoredEvent, EventFilter>(ctx.database, ctx.cursors, {
@@ -155,8 +156,7 @@ function eventList(ctx: Pick<ServingContext, 'database' | 'cursors'>) {
     filters: {
       type: 'type = ?',
       delivery: 'EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = ?)',
-      userId: `seq IN (SELECT event_seq FROM event_subjects WHERE subject = ?
-        UNION ALL SELECT s.event_seq FROM wallets w JOIN event_subjects s ON s.subject = w.id WHERE w.user_id = ?)`,
+      userId: aboutCondition('SELECT ? UNION ALL SELECT id FROM wallets WHERE user_id = ?'),
       walletId: ABOUT,
       transactionId: ABOUT,
       since: 'created_at >= ?',
