@@ -95,6 +95,18 @@ describe('Idempotency-Key', () => {
     expect(res.body.error.details.field).toBe('Idempotency-Key')
   })
 
+  test('duplicates sent together, the first still under way, all get its answer, and one wallet is made', async () => {
+    const userId = await t.user()
+    const headers = {'idempotency-key': 'sent-eight-times'}
+    const answers = await Promise.all(
+      Array.from({length: 8}, () => t.post('/v1/wallets', {userId, currency: 'USD'}, {headers})),
+    )
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201))
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1)
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(7)
+    expect((await t.get(`/v1/wallets?userId=${userId}`)).body.data.wallets).toHaveLength(1)
+  })
+
   test('a retry after a dropped connection creates exactly one wallet', async () => {
     const userId = await t.user()
     const body = JSON.stringify({userId, currency: 'CHF'})

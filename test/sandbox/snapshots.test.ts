@@ -104,6 +104,44 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
       }
     })
 
+    test('idempotency keys are the snapshot’s: its keys replay their answers, a key used since acts anew', async () => {
+      const t = await start()
+      try {
+        const a = await createPartner(t, 'keys')
+        const wallet = await funded(a, 10_000)
+        const keyed = (key: string, amount: number) =>
+          a.post(
+            '/v1/transactions',
+            {
+              amount,
+              currency: 'USD',
+              destinationWalletId: wallet,
+              paymentMethodId: 'pm_card_visa',
+              method: 'card',
+            },
+            {headers: {'idempotency-key': key}},
+          )
+        const before = await keyed('before-save', 300)
+        expect((await a.post('/_sandbox/snapshots', {name: 'keys'})).status).toBe(201)
+        const atSave = await balanceOf(a, wallet)
+        const since = await keyed('after-save', 400)
+        const credited = (await balanceOf(a, wallet)) - atSave
+        expect((await a.post('/_sandbox/snapshots/keys/restore')).status).toBe(200)
+
+        const replay = await keyed('before-save', 300)
+        expect(await balanceOf(a, wallet)).toBe(atSave)
+        expect(replay.headers.get('idempotent-replayed')).toBe('true')
+        expect(replay.text).toBe(before.text)
+        const anew = await keyed('after-save', 400)
+        expect(anew.status, anew.text).toBe(201)
+        expect(anew.headers.get('idempotent-replayed')).toBeNull()
+        expect(anew.body.data.id).not.toBe(since.body.data.id)
+        expect(await balanceOf(a, wallet)).toBe(atSave + credited)
+      } finally {
+        await t.sb.close()
+      }
+    })
+
     test('list, delete, and each partner sees only its own snapshots', async () => {
       const t = await start()
       try {
@@ -155,6 +193,19 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
       const two = await start()
       try {
         const wallet = await funded(one, 4_200)
+        const keyed = (p: TestSandbox) =>
+          p.post(
+            '/v1/transactions',
+            {
+              amount: 300,
+              currency: 'USD',
+              destinationWalletId: wallet,
+              paymentMethodId: 'pm_card_visa',
+              method: 'card',
+            },
+            {headers: {'idempotency-key': 'travels-with-it'}},
+          )
+        const first = await keyed(one)
         const before = await balanceOf(one, wallet)
         expect((await one.post('/_sandbox/snapshots', {name: 'ci'})).status).toBe(201)
         const file = await download(one, 'ci')
@@ -163,6 +214,11 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
         expect(sent.body.snapshot).toMatchObject({name: 'from-one', scope: 'partner'})
         const restored = await two.post('/_sandbox/snapshots/from-one/restore')
         expect(restored.status, restored.text).toBe(200)
+        expect(await balanceOf(two, wallet)).toBe(before)
+        // Its stored answers came with it: a retry there replays and moves nothing.
+        const retry = await keyed(two)
+        expect(retry.headers.get('idempotent-replayed')).toBe('true')
+        expect(retry.text).toBe(first.text)
         expect(await balanceOf(two, wallet)).toBe(before)
       } finally {
         await one.sb.close()
