@@ -1,20 +1,18 @@
-import {createRequire} from 'node:module'
 import {stripVTControlCharacters} from 'node:util'
 import type CliTable3 from 'cli-table3'
 import {paint, terminalSafe} from './terminal.js'
 
-const require = createRequire(import.meta.url)
 let table: typeof CliTable3 | undefined
-// cli-table3 is only loaded by commands that print a table.
-const Table = () => (table ??= require('cli-table3') as typeof CliTable3)
 
 /**
- * Load cli-table3 ahead, while something else waits (the fast path's request), from the bundle's
- * own chunk, which Node's compile cache keeps: reading its modules one by one from node_modules
- * costs a one-call command a fifth of its start. The same package, so the same tables.
+ * cli-table3, loaded by the first table a command prints (a command that prints none never loads
+ * it), from the bundle's own chunk, which Node's compile cache keeps: the full CLI and the fast
+ * path lay tables out with the same code. In the bundle, its string-width answers plain text
+ * without compiling string-width's emoji expression (scripts/bundle-table.ts).
  */
-export async function preloadTable(): Promise<void> {
+async function loadTables(): Promise<typeof CliTable3> {
   table ??= (await import('cli-table3')).default
+  return table
 }
 
 export interface Column<T> {
@@ -40,8 +38,13 @@ export interface Below<T> {
  * A borderless table for lists; `continued` leaves out the header (a later page of a stream).
  * Columns `below` go on lines under each row.
  */
-export function renderTable<T>(rows: T[], columns: Column<T>[], continued = false, below?: Below<T>): string {
-  const table = new (Table())({
+export async function renderTable<T>(
+  rows: T[],
+  columns: Column<T>[],
+  continued = false,
+  below?: Below<T>,
+): Promise<string> {
+  const table = new (await loadTables())({
     head: continued ? [] : columns.map((c) => paint('bold', c.header)),
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 2},
     chars: {
