@@ -32,6 +32,7 @@ import {
   type OwnCall,
   standInSource,
 } from './bundle-checks.ts'
+import {cliTable3Changes} from './bundle-table.ts'
 import {fastPathTable} from './fast-path.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -517,6 +518,7 @@ function checkUndiciParts(): void {
 }
 checkUndiciParts()
 
+const cliTable3 = cliTable3Changes(ROOT)
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
   absWorkingDir: ROOT,
@@ -541,6 +543,7 @@ const result = await build({
     fastEntry,
     sandboxOutside,
     builtinsWithoutFacade,
+    cliTable3.plugin,
     // Before commonJsNamedExports, which would otherwise take the modules it stands in for.
     lazyModules,
     commonJsNamedExports,
@@ -549,6 +552,7 @@ const result = await build({
 })
 
 checkFastPathLoads(result.metafile)
+cliTable3.checkApplied()
 const buildId = createHash('sha256')
 for (const file of result.outputFiles) if (!file.path.endsWith('fast.js')) buildId.update(file.contents)
 buildId.update(readFileSync(join(ROOT, 'package.json')))
