@@ -32,7 +32,7 @@ import {
   type OwnCall,
   standInSource,
 } from './bundle-checks.ts'
-import {cliTable3Changes} from './bundle-table.ts'
+import {cliTable3Script} from './bundle-table.ts'
 import {fastPathTable} from './fast-path.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -518,7 +518,7 @@ function checkUndiciParts(): void {
 }
 checkUndiciParts()
 
-const cliTable3 = cliTable3Changes(ROOT)
+const cliTable3 = await cliTable3Script(ROOT)
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
   absWorkingDir: ROOT,
@@ -552,7 +552,6 @@ const result = await build({
 })
 
 checkFastPathLoads(result.metafile)
-cliTable3.checkApplied()
 const buildId = createHash('sha256')
 for (const file of result.outputFiles) if (!file.path.endsWith('fast.js')) buildId.update(file.contents)
 buildId.update(readFileSync(join(ROOT, 'package.json')))
@@ -576,6 +575,7 @@ for (const file of result.outputFiles) {
   writeFileSync(file.path, code)
 }
 checkLazyModulesUsed(LAZY_MODULES, lazyUsed)
+cliTable3.write(OUT, result.metafile)
 if (!result.outputFiles.some((f) => f.path.endsWith('fast.js') && f.text.includes(BUILD_ID_PLACEHOLDER)))
   throw new Error('fast.js has no build id to fill in: review fastEntry')
 if (!oclifSorted) {

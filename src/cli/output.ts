@@ -1,18 +1,16 @@
 import {stripVTControlCharacters} from 'node:util'
-import type CliTable3 from 'cli-table3'
+import {type LoadedTables, loadCliTable3} from './table-load.js'
 import {paint, terminalSafe} from './terminal.js'
 
-let table: typeof CliTable3 | undefined
+let tables: LoadedTables | undefined
 
 /**
  * cli-table3, loaded by the first table a command prints (a command that prints none never loads
- * it), from the bundle's own chunk, which Node's compile cache keeps: the full CLI and the fast
- * path lay tables out with the same code. In the bundle, its string-width answers plain text
- * without compiling string-width's emoji expression (scripts/bundle-table.ts).
+ * it): in the bundle, its own script with a code cache, on both paths (table-load.ts).
  */
-async function loadTables(): Promise<typeof CliTable3> {
-  table ??= (await import('cli-table3')).default
-  return table
+async function loadTables(): Promise<LoadedTables> {
+  tables ??= await loadCliTable3()
+  return tables
 }
 
 export interface Column<T> {
@@ -44,7 +42,8 @@ export async function renderTable<T>(
   continued = false,
   below?: Below<T>,
 ): Promise<string> {
-  const table = new (await loadTables())({
+  const loaded = await loadTables()
+  const table = new loaded.Table({
     head: continued ? [] : columns.map((c) => paint('bold', c.header)),
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 2},
     chars: {
@@ -68,6 +67,8 @@ export async function renderTable<T>(
   // Cells hold service values: one line each, control characters escaped (colour from paint kept).
   for (const row of rows) table.push(columns.map((c) => terminalSafe(c.get(row))))
   const text = table.toString()
+  loaded.laidOut?.()
+  loaded.laidOut = undefined
   if (below === undefined || below.columns.length === 0) return text
   // One line a row (cells are escaped onto one line), after the header unless continued.
   const lines = text.split('\n')

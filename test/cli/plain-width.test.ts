@@ -1,7 +1,6 @@
 import {globSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
-import {pathToFileURL} from 'node:url'
 import type CliTable3 from 'cli-table3'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
@@ -20,11 +19,11 @@ const stringWidth = fromCliTable3('string-width') as (text: string) => number
 const emojiRegex = createRequire(fromCliTable3.resolve('string-width'))('emoji-regex') as () => RegExp
 const RealTable = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
 
-/** The bundle's own cli-table3 chunk (dist/bundle/chunks/cli-table3-*.js: `npm run build` first). */
-async function bundledTable(): Promise<typeof CliTable3> {
-  const [chunk] = globSync('dist/bundle/chunks/cli-table3-*.js', {cwd: ROOT})
-  if (chunk === undefined) throw new Error('no cli-table3 chunk in dist/bundle: npm run build')
-  return ((await import(pathToFileURL(join(ROOT, chunk)).href)) as {default: typeof CliTable3}).default
+/** The bundle's own cli-table3 script (dist/bundle/chunks/cli-table3-*.cjs: `npm run build` first). */
+function bundledTable(): typeof CliTable3 {
+  const [script] = globSync('dist/bundle/chunks/cli-table3-*.cjs', {cwd: ROOT})
+  if (script === undefined) throw new Error('no cli-table3 script in dist/bundle: npm run build')
+  return createRequire(import.meta.url)(join(ROOT, script)) as typeof CliTable3
 }
 
 const sgr = fc
@@ -112,8 +111,8 @@ describe('the width cli-table3 measures cells with, in the bundle', () => {
     }
   })
 
-  it('lays tables out byte for byte as cli-table3 with string-width', async () => {
-    const Bundled = await bundledTable()
+  it('lays tables out byte for byte as cli-table3 with string-width', () => {
+    const Bundled = bundledTable()
     expect(Bundled).not.toBe(RealTable)
     const options = {
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 2},
