@@ -32,6 +32,7 @@ import {
   type OwnCall,
   standInSource,
 } from './bundle-checks.ts'
+import {cliTable3Script} from './bundle-table.ts'
 import {fastPathTable} from './fast-path.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -517,6 +518,7 @@ function checkUndiciParts(): void {
 }
 checkUndiciParts()
 
+const cliTable3 = await cliTable3Script(ROOT)
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
   absWorkingDir: ROOT,
@@ -541,6 +543,7 @@ const result = await build({
     fastEntry,
     sandboxOutside,
     builtinsWithoutFacade,
+    cliTable3.plugin,
     // Before commonJsNamedExports, which would otherwise take the modules it stands in for.
     lazyModules,
     commonJsNamedExports,
@@ -572,6 +575,7 @@ for (const file of result.outputFiles) {
   writeFileSync(file.path, code)
 }
 checkLazyModulesUsed(LAZY_MODULES, lazyUsed)
+cliTable3.write(OUT, result.metafile)
 if (!result.outputFiles.some((f) => f.path.endsWith('fast.js') && f.text.includes(BUILD_ID_PLACEHOLDER)))
   throw new Error('fast.js has no build id to fill in: review fastEntry')
 if (!oclifSorted) {

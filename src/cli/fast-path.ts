@@ -24,7 +24,6 @@ import {toPayctlError} from './errors.js'
 import type {FastRun, Handover} from './fast-table.js'
 import {onStdoutClosed} from './io.js'
 import {oneCallOf} from './one-call.js'
-import {preloadTable} from './output.js'
 import {Printer} from './printer.js'
 import {processRuntime, type Runtime} from './runtime.js'
 
@@ -62,10 +61,7 @@ export async function runFastPath(run: FastRun): Promise<Handover | undefined> {
   })
   try {
     if (debug) for (const line of requestDebugLines(req, headers)) out.debugLine(line)
-    // A table to print is laid out by cli-table3, loaded while the request is out.
-    const tables = call.tables && !json ? preloadTable() : undefined
     const attempt = await out.spin(call.spin, () => firstAttempt(req, headers))
-    await tables
     const prior: PriorRequest = {
       method: req.method,
       url: req.url,

@@ -74,10 +74,10 @@ export async function printInvestigation(
   out.card(userCard(inv.user))
   out.log()
   if (inv.wallets.length === 0) out.log('No wallets.')
-  else out.table(inv.wallets, inspectWalletColumns)
+  else await out.table(inv.wallets, inspectWalletColumns)
   if (inv.bnplPayments !== undefined && inv.bnplPayments.length > 0) {
     out.log()
-    out.table(inv.bnplPayments, inspectBnplColumns)
+    await out.table(inv.bnplPayments, inspectBnplColumns)
   }
   if (note !== undefined) out.warn(note)
   out.log()
@@ -97,7 +97,7 @@ async function streamTimeline(
   let headers: string | undefined
   let batch: TimelineLine[] = []
   let shown = 0
-  const flush = () => {
+  const flush = async () => {
     if (batch.length === 0) return
     let columns = all
     let below: Below<TimelineLine> | undefined
@@ -111,15 +111,15 @@ async function streamTimeline(
         out.warn(`Hidden to fit the terminal: ${fit.hidden.join(', ')} (--wide shows all)`)
     }
     const names = columns.map((c) => c.header).join(',')
-    out.log(renderTable(batch, columns, names === headers, below))
+    out.log(await renderTable(batch, columns, names === headers, below))
     headers = names
     shown += batch.length
     batch = []
   }
   for await (const line of lines) {
     batch.push(line)
-    if (batch.length >= (shown === 0 ? FIRST_SCREEN : LATER)) flush()
+    if (batch.length >= (shown === 0 ? FIRST_SCREEN : LATER)) await flush()
   }
-  flush()
+  await flush()
   if (shown === 0) out.log('Nothing happened in this window.')
 }

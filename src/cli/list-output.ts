@@ -148,7 +148,7 @@ export async function streamList<T, P extends Page>(
       fitted = true
       if (fit.hidden.length > 0) opts.onHidden?.(fit.hidden)
     }
-    writePage(opts.format, items, {columns, below, count, yaml}, write)
+    await writePage(opts.format, items, {columns, below, count, yaml}, write)
     count += items.length
     nextCursor = page.hasMore === true && typeof page.nextCursor === 'string' ? page.nextCursor : null
     if (!nextCursor || want === undefined || count >= want) break
@@ -162,7 +162,7 @@ export async function streamList<T, P extends Page>(
 }
 
 /** One page's items in `format`, after the `count` items of the pages before it. */
-function writePage<T>(
+async function writePage<T>(
   format: OutputFormat,
   items: T[],
   at: {
@@ -172,7 +172,7 @@ function writePage<T>(
     yaml: typeof import('yaml') | undefined
   },
   write: (text: string) => void,
-): void {
+): Promise<void> {
   const {columns, count} = at
   switch (format) {
     case 'json':
@@ -188,6 +188,6 @@ function writePage<T>(
       for (const item of items) write(`${columns.map((c) => csvCell(c.get(item))).join(',')}\n`)
       break
     default:
-      if (items.length > 0) write(`${renderTable(items, columns, count > 0, at.below)}\n`)
+      if (items.length > 0) write(`${await renderTable(items, columns, count > 0, at.below)}\n`)
   }
 }

@@ -41,8 +41,6 @@ export interface OneCall<K extends EndpointId = EndpointId> {
   spin: string
   /** Its own flags, which `show` reads. */
   flags: readonly OneCallFlag[]
-  /** Whether `show` may print a table (the fast path then loads cli-table3 while it waits). */
-  tables?: true
   /** Print the record, as a person reads it; under --json the record itself is printed after this. */
   show(out: Printer, record: EndpointResult<K>, flags: OneCallFlags): void | Promise<void>
 }
@@ -58,13 +56,12 @@ export const ONE_CALL_COMMANDS = {
   }),
   'users:balance': oneCall({
     operation: 'getUserBalance',
-    tables: true,
     spin: 'Fetching balance',
     flags: [],
-    show: (out, balance) => {
+    show: async (out, balance) => {
       const balances = userBalances(balance)
       if (balances.length === 0) out.log('No wallets.')
-      else out.table(balances, userBalanceColumns)
+      else await out.table(balances, userBalanceColumns)
     },
   }),
   'wallets:get': oneCall({
@@ -87,10 +84,9 @@ export const ONE_CALL_COMMANDS = {
   }),
   'events:get': oneCall({
     operation: 'getEvent',
-    tables: true,
     spin: 'Fetching event',
     flags: [],
-    show: (out, event, {json}) => {
+    show: async (out, event, {json}) => {
       out.card(eventCard(event))
       if (json) return
       out.log('')
@@ -98,7 +94,7 @@ export const ONE_CALL_COMMANDS = {
         out.log('No deliveries: no webhook or listen session selected this event.')
         return
       }
-      out.table(event.deliveries, deliveryColumns)
+      await out.table(event.deliveries, deliveryColumns)
       for (const d of event.deliveries) {
         const injected = d.injected === null ? '' : ` (injected: ${d.injected})`
         if (d.attemptLog.length > 0) out.log(`\n${d.id}${injected}\n${attemptLines(d).join('\n')}`)
@@ -111,15 +107,14 @@ export const ONE_CALL_COMMANDS = {
   }),
   'bnpl:payments:get': oneCall({
     operation: 'getBnplPayment',
-    tables: true,
     spin: 'Fetching BNPL payment',
     flags: [],
-    show: (out, payment) => {
+    show: async (out, payment) => {
       out.card(bnplCard(payment))
       const instalments = schedule(payment)
       if (instalments.length === 0) return
       out.log('')
-      out.table(instalments, installmentColumns(payment.currency))
+      await out.table(instalments, installmentColumns(payment.currency))
     },
   }),
   'roundups:settings:get': oneCall({
@@ -130,7 +125,6 @@ export const ONE_CALL_COMMANDS = {
   }),
   'roundups:pending': oneCall({
     operation: 'getPendingRoundups',
-    tables: true,
     spin: 'Fetching pending round-ups',
     flags: ['output', 'columns', 'wide'],
     show: async (out, pending, flags) => {
@@ -139,7 +133,7 @@ export const ONE_CALL_COMMANDS = {
       out.card(pendingCard(pending))
       if (roundups.length === 0) return
       out.log('')
-      out.table(roundups, roundupColumns)
+      await out.table(roundups, roundupColumns)
     },
   }),
 } as const satisfies Record<string, OneCall<EndpointId>>

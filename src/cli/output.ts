@@ -1,20 +1,16 @@
-import {createRequire} from 'node:module'
 import {stripVTControlCharacters} from 'node:util'
-import type CliTable3 from 'cli-table3'
+import {type LoadedTables, loadCliTable3} from './table-load.js'
 import {paint, terminalSafe} from './terminal.js'
 
-const require = createRequire(import.meta.url)
-let table: typeof CliTable3 | undefined
-// cli-table3 is only loaded by commands that print a table.
-const Table = () => (table ??= require('cli-table3') as typeof CliTable3)
+let tables: LoadedTables | undefined
 
 /**
- * Load cli-table3 ahead, while something else waits (the fast path's request), from the bundle's
- * own chunk, which Node's compile cache keeps: reading its modules one by one from node_modules
- * costs a one-call command a fifth of its start. The same package, so the same tables.
+ * cli-table3, loaded by the first table a command prints (a command that prints none never loads
+ * it): in the bundle, its own script with a code cache, on both paths (table-load.ts).
  */
-export async function preloadTable(): Promise<void> {
-  table ??= (await import('cli-table3')).default
+async function loadTables(): Promise<LoadedTables> {
+  tables ??= await loadCliTable3()
+  return tables
 }
 
 export interface Column<T> {
@@ -40,8 +36,14 @@ export interface Below<T> {
  * A borderless table for lists; `continued` leaves out the header (a later page of a stream).
  * Columns `below` go on lines under each row.
  */
-export function renderTable<T>(rows: T[], columns: Column<T>[], continued = false, below?: Below<T>): string {
-  const table = new (Table())({
+export async function renderTable<T>(
+  rows: T[],
+  columns: Column<T>[],
+  continued = false,
+  below?: Below<T>,
+): Promise<string> {
+  const loaded = await loadTables()
+  const table = new loaded.Table({
     head: continued ? [] : columns.map((c) => paint('bold', c.header)),
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 2},
     chars: {
@@ -65,6 +67,8 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], continued = fals
   // Cells hold service values: one line each, control characters escaped (colour from paint kept).
   for (const row of rows) table.push(columns.map((c) => terminalSafe(c.get(row))))
   const text = table.toString()
+  loaded.laidOut?.()
+  loaded.laidOut = undefined
   if (below === undefined || below.columns.length === 0) return text
   // One line a row (cells are escaped onto one line), after the header unless continued.
   const lines = text.split('\n')

@@ -116,16 +116,16 @@ export class Printer {
    * Rows as a table (not under --json), fitted to a terminal's width unless --wide; `filters` are
    * the values the rows were chosen by (fitColumns).
    */
-  table<R>(rows: R[], columns: Column<R>[], filters?: readonly (string | undefined)[]): void {
+  async table<R>(rows: R[], columns: Column<R>[], filters?: readonly (string | undefined)[]): Promise<void> {
     // Silent under --json: not even laid out (cli-table3 costs a one-call command a fifth of its start).
     if (this.#opts.json()) return
     const width = this.tableWidth(this.#opts.wide())
     if (width === undefined || rows.length === 0) {
-      this.log(renderTable(rows, columns))
+      this.log(await renderTable(rows, columns))
       return
     }
     const fit = fitColumns(columns, rows, width, filters)
-    this.log(renderTable(rows, fit.columns, false, {columns: fit.below, width, filters}))
+    this.log(await renderTable(rows, fit.columns, false, {columns: fit.below, width, filters}))
     if (fit.hidden.length > 0) this.#hiddenNote(fit.hidden)
   }
 

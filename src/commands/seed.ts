@@ -161,9 +161,9 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
   }
 
   /** The waves --dry-run would send, as a table; nothing is sent. */
-  printPlan(fixtures: Fixture[], total: number): ReturnType<typeof plan> {
+  async printPlan(fixtures: Fixture[], total: number): Promise<ReturnType<typeof plan>> {
     const steps = fixtures.flatMap((fixture) => plan(fixture))
-    this.out.table(steps, [
+    await this.out.table(steps, [
       {header: 'WAVE', get: (s) => String(s.wave + 1)},
       {header: 'KIND', get: (s) => s.kind},
       {header: 'COUNT', get: (s) => String(s.names.length)},

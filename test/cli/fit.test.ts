@@ -35,31 +35,31 @@ const COLUMNS = [
 ]
 const ROWS = [row(1), row(2)]
 
-function render(max: number, filters: string[] = []) {
+async function render(max: number, filters: string[] = []) {
   const fit = fitColumns(COLUMNS, ROWS, max, filters)
   const text = stripVTControlCharacters(
-    renderTable(ROWS, fit.columns, false, {columns: fit.below, width: max, filters}),
+    await renderTable(ROWS, fit.columns, false, {columns: fit.below, width: max, filters}),
   )
   return {fit, text, lines: text.split('\n')}
 }
 
 describe('fitting a table to a terminal', () => {
-  it('changes nothing where it fits', () => {
-    const {fit} = render(400)
+  it('changes nothing where it fits', async () => {
+    const {fit} = await render(400)
     expect(fit.columns.map((c) => c.header)).toEqual(COLUMNS.map((c) => c.header))
     expect(fit.below).toEqual([])
     expect(fit.hidden).toEqual([])
   })
 
-  it('drops a column that repeats the filter first, and says nothing of it', () => {
-    const {fit} = render(200, ['usr_000000000000000000000001'])
+  it('drops a column that repeats the filter first, and says nothing of it', async () => {
+    const {fit} = await render(200, ['usr_000000000000000000000001'])
     expect(fit.columns.map((c) => c.header)).not.toContain('USER')
     expect(fit.hidden).toEqual([])
     expect(fit.columns.map((c) => c.header)).toContain('TIME')
   })
 
-  it('shortens times before hiding anything, then hides low-priority columns, then moves the rest under its row', () => {
-    const {fit, lines} = render(80)
+  it('shortens times before hiding anything, then hides low-priority columns, then moves the rest under its row', async () => {
+    const {fit, lines} = await render(80)
     expect(fit.hidden).toEqual(['LABEL'])
     for (const line of lines) expect(line.trimEnd().length, line).toBeLessThanOrEqual(80)
     expect(lines[1]).toMatch(/^txn_0{23}1 +usr_0{23}1 +12-11 20:14/)
@@ -71,15 +71,15 @@ describe('fitting a table to a terminal', () => {
     expect(second).not.toContain('…')
   })
 
-  it('never cuts an id, a time, an amount or a name, even where nothing else fits', () => {
-    const {text} = render(30)
+  it('never cuts an id, a time, an amount or a name, even where nothing else fits', async () => {
+    const {text} = await render(30)
     expect(text).toContain(row(1).id)
     expect(text).not.toMatch(/\d…|[A-Z]…|\.[a-z]*…/)
   })
 
-  it('leaves a value the list is filtered by out of the lines under a row', () => {
+  it('leaves a value the list is filtered by out of the lines under a row', async () => {
     const narrow = fitColumns(COLUMNS, ROWS, 40, ['bnplsvc.payment.completed'])
-    const text = renderTable(ROWS, narrow.columns, false, {
+    const text = await renderTable(ROWS, narrow.columns, false, {
       columns: narrow.below,
       width: 40,
       filters: ['bnplsvc.payment.completed'],

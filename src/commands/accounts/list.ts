@@ -17,7 +17,7 @@ export default class AccountsList extends BaseCommand<typeof AccountsList> {
     if (await this.out.printList(result, 'accounts', result.accounts, bankAccountColumns, this.flags))
       return result
     if (result.accounts.length === 0) this.out.log('No connected accounts.')
-    else this.out.table(result.accounts, bankAccountColumns)
+    else await this.out.table(result.accounts, bankAccountColumns)
     return result
   }
 }

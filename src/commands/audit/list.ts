@@ -42,7 +42,7 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
     ]
     if (await this.out.printList(result, 'entries', entries, columns, this.flags)) return result
     if (entries.length === 0) this.out.log('No audited commands yet.')
-    else this.out.table(entries, columns)
+    else await this.out.table(entries, columns)
     return result
   }
 }

@@ -44,7 +44,7 @@ export default class EventsResend extends BaseCommand<typeof EventsResend> {
       for (const d of result.deliveries) this.out.log(d.id)
     } else {
       this.out.done('Resending', result.eventId)
-      this.out.table(result.deliveries, deliveryColumns)
+      await this.out.table(result.deliveries, deliveryColumns)
     }
     return result
   }

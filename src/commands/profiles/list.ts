@@ -41,7 +41,7 @@ export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
     if (await this.out.printList(rows, 'profiles', rows, columns, this.flags)) return rows
     if (rows.length === 0)
       this.out.log('No profiles yet. Try: payctl sandbox start, or payctl auth login --env local')
-    else this.out.table(rows, columns)
+    else await this.out.table(rows, columns)
     return rows
   }
 }

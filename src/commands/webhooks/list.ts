@@ -17,7 +17,7 @@ export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
     if (await this.out.printList(list, 'webhooks', list.webhooks, webhookColumns, this.flags)) return list
     if (list.webhooks.length === 0)
       this.out.log('No webhooks. Register one with: payctl webhooks register --url … --events …')
-    else this.out.table(list.webhooks, webhookColumns)
+    else await this.out.table(list.webhooks, webhookColumns)
     return list
   }
 }

@@ -20,7 +20,7 @@ export default class SandboxFaultsList extends BaseCommand<typeof SandboxFaultsL
       this.out.log(
         "No faults. Add one with: payctl sandbox faults add --status 503 --route 'POST /v1/transactions'",
       )
-    else this.out.table(list.faults, faultColumns)
+    else await this.out.table(list.faults, faultColumns)
     return list
   }
 }

@@ -33,7 +33,7 @@ export default class SandboxPartnersList extends OperatorCommand<typeof SandboxP
       {header: 'CREATED', get: (r) => r.createdAt},
     ]
     if (await this.out.printList(rows, 'partners', rows, columns, this.flags)) return rows
-    this.out.table(rows, columns)
+    await this.out.table(rows, columns)
     return rows
   }
 }

@@ -16,7 +16,7 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
     const list = await this.out.spin('Listing snapshots', () => this.api.call('listSnapshots'))
     if (await this.out.printList(list, 'snapshots', list.data, snapshotColumns, this.flags)) return list
     if (list.data.length === 0) this.out.log('No snapshots. Save one with: payctl sandbox snapshot save NAME')
-    else this.out.table(list.data, snapshotColumns)
+    else await this.out.table(list.data, snapshotColumns)
     return list
   }
 }
