@@ -40,18 +40,18 @@ describe('what events are about', () => {
       const w = 'wal_c00000000000000000000000'
       log.record('wallet.created', 'p', {n: 'outside'}, now, [w])
       database.transaction(() => {
-        log.record('wallet.updated', 'p', {n: 'kept'}, now, [w])
+        log.record('wallet.created', 'p', {n: 'kept'}, now, [w])
         try {
           database.transaction(() => {
-            log.record('wallet.updated', 'p', {n: 'undone'}, now, [w])
+            log.record('wallet.created', 'p', {n: 'undone'}, now, [w])
             throw new Error('refused')
           })
         } catch {}
-        log.record('wallet.updated', 'p', {n: 'after'}, now, [w])
+        log.record('wallet.created', 'p', {n: 'after'}, now, [w])
       })
       expect(() =>
         database.transaction(() => {
-          log.record('wallet.updated', 'p', {n: 'lost'}, now, [w])
+          log.record('wallet.created', 'p', {n: 'lost'}, now, [w])
           throw new Error('refused')
         }),
       ).toThrow('refused')
