@@ -6,6 +6,7 @@ import {
   type StatementResultingChanges,
   type StatementSync,
 } from 'node:sqlite'
+import type {MetaShape} from './meta-shapes.js'
 
 /** Make a data file readable by its owner only, if it exists. */
 function chmodPrivate(file: string): void {
@@ -130,10 +131,12 @@ export interface Statement<Row extends Columns<Row> = never> {
   run(...params: SQLInputValue[]): StatementResultingChanges
 }
 
-/** Writes held back until their transaction ends (Database.defers). */
-export interface Deferred {
-  flush(): void
-  discard(): void
+/** What keeps rows in memory beside the database (Database.holds): rows read, or writes held back. */
+export interface HeldInMemory {
+  /** Write what is held back: before the transaction it was made in ends, or another begins inside it. */
+  flush?(): void
+  /** Let go of it all: the file may hold otherwise (a rollback, the file replaced, a partner's rows deleted). */
+  forget(): void
 }
 
 /** The commit of a group of transactions, which their answers wait for. */
@@ -142,24 +145,6 @@ interface PendingCommit {
   resolve: () => void
   reject: (err: unknown) => void
 }
-
-/** What a value of the `meta` table must look like, and how to say so. */
-export interface MetaShape {
-  valid: (value: string) => boolean
-  what: string
-}
-
-/** A random key of `bytes` bytes, in base64. */
-export const keyShape = (bytes: number): MetaShape => ({
-  valid: (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === bytes,
-  what: `a ${bytes}-byte key in base64`,
-})
-
-/** A whole number from 0 to `max`, in decimal digits. */
-export const countShape = (max: number, what: string): MetaShape => ({
-  valid: (v) => /^\d{1,16}$/.test(v) && Number(v) <= max,
-  what,
-})
 
 /**
  * What runs beside the sandbox's own connection on the same file (the background checkpointer):
@@ -180,8 +165,7 @@ export class Database {
   /** Bumped when the file is replaced: a statement prepared before is prepared again on its next use. */
   #generation = 0
   readonly #companions = new Set<Companion>()
-  readonly #caches = new Set<() => void>()
-  readonly #deferred = new Set<Deferred>()
+  readonly #held = new Set<HeldInMemory>()
 
   readonly #path: string
 
@@ -253,29 +237,18 @@ export class Database {
     return {statement: this.#db.prepare(sql), generation: this.#generation}
   }
 
-  /**
-   * Call `forget` whenever rows kept in memory may no longer be what the file holds: after a
-   * rollback, when the file is replaced, and when a partner's rows are deleted (forgetCaches).
-   */
-  keepsCache(forget: () => void): void {
-    this.#caches.add(forget)
+  /** Keep `holder` in step with the file: flushed and let go of at the moments HeldInMemory names. */
+  holds(holder: HeldInMemory): void {
+    this.#held.add(holder)
   }
 
-  /** Empty every cache of rows (keepsCache). */
-  forgetCaches(): void {
-    for (const forget of this.#caches) forget()
+  /** Let go of everything held in memory (the file changed under it: a partner's rows deleted). */
+  forgetHeld(): void {
+    for (const holder of this.#held) holder.forget()
   }
 
-  /**
-   * Let `writer` hold writes back for a while: they are flushed before the transaction (or
-   * savepoint) they were made in ends or another begins inside it, and discarded when it rolls back.
-   */
-  defers(writer: Deferred): void {
-    this.#deferred.add(writer)
-  }
-
-  #flushDeferred(): void {
-    for (const writer of this.#deferred) writer.flush()
+  #flushHeld(): void {
+    for (const holder of this.#held) holder.flush?.()
   }
 
   /** Whether a transaction is running (a write now is part of it). */
@@ -324,7 +297,7 @@ export class Database {
         this.#db = Database.#open(this.#path)
         this.#generation++
         this.#control.clear()
-        this.forgetCaches()
+        this.forgetHeld()
       }
     })
   }
@@ -381,21 +354,20 @@ export class Database {
   transaction<T>(fn: () => T): T {
     if (this.depth === 0 && this.#groupCommit) this.#openGroup()
     const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
-    this.#flushDeferred()
+    this.#flushHeld()
     this.#run(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
     this.depth++
     try {
       const result = fn()
-      this.#flushDeferred()
+      this.#flushHeld()
       this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
       return result
     } catch (err) {
       if (keepsWrites(err)) {
-        this.#flushDeferred()
+        this.#flushHeld()
         this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
       } else {
-        for (const writer of this.#deferred) writer.discard()
-        this.forgetCaches()
+        this.forgetHeld()
         if (savepoint === undefined) this.#run('ROLLBACK')
         else {
           this.#run(`ROLLBACK TO ${savepoint}`)
@@ -454,10 +426,10 @@ export class Database {
     if (pending === undefined || this.depth > 0) return
     this.#pending = undefined
     try {
-      this.#flushDeferred()
+      this.#flushHeld()
       this.#run('COMMIT')
     } catch (err) {
-      this.forgetCaches()
+      this.forgetHeld()
       if (this.db.isTransaction) this.#run('ROLLBACK')
       pending.reject(err)
       throw err

@@ -127,7 +127,7 @@ export function onEventRecorded(database: Database, listener: EventListener): ()
  * What the events being recorded are about, written as few rows as it can: consecutive events of
  * one partner about the same subjects share a row per subject (a transfer's three events, four
  * subjects: four rows instead of twelve). The rows of a run are written before its transaction
- * ends or another begins inside it (Database.defers): a run never outlives the savepoint it was
+ * ends or another begins inside it (Database.holds): a run never outlives the savepoint it was
  * recorded in, and is dropped with it.
  */
 class SubjectIndex {
@@ -136,7 +136,7 @@ class SubjectIndex {
   #run: {partnerId: string; first: number; last: number; subjects: Set<string>} | undefined
 
   constructor(private readonly database: Database) {
-    database.defers({flush: () => this.flush(), discard: () => (this.#run = undefined)})
+    database.holds({flush: () => this.flush(), forget: () => (this.#run = undefined)})
   }
 
   /** Index event `seq` of `partnerId` under `subjects`. */

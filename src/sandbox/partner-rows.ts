@@ -69,7 +69,7 @@ export class PartnerRows {
         if (which === 'records' && t.table.keptByReset !== undefined) continue
         t.delete.run(partnerId)
       }
-      this.database.forgetCaches()
+      this.database.forgetHeld()
       for (const listener of this.#listeners) listener(partnerId, which)
     })
   }
@@ -89,7 +89,7 @@ export class PartnerRows {
   deleteKeeping(partnerId: string, keep: ReadonlySet<string>): void {
     this.database.transaction(() => {
       for (const t of this.#tables) if (!keep.has(t.table.name)) t.delete.run(partnerId)
-      this.database.forgetCaches()
+      this.database.forgetHeld()
     })
   }
 

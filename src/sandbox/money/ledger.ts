@@ -163,7 +163,7 @@ export class Ledger {
    * The wallets read or written lately, as the data file holds them: a transfer reads both of its
    * wallets, and the next transfer from either would read them again. Every write of a wallet goes
    * through this class and updates its entry; what may change the file otherwise (a rollback, a
-   * partner's rows deleted, a restored file) empties it (Database.keepsCache).
+   * partner's rows deleted, a restored file) empties it (Database.holds).
    */
   readonly #cache = new Map<string, WalletState>()
   private readonly byId: Statement<WalletRow>
@@ -175,7 +175,7 @@ export class Ledger {
   private readonly saveSettings: Statement
 
   constructor(database: Database) {
-    database.keepsCache(() => this.#cache.clear())
+    database.holds({forget: () => this.#cache.clear()})
     this.byId = database.prepare<WalletRow>('SELECT * FROM wallets WHERE id = ?')
     this.byUserCurrency = database.prepare<WalletRow>(
       'SELECT * FROM wallets WHERE user_id = ? AND currency = ? AND partner_id = ?',

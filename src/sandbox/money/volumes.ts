@@ -30,12 +30,12 @@ export class WalletVolumes {
   readonly #save: Statement
   /**
    * The volumes read or counted lately, as the data file holds them (null: the wallet has none
-   * yet), emptied whenever the file may hold otherwise (Database.keepsCache), as the ledger's wallets.
+   * yet), emptied whenever the file may hold otherwise (Database.holds), as the ledger's wallets.
    */
   readonly #cache = new Map<string, VolumeRow | null>()
 
   constructor(database: Database) {
-    database.keepsCache(() => this.#cache.clear())
+    database.holds({forget: () => this.#cache.clear()})
     this.#volumeOf = database.prepare<VolumeRow>(
       'SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?',
     )

@@ -1,7 +1,8 @@
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
 import type {RetrySchedule} from '../context.js'
-import {countShape, type Database} from '../database.js'
+import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
+import {countShape} from '../meta-shapes.js'
 import type {StoredEvent} from './envelope.js'
 import {
   type AttemptOutcome,
