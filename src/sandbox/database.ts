@@ -128,6 +128,8 @@ export type Columns<Row> = {[K in keyof Row]-?: SQLOutputValue}
 export interface Statement<Row extends Columns<Row> = never> {
   get(...params: SQLInputValue[]): Row | undefined
   all(...params: SQLInputValue[]): Row[]
+  /** The rows one at a time, for reading many without holding them all. */
+  iterate(...params: SQLInputValue[]): Iterable<Row>
   run(...params: SQLInputValue[]): StatementResultingChanges
 }
 
@@ -486,6 +488,10 @@ class Prepared {
 
   all(...params: SQLInputValue[]): unknown[] {
     return this.#database.statementOf(this.#sql, this.#prepared).all(...params)
+  }
+
+  iterate(...params: SQLInputValue[]): Iterable<unknown> {
+    return this.#database.statementOf(this.#sql, this.#prepared).iterate(...params)
   }
 
   run(...params: SQLInputValue[]): StatementResultingChanges {

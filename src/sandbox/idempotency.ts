@@ -11,10 +11,10 @@ const PURGE_BATCH = 500
 const PURGE_EVERY_MS = 60_000
 
 /**
- * The stored answers of requests made under an Idempotency-Key, in the order they were answered.
- * Rows are only ever appended at the end (and purged from the start after 24 hours): a key is
- * found through an index kept in memory, never through a B-tree of random keys, whose insertions
- * would dirty a page of the file anywhere for each request.
+ * The stored answers of requests made under an Idempotency-Key, in the order they were answered:
+ * an answer (a few hundred bytes) is appended at the end of the table, and only a narrow index
+ * entry goes where its key sorts. Keyed on the key itself, every answer went to a random page of a
+ * B-tree of whole answers, and each group commit wrote one such page per request, split more often.
  */
 export const IDEMPOTENCY: Schema = {
   name: 'idempotency',
@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS idempotency_log (
   request_id TEXT NOT NULL,
   created_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS idempotency_log_by_key ON idempotency_log (partner_id, key);
+CREATE INDEX IF NOT EXISTS idempotency_log_by_age ON idempotency_log (created_at);
 `,
   tables: [byPartner('idempotency_log')],
   migrations: [{version: 6, up: logStoredKeys}],
@@ -56,8 +58,6 @@ export interface StoredResponse {
 export type Reservation = {kind: 'new'} | {kind: 'replay'; response: StoredResponse} | {kind: 'conflict'}
 
 interface LogRow {
-  partner_id: string
-  key: string
   fingerprint: string
   status: number
   body: string
@@ -66,69 +66,34 @@ interface LogRow {
 }
 
 /**
- * Idempotency keys per partner, in SQLite so that a replay survives a restart. `find` tells a
- * request what its key says (new, a replay, a conflict); `complete` stores the response to replay,
- * in the transaction of the change it answers.
- *
- * The index in memory maps each partner's keys to the row of their latest answer. It is rebuilt
- * from the log at start and after a restore, and let go of when a partner's rows are deleted. It
- * is never trusted alone: the row it points to must name the same partner and key, so an entry
- * whose transaction rolled back (its row never written, its number given to another) is no answer.
+ * Idempotency keys per partner, in SQLite so that a replay survives a restart, a restore and
+ * anything else that changes the file: `find` tells a request what its key says (new, a replay, a
+ * conflict); `complete` stores the response to replay, in the transaction of the change it answers.
  */
 export class IdempotencyStore {
-  readonly #index = new Map<string, Map<string, number>>()
-  readonly #row: Statement<LogRow>
+  readonly #latest: Statement<LogRow>
   readonly #append: Statement
-  readonly #keysOf: Statement<{seq: number; key: string}>
-  readonly #oldest: Statement<{seq: number; partner_id: string; key: string; created_at: number}>
   readonly #purge: Statement
 
   constructor(private readonly database: Database) {
-    this.#row = database.prepare<LogRow>(
-      'SELECT partner_id, key, fingerprint, status, body, request_id, created_at FROM idempotency_log WHERE seq = ?',
+    this.#latest = database.prepare<LogRow>(
+      `SELECT fingerprint, status, body, request_id, created_at FROM idempotency_log
+       WHERE partner_id = ? AND key = ? ORDER BY seq DESC LIMIT 1`,
     )
     this.#append = database.prepare(
       `INSERT INTO idempotency_log (partner_id, key, fingerprint, status, body, request_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
-    this.#keysOf = database.prepare<{seq: number; key: string}>(
-      'SELECT seq, key FROM idempotency_log WHERE partner_id = ? ORDER BY seq',
+    this.#purge = database.prepare(
+      'DELETE FROM idempotency_log WHERE seq IN (SELECT seq FROM idempotency_log WHERE created_at < ? ORDER BY created_at LIMIT ?)',
     )
-    this.#oldest = database.prepare(
-      'SELECT seq, partner_id, key, created_at FROM idempotency_log ORDER BY seq LIMIT ?',
-    )
-    this.#purge = database.prepare('DELETE FROM idempotency_log WHERE seq <= ?')
-    while (this.purgeExpired(Date.now(), 50_000) > 0);
-    this.#load()
-  }
-
-  /** Every key of the log, each to its latest answer (the log is in order: later rows win). */
-  #load(): void {
-    this.#index.clear()
-    const all = this.database.db.prepare('SELECT seq, partner_id, key FROM idempotency_log ORDER BY seq')
-    for (const row of all.iterate() as Iterable<{seq: number; partner_id: string; key: string}>)
-      this.#keys(row.partner_id).set(row.key, row.seq)
-  }
-
-  #keys(partnerId: string): Map<string, number> {
-    let keys = this.#index.get(partnerId)
-    if (keys === undefined) {
-      keys = new Map()
-      this.#index.set(partnerId, keys)
-    }
-    return keys
+    while (this.purgeExpired(Date.now()) > 0);
   }
 
   /** What the key says of a request identified by `fingerprint`: never seen (or expired), a replay, or a conflict. */
   find(partnerId: string, key: string, fingerprint: string, now = Date.now()): Reservation {
-    const seq = this.#index.get(partnerId)?.get(key)
-    if (seq === undefined) return {kind: 'new'}
-    const row = this.#row.get(seq)
-    if (row === undefined || row.partner_id !== partnerId || row.key !== key) {
-      this.#index.get(partnerId)?.delete(key)
-      return {kind: 'new'}
-    }
-    if (row.created_at < now - IDEMPOTENCY_TTL_MS) return {kind: 'new'}
+    const row = this.#latest.get(partnerId, key)
+    if (row === undefined || row.created_at < now - IDEMPOTENCY_TTL_MS) return {kind: 'new'}
     if (row.fingerprint !== fingerprint) return {kind: 'conflict'}
     return {kind: 'replay', response: {status: row.status, body: row.body, requestId: row.request_id}}
   }
@@ -141,48 +106,13 @@ export class IdempotencyStore {
     response: StoredResponse,
     now = Date.now(),
   ): void {
-    const {lastInsertRowid} = this.#append.run(
-      partnerId,
-      key,
-      fingerprint,
-      response.status,
-      response.body,
-      response.requestId,
-      now,
-    )
-    this.#keys(partnerId).set(key, Number(lastInsertRowid))
+    const {status, body, requestId} = response
+    this.#append.run(partnerId, key, fingerprint, status, body, requestId, now)
   }
 
-  /** Let go of the partner's keys (its rows were deleted). */
-  forget(partnerId: string): void {
-    this.#index.delete(partnerId)
-  }
-
-  /** Read the partner's keys again from the log (its rows were restored from a snapshot). */
-  reload(partnerId: string): void {
-    const keys = new Map<string, number>()
-    for (const row of this.#keysOf.all(partnerId)) keys.set(row.key, row.seq)
-    this.#index.set(partnerId, keys)
-  }
-
-  /**
-   * Delete up to `limit` answers older than 24 hours from the start of the log, and their keys from
-   * the index (unless a later answer took the key); returns how many.
-   */
+  /** Delete up to `limit` answers older than 24 hours, oldest first; returns how many. */
   purgeExpired(now: number, limit = PURGE_BATCH): number {
-    const oldest = this.#oldest.all(limit)
-    // The log is in the order answers were given: what expired is where it starts, up to the first
-    // answer still kept (even if the system clock went back, nothing younger is deleted).
-    const kept = oldest.findIndex((row) => row.created_at >= now - IDEMPOTENCY_TTL_MS)
-    const expired = kept === -1 ? oldest : oldest.slice(0, kept)
-    const last = expired.at(-1)
-    if (last === undefined) return 0
-    this.database.transaction(() => this.#purge.run(last.seq))
-    for (const row of expired) {
-      const keys = this.#index.get(row.partner_id)
-      if (keys?.get(row.key) === row.seq) keys.delete(row.key)
-    }
-    return expired.length
+    return Number(this.database.transaction(() => this.#purge.run(now - IDEMPOTENCY_TTL_MS, limit)).changes)
   }
 
   /**

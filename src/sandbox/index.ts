@@ -157,14 +157,12 @@ function contextOf(
   const limiter = new RateLimiter(options.rateLimit === 'spec')
   const partnerRows = new PartnerRows(database, SCHEMAS)
   const faults = new FaultStore()
-  const idempotency = new IdempotencyStore(database)
   const snapshots = new SnapshotStore({
     database,
     partnerRows,
     partners,
     clock,
     faults,
-    idempotency,
     openDataFile: openDatabase,
     dir: snapshotDirOf(options),
   })
@@ -173,7 +171,6 @@ function contextOf(
   partnerRows.afterDelete((partner, which) => {
     clock.forget(partner)
     faults.clear(partner)
-    idempotency.forget(partner)
     if (which === 'records') return
     partners.forget(partner)
     limiter.forget(partner)
@@ -193,7 +190,7 @@ function contextOf(
     due,
     faults,
     snapshots,
-    idempotency,
+    idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
     settings: settingsOf(options),
   }

@@ -7,7 +7,6 @@ import type {SandboxClock} from './clock.js'
 import {type Database, SCHEMA_VERSION, type Table} from './database.js'
 import {ApiError} from './errors.js'
 import type {FaultStore} from './fault-injection.js'
-import type {IdempotencyStore} from './idempotency.js'
 import type {PartnerRows} from './partner-rows.js'
 import {
   extractBody,
@@ -28,7 +27,6 @@ export interface SnapshotParts {
   partners: PartnerDirectory
   clock: SandboxClock
   faults: FaultStore
-  idempotency: IdempotencyStore
   /** Open another data file with every table of the sandbox, brought up to date (an older snapshot's rows). */
   openDataFile: (path: string) => Database
   /** Where named snapshots are kept: a folder per partner id. */
@@ -221,12 +219,11 @@ export class SnapshotStore {
 
   /** What the restored partners keep in memory is read again, their faults on demand cleared. */
   #reload(ids: readonly string[]): void {
-    const {partners, clock, faults, idempotency} = this.parts
+    const {partners, clock, faults} = this.parts
     for (const id of ids) {
       partners.reload(id)
       clock.reload(id)
       faults.clear(id)
-      idempotency.reload(id)
     }
   }
 
