@@ -63,9 +63,14 @@ function paintedAt(text: string, at: number): string | undefined {
 
 // C0 controls (ESC, BEL, backspace, carriage return…), DEL, C1 controls (CSI, OSC… in their
 // one-character forms) and every bidirectional control: marks, embeddings, overrides and isolates
-// all make text read other than it is (an .exe passing for a .pdf).
+// all make text read other than it is (an .exe passing for a .pdf). CONTROLS finds each in turn;
+// CONTROL_NOT_LINE is CONTROL less newline and tab, which `lines` keeps.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+const CONTROLS = new RegExp(CONTROL.source, 'g')
+const CONTROL_NOT_LINE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
 /**
  * Text made safe to print to a terminal: every control character shown as an escape (`\x1b`,
@@ -73,27 +78,29 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u206
  * clipboard (OSC 52) or turn itself around. The one escaping of every human output. Colour from
  * `paint` is kept unless `colour` is false (text that goes nowhere near paint, such as YAML);
  * `lines` keeps newlines and tabs.
+ *
+ * Every card and table goes through here whole, so it copies the text between control characters
+ * in slices rather than character by character: text with none but newlines comes back as it is.
  */
 export function terminalSafe(text: string, opts: {lines?: boolean; colour?: boolean} = {}): string {
-  if (!CONTROL.test(text)) return text
+  if (!(opts.lines ? CONTROL_NOT_LINE : CONTROL).test(text)) return text
   let out = ''
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (!CONTROL.test(c) || (opts.lines && (c === '\n' || c === '\t'))) {
-      out += c
-      continue
-    }
-    const kept = c === ESC && opts.colour !== false ? paintedAt(text, i) : undefined
-    if (kept !== undefined) {
-      out += kept
-      i += kept.length - 1
-      continue
-    }
+  let from = 0
+  CONTROLS.lastIndex = 0
+  for (let found = CONTROLS.exec(text); found !== null; found = CONTROLS.exec(text)) {
+    const at = found.index
+    const c = found[0]
+    if (opts.lines && (c === '\n' || c === '\t')) continue
+    out += text.slice(from, at)
+    const kept = c === ESC && opts.colour !== false ? paintedAt(text, at) : undefined
     const code = c.charCodeAt(0)
     out +=
-      code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+      kept ??
+      (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`)
+    from = at + (kept?.length ?? 1)
+    CONTROLS.lastIndex = from
   }
-  return out
+  return out + text.slice(from)
 }
 
 /** Whether a command may prompt: stdin is a TTY, CI is unset and the user did not say --no-input. */

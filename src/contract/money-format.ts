@@ -25,7 +25,19 @@ function decimalText(minor: bigint, digits: number, group: boolean): string {
   const text = (negative ? -minor : minor).toString().padStart(digits + 1, '0')
   const whole = digits === 0 ? text : text.slice(0, -digits)
   const fraction = digits === 0 ? '' : `.${text.slice(-digits)}`
-  return `${negative ? '-' : ''}${group ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : whole}${fraction}`
+  return `${negative ? '-' : ''}${group ? grouped(whole) : whole}${fraction}`
+}
+
+/**
+ * Digits with a comma before each group of three from the right: "1234567" → "1,234,567". A loop
+ * rather than a regular expression, which a process compiles on its first amount and again on its
+ * second, for every card that shows one.
+ */
+function grouped(digits: string): string {
+  const first = digits.length % 3 || 3
+  let out = digits.slice(0, first)
+  for (let i = first; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`
+  return out
 }
 
 /** The major-unit decimal text of an amount in the smallest unit: 65n USD → "0.65", 500n JPY → "500". */

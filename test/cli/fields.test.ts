@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {extraRows, known, majorMoney, money, text} from '../../src/cli/fields.js'
+import {extraRows, known, majorMoney, money, shown, text} from '../../src/cli/fields.js'
 import {renderCard} from '../../src/cli/output.js'
 import {userCard, walletCard} from '../../src/cli/views.js'
 
@@ -12,6 +12,17 @@ describe('reading what a service sent, for a person', () => {
     expect(money(undefined, 'USD')).toBe('—')
     expect(majorMoney(1.3, 'USD')).toBe('1.30 USD')
     expect(majorMoney(1.3, undefined)).toBe('1.3')
+  })
+
+  it('shows amount fields in major units, and other numbers as they came', () => {
+    for (const key of ['amount', 'refundedAmount', 'refund_amount', 'fee', 'total', 'limit', 'maximum'])
+      expect(shown(key, 123456, 'USD')).toBe('1,234.56 USD')
+    for (const key of ['amounts', 'amount_due', 'fees', 'installments', 'limits', '_amountX', 'paid'])
+      expect(shown(key, 123456, 'USD')).toBe('123456')
+    expect(extraRows({id: 'x', cashback_amount: 250, visits: 250}, ['id'], 'EUR')).toEqual([
+      ['cashback amount', '2.50 EUR'],
+      ['visits', '250'],
+    ])
   })
 
   it('turns any value into text, and a missing known field into —', () => {

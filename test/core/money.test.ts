@@ -73,6 +73,21 @@ describe('amounts, property-style', () => {
     )
   })
 
+  it('groups the whole part by thousands, as en-US writes the number', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...SUPPORTED_CURRENCIES),
+        fc.bigInt({min: -(10n ** 30n), max: 10n ** 30n}),
+        (currency, minor) => {
+          const whole = formatMinor(minor, currency).split('.')[0]!
+          const major = (minor < 0n ? -minor : minor) / 10n ** BigInt(MINOR_UNITS[currency])
+          expect(whole).toBe(`${minor < 0n ? '-' : ''}${major.toLocaleString('en-US')}`)
+        },
+      ),
+      {numRuns: 2000},
+    )
+  })
+
   it('refuses more decimals than the currency has', () => {
     fc.assert(
       fc.property(fc.constantFrom(...SUPPORTED_CURRENCIES), (currency) => {
