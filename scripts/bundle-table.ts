@@ -11,11 +11,7 @@
  *   process's first table, compiling string-width's emoji expression cost more than the layout;
  * - `@colors/colors`, which cli-table3 requires only to colour borders and headers by its `style`
  *   option (payctl's tables give it none: their colours come from paint()), stays out: it is
- *   loaded from node_modules, as cli-table3 itself would, should anything ask;
- * - each cell takes its border characters from its own and the table's options with one function
- *   written out name by name (mergeChars below), instead of fifteen calls of setOption, each of
- *   which splits the name and filters an array: the same values under the same keys, and on a
- *   process's first table, half of what laying it out allocated.
+ *   loaded from node_modules, as cli-table3 itself would, should anything ask.
  *
  * The build fails when any of this no longer applies (an upgrade of cli-table3), or when the plain
  * answers differ from the real string-width on a sample (test/cli/plain-width.test.ts compares
@@ -23,7 +19,7 @@
  */
 
 import {createHash} from 'node:crypto'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {build, type Metafile, type Plugin} from 'esbuild'
@@ -50,7 +46,7 @@ export async function cliTable3Script(root: string): Promise<{
     logLevel: 'warning',
     plugins: [cliTable3Changes(root, applied)],
   })
-  for (const name of ['string-width', '@colors/colors', 'mergeChars'])
+  for (const name of ['string-width', '@colors/colors'])
     if (!applied.has(name))
       throw new Error(`cli-table3 no longer requires ${name}: review scripts/bundle-table.ts`)
   const text = result.outputFiles[0]!.text
@@ -120,11 +116,6 @@ function cliTable3Changes(root: string, applied: Set<string>): Plugin {
           loader: 'js',
         }
       })
-      b.onLoad({filter: /node_modules\/cli-table3\/src\/cell\.js$/}, (args) => {
-        const source = readFileSync(args.path, 'utf8')
-        applied.add('mergeChars')
-        return {contents: withMergeChars(source), loader: 'js'}
-      })
       b.onResolve({filter: /^@colors\/colors\/safe$/}, (args) => {
         if (!FROM_CLI_TABLE3.test(args.importer)) return undefined
         applied.add('@colors/colors')
@@ -132,59 +123,6 @@ function cliTable3Changes(root: string, applied: Set<string>): Plugin {
       })
     },
   }
-}
-
-const CHARS_LOOP = `    CHAR_NAMES.forEach(function (name) {
-      setOption(optionsChars, tableChars, name, chars);
-    });`
-const SET_OPTION = `function setOption(objA, objB, nameB, targetObj) {
-  let nameA = nameB.split('-');
-  if (nameA.length > 1) {
-    nameA[1] = nameA[1].charAt(0).toUpperCase() + nameA[1].substr(1);
-    nameA = nameA.join('');
-    targetObj[nameA] = firstDefined(objA[nameA], objA[nameB], objB[nameA], objB[nameB]);
-  } else {
-    targetObj[nameB] = firstDefined(objA[nameB], objB[nameB]);
-  }
-}`
-const FIRST_DEFINED = `function firstDefined(...args) {
-  return args.filter((v) => v !== undefined && v !== null).shift();
-}`
-
-/**
- * cli-table3's cell.js with its loop over CHAR_NAMES calling setOption written out as one function:
- * for each name, in the same order, the first of the same four (or two) values that is neither
- * undefined nor null, under the key setOption gives it (`top-mid` → `topMid`). The build fails
- * where the loop, setOption, firstDefined or CHAR_NAMES read otherwise than this was written for.
- */
-function withMergeChars(source: string): string {
-  const names = /\nlet CHAR_NAMES = \[\n((?: {2}'[a-z-]+',\n)+)\];\n/.exec(source)?.[1]
-  if (
-    names === undefined ||
-    source.split(CHARS_LOOP).length !== 2 ||
-    !source.includes(SET_OPTION) ||
-    !source.includes(FIRST_DEFINED)
-  )
-    throw new Error("cli-table3's cell.js merges border characters otherwise: review scripts/bundle-table.ts")
-  const first = (values: string[]) => `${values.map((v) => `defined((v = ${v})) ? v : `).join('')}undefined`
-  const lines = [...names.matchAll(/'([a-z-]+)'/g)].map(([, name]) => {
-    const [head, next, ...rest] = name!.split('-')
-    if (next === undefined) return `  t.${name} = ${first([`a.${name}`, `b.${name}`])};`
-    const camel = [head, next.charAt(0).toUpperCase() + next.slice(1), ...rest].join('')
-    const q = JSON.stringify(name)
-    return `  t.${camel} = ${first([`a.${camel}`, `a[${q}]`, `b.${camel}`, `b[${q}]`])};`
-  })
-  const mergeChars = [
-    '// payctl (scripts/bundle-table.ts): CHAR_NAMES.forEach(setOption), written out.',
-    'function mergeChars(a, b, t) {',
-    '  let v;',
-    ...lines,
-    '}',
-    'function defined(v) {',
-    '  return v !== undefined && v !== null;',
-    '}',
-  ].join('\n')
-  return `${source.replace(CHARS_LOOP, '    mergeChars(optionsChars, tableChars, chars);')}\n${mergeChars}\n`
 }
 
 /** Fail the build where plainWidth answers otherwise than the string-width at `path`. */

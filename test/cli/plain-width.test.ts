@@ -131,39 +131,4 @@ describe('the width cli-table3 measures cells with, in the bundle', () => {
       {numRuns: 300},
     )
   })
-
-  it("takes each cell's border characters from its own options and the table's as cli-table3 does", () => {
-    const Bundled = bundledTable()
-    // Each name as cli-table3 documents it (`top-mid`) or as it keeps it (`topMid`), a character,
-    // an empty one, or null (which it passes over as it does undefined).
-    const names = ['top', 'top-mid', 'left', 'left-mid', 'mid', 'mid-mid', 'right', 'bottom-right', 'middle']
-    const camel = (name: string) => name.replace(/-(.)/, (_, c: string) => c.toUpperCase())
-    const chars = fc.dictionary(
-      fc.constantFrom(...names, ...names.map(camel)),
-      fc.constantFrom('', '-', '+', '│', null as unknown as string),
-      {maxKeys: 6},
-    )
-    const cell = fc.record({content: plain, chars}, {requiredKeys: ['content']})
-    const lay = (
-      Table: typeof CliTable3,
-      table: Record<string, string>,
-      head: string[],
-      rows: object[][],
-    ) => {
-      const t = new Table({head, chars: table, style: {head: [], border: []}})
-      for (const row of rows) t.push(row as never)
-      return t.toString()
-    }
-    fc.assert(
-      fc.property(
-        chars,
-        fc.tuple(plain, plain),
-        fc.array(fc.tuple(cell, cell), {minLength: 1, maxLength: 3}),
-        (table, head, rows) => {
-          expect(lay(Bundled, table, head, rows)).toBe(lay(RealTable, table, head, rows))
-        },
-      ),
-      {numRuns: 300},
-    )
-  })
 })
