@@ -28,7 +28,8 @@ function chmodPrivate(file: string): void {
  * transactions they are about; users numbered in the order they were created (for their list);
  * ledger entries name their wallet and the balance they leave it with; webhook deliveries and
  * attempts say what a delivery fault injected. 6: idempotent answers are a log in the order they were
- * given, found through an index in memory.
+ * given, found through a narrow index of their keys; a row of what events are about covers the
+ * consecutive events of one change.
  */
 export const SCHEMA_VERSION = 6
 
@@ -128,8 +129,6 @@ export type Columns<Row> = {[K in keyof Row]-?: SQLOutputValue}
 export interface Statement<Row extends Columns<Row> = never> {
   get(...params: SQLInputValue[]): Row | undefined
   all(...params: SQLInputValue[]): Row[]
-  /** The rows one at a time, for reading many without holding them all. */
-  iterate(...params: SQLInputValue[]): Iterable<Row>
   run(...params: SQLInputValue[]): StatementResultingChanges
 }
 
@@ -488,10 +487,6 @@ class Prepared {
 
   all(...params: SQLInputValue[]): unknown[] {
     return this.#database.statementOf(this.#sql, this.#prepared).all(...params)
-  }
-
-  iterate(...params: SQLInputValue[]): Iterable<unknown> {
-    return this.#database.statementOf(this.#sql, this.#prepared).iterate(...params)
   }
 
   run(...params: SQLInputValue[]): StatementResultingChanges {
