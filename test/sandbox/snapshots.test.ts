@@ -188,6 +188,25 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
       }
     })
 
+    test('a chunk sent past what the upload holds is refused, naming the offset to send, even before any', async () => {
+      const t = await start()
+      try {
+        const chunk = (offset: number, data: Buffer) =>
+          t.call('PUT', '/_sandbox/snapshots/partial/file', {body: {offset, data: data.toString('base64')}})
+        const early = await chunk(987_652_627, Buffer.from('x'))
+        expect(early.status, early.text).toBe(400)
+        expect(codeOf(early)).toBe('VALIDATION_ERROR')
+        expect(early.text).toContain('send the chunk at offset 0')
+        expect((await chunk(0, Buffer.from('abc'))).body).toMatchObject({received: 3})
+        const gap = await chunk(10, Buffer.from('x'))
+        expect(codeOf(gap)).toBe('VALIDATION_ERROR')
+        expect(gap.text).toContain('send the chunk at offset 3')
+        expect((await t.get('/_sandbox/snapshots')).body.data).toEqual([])
+      } finally {
+        await t.sb.close()
+      }
+    })
+
     test('a snapshot file travels: downloaded from one sandbox, sent to another, restored there', async () => {
       const one = await start()
       const two = await start()

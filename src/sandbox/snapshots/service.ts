@@ -39,21 +39,11 @@ export function writeChunk(
   const upload = join(dirname(target), `.${name}.upload`)
   store.ensureDir(partnerId)
   const data = Buffer.from(chunk.data, 'base64')
-  const fd = openSync(upload, chunk.offset === 0 ? 'w' : 'r+', 0o600)
+  const fd = openUpload(upload, chunk.offset)
   let received: number
   try {
     const size = fstatSync(fd).size
-    if (size !== chunk.offset) {
-      throw new ApiError(
-        'VALIDATION_ERROR',
-        `This upload has ${size} bytes: send the chunk at offset ${size}`,
-        {
-          field: 'offset',
-          value: chunk.offset,
-          received: size,
-        },
-      )
-    }
+    if (size !== chunk.offset) throw wrongOffset(chunk.offset, size)
     let written = 0
     while (written < data.length)
       written += writeSync(fd, data, written, data.length - written, size + written)
@@ -70,4 +60,22 @@ export function writeChunk(
   } finally {
     rmSync(upload, {force: true})
   }
+}
+
+/** The upload file, started afresh at offset 0; a later chunk of an upload never begun is refused. */
+function openUpload(upload: string, offset: number): number {
+  try {
+    return openSync(upload, offset === 0 ? 'w' : 'r+', 0o600)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw wrongOffset(offset, 0)
+    throw err
+  }
+}
+
+function wrongOffset(offset: number, size: number): ApiError {
+  return new ApiError('VALIDATION_ERROR', `This upload has ${size} bytes: send the chunk at offset ${size}`, {
+    field: 'offset',
+    value: offset,
+    received: size,
+  })
 }
