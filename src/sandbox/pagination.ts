@@ -30,6 +30,9 @@ export class Cursors {
 
   seal(list: string, partnerId: string, position: number): string {
     const iv = randomBytes(IV_BYTES)
+    // The IV's first bit clear, so the cursor never starts with `-`: `--cursor=-w…` would read as
+    // the -w flag to a command line parser such as oclif's, and the cursor could not be passed back.
+    iv[0]! &= 0x7f
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv).setAAD(binding(list, partnerId))
     const plain = Buffer.alloc(POSITION_BYTES)
     plain.writeBigUInt64BE(BigInt(position))
