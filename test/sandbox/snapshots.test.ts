@@ -6,15 +6,13 @@ import {codeOf, createPartner, start as startTest, type TestSandbox, tempDir} fr
 
 const DAY = 86_400
 
-/** A card top-up of `amount` to `wallet`. */
-const topUp = (p: TestSandbox, wallet: string, amount: number) =>
-  p.post('/v1/transactions', {
-    amount,
-    currency: 'USD',
-    destinationWalletId: wallet,
-    paymentMethodId: 'pm_card_visa',
-    method: 'card',
-  })
+/** A card top-up of `amount` to `wallet`, under the Idempotency-Key `key` if one is given. */
+const topUp = (p: TestSandbox, wallet: string, amount: number, key?: string) =>
+  p.post(
+    '/v1/transactions',
+    {amount, currency: 'USD', destinationWalletId: wallet, paymentMethodId: 'pm_card_visa', method: 'card'},
+    key === undefined ? {} : {headers: {'idempotency-key': key}},
+  )
 
 /** A user with a funded wallet; returns the wallet id. */
 async function funded(p: TestSandbox, amount: number): Promise<string> {
@@ -109,18 +107,7 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
       try {
         const a = await createPartner(t, 'keys')
         const wallet = await funded(a, 10_000)
-        const keyed = (key: string, amount: number) =>
-          a.post(
-            '/v1/transactions',
-            {
-              amount,
-              currency: 'USD',
-              destinationWalletId: wallet,
-              paymentMethodId: 'pm_card_visa',
-              method: 'card',
-            },
-            {headers: {'idempotency-key': key}},
-          )
+        const keyed = (key: string, amount: number) => topUp(a, wallet, amount, key)
         const before = await keyed('before-save', 300)
         expect((await a.post('/_sandbox/snapshots', {name: 'keys'})).status).toBe(201)
         const atSave = await balanceOf(a, wallet)
@@ -212,18 +199,7 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
       const two = await start()
       try {
         const wallet = await funded(one, 4_200)
-        const keyed = (p: TestSandbox) =>
-          p.post(
-            '/v1/transactions',
-            {
-              amount: 300,
-              currency: 'USD',
-              destinationWalletId: wallet,
-              paymentMethodId: 'pm_card_visa',
-              method: 'card',
-            },
-            {headers: {'idempotency-key': 'travels-with-it'}},
-          )
+        const keyed = (p: TestSandbox) => topUp(p, wallet, 300, 'travels-with-it')
         const first = await keyed(one)
         const before = await balanceOf(one, wallet)
         expect((await one.post('/_sandbox/snapshots', {name: 'ci'})).status).toBe(201)
