@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
-import {closeSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {closeSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {networkInterfaces} from 'node:os'
 import {join} from 'node:path'
 import type {SandboxHealth} from '../contract/index.js'
@@ -12,6 +13,7 @@ import {
   PayctlError,
   type ProfileStore,
   probeSandbox,
+  readOwnFile,
   storedProfile,
   writePrivateFile,
 } from '../core/index.js'
@@ -68,6 +70,22 @@ export function defaultDataFile(dir: string): string {
   return path
 }
 export const logPath = (dir: string) => join(dir, 'sandbox.log')
+
+/**
+ * The key that seals the snapshot files of this config dir's sandboxes (docs/sandbox.md#snapshots):
+ * made the first time, kept 0600 in `snapshot.key`, and given to every sandbox that `sandbox start`
+ * and `sandbox run` start from here, so that each restores the others' files as they are. It never
+ * leaves the config dir: no answer, log or snapshot holds it.
+ */
+export function snapshotKey(dir: string): string {
+  const path = join(dir, 'snapshot.key')
+  const kept = readOwnFile(path)?.trim()
+  if (kept !== undefined && /^[A-Za-z0-9+/]{43}=$/.test(kept)) return kept
+  const key = randomBytes(32).toString('base64')
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  writePrivateFile(path, `${key}\n`)
+  return key
+}
 
 /**
  * The state file, if it is one payctl could have written: a regular file (not a symlink) of this

@@ -58,6 +58,7 @@ export const ERROR_STATUS = {
   SNAPSHOT_INVALID: 400,
   SNAPSHOT_CONFLICT: 409,
   SNAPSHOT_NOT_SAVED: 507,
+  SNAPSHOT_QUOTA_EXCEEDED: 422,
   // Injected by a fault on demand (docs/sandbox.md#faults); never answered otherwise.
   SERVICE_UNAVAILABLE: 503,
   // The trigger ran but recorded no such event (docs/webhooks.md#webhooks-trigger).

@@ -15,9 +15,12 @@ export const SnapshotName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, `a snapshot's name is ${SNAPSHOT_NAME_RULE}`)
   .describe(`the snapshot's name: ${SNAPSHOT_NAME_RULE}`)
 
-/** The snapshot file format this payctl writes; it reads this one and every older one. */
-export const SNAPSHOT_FORMAT = 2
-/** What marks a snapshot file's header: its last line (format 2), its first (format 1). */
+/**
+ * The snapshot file format this payctl writes; it reads this one and every older one. 3: the header
+ * carries the seal of the sandbox that wrote it.
+ */
+export const SNAPSHOT_FORMAT = 3
+/** What marks a snapshot file's header: its last lines (format 2 and later), its first (format 1). */
 export const SNAPSHOT_MAGIC = 'PAYCTL-SNAPSHOT'
 /** The most bytes of a snapshot file one request carries (base64 keeps it under the body limit). */
 export const SNAPSHOT_CHUNK_BYTES = 512 * 1024
@@ -108,7 +111,7 @@ export const snapshotEndpoints = {
     body: SaveSnapshotSchema,
     response: SnapshotSchema,
     status: 201,
-    errors: ['INSUFFICIENT_PERMISSIONS'],
+    errors: ['INSUFFICIENT_PERMISSIONS', 'SNAPSHOT_QUOTA_EXCEEDED'],
   },
   listSnapshots: {
     ...control,
@@ -158,13 +161,16 @@ export const snapshotEndpoints = {
     ...control,
     operationId: 'writeSnapshotFile',
     method: 'PUT',
+    // The last chunk has the whole file checked without holding up other requests (asynchronously),
+    // which a keyed request's transaction does not allow; a chunk sent again is refused naming the offset.
+    idempotent: false,
     path: '/_sandbox/snapshots/{name}/file',
     summary:
       'sandbox only: send a snapshot file chunk by chunk; the last one checks it and stores it under the name',
     body: SnapshotUploadSchema,
     response: SnapshotUploadedSchema,
     status: 200,
-    errors: ['SNAPSHOT_INVALID', 'VALIDATION_ERROR'],
+    errors: ['SNAPSHOT_INVALID', 'SNAPSHOT_QUOTA_EXCEEDED', 'VALIDATION_ERROR'],
     rateLimited: false,
   },
 } satisfies Record<string, Endpoint>

@@ -26,6 +26,7 @@ export {
   configDirProblem,
   openPrivateAppend,
   privateSubdir,
+  readOwnFile,
   writePrivateFile,
 } from './config-dir.js'
 export {

@@ -1,5 +1,6 @@
 import type {ClockReading} from '../contract/control.js'
-import {type Database, type Schema, type Statement, sqlMigration} from './database.js'
+import {column} from './column-rules.js'
+import {byPartner, type Database, type Schema, type Statement, sqlMigration} from './database.js'
 import {ApiError} from './errors.js'
 
 /** How far a partner's clock may be moved in all: a century, so that every date it gives is a valid one. */
@@ -17,7 +18,13 @@ CREATE TABLE IF NOT EXISTS partner_clocks (
   frozen_at_ms INTEGER
 ) WITHOUT ROWID;
 `,
-  tables: [{name: 'partner_clocks', tie: {partnerColumn: 'partner_id'}}],
+  tables: [
+    byPartner('partner_clocks', {
+      // As the clock reads them back at start (SandboxClock): a century and more of moves, either way.
+      offset_ms: column.int(-2 * MAX_OFFSET_MS, 2 * MAX_OFFSET_MS),
+      frozen_at_ms: column.ms,
+    }),
+  ],
   migrations: [
     // Schema 4 kept one clock for the whole file, which every partner's records were dated by:
     // each partner keeps the time it saw.
@@ -214,10 +221,19 @@ export class DueWork {
     return this.#work.reduce((done, work) => done + work(partnerId, this.clock.nowMs(partnerId)), 0)
   }
 
-  /** Run it for every partner; returns how many records were finished in all. */
-  runAll(): number {
+  /**
+   * Run it for every partner; returns how many records were finished in all. One partner's failure
+   * (its work throws) is told to `failed` and holds up no other partner's: the next partner's runs.
+   */
+  runAll(failed: (partnerId: string, err: unknown) => void = () => undefined): number {
     let done = 0
-    for (const partnerId of this.partners()) done += this.run(partnerId)
+    for (const partnerId of this.partners()) {
+      try {
+        done += this.run(partnerId)
+      } catch (err) {
+        failed(partnerId, err)
+      }
+    }
     return done
   }
 
@@ -227,12 +243,8 @@ export class DueWork {
    */
   tick(log?: (line: string) => void): {stop(): void} {
     const timer = setInterval(() => {
-      try {
-        this.runAll()
-      } catch (err) {
-        // Another process may hold the data file for a moment: the next tick tries again.
-        log?.(`settlement failed: ${String(err)}`)
-      }
+      // Another process may hold the data file for a moment: the next tick tries again.
+      this.runAll((partnerId, err) => log?.(`settlement failed for partner ${partnerId}: ${String(err)}`))
     }, TICK_MS)
     timer.unref()
     return {stop: () => clearInterval(timer)}

@@ -1,5 +1,10 @@
-import type {EventName} from '../contract/events.js'
+import {EVENT_NAMES, type EventName} from '../contract/events.js'
+import {column} from './column-rules.js'
 import {addColumn, byPartner, type Database, type Schema, type Statement} from './database.js'
+
+/** The most events one row of event_subjects covers: a change records a few events one after another. */
+const MAX_RUN = 64
+
 import {newId} from './ids.js'
 
 /** The event log: what each partner's changes recorded, in order, for webhooks and GET /events. */
@@ -26,8 +31,27 @@ CREATE TABLE IF NOT EXISTS event_subjects (
 ) WITHOUT ROWID;
 `,
   tables: [
-    byPartner('events'),
-    {name: 'event_subjects', tie: {parent: 'events', key: 'seq', column: 'event_seq'}},
+    byPartner('events', {
+      seq: column.seq,
+      id: column.id('evt'),
+      type: column.oneOf(EVENT_NAMES),
+      data: column.json('object', 64 * 1024),
+      created_at: column.time,
+    }),
+    {
+      name: 'event_subjects',
+      tie: {parent: 'events', key: 'seq', column: 'event_seq'},
+      columns: {subject: column.id('usr', 'wal', 'txn'), event_seq: column.seq, last_seq: column.seq},
+      checks: [
+        {
+          // The recursive query of aboutCondition walks the run: a run is a change's few events, each there.
+          what: `its last_seq does not end a run of at most ${MAX_RUN} of its partner's events from event_seq`,
+          sql: `r.last_seq IS NULL OR (r.last_seq > r.event_seq AND r.last_seq - r.event_seq < ${MAX_RUN}
+            AND (SELECT count(*) FROM events AS e WHERE e.seq BETWEEN r.event_seq AND r.last_seq
+                 AND e.partner_id = (SELECT partner_id FROM events WHERE seq = r.event_seq)) = r.last_seq - r.event_seq + 1)`,
+        },
+      ],
+    },
   ],
   migrations: [
     {version: 5, up: indexRecordedEvents},

@@ -1,3 +1,4 @@
+import {column} from './column-rules.js'
 import {byPartner, type Database, type Schema, type Statement} from './database.js'
 import {ApiError} from './errors.js'
 import {canonicalJson, sha256Hex} from './json.js'
@@ -32,7 +33,17 @@ CREATE TABLE IF NOT EXISTS idempotency_log (
 CREATE INDEX IF NOT EXISTS idempotency_log_by_key ON idempotency_log (partner_id, key);
 CREATE INDEX IF NOT EXISTS idempotency_log_by_age ON idempotency_log (created_at);
 `,
-  tables: [byPartner('idempotency_log')],
+  tables: [
+    byPartner('idempotency_log', {
+      seq: column.seq,
+      key: column.code('', ' -~', 1, 255),
+      fingerprint: column.code('', '0-9a-f', 64),
+      status: column.int(100, 599),
+      body: column.json('any', 1024 * 1024),
+      request_id: column.id('req'),
+      created_at: column.ms,
+    }),
+  ],
   migrations: [{version: 6, up: logStoredKeys}],
 }
 

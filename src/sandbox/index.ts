@@ -1,4 +1,5 @@
-import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {existsSync, mkdtempSync, readFileSync, renameSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -15,20 +16,23 @@ import {EventLog} from './events.js'
 import {FaultStore} from './fault-injection.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
 import {IdempotencyStore} from './idempotency.js'
+import {SNAPSHOT_KEY} from './meta-shapes.js'
 import {OwnerKinds} from './money/owners.js'
 import {MoneyService} from './money/service.js'
 import {Cursors} from './pagination.js'
 import {PartnerRows} from './partner-rows.js'
 import {RateLimiter} from './rate-limiter.js'
 import {buildServer, HEADERS_TIMEOUT_MS} from './server.js'
-import {extractBody, readHeader} from './snapshot-file.js'
-import {SnapshotStore} from './snapshot-store.js'
+import {readHeader, temporaryBeside} from './snapshot-file.js'
+import {DEFAULT_SNAPSHOT_QUOTA, type SnapshotQuota} from './snapshot-quota.js'
+import {checkedRows, removeDatabaseFile, SnapshotStore} from './snapshot-store.js'
 import {Tenants} from './tenants.js'
 
 export type {SandboxCredentials} from './auth/partners.js'
 export {RETRY_SCHEDULES, type RetrySchedule} from './context.js'
 export {EventLog, type RecordedEvent, recordEvent} from './events.js'
 export {RATE_LIMITS} from './rate-limiter.js'
+export type {SnapshotQuota} from './snapshot-quota.js'
 
 export interface SandboxOptions {
   /** TCP port; default 4010, 0 for an ephemeral one. */
@@ -66,6 +70,14 @@ export interface SandboxOptions {
   snapshotDir?: string
   /** Start from a snapshot: a name among the operator's snapshots, or a snapshot file's path. */
   fromSnapshot?: {name: string} | {path: string}
+  /**
+   * The key (32 bytes, base64) that seals the snapshot files this sandbox writes, so that it restores
+   * them without rebuilding their rows: sandboxes given the same key trust each other's files. Never
+   * in a snapshot nor an answer. Default: one kept in the data file (docs/sandbox.md#snapshots).
+   */
+  snapshotKey?: string
+  /** How much each partner may keep in snapshot files; default 100 files and 512 MiB. */
+  snapshotQuota?: SnapshotQuota
   /** Serve the browser inspector at /_sandbox/ui (docs/inspector.md); default true. */
   ui?: boolean
 }
@@ -100,6 +112,13 @@ const OptionsSchema = z.object({
     .default(DEFAULT_SETTLE_AFTER_SECONDS),
   headersTimeoutMs: z.number().int().min(100).max(60_000).default(HEADERS_TIMEOUT_MS),
   snapshotDir: z.string().min(1).optional(),
+  snapshotKey: z
+    .string()
+    .refine((v) => SNAPSHOT_KEY.valid(v), SNAPSHOT_KEY.what)
+    .optional(),
+  snapshotQuota: z
+    .object({files: z.number().int().min(0), bytes: z.number().int().min(0)})
+    .default(DEFAULT_SNAPSHOT_QUOTA),
   ui: z.boolean().default(true),
 })
 
@@ -163,7 +182,10 @@ function contextOf(
     partners,
     clock,
     faults,
-    openDataFile: openDatabase,
+    schemas: SCHEMAS,
+    key: snapshotKeyOf(database, options.snapshotKey),
+    quota: options.snapshotQuota,
+    settings: {exposed: !isLoopbackHost(options.host)},
     dir: snapshotDirOf(options),
   })
   // What a partner keeps in memory goes with its rows: a reset puts its clock back on real time
@@ -196,6 +218,13 @@ function contextOf(
   }
 }
 
+/** The key given, or the one the data file keeps (made the first time). */
+function snapshotKeyOf(database: Database, given: string | undefined): Buffer {
+  const key =
+    given ?? database.metaValue('snapshot_key', () => randomBytes(32).toString('base64'), SNAPSHOT_KEY)
+  return Buffer.from(key, 'base64')
+}
+
 /** Restore the operator from a named snapshot or a snapshot file before the sandbox serves anyone. */
 async function startFrom(
   snapshots: SnapshotStore,
@@ -213,14 +242,34 @@ async function startFrom(
  * Returns that partner's id, or undefined when the sandbox starts otherwise (restoring into the
  * operator of a data file that exists, or of one in memory).
  */
-async function adoptSnapshot(options: {data: string}, opts: SandboxOptions): Promise<string | undefined> {
+async function adoptSnapshot(
+  options: {data: string; host: string; snapshotKey?: string | undefined},
+  opts: SandboxOptions,
+): Promise<string | undefined> {
   const from = opts.fromSnapshot
   if (from === undefined || !('path' in from) || options.data === ':memory:' || existsSync(options.data))
     return undefined
   const header = readHeader(from.path, from.path)
   if (opts.credentials?.partnerId !== undefined && opts.credentials.partnerId !== header.partnerId)
     return undefined
-  await extractBody(from.path, header, options.data, from.path)
+  // A file this sandbox's key sealed is taken as it is; any other is rebuilt and checked first.
+  const key = options.snapshotKey === undefined ? randomBytes(32) : Buffer.from(options.snapshotKey, 'base64')
+  const scratch = [
+    temporaryBeside(options.data, '.db.tmp'),
+    temporaryBeside(options.data, '.db.tmp'),
+  ] as const
+  try {
+    const settings = {exposed: !isLoopbackHost(options.host)}
+    const rows = await checkedRows(from.path, header, scratch, {
+      schemas: SCHEMAS,
+      key,
+      settings,
+      what: from.path,
+    })
+    renameSync(rows.file, options.data)
+  } finally {
+    for (const file of scratch) removeDatabaseFile(file)
+  }
   return header.partnerId
 }
 

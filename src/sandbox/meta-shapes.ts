@@ -17,3 +17,6 @@ export const countShape = (max: number, what: string): MetaShape => ({
   valid: (v) => /^\d{1,16}$/.test(v) && Number(v) <= max,
   what,
 })
+
+/** The key that seals snapshot files (snapshot-file.ts sealOf). */
+export const SNAPSHOT_KEY = keyShape(32)

@@ -1,8 +1,9 @@
-import {createHash, randomBytes} from 'node:crypto'
+import {createHash, createHmac, randomBytes, timingSafeEqual} from 'node:crypto'
 import {
   chmodSync,
   closeSync,
   constants,
+  createReadStream,
   fstatSync,
   fsyncSync,
   openSync,
@@ -10,9 +11,8 @@ import {
   renameSync,
   rmSync,
   truncateSync,
-  writeSync,
 } from 'node:fs'
-import {copyFile} from 'node:fs/promises'
+import {copyFile, open} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {z} from 'zod'
 import {SNAPSHOT_FORMAT, SNAPSHOT_MAGIC, SNAPSHOT_SCOPES} from '../contract/snapshots.js'
@@ -20,12 +20,16 @@ import {SCHEMA_VERSION} from './database.js'
 import {ApiError} from './errors.js'
 
 /**
- * The snapshot file (format 2): the rows, as a SQLite file of the data file's tables, then a line
+ * The snapshot file (format 3): the rows, as a SQLite file of the data file's tables, then a line
  * `PAYCTL-SNAPSHOT <format>` and a line of JSON (the header), which records the rows' length and
  * SHA-256. So the file is itself a database (`sqlite3 FILE` reads it), and the rows are copied to
  * and from it whole. Format 1 put the two lines first; it is still read. A file is checked whole
  * before anything reads its rows: another program's file, a newer format, a truncated or corrupted
- * copy are each refused as SNAPSHOT_INVALID, naming what is wrong.
+ * copy are each refused as SNAPSHOT_INVALID, naming what is wrong. Format 3 adds the header's seal,
+ * which proves a file was written by a sandbox holding the snapshot key (sealOf).
+ *
+ * The rows are hashed and copied without holding up the requests the sandbox serves meanwhile: in
+ * chunks read as a stream, and by the system's copy, however large the file.
  */
 
 /** SQLite's application id of a snapshot's rows ("PYCT"): a file cut before its header is still known as one. */
@@ -40,6 +44,11 @@ export const SnapshotHeaderSchema = z.strictObject({
   schemaVersion: z.number().int().min(1),
   bodyBytes: z.number().int().min(0),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** HMAC-SHA256 of what the header says of its rows, with the key of the sandbox that wrote it. */
+  seal: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 })
 export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>
 
@@ -143,12 +152,38 @@ function headerOf(lines: Buffer, what: string, offset: number): Omit<ReadHeader,
 }
 
 /** Check that the file holds exactly the rows its header says, byte for byte. */
-export function checkBody(path: string, header: ReadHeader, what: string): void {
+export async function checkBody(path: string, header: ReadHeader, what: string): Promise<void> {
   checkLength(header, what)
-  const hash = createHash('sha256')
-  copyRange(path, header.bodyOffset, header.bodyBytes, (chunk) => hash.update(chunk))
-  if (hash.digest('hex') !== header.sha256)
+  if ((await hashRange(path, header.bodyOffset, header.bodyBytes)) !== header.sha256)
     throw invalid(what, 'its checksum does not match its rows (a corrupt file)')
+}
+
+/**
+ * The seal of a header: what it says of its rows (their checksum among it), signed with `key`. Only a
+ * sandbox holding the key makes one; the name is left out, as an upload may store a file under another.
+ */
+export function sealOf(header: Omit<SnapshotHeader, 'name' | 'seal'>, key: Buffer): string {
+  const {scope, partnerId, createdAt, records, schemaVersion, bodyBytes, sha256} = header
+  return createHmac('sha256', key)
+    .update(
+      JSON.stringify([
+        SNAPSHOT_MAGIC,
+        scope,
+        partnerId,
+        createdAt,
+        records,
+        schemaVersion,
+        bodyBytes,
+        sha256,
+      ]),
+    )
+    .digest('hex')
+}
+
+/** Whether the header's seal was made with `key`: the file was written by a sandbox that holds it. */
+export function isSealedBy(header: SnapshotHeader, key: Buffer): boolean {
+  if (header.seal === undefined) return false
+  return timingSafeEqual(Buffer.from(header.seal, 'hex'), Buffer.from(sealOf(header, key), 'hex'))
 }
 
 function checkLength(header: ReadHeader, what: string): void {
@@ -168,8 +203,8 @@ function checkLength(header: ReadHeader, what: string): void {
 
 /**
  * Copy the rows of the file to `target`, a SQLite file of their own, checking them on the way: a
- * truncated, longer or altered file is refused and `target` removed. In format 2 the system copies
- * the file while this thread hashes it, on two cores at once.
+ * truncated, longer or altered file is refused and `target` removed. In format 2 and later the system
+ * copies the file while this process hashes it, on two cores at once.
  */
 export async function extractBody(
   path: string,
@@ -179,7 +214,7 @@ export async function extractBody(
 ): Promise<void> {
   checkLength(header, what)
   try {
-    const hash = createHash('sha256')
+    let sha256: string
     if (header.bodyOffset === 0) {
       const copied = copyFile(path, target, constants.COPYFILE_EXCL)
       // Settled whatever the hash finds, so that a refusal removes a whole copy, not one still written.
@@ -187,25 +222,25 @@ export async function extractBody(
         () => undefined,
         (err: unknown) => err,
       )
-      copyRange(path, 0, header.bodyBytes, (chunk) => hash.update(chunk))
-      const failed = await settled
+      const hashed = hashRange(path, 0, header.bodyBytes).catch((err: unknown) => err)
+      const [failed, hash] = await Promise.all([settled, hashed])
       if (failed !== undefined) throw failed
+      if (typeof hash !== 'string') throw hash
+      sha256 = hash
       chmodSync(target, 0o600)
       // The header goes: what is left is the rows alone.
       truncateSync(target, header.bodyBytes)
     } else {
-      const fd = openSync(target, 'wx', 0o600)
+      const out = await open(target, 'wx', 0o600)
       try {
-        copyRange(path, header.bodyOffset, header.bodyBytes, (chunk) => {
-          hash.update(chunk)
-          writeAll(fd, chunk)
-        })
+        sha256 = await hashRange(path, header.bodyOffset, header.bodyBytes, (chunk) =>
+          out.write(chunk).then(() => undefined),
+        )
       } finally {
-        closeSync(fd)
+        await out.close()
       }
     }
-    if (hash.digest('hex') !== header.sha256)
-      throw invalid(what, 'its checksum does not match its rows (a corrupt file)')
+    if (sha256 !== header.sha256) throw invalid(what, 'its checksum does not match its rows (a corrupt file)')
   } catch (err) {
     // A file that was there before (COPYFILE_EXCL, 'wx') is someone else's: it stays.
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(target, {force: true})
@@ -215,29 +250,31 @@ export async function extractBody(
 
 /**
  * Make the SQLite file `rows`, a temporary file beside `target`, the snapshot `target`: its header
- * (with the rows' length and checksum) appended, flushed to disk, then renamed over `target`. A
- * crash, a kill or a full disk on the way leaves `target` as it was (absent, or the previous
- * snapshot of that name), never half a file; on a failure `rows` is removed.
+ * (with the rows' length and checksum, sealed with `key`) appended, flushed to disk, then renamed over
+ * `target`. A crash, a kill or a full disk on the way leaves `target` as it was (absent, or the
+ * previous snapshot of that name), never half a file; on a failure `rows` is removed. `admit` sees the
+ * header and size before the rename, and may refuse it (a quota).
  */
-export function sealSnapshotFile(
+export async function sealSnapshotFile(
   target: string,
   rows: string,
-  header: Omit<SnapshotHeader, 'bodyBytes' | 'sha256'>,
-): SnapshotHeader {
+  header: Omit<SnapshotHeader, 'bodyBytes' | 'sha256' | 'seal'>,
+  key: Buffer,
+  admit: (bytes: number) => void = () => undefined,
+): Promise<SnapshotHeader> {
   try {
-    const hash = createHash('sha256')
-    let bodyBytes = 0
-    copyRange(rows, 0, Number.POSITIVE_INFINITY, (chunk) => {
-      hash.update(chunk)
-      bodyBytes += chunk.length
-    })
-    const full: SnapshotHeader = {...header, bodyBytes, sha256: hash.digest('hex')}
-    const fd = openSync(rows, 'r+')
+    const bodyBytes = fstatSize(rows)
+    const sha256 = await hashRange(rows, 0, bodyBytes)
+    const unsealed = {...header, bodyBytes, sha256}
+    const full: SnapshotHeader = {...unsealed, seal: sealOf(unsealed, key)}
+    const trailer = Buffer.from(`${SNAPSHOT_MAGIC} ${SNAPSHOT_FORMAT}\n${JSON.stringify(full)}\n`)
+    admit(bodyBytes + trailer.length)
+    const file = await open(rows, 'r+')
     try {
-      writeAll(fd, Buffer.from(`${SNAPSHOT_MAGIC} ${SNAPSHOT_FORMAT}\n${JSON.stringify(full)}\n`), bodyBytes)
-      fsyncSync(fd)
+      await file.write(trailer, 0, trailer.length, bodyBytes)
+      await file.sync()
     } finally {
-      closeSync(fd)
+      await file.close()
     }
     renameSync(rows, target)
     syncDirectory(dirname(target))
@@ -254,30 +291,33 @@ export function temporaryBeside(target: string, suffix = '.tmp'): string {
   return `${dir}/.${target.slice(dir.length + 1)}.${randomBytes(6).toString('hex')}${suffix}`
 }
 
-function copyRange(path: string, start: number, length: number, onChunk: (chunk: Buffer) => void): void {
-  const fd = openSync(path, 'r')
-  try {
-    const buffer = Buffer.alloc(CHUNK)
-    let position = start
-    let left = length
-    while (left > 0) {
-      const read = readSync(fd, buffer, 0, Math.min(CHUNK, left), position)
-      if (read === 0) break
-      onChunk(buffer.subarray(0, read))
-      position += read
-      left -= read
+/**
+ * The SHA-256 of `length` bytes of the file from `start`, read as a stream of chunks (each hashed, and
+ * given to `onChunk` in order), so that the requests served meanwhile wait for one chunk at most.
+ */
+async function hashRange(
+  path: string,
+  start: number,
+  length: number,
+  onChunk?: (chunk: Buffer) => Promise<void>,
+): Promise<string> {
+  const hash = createHash('sha256')
+  if (length > 0) {
+    const stream = createReadStream(path, {start, end: start + length - 1, highWaterMark: CHUNK})
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      hash.update(chunk)
+      if (onChunk !== undefined) await onChunk(chunk)
     }
-  } finally {
-    closeSync(fd)
   }
+  return hash.digest('hex')
 }
 
-/** Write all of `chunk`, at `position` or where the file is. */
-function writeAll(fd: number, chunk: Buffer, position?: number): void {
-  let written = 0
-  while (written < chunk.length) {
-    const at = position === undefined ? null : position + written
-    written += writeSync(fd, chunk, written, chunk.length - written, at)
+function fstatSize(path: string): number {
+  const fd = openSync(path, 'r')
+  try {
+    return fstatSync(fd).size
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -4,13 +4,14 @@ import {DatabaseSync} from 'node:sqlite'
 import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../contract/snapshots.js'
 import type {PartnerDirectory} from './auth/partners.js'
 import type {SandboxClock} from './clock.js'
-import {type Database, SCHEMA_VERSION, type Table} from './database.js'
+import {type Database, SCHEMA_VERSION, type Schema, type Table} from './database.js'
 import {ApiError} from './errors.js'
 import type {FaultStore} from './fault-injection.js'
 import type {PartnerRows} from './partner-rows.js'
 import {
   extractBody,
   invalid,
+  isSealedBy,
   type ReadHeader,
   readHeader,
   SNAPSHOT_APPLICATION_ID,
@@ -18,7 +19,10 @@ import {
   sealSnapshotFile,
   temporaryBeside,
 } from './snapshot-file.js'
-import {columnsOf, copyDataFile, mergeInto, rowCount} from './snapshot-swap.js'
+import {checkObjects, ownObjects} from './snapshot-objects.js'
+import {type SnapshotQuota, usageOf} from './snapshot-quota.js'
+import {rebuildRows} from './snapshot-rebuild.js'
+import {columnsOf, copyDataFile, mergeInto, refuseOthersKept, rowCount} from './snapshot-swap.js'
 
 /** What a snapshot reads, replaces and tells: the data file and what keeps a partner in memory. */
 export interface SnapshotParts {
@@ -27,11 +31,23 @@ export interface SnapshotParts {
   partners: PartnerDirectory
   clock: SandboxClock
   faults: FaultStore
-  /** Open another data file with every table of the sandbox, brought up to date (an older snapshot's rows). */
-  openDataFile: (path: string) => Database
+  /** Every table of the sandbox: what a snapshot file's rows are checked against and rebuilt with. */
+  schemas: readonly Schema[]
+  /** The key that seals the snapshots this sandbox writes: a file it sealed needs no rebuilding. */
+  key: Buffer
+  /** How much each partner may keep in snapshot files. */
+  quota: SnapshotQuota
+  /** What restored rows are checked against besides their rules: whether the sandbox listens beyond loopback. */
+  settings: {exposed: boolean}
   /** Where named snapshots are kept: a folder per partner id. */
   dir: string
 }
+
+/**
+ * Rows a sandbox in memory restores at most: it copies them in one transaction, which holds up the
+ * requests meanwhile (on a data file, the file is made ready beside it while they are served).
+ */
+export const MEMORY_RESTORE_ROWS = 50_000
 
 /**
  * What a restore leaves as it is, and why: the partner's credentials (its profiles and tokens keep
@@ -81,17 +97,19 @@ export class SnapshotStore {
     return this.#oneAtATime(async () => {
       this.ensureDir(partnerId)
       const target = this.pathOf(partnerId, name)
+      const admit = this.#admission(partnerId, name)
       const body = temporaryBeside(target)
       try {
         const header = {name, scope, partnerId, createdAt: now, schemaVersion: SCHEMA_VERSION}
-        const {database, partnerRows} = this.parts
+        const {database, partnerRows, key} = this.parts
         const records = this.#wholeFile(partnerId, scope)
           ? await database.atRest(() => {
               copyDataFile(database, partnerRows.shared, body)
               return rowCount(database.db, partnerRows)
             })
           : this.#writeRows(body, partnerId, scope)
-        return describe(sealSnapshotFile(target, body, {...header, records}), statSync(target).size, name)
+        const sealed = await sealSnapshotFile(target, body, {...header, records}, key, admit)
+        return describe(sealed, statSync(target).size, name)
       } catch (err) {
         if (err instanceof ApiError) throw err
         const reason = (err as Error).message ?? String(err)
@@ -104,6 +122,25 @@ export class SnapshotStore {
         removeDatabaseFile(body)
       }
     })
+  }
+
+  /**
+   * Check that the partner may store `bytes` more as the snapshot `name` (replacing one of that
+   * name), and how: refused as SNAPSHOT_QUOTA_EXCEEDED past its quota of files or bytes. What the
+   * partner's folder already holds is counted first, so a file that would not fit is never stored.
+   */
+  #admission(partnerId: string, name: string): (bytes: number) => void {
+    const {quota} = this.parts
+    const used = usageOf(this.#dirOf(partnerId), `${name}${SNAPSHOT_SUFFIX}`)
+    if (!used.replacing && used.files >= quota.files) throw quotaExceeded(quota, used, `a snapshot more`)
+    return (bytes) => {
+      if (used.bytes + bytes > quota.bytes) throw quotaExceeded(quota, used, `${bytes} bytes more`)
+    }
+  }
+
+  /** Admission of an upload's next chunk: the bytes it brings, beside what the upload holds already. */
+  admitUpload(partnerId: string, name: string, received: number, bytes: number): void {
+    this.#admission(partnerId, name)(received + bytes)
   }
 
   /** The partner's snapshots, newest first; files that are not readable snapshots are left out. */
@@ -141,7 +178,8 @@ export class SnapshotStore {
    * Put back what the snapshot file at `path` holds, in one step: a partner snapshot into the
    * caller's partner (its records keep their ids), a whole-sandbox one (the operator's only) over
    * every partner, the snapshot's operator into the running one. A file refused leaves everything
-   * as it was.
+   * as it was. The file's rows are made ready beside the data file first (`checkedRows`), while
+   * the sandbox goes on serving; only the last step, the swap, runs between two groups of requests.
    */
   restore(callerId: string, path: string, what: string): Promise<{scope: SnapshotScope; records: number}> {
     return this.#oneAtATime(async () => {
@@ -156,22 +194,23 @@ export class SnapshotStore {
       const onDisk = database.path !== ':memory:'
       if (!onDisk) this.ensureDir(callerId)
       // Beside the data file, so that it can be renamed over it.
-      const body = temporaryBeside(onDisk ? database.path : this.pathOf(callerId, 'restore'), '.db.tmp')
+      const beside = onDisk ? database.path : this.pathOf(callerId, 'restore')
+      const scratch = [temporaryBeside(beside, '.db.tmp'), temporaryBeside(beside, '.db.tmp')] as const
       try {
-        await extractBody(path, header, body, what)
-        try {
-          // Opened once as a data file: an older snapshot's tables are brought up to date.
-          this.parts.openDataFile(body).close()
-        } catch (err) {
-          throw invalid(what, `its rows cannot be read (${(err as Error).message})`)
+        const rows = await checkedRows(path, header, scratch, {...this.parts, what})
+        if (!onDisk && rows.records > MEMORY_RESTORE_ROWS) {
+          throw invalid(
+            what,
+            `it holds ${rows.records} rows, more than a sandbox in memory restores (${MEMORY_RESTORE_ROWS}): start the sandbox on a data file (--data FILE)`,
+          )
         }
         return await conflictsNamed(async () => {
-          if (onDisk) await this.#swap(callerId, header, body)
-          else this.#attached(body, () => this.#replace(callerId, header))
-          return {scope: header.scope, records: header.records}
+          if (onDisk) await this.#swap(callerId, header, rows.file)
+          else this.#attached(rows.file, () => this.#replace(callerId, header))
+          return {scope: header.scope, records: rows.records}
         })
       } finally {
-        removeDatabaseFile(body)
+        for (const file of scratch) removeDatabaseFile(file)
       }
     })
   }
@@ -314,6 +353,7 @@ export class SnapshotStore {
         if (table.name === 'partners' && header.scope === 'partner') continue
         copyTable(database.db, table, header.partnerId, callerId)
       }
+      refuseOthersKept(database.db, 'main', partnerRows.tables, KEPT_BY_RESTORE, targets)
       this.#reload(targets)
     })
   }
@@ -348,6 +388,43 @@ function copyTable(db: DatabaseSync, table: Table, from: string, to: string): nu
   return Number((partnerColumn === undefined ? insert.run() : insert.run(from, to)).changes)
 }
 
+/**
+ * The rows of the snapshot file at `path` as a SQLite file with the sandbox's own schema, checked,
+ * in one of `scratch` (two new paths): its rows copied out and their checksum checked; then its
+ * schema checked to hold nothing the sandbox does not create; then, unless this sandbox sealed it (it
+ * wrote the file, and nobody changed a byte since), its rows rebuilt one by one into a new file and
+ * checked as the API would have written them (snapshot-rebuild.ts). A file of an older schema is
+ * refused: its tables are not the sandbox's any more.
+ */
+export async function checkedRows(
+  path: string,
+  header: ReadHeader,
+  scratch: readonly [string, string],
+  parts: {schemas: readonly Schema[]; key: Buffer; settings: {exposed: boolean}; what: string},
+): Promise<{file: string; records: number}> {
+  const {what, schemas, settings} = parts
+  if (header.schemaVersion < SCHEMA_VERSION) {
+    throw invalid(
+      what,
+      `its rows are in data file schema ${header.schemaVersion}, from an older payctl: this one restores schema ${SCHEMA_VERSION}. Start a sandbox of this payctl on a data file that the older one restored it into, and save it again`,
+    )
+  }
+  const [body, rebuilt] = scratch
+  await extractBody(path, header, body, what)
+  const found = checkObjects(body, ownObjects(schemas), what)
+  if (found.exact && isSealedBy(header, parts.key)) return {file: body, records: header.records}
+  const records = await rebuildRows({from: body, found, to: rebuilt, schemas, header, what, settings})
+  return {file: rebuilt, records}
+}
+
+function quotaExceeded(quota: SnapshotQuota, used: {files: number; bytes: number}, asked: string): ApiError {
+  return new ApiError(
+    'SNAPSHOT_QUOTA_EXCEEDED',
+    `This partner keeps ${used.files} snapshots of ${used.bytes} bytes, and may keep ${quota.files} of ${quota.bytes} bytes in all: ${asked} would pass that. Delete one (payctl sandbox snapshot delete NAME), or ask the operator for a larger quota (sandbox start --snapshot-quota)`,
+    {quota: {files: quota.files, bytes: quota.bytes}, used: {files: used.files, bytes: used.bytes}},
+  )
+}
+
 /** A snapshot as the routes answer it, under the name it is stored as (an upload may rename it). */
 export function describe(header: SnapshotHeader & {format?: number}, bytes: number, name: string): Snapshot {
   return {
@@ -380,6 +457,6 @@ function removeHidden(folder: string, prefix: string): void {
 }
 
 /** Remove a temporary SQLite file and what SQLite keeps beside it. */
-function removeDatabaseFile(path: string): void {
+export function removeDatabaseFile(path: string): void {
   for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, {force: true})
 }

@@ -3,7 +3,7 @@ import {DatabaseSync} from 'node:sqlite'
 import type {SnapshotScope} from '../contract/snapshots.js'
 import type {Database, Table} from './database.js'
 import type {PartnerRows} from './partner-rows.js'
-import {SNAPSHOT_APPLICATION_ID} from './snapshot-file.js'
+import {invalid, SNAPSHOT_APPLICATION_ID} from './snapshot-file.js'
 
 /**
  * Snapshots as whole files, for a sandbox on a data file: SQLite's pages copied as they are rather
@@ -92,12 +92,49 @@ export function mergeInto(db: DatabaseSync, m: Merge): string[] {
       db.exec(`DELETE FROM snap.${table.name}`)
       copy(db, table.name, '', [])
     }
+    refuseOthersKept(db, 'snap', m.rows.tables, m.kept, restored)
     keepHighestIds(db)
     db.exec('COMMIT')
     return restored
   } catch (err) {
     db.exec('ROLLBACK')
     throw err
+  }
+}
+
+/**
+ * Refuse a restored row that names a row the restore keeps as it runs (a listen session) of another
+ * partner: the file was checked to name its own partner's, but those rows of the file give way to the
+ * running ones, and a delivery to another partner's session would be pushed to that partner's listener.
+ */
+export function refuseOthersKept(
+  db: DatabaseSync,
+  schema: 'snap' | 'main',
+  tables: readonly Table[],
+  kept: ReadonlySet<string>,
+  restored: readonly string[],
+): void {
+  const partnerColumn = (t: Table | undefined) =>
+    t !== undefined && 'partnerColumn' in t.tie ? t.tie.partnerColumn : undefined
+  const ids = restored.map(() => '?').join(', ')
+  for (const table of tables) {
+    const own = partnerColumn(table)
+    for (const [name, rule] of Object.entries(table.columns ?? {})) {
+      if (rule.kind !== 'ref' || !kept.has(rule.table) || own === undefined) continue
+      const theirs = partnerColumn(tables.find((t) => t.name === rule.table))
+      if (theirs === undefined) continue
+      const found = db
+        .prepare(
+          `SELECT r.${name} AS id FROM ${schema}.${table.name} AS r JOIN ${schema}.${rule.table} AS k ON k.${rule.key} = r.${name}
+           WHERE r.${own} IN (${ids}) AND k.${theirs} <> r.${own} LIMIT 1`,
+        )
+        .get(...restored) as {id: string} | undefined
+      if (found !== undefined)
+        throw invalid(
+          'the snapshot',
+          `its ${table.name} name ${found.id}, another partner's ${rule.table} row; nothing was restored`,
+        )
+    }
   }
 }
 

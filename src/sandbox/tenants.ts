@@ -1,3 +1,5 @@
+import {ID_MAX_LENGTH} from '../contract/fields.js'
+import {column} from './column-rules.js'
 import {byPartner, type Database, type Schema, type Statement, sqlMigration} from './database.js'
 import {ApiError} from './errors.js'
 
@@ -30,7 +32,17 @@ CREATE INDEX IF NOT EXISTS users_by_external_id ON users (partner_id, external_i
 export const TENANTS: Schema = {
   name: 'tenants',
   sql: `${USERS_TABLE('users')}${USERS_INDEXES}`,
-  tables: [byPartner('users')],
+  tables: [
+    byPartner('users', {
+      seq: column.seq,
+      id: column.id('usr'),
+      email: column.text(254),
+      first_name: column.text(100),
+      last_name: column.text(100),
+      external_id: column.text(ID_MAX_LENGTH),
+      created_at: column.time,
+    }),
+  ],
   migrations: [
     // Schema 4 to 5: users are numbered in the order they were created, so that they can be listed
     // in pages like every other list; the table is made anew (a table keyed by its id alone has no

@@ -117,7 +117,7 @@ describe('sandbox snapshots, through the CLI against a sandbox process', () => {
     const file = readFileSync(path)
     expect(file.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0')
     expect(file.subarray(file.lastIndexOf('PAYCTL-SNAPSHOT')).toString()).toMatch(
-      /^PAYCTL-SNAPSHOT 2\n\{.*\}\n$/,
+      /^PAYCTL-SNAPSHOT 3\n\{.*\}\n$/,
     )
     expect(readdirSync(files.dir)).toEqual(['travels.snapshot'])
 
@@ -140,11 +140,11 @@ describe('sandbox snapshots, through the CLI against a sandbox process', () => {
     const path = join(files.dir, 'good.snapshot')
     expect((await cli(['sandbox', 'snapshot', 'save', 'good', '--file', path])).exitCode).toBe(0)
     const good = readFileSync(path)
-    const trailer = good.lastIndexOf('PAYCTL-SNAPSHOT 2')
+    const trailer = good.lastIndexOf('PAYCTL-SNAPSHOT 3')
     const corrupt = Buffer.from(good)
     corrupt[trailer - 10] = (corrupt[trailer - 10] ?? 0) ^ 0xff
     const newer = Buffer.from(good)
-    newer.write('3', trailer + 'PAYCTL-SNAPSHOT '.length, 'latin1')
+    newer.write('9', trailer + 'PAYCTL-SNAPSHOT '.length, 'latin1')
     const cases: [string, Buffer, RegExp][] = [
       ['truncated', good.subarray(0, good.length - 4096), /truncated/],
       ['corrupt', corrupt, /checksum/],

@@ -228,8 +228,8 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
         const before = await balanceOf(t, wallet)
         expect((await t.post('/_sandbox/snapshots', {name: 'now'})).status).toBe(201)
         const file = await download(t, 'now')
-        const trailer = file.lastIndexOf('PAYCTL-SNAPSHOT 2\n')
-        const json = file.subarray(trailer + 'PAYCTL-SNAPSHOT 2\n'.length, file.length - 1).toString()
+        const trailer = file.lastIndexOf('PAYCTL-SNAPSHOT 3\n')
+        const json = file.subarray(trailer + 'PAYCTL-SNAPSHOT 3\n'.length, file.length - 1).toString()
         const old = Buffer.concat([Buffer.from(`PAYCTL-SNAPSHOT 1\n${json}\n`), file.subarray(0, trailer)])
         expect((await upload(t, 'old', old)).body.snapshot).toMatchObject({name: 'old', format: 1})
         await topUp(t, wallet, 700)
@@ -250,7 +250,7 @@ describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $whe
         expect((await t.post('/_sandbox/snapshots', {name: 'good'})).status).toBe(201)
         const file = await download(t, 'good')
         // The rows, then the header: its last two lines.
-        const trailer = file.lastIndexOf('PAYCTL-SNAPSHOT 2\n')
+        const trailer = file.lastIndexOf('PAYCTL-SNAPSHOT 3\n')
         expect(file.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0')
         const corrupt = Buffer.from(file)
         corrupt[trailer - 100] = (corrupt[trailer - 100] ?? 0) ^ 0xff

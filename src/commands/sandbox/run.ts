@@ -11,6 +11,7 @@ import {
   snapshotFileFor,
   writeRunProfile,
 } from '../../cli/one-shot.js'
+import {snapshotKey} from '../../cli/sandbox-process.js'
 import {snapshotStartFailure} from '../../cli/snapshots.js'
 
 export default class SandboxRun extends BaseCommand<typeof SandboxRun> {
@@ -48,6 +49,8 @@ The sandbox stops whatever the command does (exits, is killed, crashes); payctl 
         data: join(own.dir, 'sandbox.db'),
         rateLimit: 'off',
         snapshotDir: join(own.dir, 'snapshots'),
+        // The caller's: a snapshot its own sandboxes saved starts this one as it is, not rebuilt.
+        snapshotKey: snapshotKey(this.runtime.configDir),
         ...(path === undefined ? {} : {fromSnapshot: {path}}),
       }).catch((err: unknown) => {
         const code = (err as {code?: unknown}).code

@@ -13,13 +13,18 @@ import {
   readState,
   type SandboxStarted,
   sandboxRunning,
+  snapshotKey,
   startDetached,
   writeState,
 } from '../../cli/sandbox-process.js'
+import {parseSize} from '../../cli/size.js'
 import {snapshotSource, snapshotStartFailure} from '../../cli/snapshots.js'
 import {paint} from '../../cli/terminal.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {isLoopbackHost, PayctlError, probeSandbox, saveLocalProfile, usageError} from '../../core/index.js'
+
+/** Snapshot files a partner may keep, whatever their size (docs/sandbox.md#quotas). */
+const SNAPSHOT_FILES = 100
 
 /** Where `sandbox start` also takes its secrets from, and how it hands them to a --detach copy. */
 const SECRET_ENV = {apiSecret: 'PAYCTL_SANDBOX_API_SECRET', secretKey: 'PAYCTL_SANDBOX_SECRET_KEY'} as const
@@ -77,6 +82,11 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       summary: "start from a snapshot: a name among the operator's snapshots, or a snapshot file",
       helpValue: 'NAME|PATH',
     }),
+    'snapshot-quota': Flags.string({
+      summary: 'how much each partner may keep in snapshot files, e.g. 2GiB (at most 100 files)',
+      default: '512MiB',
+      helpValue: 'SIZE',
+    }),
     ui: Flags.boolean({
       summary: 'serve the browser inspector at /_sandbox/ui (--no-ui: none)',
       default: true,
@@ -92,6 +102,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const f = this.flags
     const tokenTtlSeconds = parseDuration(f['token-ttl'], 'token-ttl')
     const settleAfterSeconds = parseDuration(f['settle-after'], 'settle-after')
+    const snapshotBytes = parseSize(f['snapshot-quota'], 'snapshot-quota')
     const dir = this.runtime.configDir
     const running = readState(dir)
     if (running && isAlive(running.pid) && (await probeSandbox(running.url, 1_000)))
@@ -114,7 +125,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     )
     const data = f.data ?? defaultDataFile(dir)
     if (f.detach) return this.detach(secrets)
-    await this.serve({tokenTtlSeconds, settleAfterSeconds, data, secrets})
+    await this.serve({tokenTtlSeconds, settleAfterSeconds, snapshotBytes, data, secrets})
     return undefined
   }
 
@@ -122,6 +133,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
   async serve(o: {
     tokenTtlSeconds: number
     settleAfterSeconds: number
+    snapshotBytes: number
     data: string
     secrets: {apiSecret?: string | undefined; secretKey?: string | undefined}
   }): Promise<void> {
@@ -136,6 +148,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       // Beside the data file, or in the config dir for :memory: (docs/sandbox.md#snapshots).
       ...(data === ':memory:' ? {snapshotDir: join(dir, 'snapshots')} : {}),
       ...(from === undefined ? {} : {fromSnapshot: from}),
+      snapshotKey: snapshotKey(dir),
+      snapshotQuota: {files: SNAPSHOT_FILES, bytes: o.snapshotBytes},
       port: f.port,
       host: f.host,
       data,

@@ -1,3 +1,4 @@
+import {column} from '../column-rules.js'
 import {byPartner, type Schema} from '../database.js'
 
 /** Link tokens: a bank-account link begun and not yet exchanged (the accounts it makes are the kernel's). */
@@ -12,5 +13,12 @@ CREATE TABLE IF NOT EXISTS link_tokens (
   used INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 `,
-  tables: [byPartner('link_tokens')],
+  tables: [
+    byPartner('link_tokens', {
+      token: column.code('link-sandbox-', '0-9a-f-', 36),
+      user_id: column.ref('users', 'usr'),
+      expires_at: column.ms,
+      used: column.flag,
+    }),
+  ],
 }

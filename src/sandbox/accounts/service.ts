@@ -5,12 +5,10 @@ import type {SandboxContext} from '../context.js'
 import type {Database} from '../database.js'
 import {ApiError} from '../errors.js'
 import {TEST_BANK_ACCOUNTS} from '../money/catalog.js'
-import {toBankAccount} from '../money/saved-methods.js'
+import {MAX_ACCOUNTS_PER_USER, toBankAccount} from '../money/saved-methods.js'
 
 /** How long a link token stays usable. */
 export const LINK_TOKEN_TTL_MS = 30 * 60 * 1000
-/** Bank accounts a user may have linked at once: the list of them is one answer. */
-const ACCOUNT_CAP = 100
 
 type ExchangeLinkToken = z.output<typeof ExchangeLinkTokenSchema>
 
@@ -59,11 +57,11 @@ export class AccountService {
     if (row.expires_at <= clock.nowMs(partnerId))
       throw invalid('expired', 'This link token has expired (tokens last 30 minutes)')
     const linked = money.saved.countBankAccounts(userId, partnerId)
-    if (linked >= ACCOUNT_CAP) {
+    if (linked >= MAX_ACCOUNTS_PER_USER) {
       throw new ApiError(
         'ACCOUNT_LIMIT',
         `User ${userId} has ${linked} linked bank accounts, the most a user may have; remove one first (payctl payment-methods remove)`,
-        {limit: ACCOUNT_CAP, linked, userId},
+        {limit: MAX_ACCOUNTS_PER_USER, linked, userId},
       )
     }
     const now = clock.now(partnerId).toISOString()

@@ -19,15 +19,21 @@ export interface SandboxCredentials {
  */
 export const MIN_SECRET_LENGTH = 16
 
+/** The characters of a credential after its prefix, as a character class. */
+export const CREDENTIAL_CHARS = 'A-Za-z0-9_-'
+
 const FORMATS: Record<keyof SandboxCredentials, {pattern: RegExp; hint: string}> = {
-  apiKey: {pattern: /^pk_test_[A-Za-z0-9_-]{1,128}$/, hint: 'pk_test_ followed by letters, digits, _ or -'},
+  apiKey: {
+    pattern: new RegExp(`^pk_test_[${CREDENTIAL_CHARS}]{1,128}$`),
+    hint: 'pk_test_ followed by letters, digits, _ or -',
+  },
   apiSecret: {
-    pattern: new RegExp(`^sk_test_[A-Za-z0-9_-]{${MIN_SECRET_LENGTH},128}$`),
+    pattern: new RegExp(`^sk_test_[${CREDENTIAL_CHARS}]{${MIN_SECRET_LENGTH},128}$`),
     hint: `sk_test_ followed by ${MIN_SECRET_LENGTH} to 128 letters, digits, _ or -`,
   },
-  partnerId: {pattern: /^[A-Za-z0-9_-]{1,64}$/, hint: 'up to 64 letters, digits, _ or -'},
+  partnerId: {pattern: new RegExp(`^[${CREDENTIAL_CHARS}]{1,64}$`), hint: 'up to 64 letters, digits, _ or -'},
   secretKey: {
-    pattern: new RegExp(`^test_[A-Za-z0-9_-]{${MIN_SECRET_LENGTH},128}$`),
+    pattern: new RegExp(`^test_[${CREDENTIAL_CHARS}]{${MIN_SECRET_LENGTH},128}$`),
     hint: `test_ followed by ${MIN_SECRET_LENGTH} to 128 letters, digits, _ or -`,
   },
 }

@@ -1,4 +1,6 @@
-import {addColumn, type Schema} from '../database.js'
+import {column} from '../column-rules.js'
+import {addColumn, byPartner, type Schema} from '../database.js'
+import {CREDENTIAL_CHARS, MIN_SECRET_LENGTH} from './partners.js'
 
 /**
  * The partners of the data file, with their credentials and names (unique, checked by the
@@ -24,11 +26,18 @@ CREATE TABLE IF NOT EXISTS revoked_tokens (
 ) WITHOUT ROWID;
 `,
   tables: [
-    {
-      name: 'partners',
-      tie: {partnerColumn: 'partner_id'},
-      keptByReset: "the partner's credentials: a reset partner still signs in",
-    },
+    byPartner(
+      'partners',
+      {
+        api_key: column.code('pk_test_', CREDENTIAL_CHARS, 1, 128),
+        api_secret: column.code('sk_test_', CREDENTIAL_CHARS, MIN_SECRET_LENGTH, 128),
+        secret_key: column.code('test_', CREDENTIAL_CHARS, MIN_SECRET_LENGTH, 128),
+        name: column.text(64),
+        created_at: column.time,
+        started_at: column.time,
+      },
+      {keptByReset: "the partner's credentials: a reset partner still signs in"},
+    ),
     {
       name: 'revoked_tokens',
       tie: {shared: 'a token id alone, whoever it was issued to; each is forgotten once its token expires'},

@@ -1,3 +1,6 @@
+import {BNPL_INSTALLMENT_STATUSES, BNPL_INSTALLMENTS, BNPL_STATUSES} from '../../contract/bnpl.js'
+import {FIAT_CURRENCIES} from '../../contract/currency-units.js'
+import {column} from '../column-rules.js'
 import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 
@@ -65,8 +68,46 @@ export const BNPL_SCHEMA: Schema = {
   name: 'bnpl',
   sql: SQL,
   tables: [
-    byPartner('bnpl_payments'),
-    {name: 'bnpl_installments', tie: {parent: 'bnpl_payments', key: 'id', column: 'payment_id'}},
+    byPartner('bnpl_payments', {
+      seq: column.seq,
+      id: column.id('bnpl'),
+      user_id: column.ref('users', 'usr'),
+      wallet_id: column.ref('wallets', 'wal'),
+      merchant_name: column.text(200),
+      description: column.text(500),
+      amount: column.amount,
+      currency: column.oneOf(FIAT_CURRENCIES),
+      status: column.oneOf(BNPL_STATUSES),
+      failure_reason: column.text(500),
+      created_at: column.time,
+      updated_at: column.time,
+      completed_at: column.time,
+      cancelled_at: column.time,
+      failed_at: column.time,
+    }),
+    {
+      name: 'bnpl_installments',
+      tie: {parent: 'bnpl_payments', key: 'id', column: 'payment_id'},
+      columns: {
+        payment_id: column.id('bnpl'),
+        number: column.int(1, BNPL_INSTALLMENTS),
+        user_id: column.ref('users', 'usr'),
+        amount: column.amount,
+        due_at: column.time,
+        collect_at: column.ms,
+        status: column.oneOf(BNPL_INSTALLMENT_STATUSES),
+        paid_at: column.time,
+        transaction_id: column.ref('transactions', 'txn'),
+        refund_transaction_id: column.ref('transactions', 'txn'),
+        failure_reason: column.text(500),
+      },
+      checks: [
+        {
+          what: "its user is not its payment's",
+          sql: 'r.user_id = (SELECT user_id FROM bnpl_payments AS p WHERE p.id = r.payment_id)',
+        },
+      ],
+    },
   ],
   migrations: [
     // Each collected instalment owns its payment. Reset follows the tables' ties now, not a

@@ -4,6 +4,9 @@ import type {Database} from '../database.js'
 import {randomHex} from '../ids.js'
 import {type Instrument, type InstrumentTemplate, TEST_PAYMENT_METHODS} from './catalog.js'
 
+/** Bank accounts a user may have linked at once: the list of them is one answer. */
+export const MAX_ACCOUNTS_PER_USER = 100
+
 /**
  * Users' saved payment methods and the bank accounts linked with them (`payment_methods`,
  * `bank_accounts`). Several features reach them (saving one from a test token, linking a bank

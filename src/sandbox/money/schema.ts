@@ -1,4 +1,10 @@
+import {ID_MAX_LENGTH, METADATA_LIMITS} from '../../contract/fields.js'
+import {PAYMENT_METHOD_TYPES} from '../../contract/payment-methods.js'
+import {PAYMENT_METHODS, TRANSACTION_STATUSES, TRANSACTION_TYPES} from '../../contract/transactions.js'
+import {WALLET_STATUSES} from '../../contract/wallets.js'
+import {column} from '../column-rules.js'
 import {addColumn, byPartner, type Migration, type Schema, sqlMigration} from '../database.js'
+import {MAX_ACCOUNTS_PER_USER} from './saved-methods.js'
 
 /**
  * The kernel's tables (docs/money.md): wallets and their balances, transaction records, the
@@ -180,12 +186,115 @@ export const MONEY: Schema = {
   indexes:
     'CREATE INDEX IF NOT EXISTS ledger_entries_by_wallet ON ledger_entries (wallet_id, seq) WHERE wallet_id IS NOT NULL;',
   tables: [
-    'wallets',
-    'transactions',
-    'ledger_entries',
-    'wallet_volumes',
-    'payment_methods',
-    'bank_accounts',
-  ].map(byPartner),
+    byPartner('wallets', {
+      seq: column.seq,
+      id: column.id('wal'),
+      user_id: column.ref('users', 'usr'),
+      currency: column.currency,
+      status: column.oneOf(WALLET_STATUSES),
+      label: column.text(50),
+      available: column.amount,
+      pending: column.amount,
+      reserved: column.amount,
+      limit_transaction: column.amount,
+      limit_daily: column.amount,
+      limit_monthly: column.amount,
+      created_at: column.time,
+      updated_at: column.time,
+    }),
+    byPartner(
+      'transactions',
+      {
+        seq: column.seq,
+        id: column.id('txn'),
+        wallet_id: column.ref('wallets', 'wal'),
+        type: column.oneOf(TRANSACTION_TYPES),
+        status: column.oneOf(TRANSACTION_STATUSES),
+        method: column.oneOf(PAYMENT_METHODS),
+        amount: column.amount,
+        currency: column.currency,
+        fee: column.amount,
+        net_amount: column.amount,
+        source_wallet_id: column.ref('wallets', 'wal'),
+        destination_wallet_id: column.ref('wallets', 'wal'),
+        // A test method's id, a saved method's, or the paying wallet's: shown, never looked up.
+        payment_method_id: column.text(ID_MAX_LENGTH),
+        description: column.text(1000),
+        metadata: column.json('object', METADATA_LIMITS.totalBytes + 1024),
+        paired_id: column.ref('transactions', 'txn'),
+        original_id: column.ref('transactions', 'txn'),
+        refunded_amount: column.amount,
+        failure_reason: column.text(500),
+        outcome: column.oneOf(['complete', 'fail']),
+        settles_at: column.ms,
+        created_at: column.time,
+        completed_at: column.time,
+        estimated_completion: column.time,
+        owner_kind: column.text(64),
+        owner_id: column.text(ID_MAX_LENGTH),
+      },
+      {
+        checks: [
+          {
+            what: 'it names an owner kind without an owner, or one without a kind',
+            sql: '(r.owner_kind IS NULL) = (r.owner_id IS NULL)',
+          },
+          {
+            what: "its currency is not its wallet's",
+            sql: 'r.currency = (SELECT currency FROM wallets AS w WHERE w.id = r.wallet_id)',
+          },
+          {
+            what: 'it is processing without a time to settle at and an outcome',
+            sql: "r.status <> 'processing' OR (r.settles_at IS NOT NULL AND r.outcome IS NOT NULL)",
+          },
+        ],
+      },
+    ),
+    byPartner('ledger_entries', {
+      seq: column.seq,
+      transaction_id: column.ref('transactions', 'txn'),
+      // wal_…:bucket or external:…, checked with the balances (snapshot-rebuild.ts, checkLedger).
+      account: column.text(80),
+      currency: column.currency,
+      amount: column.signedAmount,
+      created_at: column.time,
+      wallet_id: column.ref('wallets', 'wal'),
+      available_after: column.amount,
+      pending_after: column.amount,
+      reserved_after: column.amount,
+    }),
+    byPartner('wallet_volumes', {
+      wallet_id: column.ref('wallets', 'wal'),
+      day: column.text(10, '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+      daily: column.amount,
+      month: column.text(7, '[0-9][0-9][0-9][0-9]-[0-9][0-9]'),
+      monthly: column.amount,
+    }),
+    byPartner('payment_methods', {
+      seq: column.seq,
+      id: column.id('pm'),
+      user_id: column.ref('users', 'usr'),
+      type: column.oneOf(PAYMENT_METHOD_TYPES),
+      behaviour: column.oneOf(['succeed', 'decline', 'insufficient_funds', 'return']),
+      brand: column.text(20),
+      last4: column.text(4),
+      bank_name: column.text(50),
+      status: column.oneOf(['active']),
+      created_at: column.time,
+    }),
+    byPartner(
+      'bank_accounts',
+      {
+        seq: column.seq,
+        id: column.id('ba'),
+        user_id: column.ref('users', 'usr'),
+        bank_name: column.text(50),
+        last4: column.text(4),
+        payment_method_id: column.ref('payment_methods', 'pm'),
+        created_at: column.time,
+      },
+      {limits: [{per: 'user_id', max: MAX_ACCOUNTS_PER_USER}]},
+    ),
+  ],
   migrations: [OPENING_BALANCES, OWNERS, STATEMENTS],
 }

@@ -1,5 +1,15 @@
+import {ROUNDUP_CURRENCIES} from '../../contract/currencies.js'
+import {ID_MAX_LENGTH} from '../../contract/fields.js'
+import {ROUNDUP_MULTIPLIERS} from '../../contract/roundups.js'
+import {column} from '../column-rules.js'
 import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
+
+/** A multiplier is one the API takes. */
+const MULTIPLIER = {
+  what: `its multiplier is not one of ${ROUNDUP_MULTIPLIERS.join(', ')}`,
+  sql: `r.multiplier IN (${ROUNDUP_MULTIPLIERS.join(', ')})`,
+}
 
 /** The round-up tables. Amounts are TEXT integers in the smallest unit of the row's currency. */
 const SQL = `
@@ -73,7 +83,61 @@ export const TRANSFER_OWNER: OwnerKind = {
 export const ROUNDUPS_SCHEMA: Schema = {
   name: 'roundups',
   sql: SQL,
-  tables: ['roundup_settings', 'roundups', 'roundup_transfers'].map(byPartner),
+  tables: [
+    byPartner(
+      'roundup_settings',
+      {
+        user_id: column.ref('users', 'usr'),
+        enabled: column.flag,
+        multiplier: column.int(1, 5),
+        max_roundup_amount: column.amount,
+        // A wallet or a bank account of the user's partner, looked up again at every transfer.
+        destination_account_id: column.text(ID_MAX_LENGTH),
+        currency: column.oneOf(ROUNDUP_CURRENCIES),
+        created_at: column.time,
+        updated_at: column.time,
+      },
+      {checks: [MULTIPLIER]},
+    ),
+    byPartner(
+      'roundups',
+      {
+        seq: column.seq,
+        id: column.id('rnd'),
+        user_id: column.ref('users', 'usr'),
+        // The caller's purchase: its own id, not a record of the sandbox.
+        transaction_id: column.text(ID_MAX_LENGTH),
+        merchant_name: column.text(200),
+        amount: column.amount,
+        roundup_amount: column.amount,
+        multiplier: column.int(1, 5),
+        capped: column.flag,
+        currency: column.oneOf(ROUNDUP_CURRENCIES),
+        status: column.oneOf(['pending', 'transferred', 'skipped']),
+        reason: column.text(64),
+        transfer_id: column.ref('roundup_transfers', 'rtr'),
+        processed_at: column.time,
+      },
+      {checks: [MULTIPLIER]},
+    ),
+    byPartner('roundup_transfers', {
+      seq: column.seq,
+      id: column.id('rtr'),
+      user_id: column.ref('users', 'usr'),
+      amount: column.amount,
+      currency: column.oneOf(ROUNDUP_CURRENCIES),
+      roundup_count: column.int(0, 2 ** 31),
+      source_wallet_id: column.ref('wallets', 'wal'),
+      // Shown only: the wallet or bank account it went to when it was made.
+      destination_account_id: column.text(ID_MAX_LENGTH),
+      destination_type: column.oneOf(['wallet', 'bank_account']),
+      transaction_id: column.ref('transactions', 'txn'),
+      status: column.oneOf(['processing', 'completed', 'failed']),
+      failure_reason: column.text(500),
+      created_at: column.time,
+      completed_at: column.time,
+    }),
+  ],
   migrations: [
     // Each transfer owns what it moved (a wallet transfer's incoming half is paired with the
     // outgoing one it records). Reset follows the tables' ties now, not a trigger on users; a

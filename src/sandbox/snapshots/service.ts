@@ -26,15 +26,17 @@ export function readChunk(
 
 /**
  * Take a chunk of a snapshot file sent to be stored as `name`: the chunks go, in order, to a hidden
- * file beside the snapshots; the last one has the whole file checked (SNAPSHOT_INVALID, and the
- * upload discarded, when it is not a snapshot this sandbox can restore), then renamed into place.
+ * file beside the snapshots, each admitted by the partner's quota first (SNAPSHOT_QUOTA_EXCEEDED,
+ * and the upload discarded, past it); the last one has the whole file checked (SNAPSHOT_INVALID, and
+ * the upload discarded, when it is not a snapshot file), then renamed into place. What its rows hold
+ * is checked when it is restored.
  */
-export function writeChunk(
+export async function writeChunk(
   store: SnapshotStore,
   partnerId: string,
   name: string,
   chunk: {offset: number; data: string; last?: boolean | undefined},
-): {name: string; received: number; snapshot?: Snapshot} {
+): Promise<{name: string; received: number; snapshot?: Snapshot}> {
   const target = store.pathOf(partnerId, name)
   const upload = join(dirname(target), `.${name}.upload`)
   store.ensureDir(partnerId)
@@ -44,6 +46,12 @@ export function writeChunk(
   try {
     const size = fstatSync(fd).size
     if (size !== chunk.offset) throw wrongOffset(chunk.offset, size)
+    try {
+      store.admitUpload(partnerId, name, size, data.length)
+    } catch (err) {
+      rmSync(upload, {force: true})
+      throw err
+    }
     let written = 0
     while (written < data.length)
       written += writeSync(fd, data, written, data.length - written, size + written)
@@ -54,7 +62,7 @@ export function writeChunk(
   if (chunk.last !== true) return {name, received}
   try {
     const header = readHeader(upload, `the file sent as ${name}`)
-    checkBody(upload, header, `the file sent as ${name}`)
+    await checkBody(upload, header, `the file sent as ${name}`)
     renameSync(upload, target)
     return {name, received, snapshot: describe(header, statSync(target).size, name)}
   } finally {

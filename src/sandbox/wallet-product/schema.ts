@@ -1,3 +1,4 @@
+import {column} from '../column-rules.js'
 import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 
@@ -52,7 +53,37 @@ CREATE TABLE IF NOT EXISTS walletsvc_transfers (
   created_at TEXT NOT NULL
 ) WITHOUT ROWID;
 `,
-  tables: ['virtual_cards', 'walletsvc_payments', 'walletsvc_transfers'].map(byPartner),
+  tables: [
+    byPartner('virtual_cards', {
+      id: column.id('card'),
+      user_id: column.ref('users', 'usr'),
+      wallet_id: column.ref('wallets', 'wal'),
+      brand: column.text(20),
+      last4: column.code('', '0-9', 4),
+      exp_month: column.int(1, 12),
+      exp_year: column.int(2000, 2400),
+      status: column.text(20),
+      label: column.text(50),
+      created_at: column.time,
+    }),
+    byPartner('walletsvc_payments', {
+      id: column.id('wpay'),
+      user_id: column.ref('users', 'usr'),
+      wallet_id: column.ref('wallets', 'wal'),
+      transaction_id: column.ref('transactions', 'txn'),
+      merchant_name: column.text(200),
+      created_at: column.time,
+    }),
+    byPartner('walletsvc_transfers', {
+      id: column.id('p2p'),
+      from_user_id: column.ref('users', 'usr'),
+      to_user_id: column.ref('users', 'usr'),
+      out_transaction_id: column.ref('transactions', 'txn'),
+      in_transaction_id: column.ref('transactions', 'txn'),
+      note: column.text(280),
+      created_at: column.time,
+    }),
+  ],
   migrations: [
     // Each payment and P2P send owns what it moved.
     sqlMigration(

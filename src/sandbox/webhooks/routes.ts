@@ -30,7 +30,7 @@ import type {WebhookService} from './service.js'
 import type {WebhookStore} from './store.js'
 import {runTrigger} from './trigger.js'
 import {HEARTBEAT_SECONDS} from './tunnel.js'
-import {displayUrl, refusedUrl, type UrlPolicy} from './url-policy.js'
+import {displayUrl, type UrlPolicy, urlProblem} from './url-policy.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -105,26 +105,12 @@ function checkSelectors(selectors: string[], field: string): string[] {
 
 /** Refuse a URL the sandbox will not deliver to (docs/webhooks.md, "Where deliveries may go"). */
 function checkUrl(url: string, policy: UrlPolicy): void {
-  const parsed = new URL(url)
-  const refuse = (code: string, message: string): never => {
-    throw new ApiError('VALIDATION_ERROR', `Invalid request body: url: ${message}`, {
-      field: 'url',
-      issues: [{path: 'url', code, message}],
-    })
-  }
-  const protocol = parsed.protocol
-  if (protocol !== 'http:' && protocol !== 'https:') {
-    refuse('invalid_url', `webhook URLs must be http or https, not ${protocol.slice(0, -1)}`)
-  }
-  // Never stored, so never shown by GET /v1/webhooks nor written to a log; receivers check the signature.
-  if (parsed.username !== '' || parsed.password !== '') {
-    refuse(
-      'url_credentials',
-      'webhook URLs must not carry credentials (user:password@); receivers authenticate deliveries by their x-service-signature',
-    )
-  }
-  const why = refusedUrl(parsed, policy)
-  if (why !== undefined) refuse('url_not_allowed', why)
+  const problem = urlProblem(url, policy)
+  if (problem === undefined) return
+  throw new ApiError('VALIDATION_ERROR', `Invalid request body: url: ${problem.message}`, {
+    field: 'url',
+    issues: [{path: 'url', ...problem}],
+  })
 }
 
 function endpointOf(store: WebhookStore, input: PathInput<'id'>): EndpointRow {

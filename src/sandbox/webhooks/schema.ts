@@ -1,4 +1,24 @@
-import {addColumn, type Schema, sqlMigration} from '../database.js'
+import {ID_MAX_LENGTH, URL_MAX_LENGTH} from '../../contract/fields.js'
+import {DELIVERY_STATUSES, isEventSelector} from '../../contract/webhooks.js'
+import {column, MAX_SEQ} from '../column-rules.js'
+import {addColumn, byPartner, type Schema, sqlMigration} from '../database.js'
+import {WEBHOOK_CAP} from './store.js'
+import {urlProblem} from './url-policy.js'
+
+/** A signing secret as the sandbox makes them: whsec_ and 24 random bytes in base64url. */
+const SECRET = column.code('whsec_', 'A-Za-z0-9_-', 32)
+/** The events a registration or a session selects: a JSON array of event selectors. */
+const SELECTORS = column.json('array', 100 * 110)
+
+/** Why a JSON array of event selectors is not one a registration takes, or undefined. */
+function selectorsProblem(json: string): string | undefined {
+  const selectors = JSON.parse(json) as unknown[]
+  const fine =
+    selectors.length >= 1 &&
+    selectors.length <= 100 &&
+    selectors.every((s) => typeof s === 'string' && s.length <= 100 && isEventSelector(s))
+  return fine ? undefined : 'its events are not 1 to 100 event names, prefix.* or *'
+}
 
 /**
  * The webhook tables. Times the scheduler compares are integers (ms since the epoch); times shown
@@ -81,19 +101,88 @@ export const WEBHOOKS_SCHEMA: Schema = {
   name: 'webhooks',
   sql: SQL,
   tables: [
-    {
-      name: 'webhook_endpoints',
-      tie: {partnerColumn: 'partner_id'},
-      keptByReset: 'registrations are configuration: a reset partner keeps receiving its new events',
-    },
-    {
-      name: 'webhook_listen_sessions',
-      tie: {partnerColumn: 'partner_id'},
-      keptByReset: 'listen sessions are configuration, like registrations: a listener stays connected',
-    },
+    byPartner(
+      'webhook_endpoints',
+      {
+        seq: column.seq,
+        id: column.id('whk'),
+        url: column.text(URL_MAX_LENGTH),
+        events: SELECTORS,
+        secret: SECRET,
+        previous_secret: SECRET,
+        previous_secret_expires_at: column.ms,
+        from_event_seq: column.int(0, MAX_SEQ),
+        created_at: column.time,
+        updated_at: column.time,
+      },
+      {
+        keptByReset: 'registrations are configuration: a reset partner keeps receiving its new events',
+        limits: [{per: 'partner_id', max: WEBHOOK_CAP}],
+        checks: [
+          {
+            what: 'it has a previous secret without its end, or an end without one',
+            sql: '(r.previous_secret IS NULL) = (r.previous_secret_expires_at IS NULL)',
+          },
+        ],
+        // Where it may deliver, as a registration is checked: a restored one goes nowhere a new one could not.
+        verify: (row, settings) =>
+          urlProblem(String(row.url), settings)?.message ?? selectorsProblem(String(row.events)),
+      },
+    ),
+    byPartner(
+      'webhook_listen_sessions',
+      {
+        id: column.id('lsn'),
+        listener_key: column.text(ID_MAX_LENGTH),
+        secret: SECRET,
+        events: SELECTORS,
+        from_event_seq: column.int(0, MAX_SEQ),
+        last_seen_at: column.ms,
+        created_at: column.time,
+        connected_at: column.ms,
+        ended_at: column.ms,
+      },
+      {
+        keptByReset: 'listen sessions are configuration, like registrations: a listener stays connected',
+        verify: (row) => selectorsProblem(String(row.events)),
+      },
+    ),
     // A delivery is its event's partner's (it is written with the event's partner id).
-    {name: 'webhook_deliveries', tie: {partnerColumn: 'partner_id'}},
-    {name: 'webhook_attempts', tie: {parent: 'webhook_deliveries', key: 'id', column: 'delivery_id'}},
+    byPartner('webhook_deliveries', {
+      seq: column.seq,
+      id: column.id('dlv'),
+      event_id: column.ref('events', 'evt'),
+      endpoint_id: column.ref('webhook_endpoints', 'whk'),
+      session_id: column.ref('webhook_listen_sessions', 'lsn'),
+      // The registration's URL when it was made, shown only: a delivery goes to the registration's.
+      url: column.text(URL_MAX_LENGTH),
+      state: column.oneOf(DELIVERY_STATUSES),
+      attempts: column.int(0, 100),
+      failures: column.int(0, 100),
+      next_attempt_at: column.ms,
+      last_status: column.int(0, 999),
+      last_error: column.text(2048),
+      resend_of: column.ref('webhook_deliveries', 'dlv'),
+      injected: column.text(200),
+      created_at: column.time,
+      completed_at: column.time,
+    }),
+    {
+      name: 'webhook_attempts',
+      tie: {parent: 'webhook_deliveries', key: 'id', column: 'delivery_id'},
+      columns: {
+        delivery_id: column.id('dlv'),
+        attempt: column.int(1, 100),
+        via: column.oneOf(['http', 'listen']),
+        started_at: column.time,
+        signature_t: column.int(0, 13_569_465_600),
+        status: column.int(0, 999),
+        duration_ms: column.int(0, 86_400_000),
+        error: column.text(2048),
+        response_body: column.text(4096),
+        injected: column.text(200),
+      },
+    },
   ],
   migrations: [
     {

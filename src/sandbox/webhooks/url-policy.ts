@@ -113,6 +113,33 @@ export function refusedUrl(url: URL, policy: UrlPolicy): string | undefined {
   return undefined
 }
 
+/**
+ * Why a webhook may not be registered to `url` (docs/webhooks.md, "Where deliveries may go"), or
+ * undefined: a URL of the sandbox's own, http or https, carrying no credentials, to an address the
+ * policy allows. What a registration and a restored registration are both checked by.
+ */
+export function urlProblem(url: string, policy: UrlPolicy): {code: string; message: string} | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return {code: 'invalid_url', message: 'not a URL'}
+  }
+  const protocol = parsed.protocol
+  if (protocol !== 'http:' && protocol !== 'https:')
+    return {code: 'invalid_url', message: `webhook URLs must be http or https, not ${protocol.slice(0, -1)}`}
+  // Never stored, so never shown by GET /v1/webhooks nor written to a log; receivers check the signature.
+  if (parsed.username !== '' || parsed.password !== '') {
+    return {
+      code: 'url_credentials',
+      message:
+        'webhook URLs must not carry credentials (user:password@); receivers authenticate deliveries by their x-service-signature',
+    }
+  }
+  const why = refusedUrl(parsed, policy)
+  return why === undefined ? undefined : {code: 'url_not_allowed', message: why}
+}
+
 /** The URL as shown and logged: without any `user:password@`. */
 export function displayUrl(url: string): string {
   try {
