@@ -340,6 +340,7 @@ describe("a partner's credentials in a shared sandbox's logs", () => {
     const missing: string[] = []
     for (const [where, text] of Object.entries(logs)) {
       for (const s of spellings) if (text.includes(s.sent)) leaks.push(`${s.name}, in ${where}`)
+      if (text.includes(body)) leaks.push(`the secret key's random part, in ${where}`)
       for (const line of [ordinary, '/v1/wallets/wal_test_[REDACTED]'])
         if (!text.includes(line)) missing.push(`${line}, in ${where}`)
     }
