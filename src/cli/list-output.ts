@@ -24,6 +24,8 @@ export interface ListSpec<T, P extends Page> {
   columns: Column<T>[]
   /** The values the list is filtered by (`--user X`): a column of nothing else is dropped first to fit. */
   filters?: readonly (string | undefined)[]
+  /** What a table says when the list is empty (default: `No <key>.`). */
+  empty?: string
 }
 
 export interface ListOptions {

@@ -162,7 +162,7 @@ export class Printer {
       (text) => this.io.out.write(text),
     )
     if (format !== 'table') return
-    if (count === 0) this.log(`No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
+    if (count === 0) this.log(spec.empty ?? `No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
     if (nextCursor && this.#has('cursor') && this.#has('all'))
       this.warn(`More ${spec.key}: --cursor=${nextCursor}, or --all for everything`)
     else if (nextCursor) this.warn(`More ${spec.key} than shown.`)

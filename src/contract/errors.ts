@@ -61,6 +61,8 @@ export const ERROR_STATUS = {
   SNAPSHOT_QUOTA_EXCEEDED: 422,
   // Injected by a fault on demand (docs/sandbox.md#faults); never answered otherwise.
   SERVICE_UNAVAILABLE: 503,
+  // A partner's live faults are at their cap (docs/sandbox.md#faults).
+  FAULT_LIMIT: 422,
   // The trigger ran but recorded no such event (docs/webhooks.md#webhooks-trigger).
   TRIGGER_NOT_RECORDED: 422,
   // The browser inspector (docs/inspector.md#security): a page's data without a session, a change

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import type {Endpoint} from './endpoint.js'
-import {Id, Timestamp} from './fields.js'
+import {Id, pageQuery, Timestamp} from './fields.js'
 
 /**
  * Faults on demand, a sandbox extension (docs/sandbox.md#faults): failures the sandbox injects into
@@ -21,6 +21,13 @@ export const REORDER_HOLD_MS = 2_000
 /** Most attempts `failFirst` fails: every attempt a delivery gets (then it is given up). */
 export const MAX_FAIL_FIRST = 8
 export const MAX_FAULT_SEED = 2 ** 32 - 1
+/**
+ * Live faults a partner may have at once, API and delivery faults together: far more than a test
+ * set-up names, few enough that listing them all is a page or two.
+ */
+export const FAULT_CAP = 100
+/** Spent API faults (`times` used up) kept listed, the newest; they do not count towards the cap. */
+export const SPENT_FAULTS_KEPT = 100
 
 const Rate = z.number().min(0).max(1)
 const Seed = z
@@ -157,7 +164,13 @@ export const FaultSchema = z
   .meta({id: 'Fault'})
 export type Fault = z.infer<typeof FaultSchema>
 
-export const FaultListSchema = z.object({faults: z.array(FaultSchema)}).meta({id: 'FaultList'})
+export const ListFaultsQuerySchema = z.strictObject({...pageQuery})
+export type ListFaultsQuery = z.infer<typeof ListFaultsQuerySchema>
+
+export const FaultListSchema = z
+  .object({faults: z.array(FaultSchema), hasMore: z.boolean(), nextCursor: z.string().nullable()})
+  .meta({id: 'FaultList'})
+export type FaultList = z.infer<typeof FaultListSchema>
 export const RemovedFaultSchema = z
   .object({id: z.string(), deleted: z.literal(true)})
   .meta({id: 'RemovedFault'})
@@ -177,7 +190,7 @@ export const faultEndpoints = {
     body: ApiFaultRequestSchema,
     response: ApiFaultSchema,
     status: 201,
-    errors: ['DUPLICATE_TRANSACTION'],
+    errors: ['FAULT_LIMIT', 'DUPLICATE_TRANSACTION'],
   },
   addDeliveryFault: {
     ...control,
@@ -189,14 +202,15 @@ export const faultEndpoints = {
     body: DeliveryFaultRequestSchema,
     response: DeliveryFaultSchema,
     status: 201,
-    errors: ['NOT_FOUND', 'DUPLICATE_TRANSACTION'],
+    errors: ['NOT_FOUND', 'FAULT_LIMIT', 'DUPLICATE_TRANSACTION'],
   },
   listFaults: {
     ...control,
     operationId: 'listFaults',
     method: 'GET',
     path: '/_sandbox/faults',
-    summary: "sandbox only: the caller's faults, API and delivery, oldest first",
+    summary: "sandbox only: the caller's faults, API and delivery, oldest first, a page at a time",
+    query: ListFaultsQuerySchema,
     response: FaultListSchema,
     status: 200,
     errors: [],

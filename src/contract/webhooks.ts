@@ -351,7 +351,7 @@ export const webhookEndpoints = {
     body: OpenListenSessionSchema,
     response: ListenSessionSchema,
     status: 200,
-    errors: ['DUPLICATE_TRANSACTION', 'LISTEN_SESSION_LIMIT'],
+    errors: ['DUPLICATE_TRANSACTION', 'LISTEN_SESSION_LIMIT', 'FAULT_LIMIT'],
   },
   endListenSession: {
     ...common,

@@ -1,3 +1,5 @@
+import {redactCredentials} from '../contract/redaction.js'
+
 const SECRET_KEYS =
   /^(authorization|proxy-authorization|x-service-signature|cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token|x-access-token|api_secret|apiSecret|secret|secretKey|secret_key|access_token|accessToken|token|refresh_token|password|signing_secret|signingSecret)$/i
 
@@ -9,24 +11,11 @@ export function isSecretHeader(name: string): boolean {
   return SECRET_HEADER.test(name.trim()) && !/^idempotency-key$/i.test(name.trim())
 }
 
-// Credential-shaped strings, wherever they appear, in every format the sandbox accepts: JWTs,
-// secret keys and API secrets (test_/live_/sk_test_ and then letters, digits, _ or -), webhook
-// and listen secrets. A key may be as short as the sandbox lets it be, so no minimum length.
-const SECRET_PATTERNS = [
-  /\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
-  /(?<![A-Za-z0-9_-])(?:test|live)_[A-Za-z0-9_-]+/g,
-  /(?<![A-Za-z0-9_-])sk_(?:test|live)_[A-Za-z0-9_-]+/g,
-  /(?<![A-Za-z0-9_-])whsec_[A-Za-z0-9+/=_-]+/g,
-]
-
-/** Replace every credential-looking substring with a placeholder that keeps its kind visible. */
-export function redactText(text: string): string {
-  let out = text
-  for (const pattern of SECRET_PATTERNS) {
-    out = out.replace(pattern, (m) => `${m.slice(0, m.startsWith('eyJ') ? 3 : m.indexOf('_') + 1)}[REDACTED]`)
-  }
-  return out
-}
+/**
+ * Replace every credential-looking substring with a placeholder that keeps its kind visible: the
+ * redaction every log applies, the sandbox's too (src/contract/redaction.ts).
+ */
+export const redactText: (text: string) => string = redactCredentials
 
 // Card and account numbers: shown as their last four digits wherever payctl logs a body.
 const NUMBER_KEYS = /^(number|pan|card_?number|account_?number|routing_?number)$/i

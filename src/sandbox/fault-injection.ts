@@ -9,14 +9,15 @@ import type {
   Fault,
   FaultStatus,
 } from '../contract/faults.js'
-import {MAX_FAULT_SEED} from '../contract/faults.js'
+import {FAULT_CAP, MAX_FAULT_SEED, SPENT_FAULTS_KEPT} from '../contract/faults.js'
 import {ApiError} from './errors.js'
 import {randomHex} from './ids.js'
 
 /**
  * Faults on demand (docs/sandbox.md#faults): kept in memory, by the partner that added them. They
  * are test set-up, not records: a restart, `POST /_sandbox/reset` and `DELETE /_sandbox/faults` end
- * them, as does the end of the registration or listen session a delivery fault belongs to.
+ * them, as does the end of the registration or listen session a delivery fault belongs to. A
+ * partner has at most FAULT_CAP live at once, and the newest SPENT_FAULTS_KEPT spent ones.
  */
 
 /** A reproducible sequence of numbers in [0, 1) from a 32-bit seed (mulberry32). */
@@ -36,6 +37,8 @@ const seedOf = (seed: number | undefined) => seed ?? randomInt(0, MAX_FAULT_SEED
 
 interface ApiEntry {
   kind: 'api'
+  /** Its position among every fault added, for the list's cursors. */
+  seq: number
   record: ApiFault
   pattern: RoutePattern
   random: () => number
@@ -59,7 +62,11 @@ export class DeliveryFaultState {
   /** Attempts failed on purpose, by event: `failFirst` counts per event. */
   readonly #failed = new Map<string, number>()
 
-  constructor(readonly record: DeliveryFault) {
+  constructor(
+    readonly record: DeliveryFault,
+    /** Its position among every fault added, for the list's cursors. */
+    readonly seq: number,
+  ) {
     this.#random = seededRandom(record.seed)
   }
 
@@ -109,10 +116,14 @@ type Entry = ApiEntry | DeliveryFaultState
 export type FaultTarget = {webhookId: string} | {listenSessionId: string}
 const targetIdOf = (t: FaultTarget) => ('webhookId' in t ? t.webhookId : t.listenSessionId)
 const targetOfRecord = (r: DeliveryFault) => r.webhookId ?? r.listenSessionId
+/** Whether a fault may still act: a delivery fault always, an API fault until its `times` are used up. */
+const isLive = (e: Entry) => e.kind === 'delivery' || e.record.remaining !== 0
 
 /** Every partner's faults, in the order they were added. */
 export class FaultStore {
   readonly #byPartner = new Map<string, Entry[]>()
+  /** The position of the newest fault added, of any partner. */
+  #seq = 0
 
   #of(partnerId: string): Entry[] {
     let entries = this.#byPartner.get(partnerId)
@@ -123,8 +134,9 @@ export class FaultStore {
     return entries
   }
 
-  /** A new API fault of the partner, on the endpoints `pattern` matches. */
+  /** A new API fault of the partner, on the endpoints `pattern` matches; past the cap, 422 FAULT_LIMIT. */
   addApi(partnerId: string, input: ApiFaultRequest, pattern: RoutePattern, now: Date): ApiFault {
+    this.#assertRoom(partnerId)
     const record: ApiFault = {
       kind: 'api',
       id: newFaultId(),
@@ -142,13 +154,20 @@ export class FaultStore {
       injected: 0,
       createdAt: now.toISOString(),
     }
-    this.#of(partnerId).push({kind: 'api', record, pattern, random: seededRandom(record.seed)})
+    this.#of(partnerId).push({
+      kind: 'api',
+      seq: ++this.#seq,
+      record,
+      pattern,
+      random: seededRandom(record.seed),
+    })
     return record
   }
 
   /**
    * Set the delivery fault of a registration or listen session, replacing the one it had. The same
    * settings again keep the fault as it is (a listener reconnecting keeps its sequence and counts).
+   * A target without a fault gets one only below the cap (422 FAULT_LIMIT).
    */
   setDelivery(
     partnerId: string,
@@ -158,6 +177,7 @@ export class FaultStore {
   ): DeliveryFault {
     const current = this.delivery(partnerId, targetIdOf(target))
     if (current !== undefined && sameSettings(current.record, settings)) return current.record
+    if (current === undefined) this.#assertRoom(partnerId)
     this.removeTarget(partnerId, targetIdOf(target))
     const record: DeliveryFault = {
       kind: 'delivery',
@@ -173,12 +193,38 @@ export class FaultStore {
       injected: 0,
       createdAt: now.toISOString(),
     }
-    this.#of(partnerId).push(new DeliveryFaultState(record))
+    this.#of(partnerId).push(new DeliveryFaultState(record, ++this.#seq))
     return record
   }
 
-  list(partnerId: string): Fault[] {
-    return (this.#byPartner.get(partnerId) ?? []).map((e) => ({...e.record}))
+  /** The partner's faults added after position `after`, oldest first, at most `limit`, each with its position. */
+  after(partnerId: string, after: number, limit: number): {seq: number; fault: Fault}[] {
+    const entries = this.#byPartner.get(partnerId) ?? []
+    return entries
+      .filter((e) => e.seq > after)
+      .slice(0, limit)
+      .map((e) => ({seq: e.seq, fault: {...e.record}}))
+  }
+
+  #assertRoom(partnerId: string): void {
+    const live = (this.#byPartner.get(partnerId) ?? []).filter(isLive).length
+    if (live < FAULT_CAP) return
+    throw new ApiError(
+      'FAULT_LIMIT',
+      `${live} faults are live, the most a partner may have at once; remove one (payctl sandbox faults remove ID, DELETE /_sandbox/faults/{id}) or all of them (payctl sandbox faults clear, DELETE /_sandbox/faults)`,
+      {limit: FAULT_CAP, live},
+    )
+  }
+
+  /** Drop the oldest spent API faults of the partner past the SPENT_FAULTS_KEPT newest. */
+  #dropSpent(partnerId: string, entries: Entry[]): void {
+    const spent = entries.filter((e) => !isLive(e))
+    if (spent.length <= SPENT_FAULTS_KEPT) return
+    const dropped = new Set(spent.slice(0, spent.length - SPENT_FAULTS_KEPT))
+    this.#byPartner.set(
+      partnerId,
+      entries.filter((e) => !dropped.has(e)),
+    )
   }
 
   /** Remove one fault of the partner's; false when it has none of that id. */
@@ -222,6 +268,7 @@ export class FaultStore {
     const entries = this.#byPartner.get(partnerId)
     if (entries === undefined) return undefined
     let injection: ApiInjection | undefined
+    let spent = false
     for (const e of entries) {
       if (e.kind !== 'api' || e.record.remaining === 0) continue
       if (!e.pattern.operationIds.has(operationId) || !e.pattern.path.test(path)) continue
@@ -237,7 +284,9 @@ export class FaultStore {
       injection.faultIds.push(record.id)
       record.injected++
       if (record.remaining !== null) record.remaining--
+      if (record.remaining === 0) spent = true
     }
+    if (spent) this.#dropSpent(partnerId, entries)
     if (injection !== undefined) injection.label = labelOf(injection)
     return injection
   }

@@ -6,6 +6,7 @@ import {join} from 'node:path'
 import {z} from 'zod'
 import {RESPONSE_SHAPES, type ResponseShape} from '../contract/envelope.js'
 import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
+import {redactCredentials} from '../contract/redaction.js'
 import {PartnerDirectory, resolvePartner, type SandboxCredentials} from './auth/partners.js'
 import {TokenService} from './auth/tokens.js'
 import {checkpointInBackground} from './checkpointer.js'
@@ -59,7 +60,10 @@ export interface SandboxOptions {
   webhookRetries?: RetrySchedule
   /** Fix (some of) the partner's credentials; the rest are reused from the data file or generated. */
   credentials?: Partial<SandboxCredentials>
-  /** Called with one line per request (method, path, status, duration, request id); never secrets. */
+  /**
+   * Called with one line per request (method, path, status, duration, request id) and what goes
+   * wrong in the background; credentials in them redacted.
+   */
   log?: (line: string) => void
   /** How long a client may take to send a request's headers (408 past it); default 10 s. */
   headersTimeoutMs?: number
@@ -278,6 +282,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const parsed = OptionsSchema.safeParse(opts)
   if (!parsed.success) throw new TypeError(`invalid sandbox options: ${z.prettifyError(parsed.error)}`)
   const options = parsed.data
+  // Every line, whatever wrote it (a request's path, an error), passes the logs' one redaction.
+  const write = opts.log
+  const log = write && ((line: string) => write(redactCredentials(line)))
   const adopted = await adoptSnapshot(options, opts)
   const database = openDatabase(options.data)
   let server: {close(): Promise<unknown>} | undefined
@@ -290,7 +297,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         ...(adopted === undefined ? {} : {partnerId: adopted}),
       })
       const ctx = contextOf(database, tokens, credentials.partnerId, options)
-      return {ctx, app: buildServer(ctx, FEATURES, {log: opts.log}), credentials}
+      return {ctx, app: buildServer(ctx, FEATURES, {log}), credentials}
     })
     server = app
     // Outside the set-up's transaction: a restore attaches the snapshot's file, which SQLite does only there.
@@ -299,9 +306,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     // Setup wrote synchronously; from here on, the writes of one event-loop turn commit together.
     database.groupCommits()
     await app.listen({port: options.port, host: options.host})
-    const ticks = ctx.due.tick(opts.log)
-    const purges = ctx.idempotency.sweep(opts.log)
-    const checkpoints = checkpointInBackground(database, opts.log)
+    const ticks = ctx.due.tick(log)
+    const purges = ctx.idempotency.sweep(log)
+    const checkpoints = checkpointInBackground(database, log)
     const port = (app.server.address() as AddressInfo).port
     let closing: Promise<void> | undefined
     return {

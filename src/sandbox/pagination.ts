@@ -64,6 +64,17 @@ export class Cursors {
   }
 }
 
+/** The position a list's `cursor` holds; one this sandbox did not seal for the list and partner is 400 VALIDATION_ERROR. */
+export function cursorPosition(cursors: Cursors, list: string, partnerId: string, cursor: string): number {
+  const position = cursors.open(list, partnerId, cursor)
+  if (position !== undefined) return position
+  throw new ApiError(
+    'VALIDATION_ERROR',
+    'Invalid query: cursor is not one this sandbox issued for this list to this partner; pass the nextCursor of the previous page',
+    {field: 'cursor', issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}]},
+  )
+}
+
 /** What a cursor is bound to besides its position; NUL cannot occur in a list name or partner id. */
 function binding(list: string, partnerId: string): Buffer {
   return Buffer.from(`${list}\0${partnerId}`)
@@ -133,18 +144,7 @@ export class PagedList<Row extends Columns<Row> & {seq: number}, Filter extends 
   /** The `seq` a page starts after (oldest first) or before (newest first): the cursor's, or the end. */
   #start(partnerId: string, cursor: string | undefined): number {
     if (cursor === undefined) return this.spec.order === 'oldest first' ? 0 : Number.MAX_SAFE_INTEGER
-    const position = this.cursors.open(this.spec.name, partnerId, cursor)
-    if (position === undefined) {
-      throw new ApiError(
-        'VALIDATION_ERROR',
-        'Invalid query: cursor is not one this sandbox issued for this list to this partner; pass the nextCursor of the previous page',
-        {
-          field: 'cursor',
-          issues: [{path: 'cursor', code: 'invalid_cursor', message: 'Unknown cursor'}],
-        },
-      )
-    }
-    return position
+    return cursorPosition(this.cursors, this.spec.name, partnerId, cursor)
   }
 
   #statement(given: Filter[]): Statement<Row> {

@@ -37,6 +37,51 @@ describe('sandbox faults: bad input is refused before anything is sent', () => {
     expect(r.stderr).toContain(says)
   })
 
+  it('lists every fault across pages with --all, and refuses the 101st with FAULT_LIMIT', async () => {
+    const added: string[] = []
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${sandbox.url}/_sandbox/faults`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.credentials.secretKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({route: 'GET /v1/users/{id}', status: 503, times: 1000}),
+      })
+      expect(res.status).toBe(201)
+      added.push(((await res.json()) as {id: string}).id)
+    }
+    const refused = await run(['sandbox', 'faults', 'add', '--route', 'POST /v1/users', '--status', '503'])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain('FAULT_LIMIT')
+    expect(refused.stderr).toContain('payctl sandbox faults clear')
+
+    const page = (await run(['sandbox', 'faults', 'list', '--json'])).json<{
+      faults: {id: string}[]
+      hasMore: boolean
+    }>()
+    expect(page.faults.map((f) => f.id)).toEqual(added.slice(0, 20))
+    expect(page.hasMore).toBe(true)
+    const all = await run(['sandbox', 'faults', 'list', '--all', '--json'])
+    expect(all.json<{faults: {id: string}[]}>().faults.map((f) => f.id)).toEqual(added)
+    const lines = (await run(['sandbox', 'faults', 'list', '--all', '--output', 'ndjson'])).stdout
+      .trim()
+      .split('\n')
+    expect(lines.map((l) => (JSON.parse(l) as {id: string}).id)).toEqual(added)
+    const table = await run(['sandbox', 'faults', 'list', '--limit', '30'])
+    expect(
+      table.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('flt_')),
+    ).toHaveLength(30)
+    expect(table.stderr).toContain('or --all for everything')
+
+    expect((await run(['sandbox', 'faults', 'clear'])).exitCode).toBe(0)
+    const none = await run(['sandbox', 'faults', 'list'])
+    expect(none.stdout).toContain('No faults. Add one with: payctl sandbox faults add')
+  }, 60_000)
+
   it('webhooks faults add and listen refuse bad delivery-fault values the same way', async () => {
     const hook = await run([
       'webhooks',
@@ -64,7 +109,11 @@ describe('sandbox faults: bad input is refused before anything is sent', () => {
     expect(listen.exitCode).toBe(2)
     expect(listen.stderr).toContain('--tamper-signature')
     // Nothing reached the sandbox.
-    expect((await run(['sandbox', 'faults', 'list', '--json'])).json()).toEqual({faults: []})
+    expect((await run(['sandbox', 'faults', 'list', '--json'])).json()).toEqual({
+      faults: [],
+      hasMore: false,
+      nextCursor: null,
+    })
   })
 })
 

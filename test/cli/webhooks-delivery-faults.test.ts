@@ -109,7 +109,11 @@ describe('delivery faults against real sandbox and listen processes', () => {
     } finally {
       // Its registration goes with it (and its fault): the next test's events are not for it.
       await run(['webhooks', 'delete', webhook, '--yes'])
-      expect((await run(['sandbox', 'faults', 'list', '--json'])).json()).toEqual({faults: []})
+      expect((await run(['sandbox', 'faults', 'list', '--json'])).json()).toEqual({
+        faults: [],
+        hasMore: false,
+        nextCursor: null,
+      })
       await receiver.close()
     }
   }, 120_000)
@@ -171,6 +175,10 @@ describe('delivery faults against real sandbox and listen processes', () => {
       await receiver.close()
     }
     // Ctrl-C ended the session, and its faults with it.
-    expect((await run(['sandbox', 'faults', 'list', '--json'])).json()).toEqual({faults: []})
+    expect((await run(['sandbox', 'faults', 'list', '--json'])).json()).toEqual({
+      faults: [],
+      hasMore: false,
+      nextCursor: null,
+    })
   }, 120_000)
 })

@@ -13,6 +13,37 @@ describe('redaction of every credential the sandbox accepts', () => {
     expect(redactText('pk_test_public-key')).toBe('pk_test_public-key')
   })
 
+  it('hides a credential inside a longer word and written with percent-escapes, and leaves ordinary words', () => {
+    const key = `test_${'0123456789abcdef'.repeat(3)}`
+    const body = key.slice('test_'.length)
+    const hidden: [string, string][] = [
+      [`/v1/users/${key}`, '/v1/users/test_[REDACTED]'],
+      [`/v1/wallets/wal_${key}`, '/v1/wallets/wal_test_[REDACTED]'],
+      [`order_${key}`, 'order_test_[REDACTED]'],
+      [`/v1/users/test%5F${body}/wallets`, '/v1/users/test_[REDACTED]/wallets'],
+      [`/v1/users/test%5f${body}`, '/v1/users/test_[REDACTED]'],
+      [`/v1/users/%74%65%73%74%5f${body}`, '/v1/users/test_[REDACTED]'],
+      [`/v1/users/test%255F${body}`, '/v1/users/test_[REDACTED]'],
+      [
+        `/v1/users?email=a%40b.test&key=wal_test%5F${body}`,
+        '/v1/users?email=a%40b.test&key=wal_test_[REDACTED]',
+      ],
+      [`x-note: ${key}`, 'x-note: test_[REDACTED]'],
+      [`/v1/users/pk_test_${body}`, '/v1/users/pk_test_[REDACTED]'],
+      [`/v1/users/sk_test_${body}`, '/v1/users/sk_test_[REDACTED]'],
+      ['/v1/hooks/whk_whsec_AbC-_9', '/v1/hooks/whk_whsec_[REDACTED]'],
+      ['/v1/x/abceyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln', '/v1/x/abceyJ[REDACTED]'],
+    ]
+    for (const [text, shown] of hidden) expect(redactText(text), text).toBe(shown)
+    for (const ordinary of [
+      '/v1/wallets/wal_0123456789abcdef01234567',
+      'olive_oil',
+      '100%25 %zz',
+      'order_test_1',
+    ])
+      expect(redactText(ordinary)).toBe(ordinary)
+  })
+
   it('hides the value of credential headers given to -H in every spelling', () => {
     const line = redactArgv([
       'POST',

@@ -83,20 +83,32 @@ describe('the request log', () => {
     expect(again.entries.map((e) => e.path)).not.toContain('/_sandbox/logs')
   })
 
-  test('keeps credentials a caller put in a path or a key out of it', async () => {
+  test('keeps credentials a caller put in a path or a key out of it, however spelled', async () => {
     const key = t.creds.secretKey
-    await t.get(`/v1/users/${key}`)
+    const body = key.slice('test_'.length)
+    const paths = [
+      `/v1/users/${key}`,
+      `/v1/users/usr_${key}`,
+      `/v1/users/test%5F${body}`,
+      `/v1/users/test%5f${body}`,
+      `/v1/users/te%73t_${body}`,
+      `/v1/users/${t.creds.apiSecret}`,
+    ]
+    for (const path of paths) await t.get(path)
     await t.post(
       '/v1/users',
       {email: 'a@example.test', first_name: 'A', last_name: 'B'},
-      {
-        headers: {'idempotency-key': `k-${t.creds.apiSecret}`},
-      },
+      {headers: {'idempotency-key': `order_test%5f${body}`}},
     )
-    const {entries} = await logOf(t, {limit: '2'})
+    const {entries} = await logOf(t, {limit: '7'})
     expect(entries.map((e) => [e.path, e.idempotencyKey])).toEqual([
-      ['/v1/users/[REDACTED]', null],
-      ['/v1/users', 'k-[REDACTED]'],
+      ['/v1/users/test_[REDACTED]', null],
+      ['/v1/users/usr_test_[REDACTED]', null],
+      ['/v1/users/test_[REDACTED]', null],
+      ['/v1/users/test_[REDACTED]', null],
+      ['/v1/users/test_[REDACTED]', null],
+      ['/v1/users/sk_test_[REDACTED]', null],
+      ['/v1/users', 'order_test_[REDACTED]'],
     ])
   })
 

@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {METADATA_LIMITS} from '../../src/contract/fields.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
-import {start, type TestSandbox} from './helpers.js'
+import {createPartner, start, type TestSandbox} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 
 const deposit = (walletId: string, metadata: unknown) => ({
@@ -153,5 +153,143 @@ describe('webhook registrations and an event’s deliveries are bounded', () => 
     expect(detail.deliveries).toHaveLength(100)
     expect(detail.deliveries.every((d: {resendOf: string | null}) => d.resendOf !== null)).toBe(true)
     for (const id of ids) await t.call('DELETE', `/v1/webhooks/${id}`)
+  }, 60_000)
+})
+
+describe('faults on demand are bounded', () => {
+  let t: TestSandbox
+  let receiver: Receiver
+  beforeAll(async () => {
+    t = await start({rateLimit: 'off'})
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await t.close()
+    await receiver.close()
+  })
+  const admin = () => ({auth: t.creds.secretKey})
+  // As large as a fault gets: a route of 300 characters, every method of a wallet's path.
+  const addFault = (body: Record<string, unknown> = {}) =>
+    t.post(
+      '/_sandbox/faults',
+      {route: `* /v1/wallets/wal_${'x'.repeat(300 - 18)}`, latency: {minMs: 0, maxMs: 0}, ...body},
+      admin(),
+    )
+  /** Every fault of the partner, page by page, and the size of the largest answer. */
+  async function allFaults(
+    limit?: number,
+  ): Promise<{faults: {id: string}[]; pages: number; largest: number}> {
+    const faults: {id: string}[] = []
+    let cursor: string | undefined
+    let pages = 0
+    let largest = 0
+    do {
+      const q = new URLSearchParams({
+        ...(limit === undefined ? {} : {limit: String(limit)}),
+        ...(cursor ? {cursor} : {}),
+      })
+      const res = await t.get(`/_sandbox/faults?${q}`, admin())
+      expect(res.status, res.text).toBe(200)
+      pages++
+      largest = Math.max(largest, Buffer.byteLength(res.text))
+      faults.push(...res.body.faults)
+      cursor = res.body.hasMore ? res.body.nextCursor : undefined
+    } while (cursor !== undefined)
+    return {faults, pages, largest}
+  }
+
+  it('holds 100 live faults a partner: the 101st, API or delivery, is 422 FAULT_LIMIT and adds nothing', async () => {
+    for (let i = 0; i < 99; i++) expect((await addFault()).status).toBe(201)
+    const hook = data(await t.post('/v1/webhooks', {url: `${receiver.url}/h`, events: ['*']}))
+    const delivery = (duplicate: number) =>
+      t.post('/_sandbox/faults/deliveries', {webhookId: hook.id, duplicate}, admin())
+    expect((await delivery(0.5)).status).toBe(201)
+
+    const refused = await addFault()
+    expect(refused.status).toBe(422)
+    expect(refused.body).toMatchObject({code: 'FAULT_LIMIT', details: {limit: 100, live: 100}})
+    expect(refused.body.message).toContain('payctl sandbox faults clear')
+    const other = data(await t.post('/v1/webhooks', {url: `${receiver.url}/other`, events: ['*']}))
+    const refusedDelivery = await t.post(
+      '/_sandbox/faults/deliveries',
+      {webhookId: other.id, duplicate: 1},
+      admin(),
+    )
+    expect(refusedDelivery.status).toBe(422)
+    expect(refusedDelivery.body.code).toBe('FAULT_LIMIT')
+    // A listen session with faults is refused whole: it is not opened.
+    const listen = (faults?: Record<string, number>) =>
+      t.post('/v1/webhooks/listen-sessions', {
+        listenerKey: 'capped-listener-key',
+        ...(faults ? {faults} : {}),
+      })
+    const refusedListen = await listen({duplicate: 1})
+    expect(refusedListen.status).toBe(422)
+    expect(refusedListen.body.error.code).toBe('FAULT_LIMIT')
+    expect(data(await listen()).resumed).toBe(false)
+    // A registration's fault replaced is no new fault.
+    expect((await delivery(0.25)).status).toBe(201)
+    expect((await allFaults()).faults).toHaveLength(100)
+
+    // Another partner's cap is its own.
+    const b = await createPartner(t, 'fault-cap-b')
+    expect(
+      (await b.post('/_sandbox/faults', {route: 'GET /v1/users', status: 503}, {auth: b.creds.secretKey}))
+        .status,
+    ).toBe(201)
+
+    const cleared = await t.call('DELETE', '/_sandbox/faults', admin())
+    expect(cleared.body).toEqual({cleared: 100})
+    expect((await addFault()).status).toBe(201)
+    await t.call('DELETE', '/_sandbox/faults', admin())
+  }, 60_000)
+
+  it('spent faults do not count, and the newest 100 of them stay listed', async () => {
+    for (let i = 0; i < 100; i++) {
+      const added = await t.post(
+        '/_sandbox/faults',
+        {route: 'GET /v1/users/{id}', status: 503, times: 1},
+        admin(),
+      )
+      expect(added.status).toBe(201)
+      // Spent by the request it answers.
+      expect((await t.get('/v1/users/usr_spending')).status).toBe(503)
+    }
+    const spentFirst = (await allFaults()).faults[0]!.id
+    for (let i = 0; i < 100; i++) expect((await addFault()).status).toBe(201)
+    expect((await addFault()).status).toBe(422)
+    // Room for one, spent at once: 101 spent, and the oldest of them goes.
+    await t.call('DELETE', `/_sandbox/faults/${(await allFaults()).faults.at(-1)!.id}`, admin())
+    expect(
+      (await t.post('/_sandbox/faults', {route: 'GET /v1/users/{id}', status: 503, times: 1}, admin()))
+        .status,
+    ).toBe(201)
+    expect((await t.get('/v1/users/usr_spending')).status).toBe(503)
+    const listed = (await allFaults()).faults
+    expect(listed).toHaveLength(100 + 99)
+    expect(listed.map((f) => f.id)).not.toContain(spentFirst)
+    expect((await addFault()).status).toBe(201)
+    expect((await addFault()).status).toBe(422)
+    await t.call('DELETE', '/_sandbox/faults', admin())
+  }, 60_000)
+
+  it('lists them a page at a time: 20 by default, up to 100, each answer small', async () => {
+    for (let i = 0; i < 100; i++) expect((await addFault()).status).toBe(201)
+    const first = await t.get('/_sandbox/faults', admin())
+    expect(first.body.faults).toHaveLength(20)
+    expect(first.body.hasMore).toBe(true)
+    const byDefault = await allFaults()
+    expect(byDefault.pages).toBe(5)
+    const whole = await allFaults(100)
+    expect(whole.pages).toBe(1)
+    expect(new Set(whole.faults.map((f) => f.id)).size).toBe(100)
+    expect(byDefault.faults).toEqual(whole.faults)
+    // About 60 KB.
+    expect(whole.largest).toBeLessThan(100 * 1024)
+    expect((await t.get('/_sandbox/faults?limit=101', admin())).status).toBe(400)
+    const forged = await t.get(`/_sandbox/faults?cursor=${first.body.nextCursor.slice(0, -2)}AA`, admin())
+    expect(forged.status).toBe(400)
+    expect(forged.body.details).toMatchObject({field: 'cursor'})
+    await t.call('DELETE', '/_sandbox/faults', admin())
   }, 60_000)
 })

@@ -1,14 +1,14 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import {addApiFault} from './service.js'
+import {addApiFault, listFaults} from './service.js'
 
 /**
  * The control routes of faults on demand. A registration's delivery fault is added by the webhooks
  * feature (POST /_sandbox/faults/deliveries), which knows its registrations; every fault is listed
  * and removed here.
  */
-export function faultRoutes(ctx: Pick<SandboxContext, 'faults'>): RouteSpec[] {
+export function faultRoutes(ctx: Pick<SandboxContext, 'faults' | 'cursors'>): RouteSpec[] {
   const {faults} = ctx
   return [
     route({
@@ -17,7 +17,7 @@ export function faultRoutes(ctx: Pick<SandboxContext, 'faults'>): RouteSpec[] {
     }),
     route({
       endpoint: endpoints.listFaults,
-      run: (input) => ({faults: faults.list(partnerOf(input))}),
+      run: (input) => listFaults(ctx, partnerOf(input), input.query),
     }),
     route({
       endpoint: endpoints.removeFault,

@@ -1,7 +1,11 @@
 import {parseRoutePattern} from '../../contract/fault-routes.js'
-import type {ApiFault, ApiFaultRequest} from '../../contract/faults.js'
+import type {ApiFault, ApiFaultRequest, FaultList, ListFaultsQuery} from '../../contract/faults.js'
 import type {SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
+import {cursorPosition, DEFAULT_PAGE_SIZE} from '../pagination.js'
+
+/** The name the list's cursors are sealed for (pagination.ts): they open for this list alone. */
+const CURSOR_LIST = 'faults'
 
 function refuse(field: string, message: string): never {
   throw new ApiError('VALIDATION_ERROR', `Invalid request body: ${field}: ${message}`, {
@@ -34,4 +38,23 @@ export function addApiFault(
     refuse('retryAfterSeconds', 'Retry-After goes with status 429 or 503')
   }
   return faults.addApi(partnerId, input, parsed.pattern, new Date())
+}
+
+/** A page of the partner's faults, oldest first, as every list of the sandbox pages. */
+export function listFaults(
+  {faults, cursors}: Pick<SandboxContext, 'faults' | 'cursors'>,
+  partnerId: string,
+  query: ListFaultsQuery,
+): FaultList {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE
+  const after = query.cursor === undefined ? 0 : cursorPosition(cursors, CURSOR_LIST, partnerId, query.cursor)
+  const found = faults.after(partnerId, after, limit + 1)
+  const shown = found.slice(0, limit)
+  const last = shown.at(-1)
+  const hasMore = found.length > limit && last !== undefined
+  return {
+    faults: shown.map((f) => f.fault),
+    hasMore,
+    nextCursor: hasMore ? cursors.seal(CURSOR_LIST, partnerId, last.seq) : null,
+  }
 }

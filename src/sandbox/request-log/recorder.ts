@@ -2,6 +2,7 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {IDEMPOTENCY_KEY} from '../../contract/endpoint.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
+import {redactCredentials} from '../../contract/redaction.js'
 import type {RequestLogEntry} from '../../contract/request-log.js'
 import type {} from '../fastify-request.js'
 import type {RequestLogService} from './service.js'
@@ -11,12 +12,6 @@ const TOKEN_URL = `/v1${endpoints.createToken.path}`
 
 /** The longest path a line keeps; a longer one is cut, with `…`. */
 const PATH_MAX = 512
-
-/**
- * What looks like a credential, wherever a caller might have pasted one (a path, an idempotency
- * key): secret keys and API secrets, webhook secrets, and JWTs. The log never holds one.
- */
-const CREDENTIAL = /(?:sk_(?:test|live)_|\b(?:test|live)_|whsec_)[\w-]{16,}|eyJ[\w-]+\.[\w-]+\.[\w-]+/g
 
 /**
  * Record every request the server answers in the request log, from Fastify's hooks: the error
@@ -62,18 +57,19 @@ function entryOf(
   errorCode: string | undefined,
 ): RequestLogEntry {
   const elapsed = reply.elapsedTime
-  const path = request.url.split('?', 1)[0] ?? ''
+  // Redacted before it is cut, so that no part of a credential is left at the cut.
+  const path = redactCredentials(request.url.split('?', 1)[0] ?? '')
   const key = idempotencyKeyOf(request)
   return {
     time: new Date(Date.now() - elapsed).toISOString(),
     partner: request.partnerId ?? null,
     method: request.method,
-    path: scrubbed(path.length > PATH_MAX ? `${path.slice(0, PATH_MAX - 1)}…` : path),
+    path: path.length > PATH_MAX ? `${path.slice(0, PATH_MAX - 1)}…` : path,
     status: reply.statusCode,
     durationMs: Math.round(elapsed * 10) / 10,
     // What the caller got: a replay carries the id of the request that produced it.
     requestId: String(reply.getHeader('x-request-id') ?? request.id),
-    idempotencyKey: key === undefined ? null : scrubbed(key),
+    idempotencyKey: key === undefined ? null : redactCredentials(key),
     replayed: reply.getHeader('idempotent-replayed') === 'true',
     errorCode: errorCode ?? null,
     ...(request.injectedFault === undefined ? {} : {fault: request.injectedFault}),
@@ -115,5 +111,3 @@ function issuedTo(payload: string): string | undefined {
     return undefined
   }
 }
-
-const scrubbed = (text: string): string => text.replace(CREDENTIAL, '[REDACTED]')

@@ -232,22 +232,22 @@ export function webhookRoutes(
         // Without events, a new session selects every event and an existing one keeps its own.
         const events = body.events === undefined ? undefined : checkSelectors(body.events, 'events')
         const now = Date.now()
-        const {session, resumed, pending} = store.openSession(
-          partnerOf(input),
-          body.listenerKey,
-          events,
-          runtime.isConnected,
-          now,
-        )
-        // The listener's delivery faults (its flags): given, they replace the session's; null removes them.
-        if (body.faults === null) ctx.faults.removeTarget(session.partner_id, session.id)
-        else if (body.faults !== undefined)
-          ctx.faults.setDelivery(
-            session.partner_id,
-            {listenSessionId: session.id},
-            body.faults,
-            new Date(now),
+        // One transaction with the faults: a session whose faults are refused (FAULT_LIMIT) stays unopened.
+        const {session, resumed, pending} = ctx.database.transaction(() => {
+          const opened = store.openSession(
+            partnerOf(input),
+            body.listenerKey,
+            events,
+            runtime.isConnected,
+            now,
           )
+          const {partner_id: partnerId, id} = opened.session
+          // The listener's delivery faults (its flags): given, they replace the session's; null removes them.
+          if (body.faults === null) ctx.faults.removeTarget(partnerId, id)
+          else if (body.faults !== undefined)
+            ctx.faults.setDelivery(partnerId, {listenSessionId: id}, body.faults, new Date(now))
+          return opened
+        })
         return {
           id: session.id,
           secret: session.secret,

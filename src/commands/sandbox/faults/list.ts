@@ -1,26 +1,29 @@
 import {BaseCommand} from '../../../cli/base-command.js'
 import {faultColumns} from '../../../cli/faults.js'
-import {outputFlags} from '../../../cli/flags.js'
-import type {Fault} from '../../../contract/index.js'
+import {listFlags} from '../../../cli/flags.js'
 
 export default class SandboxFaultsList extends BaseCommand<typeof SandboxFaultsList> {
   static override summary =
     "list the profile's faults in the local sandbox, API and delivery, with how often each hit"
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> --json',
+    '<%= config.bin %> <%= command.id %> --all --json',
   ]
-  static override flags = {...outputFlags}
+  static override flags = {...listFlags}
 
-  async run(): Promise<{faults: Fault[]}> {
+  async run(): Promise<void> {
     this.requireLocal('sandbox faults')
-    const list = await this.out.spin('Listing faults', () => this.api.call('listFaults'))
-    if (await this.out.printList(list, 'faults', list.faults, faultColumns, this.flags)) return list
-    if (list.faults.length === 0)
-      this.out.log(
-        "No faults. Add one with: payctl sandbox faults add --status 503 --route 'POST /v1/transactions'",
-      )
-    else await this.out.table(list.faults, faultColumns)
-    return list
+    const f = this.flags
+    await this.out.list(
+      {
+        key: 'faults',
+        fetch: (cursor, limit) => this.api.call('listFaults', {query: {limit, cursor}}),
+        items: (page) => page.faults,
+        columns: faultColumns,
+        empty:
+          "No faults. Add one with: payctl sandbox faults add --status 503 --route 'POST /v1/transactions'",
+      },
+      f,
+    )
   }
 }
