@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {INSPECTOR_PATH, type TimelinePage} from '../../src/contract/inspector.js'
 import type {TimelineLine} from '../../src/contract/timeline.js'
+import {SESSION_IDLE_MS, SESSIONS_PER_PARTNER, Sessions} from '../../src/sandbox/inspector/sessions.js'
 import {createPartner, start, type TestSandbox} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 
@@ -252,6 +253,46 @@ describe('partners', () => {
     expect(deleted.status).toBe(200)
     expect((await get(t, `${UI}/api/session`, browser)).status).toBe(401)
     expect((await get(t, `${UI}/users`, browser)).status).toBe(303)
+  })
+})
+
+describe('sessions', () => {
+  it("of a partner signing in a thousand times end oldest first, and no other partner's", async () => {
+    const noisy = await createPartner(t, 'inspector-noisy')
+    const quiet = await createPartner(t, 'inspector-quiet')
+    const quietBrowser = await browserOf(quiet)
+    const cookies: string[] = []
+    for (let i = 0; i < 1_001; i++) {
+      const res = await signIn(noisy)
+      expect(res.status).toBe(303)
+      cookies.push(res.headers.get('set-cookie')!.split(';', 1)[0]!)
+    }
+    const live = async (cookie: string) => (await get(t, `${UI}/api/session`, {cookie, csrf: ''})).status
+    expect(await live(quietBrowser.cookie)).toBe(200)
+    expect(await live(operator.cookie)).toBe(200)
+    // The noisy partner keeps its newest SESSIONS_PER_PARTNER; the one before them has ended.
+    const kept = cookies.slice(-SESSIONS_PER_PARTNER)
+    for (const cookie of kept) expect(await live(cookie)).toBe(200)
+    for (const cookie of [cookies[0]!, cookies.at(-SESSIONS_PER_PARTNER - 1)!])
+      expect(await live(cookie)).toBe(401)
+  })
+
+  it('past the bound of the whole sandbox refuse a new one rather than end another partner’s', () => {
+    let now = 0
+    const sessions = new Sessions(() => now, {perPartner: 2, total: 4})
+    const first = [sessions.open('a'), sessions.open('a'), sessions.open('b')]
+    now += 1_000
+    const second = [sessions.open('b')]
+    expect(first.concat(second).every((s) => s !== undefined)).toBe(true)
+    // Full: a partner without a session here is refused; one at its own bound gives up its oldest.
+    expect(sessions.open('c')).toBeUndefined()
+    const again = sessions.open('a')!
+    expect(sessions.find(first[0]!.cookie)).toBeUndefined()
+    expect(sessions.find(again.cookie)?.session.partnerId).toBe('a')
+    for (const s of [first[1], first[2], second[0]]) expect(sessions.find(s!.cookie)).toBeDefined()
+    // Sessions idle past SESSION_IDLE_MS give their places up to new ones.
+    now += SESSION_IDLE_MS + 1
+    expect(sessions.open('c')?.session.partnerId).toBe('c')
   })
 })
 
