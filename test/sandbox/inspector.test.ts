@@ -403,18 +403,17 @@ describe('an event page', () => {
       destination_account_id: await wallet(t, 'USD', 0),
     })
     expect(enabled.status, enabled.text).toBe(200)
-    for (const [amount, id] of [
-      [4.01, 'pos_1'],
-      [4.99, 'pos_2'],
-    ] as const) {
+    const purchase = async (amount: number, pos: string) => {
       const res = await t.post('/v1/transactions/process', {
         user_id: user,
         amount,
         merchant_name: 'Corner Shop',
-        transaction_id: `${user}_${id}`,
+        transaction_id: `${user}_${pos}`,
       })
       expect(res.status, res.text).toBe(200)
     }
+    await purchase(4.01, 'pos_1')
+    await purchase(4.99, 'pos_2')
     const transfer = await t.post(`/v1/roundupsvc/users/${user}/roundups/transfer`)
     expect(transfer.status, transfer.text).toBe(201)
     expect(data(transfer).amount).toBe(5)

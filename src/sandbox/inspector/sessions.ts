@@ -12,7 +12,7 @@ export interface Session {
 export const SESSION_IDLE_MS = 12 * 3600_000
 /** Live sessions one partner keeps at most: signing in past it ends that partner's least recently used. */
 export const SESSIONS_PER_PARTNER = 20
-/** Live sessions of all partners together: past it, a partner without one of its own to give up is refused. */
+/** Live sessions of all partners together: past it, idle ones make room, or a sign-in below its partner's bound is refused. */
 export const MAX_SESSIONS = 10_000
 
 /** How many sessions are kept: per partner, and in all. */
@@ -48,8 +48,9 @@ export class Sessions {
   ) {}
 
   /**
-   * A new session for `partnerId`: the cookie's value, shown once, and the session; undefined when
-   * the sandbox holds as many as it keeps and none of them may give way (no other partner's does).
+   * A new session for `partnerId`: the cookie's value, shown once, and the session. A partner at
+   * its bound gives up its least recently used; otherwise, when the sandbox holds as many as it
+   * keeps and none is idle, undefined: another partner's session never gives way.
    */
   open(partnerId: string): {cookie: string; session: Session} | undefined {
     const mine = this.#byPartner.get(partnerId) ?? new Set<string>()
