@@ -1,3 +1,4 @@
+import {moneyOf} from '../contract/event-amounts.js'
 import type {
   Delivery,
   DeliveryWithAttempts,
@@ -99,11 +100,11 @@ export const deliveryColumns: Column<Delivery>[] = [
 ]
 
 /**
- * An event for a person: its data field by field, amounts in major units with their currency (the
- * round-up product's records are already in major units); `--json` keeps the raw data.
+ * An event for a person: its data field by field, amounts in major units with their currency, read
+ * in the unit the event's record has them in (EVENT_AMOUNTS); `--json` keeps the raw data.
  */
 export function eventCard(e: EventDetail): [string, string | undefined][] {
-  const unit = e.event.startsWith('roundupsvc.') ? 'major' : 'minor'
+  const unit = moneyOf(e.event)?.unit ?? 'minor'
   return [
     ['id', e.id],
     ['event', e.event],

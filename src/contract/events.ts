@@ -1,28 +1,14 @@
 import {z} from 'zod'
+import {EVENT_NAMES} from './event-names.js'
 import {Timestamp} from './fields.js'
 
 /**
  * The events the service announces, apart from the features that record them: money movement,
- * round-ups, BNPL and the wallet product all record events, and webhooks deliver every one.
+ * round-ups, BNPL and the wallet product all record events, and webhooks deliver every one. Which
+ * of an event's fields are amounts, and in which unit, is EVENT_AMOUNTS (event-amounts.ts).
  */
 
-export const EVENT_NAMES = [
-  'roundupsvc.roundup.processed',
-  'roundupsvc.transfer.completed',
-  'bnplsvc.payment.created',
-  'bnplsvc.payment.completed',
-  'bnplsvc.payment.failed',
-  'walletsvc.payment.completed',
-  'walletsvc.p2p.sent',
-  'walletsvc.card.created',
-  'transfer.completed',
-  'transfer.failed',
-  'roundup.processed',
-  'wallet.created',
-  'transaction.completed',
-  'transaction.failed',
-] as const
-export type EventName = (typeof EVENT_NAMES)[number]
+export {EVENT_NAMES, type EventName} from './event-names.js'
 
 /** Webhook envelope: `event`, `data`, `timestamp`, plus the event `id`. */
 export const EventEnvelopeSchema = z

@@ -215,6 +215,57 @@ describe.runIf(runs)('the inspector in a browser', () => {
     await page.close()
   })
 
+  it('shows a round-up’s amounts in major units and a transaction’s in minor units, as each event says', async () => {
+    const trigger = async (...args: string[]) =>
+      JSON.parse(await id('webhooks', 'trigger', ...args, '--json')).id as string
+    // 1.13 × 5 rounds up by 4.35.
+    const roundup = await trigger(
+      'roundupsvc.roundup.processed',
+      '--set',
+      'amount=1.13',
+      '--set',
+      'multiplier=5',
+    )
+    const card = await trigger('transaction.completed', '--set', 'amount=500')
+    // 4.95 and 0.05 pending: Ada's transfer to Bob moves exactly 5.
+    await id('roundups', 'enable', ada, '--multiplier', '5', '--destination-account', bobWallet)
+    const purchase = (amount: string, pos: string) =>
+      id(
+        'roundups',
+        'process',
+        '--user',
+        ada,
+        '--amount',
+        amount,
+        '--merchant',
+        'Corner Shop',
+        '--transaction-id',
+        pos,
+      )
+    await purchase('4.01', 'pos_1')
+    await purchase('4.99', 'pos_2')
+    const transfer = JSON.parse(await id('roundups', 'transfer', ada, '--json')).id as string
+    const listed = JSON.parse(await id('events', 'list', '--type', 'roundupsvc.transfer.completed', '--json'))
+    const events = (Array.isArray(listed) ? listed : listed.events) as {id: string; data: {id?: string}}[]
+    const moved = events.find((e) => e.data.id === transfer)!.id
+
+    const page = await signedIn.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (err) => errors.push(err.message))
+    /** The amounts the event's page lists, once it is drawn (a page that cannot be drawn: its error). */
+    const amounts = async (event: string) => {
+      await page.goto(ui(`/events/${event}`))
+      const drawn = page.getByRole('heading', {level: 2, name: 'Data'})
+      await expect.poll(async () => errors.join('\n') || (await drawn.count()), {timeout: 20_000}).toBe(1)
+      const rows = await page.locator('dl.fields > div').allTextContents()
+      return rows.filter((row) => / [A-Z]{3}$/.test(row))
+    }
+    expect(await amounts(moved)).toEqual(['Amount5.00 USD'])
+    expect(await amounts(card)).toEqual(['Amount5.00 USD'])
+    expect(await amounts(roundup)).toEqual(['Purchase1.13 USD', 'Round-up4.35 USD'])
+    await page.close()
+  })
+
   it('renders a name made of HTML as text: nothing in it runs', async () => {
     const xss = await id(
       'users',

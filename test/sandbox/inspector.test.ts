@@ -1,6 +1,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {eventAmounts} from '../../src/contract/event-amounts.js'
 import {INSPECTOR_PATH, type TimelinePage} from '../../src/contract/inspector.js'
+import {formatMoney} from '../../src/contract/money-format.js'
 import type {TimelineLine} from '../../src/contract/timeline.js'
+import {SESSION_IDLE_MS, SESSIONS_PER_PARTNER, Sessions} from '../../src/sandbox/inspector/sessions.js'
 import {createPartner, start, type TestSandbox} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 
@@ -255,6 +258,46 @@ describe('partners', () => {
   })
 })
 
+describe('sessions', () => {
+  it("of a partner signing in a thousand times end oldest first, and no other partner's", async () => {
+    const noisy = await createPartner(t, 'inspector-noisy')
+    const quiet = await createPartner(t, 'inspector-quiet')
+    const quietBrowser = await browserOf(quiet)
+    const cookies: string[] = []
+    for (let i = 0; i < 1_001; i++) {
+      const res = await signIn(noisy)
+      expect(res.status).toBe(303)
+      cookies.push(res.headers.get('set-cookie')!.split(';', 1)[0]!)
+    }
+    const live = async (cookie: string) => (await get(t, `${UI}/api/session`, {cookie, csrf: ''})).status
+    expect(await live(quietBrowser.cookie)).toBe(200)
+    expect(await live(operator.cookie)).toBe(200)
+    // The noisy partner keeps its newest SESSIONS_PER_PARTNER; the one before them has ended.
+    const kept = cookies.slice(-SESSIONS_PER_PARTNER)
+    for (const cookie of kept) expect(await live(cookie)).toBe(200)
+    for (const cookie of [cookies[0]!, cookies.at(-SESSIONS_PER_PARTNER - 1)!])
+      expect(await live(cookie)).toBe(401)
+  })
+
+  it('past the bound of the whole sandbox refuse a new one rather than end another partner’s', () => {
+    let now = 0
+    const sessions = new Sessions(() => now, {perPartner: 2, total: 4})
+    const first = [sessions.open('a'), sessions.open('a'), sessions.open('b')]
+    now += 1_000
+    const second = [sessions.open('b')]
+    expect(first.concat(second).every((s) => s !== undefined)).toBe(true)
+    // Full: a partner without a session here is refused; one at its own bound gives up its oldest.
+    expect(sessions.open('c')).toBeUndefined()
+    const again = sessions.open('a')!
+    expect(sessions.find(first[0]!.cookie)).toBeUndefined()
+    expect(sessions.find(again.cookie)?.session.partnerId).toBe('a')
+    for (const s of [first[1], first[2], second[0]]) expect(sessions.find(s!.cookie)).toBeDefined()
+    // Sessions idle past SESSION_IDLE_MS give their places up to new ones.
+    now += SESSION_IDLE_MS + 1
+    expect(sessions.open('c')?.session.partnerId).toBe('c')
+  })
+})
+
 describe('a page', () => {
   it('comes with the data of its first table, which no value can break out of', async () => {
     const name = '</script><script>alert(1)</script>'
@@ -287,6 +330,96 @@ describe('a page', () => {
     expect(JSON.parse(block![1]!)).toEqual({
       [`/read/listWallets?userId=${user}&limit=100`]: {wallets: [], hasMore: false, nextCursor: null},
     })
+  })
+})
+
+describe('an event page', () => {
+  /** What the event page lists of an event's amounts, from the inspector's answer about it. */
+  const amountsShown = async (eventId: string) => {
+    const e = await body(get(t, `${UI}/api/read/getEvent?id=${eventId}`, operator))
+    return eventAmounts(e.event, e.data).map(({label, amount, currency}) => [
+      label,
+      amount === undefined || currency === undefined ? '—' : formatMoney(amount, currency),
+    ])
+  }
+  const trigger = async (event: string, set: Record<string, unknown> = {}) => {
+    const res = await t.post('/_sandbox/trigger', {event, set})
+    expect(res.status, res.text).toBe(201)
+    return res.body as {event: {id: string; data: Record<string, unknown>}; objects: Record<string, string>}
+  }
+  const latest = async (type: string, userId: string) =>
+    (await body(get(t, `${UI}/api/read/listEvents?type=${type}&userId=${userId}&limit=1`, operator)))
+      .events[0].id as string
+
+  it('reads the amounts of every event that has some in the unit of its record', async () => {
+    for (const event of [
+      'transaction.completed',
+      'transaction.failed',
+      'transfer.completed',
+      'transfer.failed',
+      'walletsvc.payment.completed',
+      'walletsvc.p2p.sent',
+    ]) {
+      expect(await amountsShown((await trigger(event, {amount: 500})).event.id), event).toEqual([
+        ['Amount', '5.00 USD'],
+      ])
+    }
+    const bnpl = {amount: 12_000}
+    expect(await amountsShown((await trigger('bnplsvc.payment.created', bnpl)).event.id)).toEqual([
+      ['Amount', '120.00 USD'],
+      ['Paid', '0.00 USD'],
+      ['Outstanding', '120.00 USD'],
+    ])
+    expect(await amountsShown((await trigger('bnplsvc.payment.completed', bnpl)).event.id)).toEqual([
+      ['Amount', '120.00 USD'],
+      ['Paid', '120.00 USD'],
+      ['Outstanding', '0.00 USD'],
+    ])
+    expect(await amountsShown((await trigger('bnplsvc.payment.failed', bnpl)).event.id)).toEqual([
+      ['Amount', '120.00 USD'],
+      ['Paid', '0.00 USD'],
+      ['Outstanding', '0.00 USD'],
+    ])
+    for (const event of ['wallet.created', 'walletsvc.card.created'])
+      expect(await amountsShown((await trigger(event)).event.id), event).toEqual([])
+  })
+
+  it('reads a round-up’s major units as such: 4.35 is 4.35, and 5 is 5.00, not 0.05', async () => {
+    // 1.13 × 5 rounds up by 4.35, which the common API's event gives in cents (435).
+    const processed = await trigger('roundupsvc.roundup.processed', {amount: 1.13, multiplier: 5})
+    expect(processed.event.data).toMatchObject({amount: 1.13, roundup_amount: 4.35})
+    expect(await amountsShown(processed.event.id)).toEqual([
+      ['Purchase', '1.13 USD'],
+      ['Round-up', '4.35 USD'],
+    ])
+    const common = await latest('roundup.processed', processed.objects.user!)
+    expect(await amountsShown(common)).toEqual([['Round-up', '4.35 USD']])
+
+    // 4.95 and 0.05 pending: the transfer moves exactly 5.
+    const user = await t.user()
+    await wallet(t, 'USD', 10_000, user)
+    const enabled = await t.post(`/v1/roundupsvc/users/${user}/roundups/enable`, {
+      multiplier: 5,
+      destination_account_id: await wallet(t, 'USD', 0),
+    })
+    expect(enabled.status, enabled.text).toBe(200)
+    const purchase = async (amount: number, pos: string) => {
+      const res = await t.post('/v1/transactions/process', {
+        user_id: user,
+        amount,
+        merchant_name: 'Corner Shop',
+        transaction_id: `${user}_${pos}`,
+      })
+      expect(res.status, res.text).toBe(200)
+    }
+    await purchase(4.01, 'pos_1')
+    await purchase(4.99, 'pos_2')
+    const transfer = await t.post(`/v1/roundupsvc/users/${user}/roundups/transfer`)
+    expect(transfer.status, transfer.text).toBe(201)
+    expect(data(transfer).amount).toBe(5)
+    expect(await amountsShown(await latest('roundupsvc.transfer.completed', user))).toEqual([
+      ['Amount', '5.00 USD'],
+    ])
   })
 })
 

@@ -19,7 +19,7 @@ import {
 import {appPage, assetOf, SECURITY_HEADERS, safeNext, signInPage} from './pages.js'
 import {preloadFor} from './preload.js'
 import type {InspectorService} from './service.js'
-import type {Sessions} from './sessions.js'
+import {MAX_SESSIONS, type Sessions} from './sessions.js'
 import type {SignIn} from './sign-in.js'
 import type {LiveStreams} from './stream.js'
 import {timelinePage} from './timeline.js'
@@ -105,8 +105,12 @@ function pageRoutes(scope: FastifyInstance, parts: InspectorParts): void {
       reply.headers(outcome.headers)
       return sendHtml(reply, outcome.status, signInPage(next, outcome.problem))
     }
-    const {cookie} = sessions.open(outcome.partnerId)
-    return reply.header('set-cookie', sessionCookie(cookie)).redirect(next, 303)
+    const opened = sessions.open(outcome.partnerId)
+    if (opened === undefined) {
+      const problem = `The sandbox holds ${MAX_SESSIONS.toLocaleString('en-US')} inspector sessions, as many as it keeps: try again once some end`
+      return sendHtml(reply, 503, signInPage(next, problem))
+    }
+    return reply.header('set-cookie', sessionCookie(opened.cookie)).redirect(next, 303)
   })
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?', 1)[0] ?? INSPECTOR_PATH

@@ -1,5 +1,6 @@
 import type {VNode} from 'preact'
 import {useEffect, useState} from 'preact/hooks'
+import {eventAmounts} from '../../../contract/event-amounts.js'
 import {LoadError, read, resend} from './api.js'
 import {type Attempt, type Delivery, type EventDetail, type EventSummary, paged} from './records.js'
 import {
@@ -115,9 +116,10 @@ export function EventPage({id}: {id: string}): VNode {
         ? html`<p class="loading">Loading…</p>`
         : html`<${Fields} rows=${[
             ['Recorded', html`<${Time} at=${e.timestamp} />`],
-            ...(e.data.amount === undefined
-              ? []
-              : [['Amount', html`<${Money} amount=${e.data.amount} currency=${e.data.currency} />`]]),
+            ...eventAmounts(e.event, e.data).map(({label, amount, currency}) => [
+              label,
+              html`<${Money} amount=${amount} currency=${currency} />`,
+            ]),
             [
               'Deliveries',
               `${e.deliveryCounts.succeeded} delivered, ${e.deliveryCounts.pending} pending, ${e.deliveryCounts.failed} failed, of ${e.deliveryCounts.total}`,
