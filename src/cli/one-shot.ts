@@ -1,9 +1,9 @@
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {constants, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {SnapshotName} from '../contract/index.js'
-import {PayctlError, ProfileStore, saveLocalProfile, usageError} from '../core/index.js'
+import {PayctlError, ProfileStore, type ResolvedProfile, saveLocalProfile, usageError} from '../core/index.js'
 import type {IOStreams} from './io.js'
 import type {Runtime} from './runtime.js'
 
@@ -29,19 +29,41 @@ export function commandAfterDashes(argv: readonly string[]): string[] {
   return command
 }
 
+/** The partner whose snapshots a name is looked up among: that of the profile payctl acts for. */
+export interface SnapshotOwner {
+  profile: string
+  /** Undefined where the profile is no local sandbox's partner (or there is no profile yet). */
+  partnerId: string | undefined
+}
+
+// A partner id as the sandbox makes them, which is also one plain folder name.
+const PARTNER_FOLDER = /^[A-Za-z0-9_-]{1,64}$/
+
+/** The partner a profile names, where it is a local sandbox's: whose snapshots are this machine's. */
+export function snapshotOwner(profile: ResolvedProfile): SnapshotOwner {
+  const partnerId = profile.kind === 'local' ? profile.auth?.partnerId : undefined
+  return {
+    profile: profile.name,
+    partnerId: partnerId && PARTNER_FOLDER.test(partnerId) ? partnerId : undefined,
+  }
+}
+
 /**
- * The snapshot file `--from-snapshot` names: a path, or a name among the snapshots the sandbox of
- * `configDir` keeps (beside its default data file, or in the config dir for :memory:).
+ * The snapshot file `--from-snapshot` names: a path, or a name among the owner's snapshots that the
+ * sandbox of `configDir` keeps (beside its default data file, or in the config dir for :memory:).
+ * Another partner's are never looked at: they hold its rows and its credentials, which the run
+ * would hand to its command.
  */
-export function snapshotFileFor(value: string, configDir: string): string {
+export function snapshotFileFor(value: string, configDir: string, owner: () => SnapshotOwner): string {
   if (existsSync(value)) return resolve(value)
-  const folders = [join(configDir, 'snapshots'), join(configDir, 'sandbox.db.snapshots')]
-  const found = SnapshotName.safeParse(value).success
-    ? folders.flatMap((folder) => {
-        const partners = existsSync(folder) ? readdirSync(folder) : []
-        return partners.map((p) => join(folder, p, `${value}.snapshot`)).filter((f) => existsSync(f))
-      })
-    : []
+  const who = SnapshotName.safeParse(value).success ? owner() : undefined
+  const partner = who?.partnerId
+  const found =
+    partner === undefined
+      ? []
+      : ['snapshots', 'sandbox.db.snapshots']
+          .map((folder) => join(configDir, folder, partner, `${value}.snapshot`))
+          .filter((file) => existsSync(file))
   if (found.length === 1) return found[0]!
   if (found.length > 1) {
     throw usageError(
@@ -50,10 +72,16 @@ export function snapshotFileFor(value: string, configDir: string): string {
       {flag: '--from-snapshot', value},
     )
   }
+  const why =
+    who === undefined
+      ? `no such snapshot file, and not a snapshot name`
+      : who.partnerId === undefined
+        ? `no such snapshot file; a name is one of the snapshots of the partner payctl acts for, and there is no profile of a local sandbox's partner (profile ${who.profile})`
+        : `no such snapshot file, nor a snapshot of that name of partner ${who.partnerId} (profile ${who.profile}) in ${configDir}`
   throw new PayctlError({
     kind: 'usage',
     code: 'SNAPSHOT_NOT_FOUND',
-    message: `--from-snapshot ${value}: no such snapshot file, nor a snapshot of that name in ${configDir}`,
+    message: `--from-snapshot ${value}: ${why}`,
     details: {flag: '--from-snapshot', value},
     suggestions: [
       'List the snapshots: payctl sandbox snapshot list',

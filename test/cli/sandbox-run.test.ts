@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {cpSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
@@ -119,5 +119,106 @@ describe('sandbox run: a one-shot sandbox around a command', () => {
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND')
     expect(missing.stderr).toContain('payctl sandbox snapshot list')
+  })
+})
+
+describe('--from-snapshot NAME: among the snapshots of the partner payctl acts for, no other', () => {
+  const config = tempConfigDir()
+  const data = join(config.dir, 'sandbox.db')
+  let sandbox: SandboxProcess
+  let otherId: string
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    payctl(args, {configDir: config.dir, env, timeoutMs: 60_000})
+  const run = (args: string[], env: Record<string, string> = {}, configDir = config.dir) =>
+    runCli(
+      [
+        'sandbox',
+        'run',
+        ...args,
+        '--',
+        'sh',
+        '-c',
+        `echo "partner=$PAYCTL_PARTNER_ID"; ${PAYCTL} users list --json`,
+      ],
+      {
+        configDir,
+        env,
+        timeoutMs: 60_000,
+      },
+    )
+
+  beforeAll(async () => {
+    // The operator's sandbox on the config dir's own data file, and a partner beside it that saves
+    // snapshots of its own through the API, one of them under a name the operator uses too.
+    sandbox = await startSandboxProcess([], {configDir: config.dir, data})
+    const other = await cli(['sandbox', 'partners', 'create', 'other', '--json'])
+    expect(other.exitCode, other.stderr).toBe(0)
+    otherId = other.json<{partnerId: string}>().partnerId
+    for (const [email, env, names] of [
+      ['mine@example.test', {}, ['mine', 'shared']],
+      ['theirs@example.test', {PAYCTL_PROFILE: 'other'}, ['theirs', 'shared']],
+    ] as const) {
+      const made = await cli(
+        ['users', 'create', '--email', email, '--first-name', 'A', '--last-name', 'B'],
+        env,
+      )
+      expect(made.exitCode, made.stderr).toBe(0)
+      for (const name of names) {
+        const saved = await cli(['sandbox', 'snapshot', 'save', name], env)
+        expect(saved.exitCode, saved.stderr).toBe(0)
+      }
+    }
+  })
+  afterAll(async () => {
+    await sandbox.stop()
+    config.cleanup()
+  })
+
+  test("another partner's name is SNAPSHOT_NOT_FOUND, its credentials never handed to the command; a name both have is the caller's", async () => {
+    const theirs = await run(['--from-snapshot', 'theirs'])
+    expect(theirs.exitCode, theirs.stderr).toBe(2)
+    expect(theirs.stderr).toContain('SNAPSHOT_NOT_FOUND')
+    expect(theirs.stdout).not.toContain('partner=')
+
+    const shared = await run(['--from-snapshot', 'shared'])
+    expect(shared.exitCode, shared.stderr).toBe(0)
+    expect(shared.stdout).toContain(`partner=${sandbox.credentials.partnerId}\n`)
+    expect(shared.stdout).toContain('mine@example.test')
+    expect(shared.stdout).not.toContain('theirs@example.test')
+
+    // Acting as the other partner, its own are found.
+    const asOther = await run(['--from-snapshot', 'theirs'], {PAYCTL_PROFILE: 'other'})
+    expect(asOther.exitCode, asOther.stderr).toBe(0)
+    expect(asOther.stdout).toContain(`partner=${otherId}\n`)
+    expect(asOther.stdout).toContain('theirs@example.test')
+  })
+
+  test('with no profile yet, a name is nobody’s (a file’s path still is what it names)', async () => {
+    const bare = tempConfigDir()
+    try {
+      cpSync(`${data}.snapshots`, join(bare.dir, 'sandbox.db.snapshots'), {recursive: true})
+      const named = await run(['--from-snapshot', 'mine'], {}, bare.dir)
+      expect(named.exitCode, named.stderr).toBe(2)
+      expect(named.stderr).toContain('SNAPSHOT_NOT_FOUND')
+      expect(named.stderr).toContain('no profile')
+      const file = join(bare.dir, 'sandbox.db.snapshots', sandbox.credentials.partnerId, 'mine.snapshot')
+      const path = await run(['--from-snapshot', file], {}, bare.dir)
+      expect(path.exitCode, path.stderr).toBe(0)
+      expect(path.stdout).toContain('mine@example.test')
+    } finally {
+      bare.cleanup()
+    }
+  })
+
+  test('sandbox start --from-snapshot NAME restores only the operator’s own', async () => {
+    await sandbox.stop()
+    const theirs = await runCli(['sandbox', 'start', '--port', '0', '--from-snapshot', 'theirs'], {
+      configDir: config.dir,
+    })
+    expect(theirs.exitCode, theirs.stderr).toBe(2)
+    expect(theirs.stderr).toContain('SNAPSHOT_NOT_FOUND')
+    sandbox = await startSandboxProcess(['--from-snapshot', 'mine'], {configDir: config.dir, data})
+    const list = await cli(['users', 'list', '--json'])
+    expect(list.stdout).toContain('mine@example.test')
   })
 })

@@ -9,9 +9,11 @@ import {
   type RunSandbox,
   runToEnd,
   snapshotFileFor,
+  snapshotOwner,
   writeRunProfile,
 } from '../../cli/one-shot.js'
 import {snapshotStartFailure} from '../../cli/snapshots.js'
+import {resolveProfile} from '../../core/index.js'
 
 export default class SandboxRun extends BaseCommand<typeof SandboxRun> {
   static override summary = 'run a command against a one-shot sandbox: started, seeded, and stopped after it'
@@ -26,7 +28,7 @@ The sandbox stops whatever the command does (exits, is killed, crashes); payctl 
   ]
   static override flags = {
     'from-snapshot': Flags.string({
-      summary: 'start from this snapshot: a file, or a name among this config dir’s sandbox snapshots',
+      summary: 'start from this snapshot: a file, or a name among the profile’s partner’s snapshots',
       helpValue: 'NAME|PATH',
     }),
     seed: Flags.string({
@@ -39,7 +41,10 @@ The sandbox stops whatever the command does (exits, is killed, crashes); payctl 
   async run(): Promise<void> {
     const command = commandAfterDashes(this.argv)
     const from = this.flags['from-snapshot']
-    const path = from === undefined ? undefined : snapshotFileFor(from, this.runtime.configDir)
+    // A name is the caller's own: the partner of the profile payctl acts for.
+    const owner = () =>
+      snapshotOwner(resolveProfile(this.store.read(), {profile: this.flags.profile}, this.env))
+    const path = from === undefined ? undefined : snapshotFileFor(from, this.runtime.configDir, owner)
     const own = privateConfigDir()
     const {startSandbox} = await import('../../sandbox/index.js')
     try {
