@@ -1,16 +1,14 @@
-import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
-import {constants, tmpdir} from 'node:os'
+import {existsSync, lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {SnapshotName} from '../contract/index.js'
 import {PayctlError, ProfileStore, type ResolvedProfile, saveLocalProfile, usageError} from '../core/index.js'
-import type {IOStreams} from './io.js'
-import type {Runtime} from './runtime.js'
+import {isAlive} from './sandbox-process.js'
 
 /**
  * The parts of `sandbox run` that are not the sandbox: where its private state goes, which
- * snapshot it starts from, the environment the command gets, and the command itself
- * (docs/sandbox.md#one-shot-sandboxes).
+ * snapshot it starts from, and the environment the command gets; the command itself is run by
+ * one-shot-command.ts (docs/sandbox.md#one-shot-sandboxes).
  */
 
 /** The command after `--`, refused when there is none. */
@@ -95,10 +93,41 @@ export function payctlCommand(args: readonly string[]): string[] {
   return [process.execPath, process.argv[1] ?? '', ...args]
 }
 
-/** A private config dir for one run: its profile, state and snapshots, removed afterwards. */
+/** A private dir of a run, named after the pid of the payctl that made it: `payctl-run-PID-XXXXXX`. */
+const RUN_DIR = /^payctl-run-([1-9]\d*)-/
+
+/**
+ * A private config dir for one run: its profile, state and snapshots, removed afterwards. The dirs
+ * of earlier runs whose payctl was killed outright, and could not remove its own, go first.
+ */
 export function privateConfigDir(): {dir: string; remove: () => void} {
-  const dir = mkdtempSync(join(tmpdir(), 'payctl-run-'))
+  removeAbandonedRuns()
+  const dir = mkdtempSync(join(tmpdir(), `payctl-run-${process.pid}-`))
   return {dir, remove: () => rmSync(dir, {recursive: true, force: true})}
+}
+
+/**
+ * Remove the private dirs of runs whose payctl is gone: a dir of this user's, named after a pid no
+ * process has. A live run's dir is never one (its pid is alive); a pid taken since by another
+ * process keeps its dir until that one ends too. Links and other users' dirs are left alone.
+ */
+function removeAbandonedRuns(): void {
+  const tmp = tmpdir()
+  let names: string[]
+  try {
+    names = readdirSync(tmp)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(RUN_DIR.exec(name)?.[1])
+    if (!Number.isSafeInteger(pid) || isAlive(pid)) continue
+    const path = join(tmp, name)
+    const stat = lstatSync(path, {throwIfNoEntry: false})
+    const mine = process.getuid === undefined || stat?.uid === process.getuid()
+    if (!stat?.isDirectory() || !mine) continue
+    rmSync(path, {recursive: true, force: true})
+  }
 }
 
 /** What the sandbox of a run is, as its command's environment tells it. */
@@ -135,37 +164,5 @@ export async function writeRunProfile(sandbox: RunSandbox): Promise<void> {
   await saveLocalProfile(new ProfileStore(sandbox.configDir), 'local', sandbox.url, {
     variant: 'A',
     ...sandbox.credentials,
-  })
-}
-
-/**
- * Run `command` to its end, its output passed on; Ctrl-C and SIGTERM are passed to it. Resolves
- * with its exit code: 128 + the signal's number when a signal ended it, 127 when it could not start.
- */
-export function runToEnd(
-  command: readonly string[],
-  env: NodeJS.ProcessEnv,
-  io: IOStreams,
-  runtime: Pick<Runtime, 'onSignal'>,
-): Promise<number> {
-  return new Promise((done) => {
-    const child = spawn(command[0]!, command.slice(1), {env, stdio: ['inherit', 'pipe', 'pipe']})
-    child.stdout.on('data', (chunk: Buffer) => io.out.write(chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => io.err.write(chunk.toString()))
-    const removals = (['SIGINT', 'SIGTERM'] as const).map((signal) =>
-      runtime.onSignal(signal, () => child.kill(signal)),
-    )
-    const finish = (code: number) => {
-      for (const remove of removals) remove()
-      done(code)
-    }
-    child.once('error', (err) => {
-      io.err.write(`payctl: ${command[0]}: ${err.message}\n`)
-      finish(127)
-    })
-    child.once('close', (code, signal) => {
-      if (signal !== null) finish(128 + (constants.signals[signal] ?? 0))
-      else finish(code ?? 1)
-    })
   })
 }

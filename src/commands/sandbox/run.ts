@@ -7,11 +7,11 @@ import {
   payctlCommand,
   privateConfigDir,
   type RunSandbox,
-  runToEnd,
   snapshotFileFor,
   snapshotOwner,
   writeRunProfile,
 } from '../../cli/one-shot.js'
+import {runToEnd} from '../../cli/one-shot-command.js'
 import {snapshotStartFailure} from '../../cli/snapshots.js'
 import {resolveProfile} from '../../core/index.js'
 
@@ -21,7 +21,7 @@ export default class SandboxRun extends BaseCommand<typeof SandboxRun> {
   static override strict = false
   static override description =
     `Starts a sandbox on a free port with private state (a data file and a config dir of its own, removed afterwards: two runs at once never meet), restores --from-snapshot, seeds it with --seed, then runs COMMAND with PAYCTL_CONFIG_DIR and PAYCTL_PROFILE pointing payctl at it, and PAYCTL_BASE_URL, PAYCTL_API_URL, PAYCTL_API_KEY, PAYCTL_API_SECRET and PAYCTL_PARTNER_ID for the command's own code.
-The sandbox stops whatever the command does (exits, is killed, crashes); payctl exits with the command's code (128 + N for signal N).`
+The sandbox stops whatever the command does (exits, is killed, crashes); payctl exits with the command's code (128 + N for signal N). The command's output is passed on byte for byte, and the command never outlives payctl: when payctl's output is no longer read (| head), payctl ends the command and all it started and exits 141; when payctl is killed, the command is ended with it.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --from-snapshot ./seeded.snapshot -- ./checks.sh',
     '<%= config.bin %> <%= command.id %> --seed examples/fixtures/shop.yaml -- npm test',
