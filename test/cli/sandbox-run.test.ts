@@ -242,7 +242,8 @@ function ended(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true
   } catch {
-    return true
+    // Reaped in between where there is a /proc; where there is none (macOS), alive as kill said.
+    return existsSync('/proc/self')
   }
 }
 
