@@ -101,6 +101,7 @@ async function main(): Promise<void> {
     '--rate-limit',
     'off',
     '--json',
+    '--show-secrets',
   ])
   const started = await firstJson<{url: string; credentials: {secretKey: string}}>(sandbox, (v) => 'url' in v)
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))

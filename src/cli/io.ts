@@ -15,7 +15,13 @@ export interface OutputStream {
   readonly colour: boolean
   /** Whether its reader went away: nothing written now arrives. */
   readonly closed: boolean
-  write(text: string, done?: (err?: Error | null) => void): boolean
+  /** Text, or bytes passed on as they are (a command's output). */
+  write(text: string | Uint8Array, done?: (err?: Error | null) => void): boolean
+  /**
+   * Call `gone` when its reader goes away, instead of what would happen then otherwise (a process
+   * ends quietly: main.ts), until the returned removal is called.
+   */
+  onReaderGone(gone: () => void): () => void
 }
 
 export interface InputStream {
@@ -64,6 +70,7 @@ function systemOutput(stream: NodeJS.WriteStream, env: Env): OutputStream {
       return stream.destroyed
     },
     write: (text, done) => stream.write(text, done),
+    onReaderGone: (gone) => onReaderGone(stream, gone),
   }
 }
 
@@ -89,15 +96,39 @@ export function systemIO(env: Env = process.env): IOStreams {
   }
 }
 
+/** For each stream of the process, what to do when its reader goes away: the newest one given. */
+const whenGone = new WeakMap<NodeJS.WriteStream, (() => void)[]>()
+
+/**
+ * Call `gone` when the reader of the process's `stream` goes away (EPIPE), instead of failing on the
+ * write and instead of what was given before it, until the returned removal is called.
+ */
+function onReaderGone(stream: NodeJS.WriteStream, gone: () => void): () => void {
+  const handlers = whenGone.get(stream) ?? listenForReaderGone(stream)
+  handlers.push(gone)
+  return () => {
+    const at = handlers.lastIndexOf(gone)
+    if (at >= 0) handlers.splice(at, 1)
+  }
+}
+
+function listenForReaderGone(stream: NodeJS.WriteStream): (() => void)[] {
+  const handlers: (() => void)[] = []
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    handlers.at(-1)?.()
+  })
+  whenGone.set(stream, handlers)
+  return handlers
+}
+
 /**
  * When the reader of the process's stdout goes away (`payctl --help | head -3`), call `gone`
- * instead of failing on the write: nothing more can be shown.
+ * instead of failing on the write: nothing more can be shown. A command that must first end what it
+ * started (`sandbox run`) takes that over for a while through its stdout's onReaderGone.
  */
 export function onStdoutClosed(gone: () => void): void {
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err
-    gone()
-  })
+  onReaderGone(process.stdout, gone)
 }
 
 /**
@@ -172,6 +203,10 @@ function testOutput(isTTY: boolean, columns: number | undefined, colour: boolean
       return stream.destroyed
     },
     write: (chunk, done) => stream.write(chunk, done),
+    onReaderGone: (gone) => {
+      stream.once('close', gone)
+      return () => stream.off('close', gone)
+    },
   }
   return {output, text: () => text}
 }

@@ -1,16 +1,14 @@
-import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
-import {constants, tmpdir} from 'node:os'
+import {existsSync, lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {SnapshotName} from '../contract/index.js'
-import {PayctlError, ProfileStore, saveLocalProfile, usageError} from '../core/index.js'
-import type {IOStreams} from './io.js'
-import type {Runtime} from './runtime.js'
+import {PayctlError, ProfileStore, type ResolvedProfile, saveLocalProfile, usageError} from '../core/index.js'
+import {isAlive} from './sandbox-process.js'
 
 /**
  * The parts of `sandbox run` that are not the sandbox: where its private state goes, which
- * snapshot it starts from, the environment the command gets, and the command itself
- * (docs/sandbox.md#one-shot-sandboxes).
+ * snapshot it starts from, and the environment the command gets; the command itself is run by
+ * one-shot-command.ts (docs/sandbox.md#one-shot-sandboxes).
  */
 
 /** The command after `--`, refused when there is none. */
@@ -29,19 +27,41 @@ export function commandAfterDashes(argv: readonly string[]): string[] {
   return command
 }
 
+/** The partner whose snapshots a name is looked up among: that of the profile payctl acts for. */
+export interface SnapshotOwner {
+  profile: string
+  /** Undefined where the profile is no local sandbox's partner (or there is no profile yet). */
+  partnerId: string | undefined
+}
+
+// A partner id as the sandbox makes them, which is also one plain folder name.
+const PARTNER_FOLDER = /^[A-Za-z0-9_-]{1,64}$/
+
+/** The partner a profile names, where it is a local sandbox's: whose snapshots are this machine's. */
+export function snapshotOwner(profile: ResolvedProfile): SnapshotOwner {
+  const partnerId = profile.kind === 'local' ? profile.auth?.partnerId : undefined
+  return {
+    profile: profile.name,
+    partnerId: partnerId && PARTNER_FOLDER.test(partnerId) ? partnerId : undefined,
+  }
+}
+
 /**
- * The snapshot file `--from-snapshot` names: a path, or a name among the snapshots the sandbox of
- * `configDir` keeps (beside its default data file, or in the config dir for :memory:).
+ * The snapshot file `--from-snapshot` names: a path, or a name among the owner's snapshots that the
+ * sandbox of `configDir` keeps (beside its default data file, or in the config dir for :memory:).
+ * Another partner's are never looked at: they hold its rows and its credentials, which the run
+ * would hand to its command.
  */
-export function snapshotFileFor(value: string, configDir: string): string {
+export function snapshotFileFor(value: string, configDir: string, owner: () => SnapshotOwner): string {
   if (existsSync(value)) return resolve(value)
-  const folders = [join(configDir, 'snapshots'), join(configDir, 'sandbox.db.snapshots')]
-  const found = SnapshotName.safeParse(value).success
-    ? folders.flatMap((folder) => {
-        const partners = existsSync(folder) ? readdirSync(folder) : []
-        return partners.map((p) => join(folder, p, `${value}.snapshot`)).filter((f) => existsSync(f))
-      })
-    : []
+  const who = SnapshotName.safeParse(value).success ? owner() : undefined
+  const partner = who?.partnerId
+  const found =
+    partner === undefined
+      ? []
+      : ['snapshots', 'sandbox.db.snapshots']
+          .map((folder) => join(configDir, folder, partner, `${value}.snapshot`))
+          .filter((file) => existsSync(file))
   if (found.length === 1) return found[0]!
   if (found.length > 1) {
     throw usageError(
@@ -50,10 +70,16 @@ export function snapshotFileFor(value: string, configDir: string): string {
       {flag: '--from-snapshot', value},
     )
   }
+  const why =
+    who === undefined
+      ? `no such snapshot file, and not a snapshot name`
+      : who.partnerId === undefined
+        ? `no such snapshot file; a name is one of the snapshots of the partner payctl acts for, and there is no profile of a local sandbox's partner (profile ${who.profile})`
+        : `no such snapshot file, nor a snapshot of that name of partner ${who.partnerId} (profile ${who.profile}) in ${configDir}`
   throw new PayctlError({
     kind: 'usage',
     code: 'SNAPSHOT_NOT_FOUND',
-    message: `--from-snapshot ${value}: no such snapshot file, nor a snapshot of that name in ${configDir}`,
+    message: `--from-snapshot ${value}: ${why}`,
     details: {flag: '--from-snapshot', value},
     suggestions: [
       'List the snapshots: payctl sandbox snapshot list',
@@ -67,10 +93,41 @@ export function payctlCommand(args: readonly string[]): string[] {
   return [process.execPath, process.argv[1] ?? '', ...args]
 }
 
-/** A private config dir for one run: its profile, state and snapshots, removed afterwards. */
+/** A private dir of a run, named after the pid of the payctl that made it: `payctl-run-PID-XXXXXX`. */
+const RUN_DIR = /^payctl-run-([1-9]\d*)-/
+
+/**
+ * A private config dir for one run: its profile, state and snapshots, removed afterwards. The dirs
+ * of earlier runs whose payctl was killed outright, and could not remove its own, go first.
+ */
 export function privateConfigDir(): {dir: string; remove: () => void} {
-  const dir = mkdtempSync(join(tmpdir(), 'payctl-run-'))
+  removeAbandonedRuns()
+  const dir = mkdtempSync(join(tmpdir(), `payctl-run-${process.pid}-`))
   return {dir, remove: () => rmSync(dir, {recursive: true, force: true})}
+}
+
+/**
+ * Remove the private dirs of runs whose payctl is gone: a dir of this user's, named after a pid no
+ * process has. A live run's dir is never one (its pid is alive); a pid taken since by another
+ * process keeps its dir until that one ends too. Links and other users' dirs are left alone.
+ */
+function removeAbandonedRuns(): void {
+  const tmp = tmpdir()
+  let names: string[]
+  try {
+    names = readdirSync(tmp)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(RUN_DIR.exec(name)?.[1])
+    if (!Number.isSafeInteger(pid) || isAlive(pid)) continue
+    const path = join(tmp, name)
+    const stat = lstatSync(path, {throwIfNoEntry: false})
+    const mine = process.getuid === undefined || stat?.uid === process.getuid()
+    if (!stat?.isDirectory() || !mine) continue
+    rmSync(path, {recursive: true, force: true})
+  }
 }
 
 /** What the sandbox of a run is, as its command's environment tells it. */
@@ -107,37 +164,5 @@ export async function writeRunProfile(sandbox: RunSandbox): Promise<void> {
   await saveLocalProfile(new ProfileStore(sandbox.configDir), 'local', sandbox.url, {
     variant: 'A',
     ...sandbox.credentials,
-  })
-}
-
-/**
- * Run `command` to its end, its output passed on; Ctrl-C and SIGTERM are passed to it. Resolves
- * with its exit code: 128 + the signal's number when a signal ended it, 127 when it could not start.
- */
-export function runToEnd(
-  command: readonly string[],
-  env: NodeJS.ProcessEnv,
-  io: IOStreams,
-  runtime: Pick<Runtime, 'onSignal'>,
-): Promise<number> {
-  return new Promise((done) => {
-    const child = spawn(command[0]!, command.slice(1), {env, stdio: ['inherit', 'pipe', 'pipe']})
-    child.stdout.on('data', (chunk: Buffer) => io.out.write(chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => io.err.write(chunk.toString()))
-    const removals = (['SIGINT', 'SIGTERM'] as const).map((signal) =>
-      runtime.onSignal(signal, () => child.kill(signal)),
-    )
-    const finish = (code: number) => {
-      for (const remove of removals) remove()
-      done(code)
-    }
-    child.once('error', (err) => {
-      io.err.write(`payctl: ${command[0]}: ${err.message}\n`)
-      finish(127)
-    })
-    child.once('close', (code, signal) => {
-      if (signal !== null) finish(128 + (constants.signals[signal] ?? 0))
-      else finish(code ?? 1)
-    })
   })
 }

@@ -77,7 +77,7 @@ export function snapshotStartFailure(err: Error & {code: string}, from: string):
     return new PayctlError({
       kind: 'usage',
       code: 'SNAPSHOT_NOT_FOUND',
-      message: `--from-snapshot ${from}: no such snapshot file, nor a snapshot of that name in this sandbox's data`,
+      message: `--from-snapshot ${from}: no such snapshot file, nor a snapshot of that name of this sandbox's operator`,
       details: {flag: '--from-snapshot', value: from},
       suggestions: [
         'List the snapshots: payctl sandbox snapshot list',

@@ -96,6 +96,7 @@ describe('sandbox start keeps its secrets out of the process list', () => {
           '--api-secret',
           API_SECRET,
           '--json',
+          '--show-secrets',
         ],
         {configDir: temp.dir, timeoutMs: 30_000},
       )
@@ -116,7 +117,19 @@ describe('sandbox start keeps its secrets out of the process list', () => {
     const temp = tempConfigDir()
     try {
       const r = await runCli(
-        ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--api-secret', '-', '--json'],
+        [
+          'sandbox',
+          'start',
+          '--detach',
+          '--port',
+          '0',
+          '--data',
+          ':memory:',
+          '--api-secret',
+          '-',
+          '--json',
+          '--show-secrets',
+        ],
         {
           configDir: temp.dir,
           timeoutMs: 30_000,

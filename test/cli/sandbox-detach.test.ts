@@ -45,6 +45,61 @@ describe('sandbox start --detach, status and stop', () => {
     expect(shown.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/)
   })
 
+  it('--json keeps the API secret and secret key out of stdout unless --show-secrets, detached or not', async () => {
+    type Started = {url: string; credentials: Record<string, string>}
+    const profile = () =>
+      JSON.parse(readFileSync(join(first.dir, 'profiles.json'), 'utf8')).profiles.local.auth
+    // In the foreground: read its JSON document, then stop it.
+    const foreground = async (extra: string[]): Promise<Started> => {
+      const args = [BIN, 'sandbox', 'start', '--port', '0', '--data', ':memory:', '--json', ...extra]
+      const child = spawn(process.execPath, args, {
+        env: cliEnv(first.dir),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+      let out = ''
+      const started = await new Promise<Started>((resolve, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString()
+          try {
+            resolve(JSON.parse(out) as Started)
+          } catch {
+            // Not whole yet.
+          }
+        })
+        child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${out}`)))
+      })
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
+      return started
+    }
+    const detached = async (extra: string[]): Promise<Started> => {
+      const r = await runCli(
+        ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json', ...extra],
+        {
+          configDir: first.dir,
+        },
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      await runCli(['sandbox', 'stop'], {configDir: first.dir})
+      return r.json<Started>()
+    }
+    for (const start of [foreground, detached]) {
+      const hidden = await start([])
+      const {apiKey, apiSecret, partnerId} = profile()
+      expect(apiSecret, start.name).toMatch(/^sk_test_/)
+      expect(hidden.credentials, start.name).toEqual({
+        partnerId,
+        apiKey,
+        apiSecret: '[REDACTED]',
+        secretKey: '[REDACTED]',
+      })
+      const shown = await start(['--show-secrets'])
+      expect(shown.credentials.apiSecret, start.name).toBe(profile().apiSecret)
+      expect(shown.credentials.secretKey, start.name).toMatch(/^test_/)
+    }
+  })
+
   it('two starts for one config dir at once: one runs, the other is refused with the fix, taking nothing over', async () => {
     const start = () =>
       runCli(['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json'], {
@@ -123,9 +178,10 @@ describe('sandbox start --detach, status and stop', () => {
   })
 
   it('status and stop agree on a sandbox started with another config dir', async () => {
-    const up = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json'], {
-      configDir: first.dir,
-    })
+    const up = await runCli(
+      ['sandbox', 'start', '--detach', '--port', '0', '--data', ':memory:', '--json', '--show-secrets'],
+      {configDir: first.dir},
+    )
     const {url, pid} = up.json<{url: string; pid: number}>()
     // Another config dir whose local profile points at that sandbox (a copied profile file, or the
     // default port), with no record of having started it.

@@ -1,7 +1,10 @@
-import {writeFileSync} from 'node:fs'
+import {type ChildProcess, spawn} from 'node:child_process'
+import {createHash, randomBytes} from 'node:crypto'
+import {once} from 'node:events'
+import {cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -120,4 +123,250 @@ describe('sandbox run: a one-shot sandbox around a command', () => {
     expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND')
     expect(missing.stderr).toContain('payctl sandbox snapshot list')
   })
+})
+
+describe('--from-snapshot NAME: among the snapshots of the partner payctl acts for, no other', () => {
+  const config = tempConfigDir()
+  const data = join(config.dir, 'sandbox.db')
+  let sandbox: SandboxProcess
+  let otherId: string
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    payctl(args, {configDir: config.dir, env, timeoutMs: 60_000})
+  const run = (args: string[], env: Record<string, string> = {}, configDir = config.dir) =>
+    runCli(
+      [
+        'sandbox',
+        'run',
+        ...args,
+        '--',
+        'sh',
+        '-c',
+        `echo "partner=$PAYCTL_PARTNER_ID"; ${PAYCTL} users list --json`,
+      ],
+      {
+        configDir,
+        env,
+        timeoutMs: 60_000,
+      },
+    )
+
+  beforeAll(async () => {
+    // The operator's sandbox on the config dir's own data file, and a partner beside it that saves
+    // snapshots of its own through the API, one of them under a name the operator uses too.
+    sandbox = await startSandboxProcess([], {configDir: config.dir, data})
+    const other = await cli(['sandbox', 'partners', 'create', 'other', '--json'])
+    expect(other.exitCode, other.stderr).toBe(0)
+    otherId = other.json<{partnerId: string}>().partnerId
+    for (const [email, env, names] of [
+      ['mine@example.test', {}, ['mine', 'shared']],
+      ['theirs@example.test', {PAYCTL_PROFILE: 'other'}, ['theirs', 'shared']],
+    ] as const) {
+      const made = await cli(
+        ['users', 'create', '--email', email, '--first-name', 'A', '--last-name', 'B'],
+        env,
+      )
+      expect(made.exitCode, made.stderr).toBe(0)
+      for (const name of names) {
+        const saved = await cli(['sandbox', 'snapshot', 'save', name], env)
+        expect(saved.exitCode, saved.stderr).toBe(0)
+      }
+    }
+  })
+  afterAll(async () => {
+    await sandbox.stop()
+    config.cleanup()
+  })
+
+  test("another partner's name is SNAPSHOT_NOT_FOUND, its credentials never handed to the command; a name both have is the caller's", async () => {
+    const theirs = await run(['--from-snapshot', 'theirs'])
+    expect(theirs.exitCode, theirs.stderr).toBe(2)
+    expect(theirs.stderr).toContain('SNAPSHOT_NOT_FOUND')
+    expect(theirs.stdout).not.toContain('partner=')
+
+    const shared = await run(['--from-snapshot', 'shared'])
+    expect(shared.exitCode, shared.stderr).toBe(0)
+    expect(shared.stdout).toContain(`partner=${sandbox.credentials.partnerId}\n`)
+    expect(shared.stdout).toContain('mine@example.test')
+    expect(shared.stdout).not.toContain('theirs@example.test')
+
+    // Acting as the other partner, its own are found.
+    const asOther = await run(['--from-snapshot', 'theirs'], {PAYCTL_PROFILE: 'other'})
+    expect(asOther.exitCode, asOther.stderr).toBe(0)
+    expect(asOther.stdout).toContain(`partner=${otherId}\n`)
+    expect(asOther.stdout).toContain('theirs@example.test')
+  })
+
+  test('with no profile yet, a name is nobody’s (a file’s path still is what it names)', async () => {
+    const bare = tempConfigDir()
+    try {
+      cpSync(`${data}.snapshots`, join(bare.dir, 'sandbox.db.snapshots'), {recursive: true})
+      const named = await run(['--from-snapshot', 'mine'], {}, bare.dir)
+      expect(named.exitCode, named.stderr).toBe(2)
+      expect(named.stderr).toContain('SNAPSHOT_NOT_FOUND')
+      expect(named.stderr).toContain('no profile')
+      const file = join(bare.dir, 'sandbox.db.snapshots', sandbox.credentials.partnerId, 'mine.snapshot')
+      const path = await run(['--from-snapshot', file], {}, bare.dir)
+      expect(path.exitCode, path.stderr).toBe(0)
+      expect(path.stdout).toContain('mine@example.test')
+    } finally {
+      bare.cleanup()
+    }
+  })
+
+  test('sandbox start --from-snapshot NAME restores only the operator’s own', async () => {
+    await sandbox.stop()
+    const theirs = await runCli(['sandbox', 'start', '--port', '0', '--from-snapshot', 'theirs'], {
+      configDir: config.dir,
+    })
+    expect(theirs.exitCode, theirs.stderr).toBe(2)
+    expect(theirs.stderr).toContain('SNAPSHOT_NOT_FOUND')
+    sandbox = await startSandboxProcess(['--from-snapshot', 'mine'], {configDir: config.dir, data})
+    const list = await cli(['users', 'list', '--json'])
+    expect(list.stdout).toContain('mine@example.test')
+  })
+})
+
+/** The Node payctl runs on, started straight away: its pid is payctl's own, with no wrapper between. */
+const NODE =
+  Number(process.versions.node.split('.')[0]) >= 24
+    ? process.execPath
+    : join(ROOT, 'node_modules', 'node', 'bin', 'node')
+
+/** Whether a process has ended (one ended but not yet reaped by whoever took it over counts). */
+function ended(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return true
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true
+  } catch {
+    // Reaped in between where there is a /proc; where there is none (macOS), alive as kill said.
+    return existsSync('/proc/self')
+  }
+}
+
+/** Wait until `ok()`, checking every 50 ms, failing with `what` past a generous deadline. */
+async function until(what: string, ok: () => boolean, deadlineMs = 30_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`still not so after ${deadlineMs} ms: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe("sandbox run: the command's output and its end", () => {
+  const config = tempConfigDir()
+  // A temporary dir of the tests' own, where the runs keep their private dirs.
+  const tmp = tempConfigDir()
+  const runs = () => readdirSync(tmp.dir).filter((name) => name.startsWith('payctl-run-'))
+  const pids: number[] = []
+  const payctls: ChildProcess[] = []
+  /** The pid a script wrote to `file`, once whole, to be killed in the end should a test fail. */
+  const pidIn = (file: string) => {
+    const pid = Number(readFileSync(join(tmp.dir, file), 'utf8'))
+    expect(pid).toBeGreaterThan(1)
+    pids.push(pid)
+    return pid
+  }
+  const written = (file: string) => () =>
+    existsSync(join(tmp.dir, file)) && readFileSync(join(tmp.dir, file), 'utf8').endsWith('\n')
+  /** payctl sandbox run -- sh -c SCRIPT, a process of its own on the Node payctl runs on. */
+  const start = (script: string, stdin: 'pipe' | 'ignore' = 'ignore') => {
+    const child = spawn(NODE, [join(ROOT, 'bin', 'run.js'), 'sandbox', 'run', '--', 'sh', '-c', script], {
+      env: cliEnv(config.dir, {TMPDIR: tmp.dir, OUT: tmp.dir}),
+      stdio: [stdin, 'pipe', 'pipe'],
+    })
+    payctls.push(child)
+    return child
+  }
+  afterAll(() => {
+    // Whatever a failing test left running.
+    for (const child of payctls) {
+      child.stdin?.destroy()
+      child.kill('SIGKILL')
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {}
+    }
+    config.cleanup()
+    tmp.cleanup()
+  })
+
+  test('binary output passes through byte for byte, on stdout and stderr', async () => {
+    const bytes = randomBytes(300_000)
+    const file = join(tmp.dir, 'random.bin')
+    writeFileSync(file, bytes)
+    const child = start(`cat "$OUT/random.bin"; cat "$OUT/random.bin" >&2`)
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout!.on('data', (c: Buffer) => out.push(c))
+    child.stderr!.on('data', (c: Buffer) => err.push(c))
+    const [code] = await once(child, 'close')
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+    expect(code, Buffer.concat(err).toString().slice(-500)).toBe(0)
+    expect(Buffer.concat(out).length).toBe(bytes.length)
+    expect(sha(Buffer.concat(out))).toBe(sha(bytes))
+    expect(sha(Buffer.concat(err))).toBe(sha(bytes))
+  }, 90_000)
+
+  test('its reader gone (| head -c): payctl ends the command and all it started, even deaf to SIGTERM, removes its dir, exits 141', async () => {
+    // Deaf to SIGTERM, with what it starts: ended all the same, 5 s later.
+    const script = [
+      'trap "" TERM',
+      'echo $$ > "$OUT/command.pid"',
+      'sleep 600 & echo $! > "$OUT/background.pid"',
+      'i=0; while [ $i -lt 1000000 ]; do echo "line $i"; i=$((i + 1)); done',
+      'exit 7',
+    ].join('; ')
+    const pipeline = `set -o pipefail; "${NODE}" "${join(ROOT, 'bin', 'run.js')}" sandbox run -- sh -c '${script}' | head -c 100 >/dev/null`
+    const shell = spawn('bash', ['-c', pipeline], {
+      env: cliEnv(config.dir, {TMPDIR: tmp.dir, OUT: tmp.dir}),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    shell.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    const [code] = await once(shell, 'exit')
+    const command = pidIn('command.pid')
+    const background = pidIn('background.pid')
+    expect(code, stderr).toBe(141)
+    expect(runs()).toEqual([])
+    await until('the command has ended', () => ended(command))
+    await until('what the command started in the background has ended', () => ended(background))
+  }, 90_000)
+
+  test('kill -9 of payctl: the command ends with it; the next run removes the dir it left, never a live run’s', async () => {
+    for (const file of ['command.pid', 'background.pid']) rmSync(join(tmp.dir, file), {force: true})
+    const killed = start('echo $$ > "$OUT/command.pid"; sleep 600 & echo $! > "$OUT/background.pid"; wait')
+    await until('the command has started', written('background.pid'))
+    const command = pidIn('command.pid')
+    const background = pidIn('background.pid')
+    const left = runs()
+    expect(left).toHaveLength(1)
+    killed.kill('SIGKILL')
+    await once(killed, 'exit')
+    await until('the command has ended', () => ended(command))
+    await until('what the command started in the background has ended', () => ended(background))
+
+    // A run going on meanwhile, waiting on its stdin.
+    const live = start('echo started > "$OUT/live.started"; read line', 'pipe')
+    await until('the live run has started', written('live.started'))
+    const ongoing = runs().filter((name) => !left.includes(name))
+    expect(ongoing).toHaveLength(1)
+    const next = await runCli(['sandbox', 'run', '--', 'true'], {
+      configDir: config.dir,
+      env: {TMPDIR: tmp.dir},
+    })
+    expect(next.exitCode, next.stderr).toBe(0)
+    expect(runs()).toEqual(ongoing)
+    live.stdin!.end('\n')
+    const [code] = await once(live, 'exit')
+    expect(code).toBe(0)
+    expect(runs()).toEqual([])
+  }, 90_000)
 })

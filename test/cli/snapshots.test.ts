@@ -267,7 +267,7 @@ describe('saving never leaves a partial snapshot', () => {
       [
         '-c',
         // 400 kB per file: an empty partner's snapshot fits (about 300 kB), one with a thousand users does not.
-        `ulimit -f 400; exec "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" sandbox start --port 0 --data :memory: --rate-limit off --json`,
+        `ulimit -f 400; exec "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" sandbox start --port 0 --data :memory: --rate-limit off --json --show-secrets`,
       ],
       {env: cliEnv(config.dir), stdio: ['ignore', 'pipe', 'pipe']},
     )

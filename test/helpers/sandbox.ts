@@ -40,6 +40,8 @@ export async function startSandboxProcess(
       '--data',
       opts.data ?? ':memory:',
       '--json',
+      // The tests use the credentials it prints.
+      '--show-secrets',
       ...(extraArgs.includes('--rate-limit') ? [] : ['--rate-limit', 'off']),
       ...extraArgs,
     ],

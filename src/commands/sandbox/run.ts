@@ -7,12 +7,14 @@ import {
   payctlCommand,
   privateConfigDir,
   type RunSandbox,
-  runToEnd,
   snapshotFileFor,
+  snapshotOwner,
   writeRunProfile,
 } from '../../cli/one-shot.js'
+import {runToEnd} from '../../cli/one-shot-command.js'
 import {snapshotKey} from '../../cli/sandbox-process.js'
 import {snapshotStartFailure} from '../../cli/snapshots.js'
+import {resolveProfile} from '../../core/index.js'
 
 export default class SandboxRun extends BaseCommand<typeof SandboxRun> {
   static override summary = 'run a command against a one-shot sandbox: started, seeded, and stopped after it'
@@ -20,14 +22,14 @@ export default class SandboxRun extends BaseCommand<typeof SandboxRun> {
   static override strict = false
   static override description =
     `Starts a sandbox on a free port with private state (a data file and a config dir of its own, removed afterwards: two runs at once never meet), restores --from-snapshot, seeds it with --seed, then runs COMMAND with PAYCTL_CONFIG_DIR and PAYCTL_PROFILE pointing payctl at it, and PAYCTL_BASE_URL, PAYCTL_API_URL, PAYCTL_API_KEY, PAYCTL_API_SECRET and PAYCTL_PARTNER_ID for the command's own code.
-The sandbox stops whatever the command does (exits, is killed, crashes); payctl exits with the command's code (128 + N for signal N).`
+The sandbox stops whatever the command does (exits, is killed, crashes); payctl exits with the command's code (128 + N for signal N). The command's output is passed on byte for byte, and the command never outlives payctl: when payctl's output is no longer read (| head), payctl ends the command and all it started and exits 141; when payctl is killed, the command is ended with it.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --from-snapshot ./seeded.snapshot -- ./checks.sh',
     '<%= config.bin %> <%= command.id %> --seed examples/fixtures/shop.yaml -- npm test',
   ]
   static override flags = {
     'from-snapshot': Flags.string({
-      summary: 'start from this snapshot: a file, or a name among this config dir’s sandbox snapshots',
+      summary: 'start from this snapshot: a file, or a name among the profile’s partner’s snapshots',
       helpValue: 'NAME|PATH',
     }),
     seed: Flags.string({
@@ -40,7 +42,10 @@ The sandbox stops whatever the command does (exits, is killed, crashes); payctl 
   async run(): Promise<void> {
     const command = commandAfterDashes(this.argv)
     const from = this.flags['from-snapshot']
-    const path = from === undefined ? undefined : snapshotFileFor(from, this.runtime.configDir)
+    // A name is the caller's own: the partner of the profile payctl acts for.
+    const owner = () =>
+      snapshotOwner(resolveProfile(this.store.read(), {profile: this.flags.profile}, this.env))
+    const path = from === undefined ? undefined : snapshotFileFor(from, this.runtime.configDir, owner)
     const own = privateConfigDir()
     const {startSandbox} = await import('../../sandbox/index.js')
     try {

@@ -94,7 +94,8 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     }),
     quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
     'show-secrets': Flags.boolean({
-      summary: 'print the test credentials when detached or piped too (they then land in logs)',
+      summary:
+        'print the test credentials when detached or piped too, and under --json (they then land in logs)',
     }),
   }
 
@@ -175,7 +176,7 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     // and nothing is left of it) rather than ending the sandbox: the signal that comes with it has a
     // listener, so the exit hook does not send it again.
     this.runtime.onSignal('SIGXFSZ', () => undefined)
-    if (this.jsonEnabled()) this.logJson(started)
+    if (this.jsonEnabled()) this.logJson(forOutput(started, f['show-secrets']))
     else this.printReady(started, f['response-shape'], f['rate-limit'], false)
 
     // `on`, not `once`: the listeners must outlive the first signal. conf's exit hook sends the
@@ -262,8 +263,18 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     if (!this.jsonEnabled()) {
       this.printReady(started, this.flags['response-shape'], this.flags['rate-limit'], true)
     }
-    return started
+    return forOutput(started, this.flags['show-secrets'])
   }
+}
+
+/**
+ * The --json document of a started sandbox: its API secret and secret key written `[REDACTED]`, as
+ * payctl writes every secret it does not show, unless --show-secrets. They are in the profile, and
+ * a JSON document on stdout lands in logs as readily as the banner.
+ */
+function forOutput(s: SandboxStarted, showSecrets: boolean): SandboxStarted {
+  if (showSecrets) return s
+  return {...s, credentials: {...s.credentials, apiSecret: '[REDACTED]', secretKey: '[REDACTED]'}}
 }
 
 /** What `sandbox start` says once it listens; the credentials only when `withSecrets`. */
