@@ -96,9 +96,13 @@ function keyOf(db: DatabaseSync, table: string): string[] {
   return pk.map((c) => c.name)
 }
 
-/** A statement whose rows are arrays of their columns' values (a key, as a slice's bound). */
+/**
+ * A statement whose rows are arrays of their columns' values (a key, as a slice's bound), integers
+ * read as BigInt: a row number past 2^53 is read, and refused by its rule, rather than failing the read.
+ */
 function arrays(statement: StatementSync): StatementSync {
   statement.setReturnArrays(true)
+  statement.setReadBigInts(true)
   return statement
 }
 
@@ -117,10 +121,14 @@ async function copy(db: DatabaseSync, plan: TablePlan, what: string): Promise<nu
   const {table, columns, key} = plan
   const list = columns.join(', ')
   const order = key.join(', ')
-  const slice = (from: boolean) =>
-    db.prepare(
+  const slice = (from: boolean) => {
+    const statement = db.prepare(
       `INSERT INTO main.${table.name} (${list}) SELECT ${list} FROM snap.${table.name}${from ? ` WHERE ${after(key)}` : ''} ORDER BY ${order} LIMIT ${SLICE_ROWS}`,
     )
+    // Its last row number is read as a BigInt too: it may be past 2^53 (its rule refuses it).
+    statement.setReadBigInts(true)
+    return statement
+  }
   const [first, next] = [slice(false), slice(true)]
   const last = arrays(
     db.prepare(
@@ -240,7 +248,7 @@ async function check(
   const statements = (sql: (where: string) => string, asArrays: boolean) => {
     const make = (from: boolean, to: boolean) => {
       const statement = db.prepare(sql(inSlice(from, to)))
-      if (asArrays) statement.setReturnArrays(true)
+      if (asArrays) arrays(statement)
       return statement
     }
     return {

@@ -413,8 +413,14 @@ export async function checkedRows(
   await extractBody(path, header, body, what)
   const found = checkObjects(body, ownObjects(schemas), what)
   if (found.exact && isSealedBy(header, parts.key)) return {file: body, records: header.records}
-  const records = await rebuildRows({from: body, found, to: rebuilt, schemas, header, what, settings})
-  return {file: rebuilt, records}
+  try {
+    const records = await rebuildRows({from: body, found, to: rebuilt, schemas, header, what, settings})
+    return {file: rebuilt, records}
+  } catch (err) {
+    // Whatever else a file's rows make go wrong (a damaged page), it is the file's, not the sandbox's.
+    if (err instanceof ApiError) throw err
+    throw invalid(what, `its rows cannot be read (${(err as Error).message}); nothing was restored`)
+  }
 }
 
 function quotaExceeded(quota: SnapshotQuota, used: {files: number; bytes: number}, asked: string): ApiError {

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS revoked_tokens (
         secret_key: column.code('test_', CREDENTIAL_CHARS, MIN_SECRET_LENGTH, 128),
         name: column.text(64),
         created_at: column.time,
-        started_at: column.time,
+        // Empty for a partner never started with (PartnerDirectory.create).
+        started_at: column.text(30),
       },
       {keptByReset: "the partner's credentials: a reset partner still signs in"},
     ),
