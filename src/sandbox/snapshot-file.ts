@@ -3,7 +3,6 @@ import {
   chmodSync,
   closeSync,
   constants,
-  createReadStream,
   fstatSync,
   fsyncSync,
   openSync,
@@ -292,8 +291,9 @@ export function temporaryBeside(target: string, suffix = '.tmp'): string {
 }
 
 /**
- * The SHA-256 of `length` bytes of the file from `start`, read as a stream of chunks (each hashed, and
- * given to `onChunk` in order), so that the requests served meanwhile wait for one chunk at most.
+ * The SHA-256 of `length` bytes of the file from `start`, read a chunk at a time into one buffer (each
+ * chunk hashed, then given to `onChunk`): the requests served meanwhile wait for one chunk at most,
+ * and a file of any size takes one chunk of memory.
  */
 async function hashRange(
   path: string,
@@ -302,12 +302,20 @@ async function hashRange(
   onChunk?: (chunk: Buffer) => Promise<void>,
 ): Promise<string> {
   const hash = createHash('sha256')
-  if (length > 0) {
-    const stream = createReadStream(path, {start, end: start + length - 1, highWaterMark: CHUNK})
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+  const file = await open(path, 'r')
+  try {
+    const buffer = Buffer.alloc(CHUNK)
+    for (let position = start, left = length; left > 0; ) {
+      const {bytesRead} = await file.read(buffer, 0, Math.min(CHUNK, left), position)
+      if (bytesRead === 0) break
+      const chunk = buffer.subarray(0, bytesRead)
       hash.update(chunk)
       if (onChunk !== undefined) await onChunk(chunk)
+      position += bytesRead
+      left -= bytesRead
     }
+  } finally {
+    await file.close()
   }
   return hash.digest('hex')
 }

@@ -21,7 +21,7 @@ import type {ObjectsFound} from './snapshot-objects.js'
 /** Rows a slice reads or checks: a few milliseconds of work. */
 const SLICE_ROWS = 1000
 
-/** A row's place in its table: its rowid, or the columns of its primary key (WITHOUT ROWID). */
+/** A row's place in its table: the values of its primary key. */
 type Key = SQLOutputValue[]
 
 interface TablePlan {
@@ -81,17 +81,13 @@ export async function rebuildRows(r: Rebuild): Promise<number> {
 }
 
 /**
- * The columns a table's rows are ordered and sliced by: its row number (an INTEGER PRIMARY KEY, copied
- * as it is), else its primary key.
+ * The columns a table's rows are ordered and sliced by: its primary key (a row number, an INTEGER
+ * PRIMARY KEY, is copied as it is), which every table of the sandbox has.
  */
 function keyOf(db: DatabaseSync, table: string): string[] {
-  const pk = (
-    db.prepare('SELECT name, type, pk FROM pragma_table_info(?) WHERE pk > 0').all(table) as {
-      name: string
-      type: string
-      pk: number
-    }[]
-  ).sort((a, b) => a.pk - b.pk)
+  const pk = db.prepare('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk').all(table) as {
+    name: string
+  }[]
   if (pk.length === 0) throw new Error(`${table} has no primary key to copy its rows in order by`)
   return pk.map((c) => c.name)
 }
@@ -196,8 +192,7 @@ function conditionsOf(table: Table, tables: readonly Table[], partners: readonly
     if (rule.kind === 'ref')
       conditions.push(refCondition(rule, name, tables, partners.length > 1 ? owner : undefined))
   }
-  for (const c of table.checks ?? [])
-    conditions.push({what: c.what, sql: c.sql.replaceAll(/\b(FROM|JOIN) (\w+)/g, '$1 main.$2')})
+  conditions.push(...(table.checks ?? []))
   // A condition that cannot be told (a NULL: a parent that is not there) is one not met.
   return conditions.map((c) => ({what: c.what, sql: `coalesce((${c.sql}), 0)`}))
 }

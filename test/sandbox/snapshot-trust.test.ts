@@ -343,6 +343,37 @@ describe('a snapshot file a partner changed and sent back', () => {
   }, 60_000)
 })
 
+describe('while a file is checked', () => {
+  test('the sandbox goes on answering: requests sent after a large restore began are answered before it ends', async () => {
+    // 40,000 more users of mallory's own, each as the API would write it: a file that restores, slice by slice.
+    const many = tampered(good, files.dir, (db) =>
+      db
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+           INSERT INTO users (id, partner_id, email, first_name, last_name, created_at)
+           SELECT printf('usr_f%023x', i), ?, 'many' || i || '@example.test', 'Many', 'Users', '2026-01-01T00:00:00.000Z' FROM n`,
+        )
+        .run(mallory.creds.partnerId),
+    )
+    expect((await upload(mallory, 'many', many)).status).toBe(200)
+    let restored = false
+    const restoring = mallory.post('/_sandbox/snapshots/many/restore').then((res) => {
+      restored = true
+      return res
+    })
+    let answeredBefore = 0
+    while (!restored) {
+      const health = await operator.get('/_sandbox/health')
+      expect(health.status).toBe(200)
+      if (!restored) answeredBefore++
+    }
+    const res = await restoring
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.records).toBeGreaterThan(40_000)
+    expect(answeredBefore).toBeGreaterThan(0)
+  }, 60_000)
+})
+
 describe('snapshot quotas', () => {
   test('an upload or a save past the partner’s quota is refused, and nothing of it is kept', async () => {
     const dir = tempDir()

@@ -1,4 +1,4 @@
-import {column} from '../column-rules.js'
+import {column, conditionOf} from '../column-rules.js'
 import {addColumn, byPartner, type Schema} from '../database.js'
 import {CREDENTIAL_CHARS, MIN_SECRET_LENGTH} from './partners.js'
 
@@ -37,7 +37,16 @@ CREATE TABLE IF NOT EXISTS revoked_tokens (
         // Empty for a partner never started with (PartnerDirectory.create).
         started_at: column.text(30),
       },
-      {keptByReset: "the partner's credentials: a reset partner still signs in"},
+      {
+        keptByReset: "the partner's credentials: a reset partner still signs in",
+        // A whole sandbox's snapshot brings its partners back under their ids.
+        checks: [
+          {
+            what: 'its partner_id is not up to 64 letters, digits, _ or -',
+            sql: conditionOf(column.code('', CREDENTIAL_CHARS, 1, 64), 'r.partner_id'),
+          },
+        ],
+      },
     ),
     {
       name: 'revoked_tokens',
