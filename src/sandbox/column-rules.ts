@@ -1,3 +1,4 @@
+import type {SQLOutputValue} from 'node:sqlite'
 import {SUPPORTED_CURRENCIES} from '../contract/currencies.js'
 import {MAX_EXACT_DIGITS} from '../contract/money.js'
 
@@ -35,6 +36,27 @@ export type ColumnRule =
 
 /** Every column of a table and its rule. */
 export type ColumnRules = Record<string, ColumnRule>
+
+/** What the rows of a table hold, as a restore checks a snapshot file's (`Table` extends it). */
+export interface RowRules {
+  /**
+   * What each column holds, but the partner column: the records it names and the shape of its
+   * values. Every column of a partner's table has one (test/sandbox/column-rules.test.ts).
+   */
+  columns?: ColumnRules
+  /**
+   * What a row must meet beyond each column's rule, as SQL on the row `r` (tables by their names): a
+   * pair of columns set together, a record whose table another column names.
+   */
+  checks?: readonly {what: string; sql: string}[]
+  /** The API's caps: at most `max` rows for each value of the column `per`. */
+  limits?: readonly {per: string; max: number}[]
+  /**
+   * A check in code of each row, for a rule the feature keeps in code (where a webhook may go, given
+   * the sandbox's `exposed` setting): why the row is refused, or undefined.
+   */
+  verify?: (row: Record<string, SQLOutputValue>, settings: {exposed: boolean}) => string | undefined
+}
 
 /** The shapes every feature's columns are declared with. */
 /** The highest row number a restored row may have: far below 2^53, past which a row cannot be read back. */

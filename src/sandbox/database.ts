@@ -6,7 +6,7 @@ import {
   type StatementResultingChanges,
   type StatementSync,
 } from 'node:sqlite'
-import type {ColumnRules} from './column-rules.js'
+import type {ColumnRules, RowRules} from './column-rules.js'
 import type {MetaShape} from './meta-shapes.js'
 
 /** Make a data file readable by its owner only, if it exists. */
@@ -43,29 +43,12 @@ export type Tie =
   /** The row is no one partner's: why. */
   | {shared: string}
 
-/** A table of a schema, and what ties each of its rows to a partner. */
-export interface Table {
+/** A table of a schema, what ties each of its rows to a partner, and what its rows hold (RowRules). */
+export interface Table extends RowRules {
   name: string
   tie: Tie
   /** Why POST /_sandbox/reset keeps its rows (configuration, not records); absent, reset deletes them. */
   keptByReset?: string
-  /**
-   * What each column holds, but the partner column: the records it names and the shape of its values,
-   * as a restore checks a snapshot file's rows (column-rules.ts). Every column of a partner's table has one.
-   */
-  columns?: ColumnRules
-  /**
-   * What a row must meet beyond each column's rule, as SQL on the row `r` (tables by their names): a
-   * pair of columns set together, a record whose table another column names.
-   */
-  checks?: readonly {what: string; sql: string}[]
-  /** The API's caps: at most `max` rows for each value of the column `per`. */
-  limits?: readonly {per: string; max: number}[]
-  /**
-   * A check in code of each row, for a rule the feature keeps in code (where a webhook may go, given
-   * the sandbox's `exposed` setting): why the row is refused, or undefined.
-   */
-  verify?: (row: Record<string, SQLOutputValue>, settings: {exposed: boolean}) => string | undefined
 }
 
 /** A change that brings a data file written before schema `version` up to it. */
@@ -92,16 +75,9 @@ export interface Schema {
 }
 
 /** A table whose rows name their partner in `partner_id`, as most do, with what its other columns hold. */
-export const byPartner = (
-  name: string,
-  columns: ColumnRules,
-  more: Omit<Table, 'name' | 'tie' | 'columns'> = {},
-): Table => ({
-  name,
-  tie: {partnerColumn: 'partner_id'},
-  columns,
-  ...more,
-})
+export function byPartner(name: string, columns: ColumnRules, more: Omit<Table, 'name' | 'tie'> = {}): Table {
+  return {name, tie: {partnerColumn: 'partner_id'}, columns, ...more}
+}
 
 /** A migration that is SQL alone. */
 export const sqlMigration = (version: number, sql: string): Migration => ({

@@ -217,8 +217,61 @@ function refCondition(
 }
 
 /**
+ * A query of the rows of one slice of a table (those between two of its bounds, `where` given as the
+ * condition), prepared once for each kind of slice (the first, the last, one between, all in one).
+ */
+function sliced(db: DatabaseSync, key: string[], sql: (where: string) => string, asArrays: boolean) {
+  const make = (from: boolean, to: boolean) => {
+    const statement = db.prepare(
+      sql([from ? after(key, 'r.') : '1', to ? upTo(key, 'r.') : '1'].join(' AND ')),
+    )
+    if (asArrays) arrays(statement)
+    return statement
+  }
+  const [both, fromOnly, toOnly, all] = [
+    make(true, true),
+    make(true, false),
+    make(false, true),
+    make(false, false),
+  ]
+  return (from: Key | undefined, to: Key | undefined) => ({
+    statement: from === undefined ? (to === undefined ? all : toOnly) : to === undefined ? fromOnly : both,
+    params: [...(from ?? []), ...(to ?? [])],
+  })
+}
+
+/**
+ * The checks of a table that read its rows in code: its rule in code (Table.verify) and its caps
+ * (Table.limits), counted across the slices. Undefined when it has neither.
+ */
+function checksInCode(table: Table, key: string[], r: Rebuild) {
+  const limits = table.limits ?? []
+  if (table.verify === undefined && limits.length === 0) return undefined
+  const counts = limits.map(() => new Map<unknown, number>())
+  return (row: Record<string, SQLOutputValue>): void => {
+    const problem = table.verify?.(row, r.settings)
+    if (problem !== undefined)
+      throw refusalOf(
+        table,
+        key.map((k) => row[k] ?? null),
+        problem,
+        r.what,
+      )
+    for (const [i, {per, max}] of limits.entries()) {
+      const count = (counts[i]!.get(row[per]) ?? 0) + 1
+      counts[i]!.set(row[per], count)
+      if (count > max)
+        throw invalid(
+          r.what,
+          `it holds more than ${max} ${table.name} rows of one ${per}, the API's cap; nothing was restored`,
+        )
+    }
+  }
+}
+
+/**
  * Check every row of the table, a slice at a time: against its conditions in SQL, then against its
- * rule in code (Table.verify) and its caps (Table.limits), which read the slice's rows.
+ * checks in code, which read the slice's rows.
  */
 async function check(
   db: DatabaseSync,
@@ -227,71 +280,34 @@ async function check(
   partners: readonly string[],
   r: Rebuild,
 ): Promise<void> {
-  const {table, key} = plan
+  const {table, key, columns} = plan
   const conditions = conditionsOf(table, tables, partners)
   const all = conditions.map((c) => c.sql).join(' AND ')
   const keys = key.map((k) => `r.${k}`).join(', ')
-  const read = [
-    ...new Set([
-      ...key,
-      ...(table.limits ?? []).map((l) => l.per),
-      ...(table.verify === undefined ? [] : plan.columns),
-    ]),
-  ]
-  const inSlice = (from: boolean, to: boolean) =>
-    [from ? after(key, 'r.') : '1', to ? upTo(key, 'r.') : '1'].join(' AND ')
-  const statements = (sql: (where: string) => string, asArrays: boolean) => {
-    const make = (from: boolean, to: boolean) => {
-      const statement = db.prepare(sql(inSlice(from, to)))
-      if (asArrays) arrays(statement)
-      return statement
-    }
-    return {
-      both: make(true, true),
-      fromOnly: make(true, false),
-      toOnly: make(false, true),
-      all: make(false, false),
-    }
-  }
-  const find = statements(
+  const find = sliced(
+    db,
+    key,
     (where) => `SELECT ${keys} FROM main.${table.name} AS r WHERE ${where} AND NOT (${all}) LIMIT 1`,
     true,
   )
+  const inCode = checksInCode(table, key, r)
   const rows =
-    read.length > key.length
-      ? statements(
-          (where) =>
-            `SELECT ${read.map((c) => `r.${c}`).join(', ')} FROM main.${table.name} AS r WHERE ${where}`,
-          false,
-        )
-      : undefined
-  const counts = (table.limits ?? []).map(() => new Map<unknown, number>())
-  let from: Key | undefined
-  for (let i = 0; i <= plan.bounds.length; i++) {
+    inCode &&
+    sliced(
+      db,
+      key,
+      (where) =>
+        `SELECT ${columns.map((c) => `r.${c}`).join(', ')} FROM main.${table.name} AS r WHERE ${where}`,
+      false,
+    )
+  for (let i = 0, from: Key | undefined; i <= plan.bounds.length; i++) {
     const to = plan.bounds[i]
-    const which =
-      from === undefined ? (to === undefined ? 'all' : 'toOnly') : to === undefined ? 'fromOnly' : 'both'
-    const params = [...(from ?? []), ...(to ?? [])]
-    const bad = find[which].get(...params) as unknown as Key | undefined
+    const slice = find(from, to)
+    const bad = slice.statement.get(...slice.params) as unknown as Key | undefined
     if (bad !== undefined) throw refusal(db, table, key, bad, conditions, r.what)
-    for (const row of (rows?.[which].all(...params) ?? []) as Record<string, SQLOutputValue>[]) {
-      const problem = table.verify?.(row, r.settings)
-      if (problem !== undefined)
-        throw refusalOf(
-          table,
-          key.map((k) => row[k] ?? null),
-          problem,
-          r.what,
-        )
-      for (const [j, limit] of (table.limits ?? []).entries()) {
-        const count = (counts[j]!.get(row[limit.per]) ?? 0) + 1
-        counts[j]!.set(row[limit.per], count)
-        if (count > limit.max)
-          throw invalid(
-            r.what,
-            `it holds more than ${limit.max} ${table.name} rows of one ${limit.per}, the API's cap; nothing was restored`,
-          )
-      }
+    if (inCode !== undefined && rows !== undefined) {
+      const those = rows(from, to)
+      for (const row of those.statement.all(...those.params)) inCode(row as Record<string, SQLOutputValue>)
     }
     from = to
     await nextTurn()

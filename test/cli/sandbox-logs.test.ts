@@ -242,7 +242,7 @@ describe("a partner's credentials in a shared sandbox's logs", () => {
 
   it('are redacted however spelled, in the request log file, GET /_sandbox/logs and sandbox.log', async () => {
     const up = await runCli(
-      ['sandbox', 'start', '--detach', '--port', '0', '--rate-limit', 'off', '--json'],
+      ['sandbox', 'start', '--detach', '--port', '0', '--rate-limit', 'off', '--json', '--show-secrets'],
       {
         configDir: dir,
         timeoutMs: 30_000,

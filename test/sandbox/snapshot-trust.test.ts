@@ -1,11 +1,12 @@
-import {writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {MEMORY_RESTORE_ROWS} from '../../src/sandbox/snapshot-store.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
-import {codeOf, createPartner, query, TestSandbox, tempDir} from './helpers.js'
+import {codeOf, createPartner, query, start, TestSandbox, tempDir} from './helpers.js'
 import {download, emptyTables, partsOf, seedEveryTable, tampered, upload} from './snapshot-files.js'
 
 /**
@@ -71,6 +72,16 @@ function othersRows(): string {
     db.close()
   }
 }
+
+/** `count` more users of the snapshot's partner, each as the API would write it. */
+const moreUsers = (count: number, partnerId: string) => (db: DatabaseSync) =>
+  db
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+       INSERT INTO users (id, partner_id, email, first_name, last_name, created_at)
+       SELECT printf('usr_f%023x', i), ?, 'many' || i || '@example.test', 'Many', 'Users', '2026-01-01T00:00:00.000Z' FROM n`,
+    )
+    .run(partnerId)
 
 /** Send `bytes` as mallory's snapshot `name` and restore it: the restore's answer. */
 async function restore(name: string, bytes: Buffer) {
@@ -345,16 +356,8 @@ describe('a snapshot file a partner changed and sent back', () => {
 
 describe('while a file is checked', () => {
   test('the sandbox goes on answering: requests sent after a large restore began are answered before it ends', async () => {
-    // 40,000 more users of mallory's own, each as the API would write it: a file that restores, slice by slice.
-    const many = tampered(good, files.dir, (db) =>
-      db
-        .prepare(
-          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
-           INSERT INTO users (id, partner_id, email, first_name, last_name, created_at)
-           SELECT printf('usr_f%023x', i), ?, 'many' || i || '@example.test', 'Many', 'Users', '2026-01-01T00:00:00.000Z' FROM n`,
-        )
-        .run(mallory.creds.partnerId),
-    )
+    // 40,000 more users of mallory's own: a file that restores, slice by slice.
+    const many = tampered(good, files.dir, moreUsers(40_000, mallory.creds.partnerId))
     expect((await upload(mallory, 'many', many)).status).toBe(200)
     let restored = false
     const restoring = mallory.post('/_sandbox/snapshots/many/restore').then((res) => {
@@ -374,7 +377,45 @@ describe('while a file is checked', () => {
   }, 60_000)
 })
 
+describe('a sandbox in memory', () => {
+  test(`restores at most ${MEMORY_RESTORE_ROWS} rows, copied in one transaction, and says to use a data file`, async () => {
+    const t = await start()
+    try {
+      const big = tampered(good, files.dir, moreUsers(MEMORY_RESTORE_ROWS, mallory.creds.partnerId))
+      expect((await upload(t, 'big', big)).status).toBe(200)
+      const res = await t.post('/_sandbox/snapshots/big/restore')
+      expect(res.status, res.text).toBe(400)
+      expect(codeOf(res)).toBe('SNAPSHOT_INVALID')
+      expect(res.body.message).toMatch(/more than a sandbox in memory restores.*--data FILE/)
+      expect((await t.get('/v1/users')).body.data.users).toEqual([])
+    } finally {
+      await t.sb.close()
+    }
+  }, 60_000)
+})
+
 describe('snapshot quotas', () => {
+  test('by default a partner keeps 512 MiB: past it (a 600 MB file there already) an upload is refused at once', async () => {
+    const dir = tempDir()
+    const t = await start({data: dir.file})
+    try {
+      const folder = join(`${dir.file}.snapshots`, t.creds.partnerId)
+      mkdirSync(folder, {recursive: true})
+      // Sparse: it takes no disk, and counts for its size.
+      const planted = join(folder, 'huge.snapshot')
+      writeFileSync(planted, '')
+      truncateSync(planted, 600 * 1024 * 1024)
+      const sent = await upload(t, 'more', Buffer.alloc(1024, 1))
+      expect(sent.status, sent.text).toBe(422)
+      expect(codeOf(sent)).toBe('SNAPSHOT_QUOTA_EXCEEDED')
+      expect(sent.body.details).toMatchObject({quota: {files: 100, bytes: 512 * 1024 * 1024}})
+      expect(readdirSync(folder)).toEqual(['huge.snapshot'])
+    } finally {
+      await t.sb.close()
+      dir.cleanup()
+    }
+  })
+
   test('an upload or a save past the partner’s quota is refused, and nothing of it is kept', async () => {
     const dir = tempDir()
     const small = await startSandboxProcess(['--snapshot-quota', '1MiB'], {
