@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, test} from 'vitest'
 import type {SandboxOptions} from '../../src/sandbox/index.js'
 import {codeOf, createPartner, start as startTest, type TestSandbox, tempDir} from './helpers.js'
+import {download, upload} from './snapshot-files.js'
 
 const DAY = 86_400
 
@@ -26,26 +27,6 @@ async function funded(p: TestSandbox, amount: number): Promise<string> {
 
 const balanceOf = async (p: TestSandbox, wallet: string): Promise<number> =>
   Number((await p.get(`/v1/wallets/${wallet}`)).body.data.balance.available)
-
-/** Send `bytes` as the snapshot file `name`, in one chunk. */
-const upload = (p: TestSandbox, name: string, bytes: Buffer) =>
-  p.call('PUT', `/_sandbox/snapshots/${name}/file`, {
-    body: {offset: 0, data: bytes.toString('base64'), last: true},
-  })
-
-/** Read a stored snapshot file whole, chunk by chunk. */
-async function download(p: TestSandbox, name: string): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let offset = 0
-  for (;;) {
-    const res = await p.get(`/_sandbox/snapshots/${name}/file?offset=${offset}`)
-    expect(res.status, res.text).toBe(200)
-    const chunk = Buffer.from(res.body.data, 'base64')
-    chunks.push(chunk)
-    offset += chunk.length
-    if (chunk.length === 0 || offset >= res.body.bytes) return Buffer.concat(chunks)
-  }
-}
 
 // Every case twice: in memory (rows copied one by one) and on a data file (SQLite's pages copied
 // whole, the file renamed into place by a restore: snapshot-swap.ts).
