@@ -43,14 +43,19 @@ export async function main(handover: Handover = {}): Promise<void> {
  * Run one payctl command in this process, in a runtime of its own (`options`: its streams and
  * environment), and resolve with its exit code where `main` would exit: how the test suite runs
  * most commands (test/helpers/cli.ts). Nothing of the process is changed (its streams, env, exit
- * code), so runs may overlap. Each run loads oclif's configuration afresh, as a process does: a run
- * keeps state in it (topic help leaves its topic's commands misread).
+ * code), so runs may overlap. Each run loads oclif's configuration afresh (`loadConfig`: by
+ * default as a process does, its commands those of the build), since a run keeps state in it
+ * (topic help leaves its topic's commands misread).
  */
-export async function runCommand(args: string[], options: RuntimeOptions): Promise<number> {
+export async function runCommand(
+  args: string[],
+  options: RuntimeOptions,
+  loadConfig: () => Promise<Config> = () => Config.load(loadOptions()),
+): Promise<number> {
   const runtime = isolatedRuntime(options)
   return runIn(runtime, async () => {
     try {
-      await run(args, await Config.load(loadOptions()))
+      await run(args, await loadConfig())
       return runtime.exitCode ?? 0
     } catch (err) {
       // Errors the commands render themselves end in oclif's exit signal; others (an unknown

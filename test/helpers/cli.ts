@@ -1,8 +1,9 @@
+/// <reference types="vite/client" />
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {pathToFileURL} from 'node:url'
+import {type Command, Config, Plugin} from '@oclif/core'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -50,30 +51,60 @@ function result(stdout: string, stderr: string, exitCode: number): CliResult {
   }
 }
 
-interface TestIO {
-  io: unknown
-  stdout(): string
-  stderr(): string
+/** Every command of src/commands, by oclif's id (`wallets/get.ts` → `wallets:get`), as the build lists them. */
+const COMMANDS = Object.fromEntries(
+  Object.entries(import.meta.glob<{default: Command.Class}>('../../src/commands/**/*.ts', {eager: true})).map(
+    ([path, module]) => [commandId(path.replace(/^.*\/src\/commands\//, '')), module.default],
+  ),
+)
+
+function commandId(file: string): string {
+  const parts = file.replace(/\.ts$/, '').split('/')
+  if (parts.length > 1 && parts.at(-1) === 'index') parts.pop()
+  return parts.join(':')
 }
-type Bundle = {
-  runCommand(args: string[], runtime: {io: unknown; env: NodeJS.ProcessEnv}): Promise<number>
-  testIO(opts: {input?: string}): TestIO
-}
-let bundle: Promise<Bundle> | undefined
 
 /**
- * Run the built CLI (the same bundle `bin/run.js` loads) in this process: what a command prints, its
- * exit code and its files are those of a process of its own, with stdin, stdout and stderr not
- * terminals, and the environment `runCli` would give it. Each run has a runtime of its own (its
- * streams, environment, config dir and exit code: src/cli/runtime.ts) and changes nothing of this
- * process, so runs may overlap; a command that would end its process fails the run. A run given
- * stdin (`input`) gets a process of its own: oclif's parser reads stdin itself, from the process.
- * Prompts, signals, detached processes and commands racing each other need `runCli`.
+ * oclif's configuration of payctl with its commands as they are in src/ (loaded by the test's own
+ * module loader, so a change is seen at once, with no build), and its two core plugins. Made anew
+ * for each run, as a process makes it.
+ */
+async function configFromSource(): Promise<Config> {
+  const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  pjson.oclif.hooks = {command_not_found: './test/helpers/not-found-hook.js'}
+  const root = new Plugin({root: ROOT, pjson, isRoot: true, ignoreManifest: true})
+  // Its commands given rather than imported from the build (oclif reads them from this cache first).
+  ;(root as unknown as {commandCache: unknown}).commandCache = COMMANDS
+  const plugins = [root]
+  for (const core of pjson.oclif.plugins as string[])
+    plugins.push(new Plugin({root: join(ROOT, 'node_modules', core), type: 'core'}))
+  await Promise.all(plugins.map((p) => p.load()))
+  return Config.load({root: ROOT, pjson, plugins: new Map(plugins.map((p) => [p.name, p]))})
+}
+
+let source: Promise<typeof import('../../src/cli/main.js')> | undefined
+
+/** What runs a command from src/: its entry point, with the hook the CLI's unknown commands go to. */
+function fromSource() {
+  source ??= import('../../src/cli/not-found.js').then((notFound) => {
+    ;(globalThis as Record<symbol, unknown>)[Symbol.for('payctl.test.notFound')] = notFound.default
+    return import('../../src/cli/main.js')
+  })
+  return source
+}
+
+/**
+ * Run a payctl command from src/ in this process: what a command prints, its exit code and its files
+ * are those of a process of its own, with stdin, stdout and stderr not terminals, and the environment
+ * `runCli` would give it. Each run has a runtime of its own (its streams, environment, config dir and
+ * exit code: src/cli/runtime.ts) and changes nothing of this process, so runs may overlap; a command
+ * that would end its process fails the run. A run given stdin (`input`) gets a process of its own:
+ * oclif's parser reads stdin itself, from the process. Prompts, signals, detached processes,
+ * commands racing each other and the build itself (its bundle and fast path) need `runCli`.
  */
 export async function payctl(args: string[], opts: CliOptions): Promise<CliResult> {
   if (opts.input !== undefined) return runCli(args, opts)
-  bundle ??= import(pathToFileURL(join(ROOT, 'dist', 'bundle', 'main.js')).href) as Promise<Bundle>
-  const {runCommand, testIO} = await bundle
+  const {runCommand, testIO} = await fromSource()
   const streams = testIO({})
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
@@ -88,7 +119,7 @@ export async function payctl(args: string[], opts: CliOptions): Promise<CliResul
     )
   })
   try {
-    const run = runCommand(args, {io: streams.io, env: cliEnv(opts.configDir, opts.env)})
+    const run = runCommand(args, {io: streams.io, env: cliEnv(opts.configDir, opts.env)}, configFromSource)
     const exitCode = await Promise.race([run, timeout])
     return result(streams.stdout(), streams.stderr(), exitCode)
   } finally {
