@@ -14,7 +14,7 @@
  *   loaded from node_modules, as cli-table3 itself would, should anything ask.
  *
  * The build fails when any of this no longer applies (an upgrade of cli-table3), or when the plain
- * answers differ from the real string-width on a sample (test/cli/plain-width.test.ts compares
+ * answers differ from the real string-width on a sample (test/processes/plain-width.test.ts compares
  * many more).
  */
 

@@ -8,7 +8,7 @@
  * The build fails here, rather than a user's command go wrong, when a command of the table is not
  * one the fast path can run as the full CLI would: an operation other than a GET of one record, an
  * argument list other than one required argument, a flag whose definition the fast path does not
- * know (test/bundle.test.ts shows a new flag failing the build), or a surface it cannot check.
+ * know (test/unit/bundle-checks.test.ts shows a new flag failing the build), or a surface it cannot check.
  */
 import {globSync} from 'node:fs'
 import {join} from 'node:path'

@@ -5,6 +5,7 @@ import {PriorAnswer} from '../core/transport.js'
 import type {Handover} from './fast-table.js'
 import {writeHelp} from './help-cache.js'
 import {onStdoutClosed, recordOutput} from './io.js'
+import {endWithProcess} from './parent-process.js'
 import {isolatedRuntime, processRuntime, type RuntimeOptions, runIn} from './runtime.js'
 
 /** The package root and its package.json, which oclif would otherwise look for, directory by directory, and read again. */
@@ -24,6 +25,7 @@ export async function main(handover: Handover = {}): Promise<void> {
   // The reader of stdout went away (`payctl --help | head -3`): nothing more can be shown, so stop
   // quietly with the exit code so far, instead of a warning about a promise left pending.
   onStdoutClosed(() => process.exit())
+  endWithProcess(processRuntime().env)
   if (handover.prior !== undefined) processRuntime().prior = new PriorAnswer(handover.prior)
   const recorded = handover.help === undefined ? undefined : recordOutput()
   await execute({loadOptions: loadOptions()})

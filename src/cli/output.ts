@@ -46,7 +46,7 @@ export async function renderTable<T>(
   const table = new loaded.Table({
     head: continued ? [] : columns.map((c) => paint('bold', c.header)),
     // compact: cli-table3 draws no border line between rows, which here would be empty lines that
-    // it drops anyway; a third of a table's drawing, and the same bytes (test/cli/table-render.test.ts).
+    // it drops anyway; a third of a table's drawing, and the same bytes (test/unit/table-render.test.ts).
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 2, compact: true},
     chars: {
       top: '',

@@ -3,7 +3,7 @@
  * without string-width's emoji expression: compiling that expression, on the first table of a
  * process, cost a one-call command more than laying out its table. The bundle gives cli-table3 a
  * string-width that asks here first and asks the real one only for other text
- * (scripts/bundle-table.ts); test/cli/plain-width.test.ts holds the two to the same answers.
+ * (scripts/bundle-table.ts); test/processes/plain-width.test.ts holds the two to the same answers.
  *
  * Plain text is printable ASCII, the ellipsis cli-table3 measures as its truncation mark, and SGR
  * sequences (colour and weight: `ESC [ 1 ; 31 m`, each number at most four digits). For it,

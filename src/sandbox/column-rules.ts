@@ -41,7 +41,7 @@ export type ColumnRules = Record<string, ColumnRule>
 export interface RowRules {
   /**
    * What each column holds, but the partner column: the records it names and the shape of its
-   * values. Every column of a partner's table has one (test/sandbox/column-rules.test.ts).
+   * values. Every column of a partner's table has one (test/unit/column-rules.test.ts).
    */
   columns?: ColumnRules
   /**

@@ -22,10 +22,14 @@ export function tempConfigDir(): {dir: string; cleanup: () => void} {
   return {dir, cleanup: () => rmSync(dir, {recursive: true, force: true})}
 }
 
-/** Environment for a CLI run: no inherited PAYCTL_* or CI surprises, colour off, our config dir. */
+/**
+ * Environment for a CLI run: no inherited PAYCTL_* or CI surprises, colour off, our config dir; but
+ * the run's PAYCTL_EXIT_WITH_PID, so that no payctl a test starts outlives the run (run-setup.ts).
+ */
 export function cliEnv(configDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAYCTL_')) env[k] = v
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('PAYCTL_') || k === 'PAYCTL_EXIT_WITH_PID') env[k] = v
   return {...env, PAYCTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...extra}
 }
 
@@ -125,6 +129,48 @@ export async function payctl(args: string[], opts: CliOptions): Promise<CliResul
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** Commands bound to a config dir (and options): `cli('users', 'list', '--json')`. */
+export type Cli = (...args: string[]) => Promise<CliResult>
+
+/**
+ * The commands of one config dir (a sandbox's, or a temporary one), run in this process from src/
+ * (`payctl`), or with `{process: true}` each as a process of its own (`runCli`).
+ */
+export function cliFor(
+  target: string | {configDir: string},
+  options: Omit<CliOptions, 'configDir'> & {process?: boolean} = {},
+): Cli {
+  const configDir = typeof target === 'string' ? target : target.configDir
+  const {process: asProcess, ...rest} = options
+  return (...args) => (asProcess === true ? runCli : payctl)(args, {...rest, configDir})
+}
+
+/**
+ * The arguments of `payctl auth login` for a partner of a local sandbox (Variant A: its API key,
+ * partner id and API secret), with `more` after them (`--debug`, `--profile NAME`).
+ */
+export function loginArgs(
+  sandbox: {url: string; credentials: {apiKey: string; apiSecret: string; partnerId: string}},
+  ...more: string[]
+): string[] {
+  const c = sandbox.credentials
+  return [
+    'auth',
+    'login',
+    '--env',
+    'local',
+    '--base-url',
+    sandbox.url,
+    '--api-key',
+    c.apiKey,
+    '--partner-id',
+    c.partnerId,
+    '--api-secret',
+    c.apiSecret,
+    ...more,
+  ]
 }
 
 /** Run the built CLI as a separate process, the way a user or script would. */

@@ -8,7 +8,7 @@ import {
   SyntaxKind,
 } from 'typescript/unstable/ast'
 import {describe, expect, it} from 'vitest'
-import {readSources} from './helpers/typescript.js'
+import {readSources} from '../helpers/typescript.js'
 
 /**
  * The layers of src/ and what each may depend on:
@@ -127,7 +127,7 @@ function layerOf(path: string): string | undefined {
 /** How an import() or require() call with a name that is not a literal string reads in a report. */
 const COMPUTED = 'a module whose name is computed'
 
-const ROOT = join(import.meta.dirname, '..')
+const ROOT = join(import.meta.dirname, '..', '..')
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string
   exports: Record<string, string>

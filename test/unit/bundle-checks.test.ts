@@ -7,7 +7,7 @@ import {
   checkStandIn,
   type LazyModule,
   standInSource,
-} from '../scripts/bundle-checks.ts'
+} from '../../scripts/bundle-checks.ts'
 
 /** The build's checks of its stand-ins (scripts/bundle-checks.ts) fail on a broken one. */
 const require = createRequire(import.meta.url)

@@ -10,7 +10,7 @@ import {
   startFaultProxy,
 } from '../helpers/fault-proxy.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
-import {query} from '../sandbox/helpers.js'
+import {query} from '../service/helpers.js'
 
 // Every fault a request meets follows from this seed: rerun a failure with PAYCTL_FAULT_SEED=<seed>.
 const SEED = faultSeed()

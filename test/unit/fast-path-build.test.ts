@@ -2,12 +2,12 @@ import {createHash} from 'node:crypto'
 import {Flags} from '@oclif/core'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {flagSpecs} from '../scripts/fast-path.ts'
-import {surfaceCheckSource} from '../scripts/surface-check.ts'
-import {globalFlags, outputFlags} from '../src/cli/flags.js'
-import {ONE_CALL_COMMANDS} from '../src/cli/one-call.js'
-import {type EndpointId, endpoints, surfaceOf} from '../src/contract/index.js'
-import {sha256Hex} from '../src/core/sha256.js'
+import {flagSpecs} from '../../scripts/fast-path.ts'
+import {surfaceCheckSource} from '../../scripts/surface-check.ts'
+import {globalFlags, outputFlags} from '../../src/cli/flags.js'
+import {ONE_CALL_COMMANDS} from '../../src/cli/one-call.js'
+import {type EndpointId, endpoints, surfaceOf} from '../../src/contract/index.js'
+import {sha256Hex} from '../../src/core/sha256.js'
 
 /**
  * What the build generates for bin/run.js's fast path (scripts/fast-path.ts, surface-check.ts),

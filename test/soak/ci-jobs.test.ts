@@ -3,8 +3,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
-import {tempDir} from '../sandbox/helpers.js'
-import {ledgerProblems} from '../sandbox/money-helpers.js'
+import {tempDir} from '../service/helpers.js'
+import {ledgerProblems} from '../service/money-helpers.js'
 
 const DAY = 86_400
 

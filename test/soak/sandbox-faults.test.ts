@@ -3,7 +3,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {connect} from '../../src/core/index.js'
 import {payctl, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
-import {query} from '../sandbox/helpers.js'
+import {query} from '../service/helpers.js'
 
 describe('sandbox faults: bad input is refused before anything is sent', () => {
   let sandbox: SandboxProcess

@@ -4,7 +4,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {type CliResult, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
-import {query} from '../sandbox/helpers.js'
+import {query} from '../service/helpers.js'
 
 const WALLETS = 16
 const INITIAL = 1_000_000n // 10,000.00 USD each

@@ -6,8 +6,8 @@ import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {MEMORY_RESTORE_ROWS} from '../../src/sandbox/snapshot-store.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
-import {codeOf, createPartner, query, start, TestSandbox, tempDir} from './helpers.js'
-import {download, emptyTables, partsOf, seedEveryTable, tampered, upload} from './snapshot-files.js'
+import {codeOf, createPartner, query, start, TestSandbox, tempDir} from '../service/helpers.js'
+import {download, emptyTables, partsOf, seedEveryTable, tampered, upload} from '../service/snapshot-files.js'
 
 /**
  * A snapshot file is somebody's upload. Partner "mallory", who is not the operator of a shared
