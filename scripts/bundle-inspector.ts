@@ -12,7 +12,7 @@ import {build} from 'esbuild'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const SOURCE = join(ROOT, 'src', 'sandbox', 'inspector', 'browser')
-const OUT = join(ROOT, 'dist', 'inspector')
+const OUT = join(process.env.PAYCTL_BUILD_DIR ?? join(ROOT, 'dist'), 'inspector')
 
 mkdirSync(OUT, {recursive: true})
 await build({
@@ -29,6 +29,4 @@ await build({
 })
 for (const file of ['inspector.css', 'icon.svg']) copyFileSync(join(SOURCE, file), join(OUT, file))
 const kb = (file: string) => (statSync(join(OUT, file)).size / 1024).toFixed(1)
-console.log(
-  `dist/inspector: inspector.js ${kb('inspector.js')} KiB, inspector.css ${kb('inspector.css')} KiB`,
-)
+console.log(`inspector: inspector.js ${kb('inspector.js')} KiB, inspector.css ${kb('inspector.css')} KiB`)

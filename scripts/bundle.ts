@@ -36,7 +36,9 @@ import {cliTable3Script} from './bundle-table.ts'
 import {fastPathTable} from './fast-path.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const OUT = join(ROOT, 'dist', 'bundle')
+/** The build being made (scripts/build.ts), or dist/ itself. */
+const BUILD = process.env.PAYCTL_BUILD_DIR ?? join(ROOT, 'dist')
+const OUT = join(BUILD, 'bundle')
 const requireFromRoot = createRequire(join(ROOT, 'package.json'))
 
 /** `wallets/get.ts` → `wallets:get`, as oclif's pattern discovery names commands. */
@@ -70,7 +72,7 @@ const commandsEntry: Plugin = {
 /** Stands for the build's id in fast.js until every file is built (see buildId). */
 const BUILD_ID_PLACEHOLDER = '@@payctl-build-id@@'
 
-const fastTable = await fastPathTable(ROOT, commandFiles.map(commandId))
+const fastTable = await fastPathTable(BUILD, commandFiles.map(commandId))
 const fastEntry: Plugin = {
   name: 'fast-entry',
   setup(b) {

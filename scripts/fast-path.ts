@@ -50,9 +50,9 @@ export interface FastPathTable {
   ids: string[]
 }
 
-/** Load the tsc build's commands, table and endpoints, check them, and write the generated table. */
-export async function fastPathTable(root: string, commandIds: string[]): Promise<FastPathTable> {
-  const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href)
+/** Load the tsc build's commands, table and endpoints (in `build`), check them, and write the generated table. */
+export async function fastPathTable(build: string, commandIds: string[]): Promise<FastPathTable> {
+  const load = (path: string) => import(pathToFileURL(join(build, path)).href)
   const [{ONE_CALL_COMMANDS}, {OneCallCommand}, {endpoints}] = await Promise.all([
     load('cli/one-call.js'),
     load('cli/one-call-command.js'),

@@ -42,6 +42,19 @@ function cleanEnv(home: string, path: string): NodeJS.ProcessEnv {
   return {...env, HOME: home, PATH: path, NO_COLOR: '1'}
 }
 
+/**
+ * Run `fn` with the build copied to dist/ as npm packs it (it packs no link: `npm pack` does this
+ * in prepack and postpack, which a pack with --ignore-scripts skips, the build being there already).
+ */
+function asPacked<T>(fn: () => T): T {
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts'), '--pack'], {cwd: ROOT})
+  try {
+    return fn()
+  } finally {
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts'), '--unpack'], {cwd: ROOT})
+  }
+}
+
 describe('installing payctl', () => {
   it('npm builds only for npm ci or npm install in the checkout, not for other commands that run prepare', () => {
     const before = statSync(join(ROOT, 'dist/bundle/main.js')).mtimeMs
@@ -63,7 +76,12 @@ describe('installing payctl', () => {
 
   it('ships the built CLI and the Node 24 it runs on in the package', () => {
     const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: ROOT, encoding: 'utf8'}),
+      asPacked(() =>
+        execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+        }),
+      ),
     ) as [{files: {path: string}[]}]
     const files = packed.files.map((f) => f.path)
     expect(files).toEqual(
@@ -95,10 +113,12 @@ describe('installing payctl', () => {
     const home = join(work, 'home')
     const prefix = join(work, 'prefix')
     // The build is already there (npm test builds first): pack it as it is.
-    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    })
+    asPacked(() =>
+      execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      }),
+    )
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!
     // Outside the checkout, so that nothing of it is on the way.
     const machinePath = [join(prefix, 'bin'), ...(OLD_NODE ? [join(OLD_NODE, '..')] : []), '/usr/bin', '/bin']

@@ -120,8 +120,16 @@ const ASSETS: Record<string, string> = {
   'icon.svg': 'image/svg+xml',
 }
 
-/** The folder the build writes the bundle to, found from here in src/ and in dist/ alike. */
-const BUNDLE_DIR = new URL('../../../dist/inspector/', import.meta.url)
+/**
+ * Where the bundle's files are, first found first: beside this module in a build (its `inspector/`
+ * folder), then, run from src/, the sources of the files the build copies as they are, then the
+ * current build's.
+ */
+const BUNDLE_DIRS = [
+  new URL('../../inspector/', import.meta.url),
+  new URL('./browser/', import.meta.url),
+  new URL('../../../dist/inspector/', import.meta.url),
+]
 
 /** The bundle's files, read once; undefined for a name that is none of them or a build without it. */
 export function assetOf(name: string): {type: string; body: Buffer; version: string} | undefined {
@@ -129,15 +137,20 @@ export function assetOf(name: string): {type: string; body: Buffer; version: str
   if (type === undefined) return undefined
   let found = cache.get(name)
   if (found === undefined) {
-    try {
-      const body = readFileSync(new URL(name, BUNDLE_DIR))
-      found = {body, version: createHash('sha256').update(body).digest('base64url').slice(0, 16)}
-    } catch {
-      return undefined
-    }
+    const body = BUNDLE_DIRS.map((dir) => readIfThere(new URL(name, dir))).find((b) => b !== undefined)
+    if (body === undefined) return undefined
+    found = {body, version: createHash('sha256').update(body).digest('base64url').slice(0, 16)}
     cache.set(name, found)
   }
   return {type, ...found}
+}
+
+function readIfThere(file: URL): Buffer | undefined {
+  try {
+    return readFileSync(file)
+  } catch {
+    return undefined
+  }
 }
 const cache = new Map<string, {body: Buffer; version: string}>()
 

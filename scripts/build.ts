@@ -1,0 +1,120 @@
+/**
+ * `npm run build`: build payctl into a new folder, `.dist-<id>` (beside `dist`, so that a module's
+ * way up to the package, `../../` from `dist/bundle/`, is the same from it), and only then make it
+ * the one `dist` names, in one step. `dist` is a symbolic link, replaced by renaming a new link over it: a
+ * payctl that starts meanwhile sees the whole old build or the whole new one, never a half-written
+ * tree, and one already running keeps reading the build it started from (Node resolves a module
+ * through the link to the build's own folder), which is kept until the build after this one.
+ *
+ * - the tsc build of src/ (the sandbox, the library), then the CLI's bundle (scripts/bundle.ts) and
+ *   the inspector's (scripts/bundle-inspector.ts), all into the new folder (PAYCTL_BUILD_DIR);
+ * - oclif's manifest of the new build's commands, made beside it and renamed into place with it;
+ * - `dist`, switched; builds before the previous one, removed.
+ *
+ * `npm pack` packs no symbolic link: `node scripts/build.ts --pack` (prepack) puts a copy of the
+ * build at `dist` for it, and `--unpack` (postpack) the link back. A `dist` that is a folder (a
+ * checkout from before, or a pack that did not finish) is moved aside at the next build, and removed
+ * at the one after.
+ *
+ *   node scripts/build.ts [--pack|--unpack]
+ */
+import {spawnSync} from 'node:child_process'
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import {join, resolve} from 'node:path'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const DIST = join(ROOT, 'dist')
+const PREFIX = '.dist-'
+/** A build's folder. */
+const folder = (id: string) => join(ROOT, `${PREFIX}${id}`)
+/** Which build `npm pack` has a copy of at `dist` (between --pack and --unpack). */
+const PACKED = join(ROOT, `${PREFIX}packed`)
+
+/** Run a step of the build, stopping the build where it fails. */
+function step(command: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
+  const result = spawnSync(command, args, {cwd: ROOT, stdio: 'inherit', env: {...process.env, ...env}})
+  if (result.status !== 0) {
+    console.error(`build: ${command} ${args.join(' ')} failed (${result.status ?? result.signal})`)
+    process.exit(1)
+  }
+}
+
+/** The build `dist` names now, if it is a link to one. */
+function current(): string | undefined {
+  const stat = lstatSync(DIST, {throwIfNoEntry: false})
+  return stat?.isSymbolicLink() === true ? readlinkSync(DIST).slice(PREFIX.length) : undefined
+}
+
+/** Make `dist` a link to the build `id`, by renaming a new link over it (a folder there moves aside first). */
+function point(id: string): void {
+  if (lstatSync(DIST, {throwIfNoEntry: false})?.isSymbolicLink() === false)
+    renameSync(DIST, folder(`old-${Date.now().toString(36)}`))
+  const link = `${folder(id)}.link`
+  rmSync(link, {force: true})
+  symlinkSync(`${PREFIX}${id}`, link)
+  renameSync(link, DIST)
+}
+
+function build(): void {
+  const id = `${Date.now().toString(36)}-${process.pid}`
+  const out = folder(id)
+  const env = {PAYCTL_BUILD_DIR: out}
+  step('tsc', ['-p', 'tsconfig.build.json', '--outDir', out])
+  step(process.execPath, ['scripts/bundle.ts'], env)
+  step(process.execPath, ['scripts/bundle-inspector.ts'], env)
+  // oclif reads the commands a package.json names: one beside the new build, whose `dist` is it.
+  const beside = `${out}.manifest`
+  mkdirSync(beside)
+  cpSync(join(ROOT, 'package.json'), join(beside, 'package.json'))
+  symlinkSync(join('..', `${PREFIX}${id}`), join(beside, 'dist'))
+  symlinkSync(join('..', 'node_modules'), join(beside, 'node_modules'))
+  step('oclif', ['manifest', beside])
+  const previous = current()
+  point(id)
+  renameSync(join(beside, 'oclif.manifest.json'), join(ROOT, 'oclif.manifest.json'))
+  rmSync(beside, {recursive: true, force: true})
+  // The previous build stays for a payctl still running from it; those before it go.
+  const kept = new Set([id, previous, 'packed'].map((b) => `${PREFIX}${b}`))
+  for (const name of readdirSync(ROOT))
+    if (name.startsWith(PREFIX) && !kept.has(name)) rmSync(join(ROOT, name), {recursive: true, force: true})
+}
+
+/** For `npm pack`: a copy of the build at `dist`, which it packs (it packs no link). */
+function pack(): void {
+  const id = current()
+  if (id === undefined) return
+  const copy = `${folder(id)}.pack`
+  rmSync(copy, {recursive: true, force: true})
+  cpSync(folder(id), copy, {recursive: true})
+  rmSync(DIST)
+  renameSync(copy, DIST)
+  writeFileSync(PACKED, id)
+}
+
+/** After `npm pack`: the link back in place of the copy (which point() moves aside, to be removed). */
+function unpack(): void {
+  let id: string
+  try {
+    id = readFileSync(PACKED, 'utf8')
+  } catch {
+    return
+  }
+  if (lstatSync(DIST, {throwIfNoEntry: false})?.isSymbolicLink() === false) point(id)
+  rmSync(PACKED, {force: true})
+}
+
+const mode = process.argv[2]
+if (mode === '--pack') pack()
+else if (mode === '--unpack') unpack()
+else build()
