@@ -1,46 +1,48 @@
 import {spawn} from 'node:child_process'
 import {join} from 'node:path'
 import {afterAll, beforeAll, expect, it} from 'vitest'
-import {cliEnv, cliFor, ROOT} from '../helpers/cli.js'
+import {cliEnv, ROOT} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
  * `users inspect` streams: its first screen is on stdout while the later pages are still on their
- * way. A process of its own, whose stdout the test reads while it runs; the sandbox and the records
- * are made in the test's process.
+ * way. A process of its own, whose stdout the test reads while it runs; the sandbox runs in the
+ * test's process.
  */
 let sandbox: LocalSandbox
 let busy: string
+
+/** Setup goes straight to the sandbox over HTTP: `users inspect` is what is under test. */
+async function api<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${sandbox.url}/v1${path}`, {
+    method: 'POST',
+    headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
+    body: JSON.stringify(body),
+  })
+  const parsed = (await res.json()) as {data: T}
+  if (!res.ok) throw new Error(`POST ${path}: ${JSON.stringify(parsed)}`)
+  return parsed.data
+}
+
 beforeAll(async () => {
   sandbox = await startLocalSandbox()
-  const cli = cliFor(sandbox, {timeoutMs: 60_000})
-  const id = async (...args: string[]) => {
-    const r = await cli(...args)
-    expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0)
-    return r.stdout.trim()
-  }
-  busy = await id('users', 'create', '--email', 'busy@example.test', '--first-name', 'B', '--last-name', 'Y')
-  const wallet = await id('wallets', 'create', '--user', busy, '--currency', 'GBP')
+  busy = (await api<{id: string}>('/users', {email: 'busy@example.test', first_name: 'B', last_name: 'Y'})).id
+  const wallet = (await api<{id: string}>('/wallets', {userId: busy, currency: 'GBP'})).id
   for (let batch = 0; batch < 12; batch++) {
     await Promise.all(
       Array.from({length: 10}, (_, i) =>
-        id(
-          'transactions',
-          'create',
-          '--method',
-          'card',
-          '--amount',
-          `${batch + 1}.${10 + i}GBP`,
-          '--to',
-          wallet,
-          '--payment-method',
-          'pm_card_visa',
-        ),
+        api('/transactions', {
+          method: 'card',
+          amount: (batch + 1) * 100 + 10 + i,
+          currency: 'GBP',
+          destinationWalletId: wallet,
+          paymentMethodId: 'pm_card_visa',
+        }),
       ),
     )
   }
-}, 120_000)
+})
 afterAll(async () => {
   await sandbox?.stop()
 })
