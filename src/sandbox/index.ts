@@ -84,6 +84,12 @@ export interface SandboxOptions {
   snapshotQuota?: SnapshotQuota
   /** Serve the browser inspector at /_sandbox/ui (docs/inspector.md); default true. */
   ui?: boolean
+  /**
+   * The wall clock, in ms since the epoch, that token lifetimes and rate-limit windows are read on;
+   * default `Date.now`. Not a partner's clock (`/_sandbox/clock`): a test gives its own to see a
+   * token expire or a window end without waiting for it.
+   */
+  now?: () => number
 }
 
 export interface RunningSandbox {
@@ -169,6 +175,7 @@ function contextOf(
   tokens: TokenService,
   partnerId: string,
   options: z.output<typeof OptionsSchema>,
+  now: () => number,
 ): SandboxContext {
   const events = new EventLog(database)
   const clock = new SandboxClock(database)
@@ -177,7 +184,7 @@ function contextOf(
   // The kernel's settlement first: features' due work reads what it settled.
   const due = new DueWork(clock, () => partners.ids())
   due.add((partner, nowMs) => money.settleDue(partner, nowMs))
-  const limiter = new RateLimiter(options.rateLimit === 'spec')
+  const limiter = new RateLimiter(options.rateLimit === 'spec', now)
   const partnerRows = new PartnerRows(database, SCHEMAS)
   const faults = new FaultStore()
   const snapshots = new SnapshotStore({
@@ -289,14 +296,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const database = openDatabase(options.data)
   let server: {close(): Promise<unknown>} | undefined
   try {
-    const tokens = await TokenService.open(database)
+    const now = opts.now ?? Date.now
+    const tokens = await TokenService.open(database, now)
     // Set up in one transaction: a data file refused as damaged half-way is left as it was.
     const {ctx, app, credentials} = database.transaction(() => {
       const credentials = resolvePartner(database, {
         ...opts.credentials,
         ...(adopted === undefined ? {} : {partnerId: adopted}),
       })
-      const ctx = contextOf(database, tokens, credentials.partnerId, options)
+      const ctx = contextOf(database, tokens, credentials.partnerId, options, now)
       return {ctx, app: buildServer(ctx, FEATURES, {log}), credentials}
     })
     server = app

@@ -147,7 +147,11 @@ export class RateLimiter {
   private readonly partners = new Map<string, PartnerLimits>()
   private readonly failedAuth = new Map<string, TokenBucket>()
 
-  constructor(readonly enabled: boolean) {}
+  /** `now`: the wall clock the windows are read on (ms since the epoch). */
+  constructor(
+    readonly enabled: boolean,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Let go of a deleted partner's budgets. */
   forget(partnerId: string): void {
@@ -172,7 +176,7 @@ export class RateLimiter {
    * Count one authenticated request of `partnerId`. Returns the X-RateLimit-* headers of the
    * tightest limit that applies; throws RATE_LIMIT_EXCEEDED (with Retry-After) when one is spent.
    */
-  admit(partnerId: string, walletRoute: boolean, now = Date.now()): Record<string, string> {
+  admit(partnerId: string, walletRoute: boolean, now = this.now()): Record<string, string> {
     if (!this.enabled) return {}
     const l = this.limitsOf(partnerId, now)
     if (!l.day.canAdd(now)) {
@@ -209,7 +213,7 @@ export class RateLimiter {
   }
 
   /** Throws RATE_LIMIT_EXCEEDED when `partnerId` has created its daily allowance of wallets. */
-  checkWalletCreation(partnerId: string, now = Date.now()): void {
+  checkWalletCreation(partnerId: string, now = this.now()): void {
     if (!this.enabled) return
     const counter = this.limitsOf(partnerId, now).walletCreations
     if (!counter.canAdd(now)) {
@@ -222,7 +226,7 @@ export class RateLimiter {
     }
   }
 
-  noteWalletCreated(partnerId: string, now = Date.now()): void {
+  noteWalletCreated(partnerId: string, now = this.now()): void {
     if (this.enabled) this.limitsOf(partnerId, now).walletCreations.add(now)
   }
 
@@ -233,7 +237,7 @@ export class RateLimiter {
    * its own refusal. Only failures are counted and refused: a right credential is always accepted,
    * so nobody's failures lock the right credentials out.
    */
-  noteFailedAuth(subject: string, perMinute: number, now = Date.now()): Record<string, string> {
+  noteFailedAuth(subject: string, perMinute: number, now = this.now()): Record<string, string> {
     if (!this.enabled) return {}
     let bucket = this.failedAuth.get(subject)
     if (bucket === undefined) {

@@ -2,94 +2,45 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {moneyFrom} from '../../src/cli/amounts.js'
 import {scriptedPrompter} from '../../src/cli/prompter.js'
 import {Questions} from '../../src/cli/questions.js'
-import {payctl} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
-import {converse, hasScript} from '../helpers/terminal.js'
+import {type AmountParties, amountCommands, amountParties} from '../helpers/amount-commands.js'
+import {type Cli, cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
  * One rule for every command that takes --amount and --currency: the currency comes from the flag
- * or the amount's suffix; a bare amount with neither is asked for in a terminal and refused
- * otherwise (exit 2), naming both ways to give it, never taken for USD.
+ * or the amount's suffix; a bare amount with neither is asked for in a terminal (in a process:
+ * test/processes/amount-currency-asked-in-terminal.test.ts) and refused otherwise (exit 2), naming
+ * both ways to give it, never taken for USD.
  */
-let sandbox: SandboxProcess
-const cli = (args: string[]) => payctl(args, {configDir: sandbox.configDir})
+let sandbox: LocalSandbox
+let cli: Cli
 const id = async (...args: string[]) => {
-  const r = await cli(args)
+  const r = await cli(...args)
   expect(r.exitCode, r.stderr).toBe(0)
   return r.stdout.trim()
 }
 
-let alice: string
-let bob: string
-let wallet: string
+let parties: AmountParties
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
-  alice = await id(
-    'users',
-    'create',
-    '--email',
-    'alice@example.test',
-    '--first-name',
-    'A',
-    '--last-name',
-    'L',
-  )
-  bob = await id('users', 'create', '--email', 'bob@example.test', '--first-name', 'B', '--last-name', 'O')
-  wallet = await id(
-    'wallets',
-    'create',
-    '--user',
-    alice,
-    '--currency',
-    'USD',
-    '--initial-balance',
-    '500.00USD',
-  )
-  await id('wallets', 'create', '--user', bob, '--currency', 'USD')
+  sandbox = await startLocalSandbox()
+  cli = cliFor(sandbox)
+  parties = await amountParties(cli)
 })
 afterAll(async () => {
   await sandbox.stop()
 })
 
-/** Each command that takes an amount and its currency, given `amount`. */
-const COMMANDS: [string, (amount: string) => string[]][] = [
-  [
-    'transactions create',
-    (a) => [
-      'transactions',
-      'create',
-      '--method',
-      'card',
-      '--amount',
-      a,
-      '--to',
-      wallet,
-      '--payment-method',
-      'pm_card_visa',
-    ],
-  ],
-  ['p2p send', (a) => ['p2p', 'send', '--from', alice, '--to', bob, '--amount', a]],
-  [
-    'payments create',
-    (a) => ['payments', 'create', '--user', alice, '--amount', a, '--merchant', 'Corner Shop'],
-  ],
-  ['payments eligibility', (a) => ['payments', 'eligibility', '--user', alice, '--amount', a]],
-  [
-    'bnpl payments create',
-    (a) => ['bnpl', 'payments', 'create', '--user', alice, '--amount', a, '--merchant', 'Allbirds'],
-  ],
-  ['bnpl prequalify', (a) => ['bnpl', 'prequalify', '--user', alice, '--amount', a]],
-]
+const COMMANDS = amountCommands(() => parties)
 
 describe.each(COMMANDS)('%s', (_, args) => {
   it('refuses a bare integer without a currency with exit 2, naming both ways to give it', async () => {
-    const r = await cli(args('1234'))
+    const r = await cli(...args('1234'))
     expect(r.exitCode, r.stdout).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toMatch(/^MISSING_FLAG: --amount 1234 has no currency/)
     expect(r.stderr).toContain('--currency USD (1234 in its smallest unit: 12.34 USD)')
     expect(r.stderr).toContain('1234USD (1234 USD)')
-    const json = await cli([...args('1234'), '--json'])
+    const json = await cli(...args('1234'), '--json')
     expect(json.exitCode).toBe(2)
     expect(json.json<{error: {code: string; details: unknown}}>().error).toMatchObject({
       code: 'MISSING_FLAG',
@@ -99,24 +50,15 @@ describe.each(COMMANDS)('%s', (_, args) => {
 
   it('takes 12.34USD, and 1234 with --currency USD', async () => {
     for (const given of [args('12.34USD'), [...args('1234'), '--currency', 'USD']]) {
-      const r = await cli([...given, '--json'])
+      const r = await cli(...given, '--json')
       expect(r.exitCode, r.stdout + r.stderr).toBe(0)
     }
-  })
-
-  it.runIf(hasScript)('asks for the currency in a terminal', async () => {
-    const {screen, code} = await converse(args('1234'), [[/Currency/, 'USD\r']], {
-      configDir: sandbox.configDir,
-    })
-    expect(code, screen).toBe(0)
-    expect(screen).toMatch(/Currency/)
-    expect(screen).not.toMatch(/MISSING_FLAG/)
   })
 })
 
 describe('the currency given twice', () => {
   it('refuses a suffix that is not the --currency given', async () => {
-    const r = await cli([...COMMANDS[2]![1]('12.34EUR'), '--currency', 'USD'])
+    const r = await cli(...COMMANDS[2]![1]('12.34EUR'), '--currency', 'USD')
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(/INVALID_AMOUNT: amount "12.34EUR" is in EUR but the currency is USD/)
   })
@@ -126,30 +68,30 @@ describe('amounts in the currency of a record', () => {
   it('transactions refund takes 5.00USD of a USD payment, and refuses 5.00EUR', async () => {
     const deposit = COMMANDS.find(([name]) => name === 'transactions create')![1]
     const txn = await id(...deposit('20.00USD'))
-    const euros = await cli(['transactions', 'refund', txn, '--amount', '5.00EUR'])
+    const euros = await cli('transactions', 'refund', txn, '--amount', '5.00EUR')
     expect(euros.exitCode).toBe(2)
     expect(euros.stderr).toMatch(/INVALID_AMOUNT: amount "5.00EUR" is in EUR but the currency is USD/)
-    const refund = await cli(['transactions', 'refund', txn, '--amount', '5.00USD', '--json'])
+    const refund = await cli('transactions', 'refund', txn, '--amount', '5.00USD', '--json')
     expect(refund.exitCode, refund.stderr).toBe(0)
     expect(refund.json()).toMatchObject({amount: 500, currency: 'USD'})
   })
 
   it('wallets update takes limits as 500.00USD of a USD wallet, and refuses another currency', async () => {
-    const euros = await cli(['wallets', 'update', wallet, '--limit-transaction', '500.00EUR'])
+    const euros = await cli('wallets', 'update', parties.wallet, '--limit-transaction', '500.00EUR')
     expect(euros.exitCode).toBe(2)
     expect(euros.stderr).toMatch(/INVALID_AMOUNT: amount "500.00EUR" is in EUR but the currency is USD/)
-    const r = await cli(['wallets', 'update', wallet, '--limit-transaction', '500.00USD', '--json'])
+    const r = await cli('wallets', 'update', parties.wallet, '--limit-transaction', '500.00USD', '--json')
     expect(r.exitCode, r.stdout).toBe(0)
     expect(r.json<{limits: {transaction: number}}>().limits.transaction).toBe(50_000)
   })
 
   it('round-ups take 4.35USD and 5USD in USD, and refuse another currency', async () => {
     const process = (amount: string) =>
-      cli([
+      cli(
         'roundups',
         'process',
         '--user',
-        alice,
+        parties.alice,
         '--amount',
         amount,
         '--merchant',
@@ -157,19 +99,28 @@ describe('amounts in the currency of a record', () => {
         '--transaction-id',
         `pos_${amount}`,
         '--json',
-      ])
+      )
     const euros = await process('4.35EUR')
     expect(euros.exitCode).toBe(2)
     expect(euros.json<{error: {message: string}}>().error.message).toBe(
       '--amount is in EUR but the round-ups are in USD',
     )
     expect((await process('4.35USD')).exitCode).toBe(0)
-    const set = await cli(['roundups', 'settings', 'set', alice, '--max', '5USD', '--json'])
+    const set = await cli('roundups', 'settings', 'set', parties.alice, '--max', '5USD', '--json')
     expect(set.exitCode, set.stderr).toBe(0)
     expect(set.json()).toMatchObject({max_roundup_amount: 5})
-    expect((await cli(['roundups', 'settings', 'set', alice, '--max', '5EUR'])).exitCode).toBe(2)
+    expect((await cli('roundups', 'settings', 'set', parties.alice, '--max', '5EUR')).exitCode).toBe(2)
     // Moving the round-ups to euros with a cap in euros names the currency they will be in.
-    const moved = await cli(['roundups', 'settings', 'set', alice, '--currency', 'EUR', '--max', '5USD'])
+    const moved = await cli(
+      'roundups',
+      'settings',
+      'set',
+      parties.alice,
+      '--currency',
+      'EUR',
+      '--max',
+      '5USD',
+    )
     expect(moved.stderr).toMatch(/--max is in USD but the round-ups are in EUR/)
   })
 })

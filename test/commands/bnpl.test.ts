@@ -1,10 +1,10 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {BnplPayment} from '../../src/contract/index.js'
-import {type CliResult, payctl} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Cli, type CliResult, cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
-let sandbox: SandboxProcess
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir})
+let sandbox: LocalSandbox
+let cli: Cli
 const json = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
   const r = await cli(...args, '--json')
   expect(r.exitCode, r.stdout + r.stderr).toBe(0)
@@ -41,7 +41,8 @@ async function customer(name: string, balance: number): Promise<{user: string; w
 
 beforeAll(async () => {
   // Nothing is collected until a test moves the clock.
-  sandbox = await startSandboxProcess(['--settle-after', '1h'])
+  sandbox = await startLocalSandbox({settleAfterSeconds: 3600})
+  cli = cliFor(sandbox)
 })
 afterAll(async () => {
   await sandbox.stop()

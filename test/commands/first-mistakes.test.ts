@@ -1,7 +1,7 @@
 import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {cliFor, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
 interface JsonError {
@@ -14,10 +14,12 @@ interface JsonError {
   }
 }
 
-let sandbox: SandboxProcess
+let sandbox: LocalSandbox
 const config = tempConfigDir()
+/** A config dir with no profile: what a newcomer has. */
+const cli = cliFor(config.dir)
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
+  sandbox = await startLocalSandbox()
 })
 afterAll(async () => {
   await sandbox.stop()
@@ -27,13 +29,9 @@ afterAll(async () => {
 describe('errors a newcomer meets', () => {
   it('a refused connection to a local URL was never applied: no idempotency advice, but sandbox start', async () => {
     const port = await freePort()
-    const r = await payctl(
-      ['users', 'create', '--email', 'a@example.test', '--first-name', 'A', '--last-name', 'B', '--json'],
-      {
-        configDir: config.dir,
-        env: {PAYCTL_BASE_URL: `http://127.0.0.1:${port}`, PAYCTL_SECRET_KEY: sandbox.credentials.secretKey},
-      },
-    )
+    const r = await cliFor(config.dir, {
+      env: {PAYCTL_BASE_URL: `http://127.0.0.1:${port}`, PAYCTL_SECRET_KEY: sandbox.credentials.secretKey},
+    })('users', 'create', '--email', 'a@example.test', '--first-name', 'A', '--last-name', 'B', '--json')
     const {error} = r.json<JsonError>()
     expect(error.code).toBe('NETWORK_ERROR')
     expect(error.message).not.toContain('may or may not')
@@ -49,15 +47,14 @@ describe('errors a newcomer meets', () => {
     const port = (server.address() as {port: number}).port
     try {
       const c = sandbox.credentials
-      const r = await payctl(['wallets', 'get', 'wal_0123456789abcdef01234567'], {
-        configDir: config.dir,
+      const r = await cliFor(config.dir, {
         env: {
           PAYCTL_BASE_URL: `http://127.0.0.1:${port}`,
           PAYCTL_API_KEY: c.apiKey,
           PAYCTL_API_SECRET: c.apiSecret,
           PAYCTL_PARTNER_ID: c.partnerId,
         },
-      })
+      })('wallets', 'get', 'wal_0123456789abcdef01234567')
       expect(r.stderr).toContain('NETWORK_ERROR')
       expect(r.stderr).not.toContain('--idempotency-key')
       expect(r.exitCode).toBe(1)
@@ -69,9 +66,7 @@ describe('errors a newcomer meets', () => {
   it('NOT_LOGGED_IN with no sandbox profile suggests the command that writes one', async () => {
     const fresh = tempConfigDir()
     try {
-      const r = await payctl(['wallets', 'get', 'wal_0123456789abcdef01234567', '--json'], {
-        configDir: fresh.dir,
-      })
+      const r = await cliFor(fresh.dir)('wallets', 'get', 'wal_0123456789abcdef01234567', '--json')
       const {error} = r.json<JsonError>()
       expect(error.code).toBe('NOT_LOGGED_IN')
       // Both ways in: a local sandbox, or a service elsewhere.
@@ -81,7 +76,7 @@ describe('errors a newcomer meets', () => {
       ])
       expect(r.exitCode).toBe(4)
       // The old advice, `auth login --env local`, has nothing to log in with here.
-      const login = await payctl(['auth', 'login', '--env', 'local'], {configDir: fresh.dir})
+      const login = await cliFor(fresh.dir)('auth', 'login', '--env', 'local')
       expect(login.exitCode).not.toBe(0)
     } finally {
       fresh.cleanup()
@@ -89,53 +84,50 @@ describe('errors a newcomer meets', () => {
   })
 
   it('reports every missing required flag at once', async () => {
-    const r = await payctl(['users', 'create', '--email', 'a@example.test', '--json'], {
-      configDir: config.dir,
-    })
+    const r = await cli('users', 'create', '--email', 'a@example.test', '--json')
     const {error} = r.json<JsonError>()
     expect(error.code).toBe('MISSING_FLAG')
     expect(error.message).toContain('--first-name')
     expect(error.message).toContain('--last-name')
     expect(r.exitCode).toBe(2)
-    const w = await payctl(['wallets', 'create'], {configDir: config.dir})
+    const w = await cli('wallets', 'create')
     expect(w.stderr).toMatch(/--user.*--currency/)
     // The flags a method requires count too, and a currency the amount does not carry.
-    const t = await payctl(['transactions', 'create', '--method', 'ach', '--json'], {configDir: config.dir})
+    const t = await cli('transactions', 'create', '--method', 'ach', '--json')
     expect(t.json<JsonError>().error.details).toEqual({
       flags: ['--amount', '--currency', '--payment-method', '--to'],
     })
-    const transfer = await payctl(['transactions', 'create', '--method', 'wallet', '--amount', '5.00USD'], {
-      configDir: config.dir,
-    })
+    const transfer = await cli('transactions', 'create', '--method', 'wallet', '--amount', '5.00USD')
     expect(transfer.stderr).toContain('missing required flags --from, --to')
     expect(transfer.exitCode).toBe(2)
   })
 
   it('an unknown --currency is a usage error (exit 2), like a malformed amount', async () => {
-    const r = await payctl(['wallets', 'create', '--user', 'usr_x', '--currency', 'XYZ'], {
-      configDir: config.dir,
-    })
+    const r = await cli('wallets', 'create', '--user', 'usr_x', '--currency', 'XYZ')
     expect(r.stderr).toContain('INVALID_CURRENCY')
     expect(r.stderr).not.toContain('Parsing --currency')
     expect(r.exitCode).toBe(2)
-    const amount = await payctl(
-      ['wallets', 'create', '--user', 'usr_x', '--currency', 'USD', '--initial-balance', 'x'],
-      {
-        configDir: config.dir,
-      },
+    const amount = await cli(
+      'wallets',
+      'create',
+      '--user',
+      'usr_x',
+      '--currency',
+      'USD',
+      '--initial-balance',
+      'x',
     )
     expect(amount.exitCode).toBe(2)
   })
 
   it('a test credential bound for production is an auth error (exit 4) with a fix that changes something', async () => {
-    const fromEnv = await payctl(['wallets', 'list', '--json'], {
-      configDir: config.dir,
+    const fromEnv = await cliFor(config.dir, {
       env: {
         PAYCTL_ENV: 'production',
         PAYCTL_BASE_URL: sandbox.url,
         PAYCTL_SECRET_KEY: sandbox.credentials.secretKey,
       },
-    })
+    })('wallets', 'list', '--json')
     const {error} = fromEnv.json<JsonError>()
     expect(error.code).toBe('TEST_CREDENTIAL_IN_PRODUCTION')
     expect(fromEnv.exitCode).toBe(4)
@@ -144,13 +136,13 @@ describe('errors a newcomer meets', () => {
   })
 
   it('a mistyped command suggests the command whose word it resembles, with exit 2', async () => {
-    const r = await payctl(['logn'], {configDir: config.dir})
+    const r = await cli('logn')
     expect(r.stderr).toContain('Did you mean payctl auth login?')
     expect(r.exitCode).toBe(2)
-    const v = await payctl(['wallets', 'gte'], {configDir: config.dir})
+    const v = await cli('wallets', 'gte')
     expect(v.stderr).toContain('Did you mean payctl wallets get?')
     // A word the typed one begins ranks before a nearer edit: stat is the start of status, not of start.
-    const s = await payctl(['sandbox', 'stat'], {configDir: config.dir})
+    const s = await cli('sandbox', 'stat')
     expect(s.stderr).toContain('Did you mean payctl sandbox status?')
   })
 
@@ -161,13 +153,13 @@ describe('errors a newcomer meets', () => {
       [['transactions', 'list', '--walet', 'wal_x'], '--wallet'],
     ]
     for (const [args, flag] of cases) {
-      const r = await payctl(args, {configDir: config.dir})
+      const r = await cli(...args)
       expect(r.exitCode).toBe(2)
       expect(r.stderr).toContain(`Nonexistent flag: ${args[2]}`)
       expect(r.stderr).toContain(`Did you mean ${flag}?`)
     }
     // Nothing close: no guess.
-    const far = await payctl(['wallets', 'list', '--zzzzzz'], {configDir: config.dir})
+    const far = await cli('wallets', 'list', '--zzzzzz')
     expect(far.stderr).not.toContain('Did you mean')
   })
 })

@@ -1,27 +1,15 @@
-import {spawn} from 'node:child_process'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
-import {startFaultProxy} from '../helpers/fault-proxy.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
-import {hasScript, screenOf} from '../helpers/terminal.js'
-import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
+import {type SupportStory, supportStory} from '../helpers/support-story.js'
 
 /**
- * The support ticket answered by one command (README, "For support staff"): a customer with two
- * wallets, a card top-up, a failed ACH, a wallet transfer, a partial refund, a round-up transfer,
- * a BNPL instalment and a webhook delivery that failed then succeeded, all built through the CLI,
- * and one `users inspect` whose lines account for every cent.
+ * The support ticket answered by one command (README, "For support staff"): the story of
+ * test/helpers/support-story.ts, built through the CLI, and one `users inspect` whose lines account
+ * for every cent. (The same in an 80-column terminal, and its first screen while later pages are on
+ * their way, need payctl's own process: test/processes/users-inspect-*.test.ts.)
  */
 
-let sandbox: SandboxProcess
-let receiver: Receiver
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
-const id = async (...args: string[]) => {
-  const r = await cli(...args)
-  expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0)
-  return r.stdout.trim()
-}
+let ticket: SupportStory
+const cli = (...args: string[]) => ticket.cli(...args)
 
 interface Line {
   at: string
@@ -60,80 +48,11 @@ let card: string
 let ach: string
 let refund: string
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--webhook-retries', 'fast'])
-  // Fails the first delivery it gets, then takes every one.
-  receiver = await startReceiver({respond: (_r, index) => (index === 0 ? 500 : 200)})
-  await id('webhooks', 'register', '--url', receiver.url, '--events', 'transaction.*')
-  ada = await id('users', 'create', '--email', 'ada@example.test', '--first-name', 'Ada', '--last-name', 'L')
-  usd = await id('wallets', 'create', '--user', ada, '--currency', 'USD')
-  eur = await id('wallets', 'create', '--user', ada, '--currency', 'EUR')
-  const bob = await id(
-    'users',
-    'create',
-    '--email',
-    'bob@example.test',
-    '--first-name',
-    'Bob',
-    '--last-name',
-    'B',
-  )
-  bobs = await id('wallets', 'create', '--user', bob, '--currency', 'USD')
-  const pay = (method: string, amount: string, to: string, pm: string) =>
-    id('transactions', 'create', '--method', method, '--amount', amount, '--to', to, '--payment-method', pm)
-  card = await pay('card', '200.00USD', usd, 'pm_card_visa')
-  await pay('card', '50.00EUR', eur, 'pm_card_visa')
-  ach = await pay('ach', '40.00USD', usd, 'pm_ach_returned')
-  await id(
-    'transactions',
-    'create',
-    '--method',
-    'wallet',
-    '--amount',
-    '25.00USD',
-    '--from',
-    usd,
-    '--to',
-    bobs,
-  )
-  refund = await id('transactions', 'refund', card, '--amount', '10.00USD')
-  await id(
-    'roundups',
-    'settings',
-    'set',
-    ada,
-    '--enabled',
-    '--multiplier',
-    '1',
-    '--max',
-    '5',
-    '--destination-account',
-    bobs,
-  )
-  await id(
-    'roundups',
-    'process',
-    '--user',
-    ada,
-    '--amount',
-    '4.35',
-    '--merchant',
-    'Cafe',
-    '--transaction-id',
-    'p-1',
-  )
-  await id('roundups', 'transfer', ada)
-  await id('bnpl', 'payments', 'create', '--user', ada, '--amount', '80.00USD', '--merchant', 'Shoes')
-  expect((await cli('sandbox', 'advance', '3d')).exitCode).toBe(0)
-  // The failed first delivery is retried half a second later (--webhook-retries fast).
-  for (let i = 0; i < 100; i++) {
-    const pending = await cli('events', 'list', '--delivery', 'pending', '--json')
-    if (pending.json<{events: unknown[]}>().events.length === 0) break
-    await new Promise((r) => setTimeout(r, 200))
-  }
+  ticket = await supportStory()
+  ;({ada, usd, eur, bobs, card, ach, refund} = ticket)
 }, 120_000)
 afterAll(async () => {
-  await receiver?.close()
-  await sandbox?.stop()
+  await ticket?.stop()
 })
 
 /** The signed amounts of the lines of one wallet, in the smallest unit. */
@@ -241,111 +160,4 @@ describe('users inspect', () => {
     expect(bare.exitCode).toBe(2)
     expect(bare.stderr).toMatch(/Missing 1 required arg:\s+user/)
   })
-})
-
-describe('users inspect in an 80-column terminal', () => {
-  it.runIf(hasScript)(
-    'fits every line, cuts no id, time or amount, and shows times where the person is',
-    async () => {
-      const {lines, code} = await screenOf(['users', 'inspect', ada], {
-        cols: 80,
-        configDir: sandbox.configDir,
-        env: {TZ: 'Asia/Kolkata'},
-      })
-      expect(code, lines.join('\n')).toBe(0)
-      const long = lines.filter((l) => l.length > 80)
-      expect(long, lines.join('\n')).toEqual([])
-      const text = lines.join('\n')
-      expect(text).not.toContain('…')
-      for (const wanted of [
-        usd,
-        eur,
-        card,
-        ach,
-        'failed R01',
-        'processing',
-        'delivered on try 2',
-        'BNPL instalment',
-      ])
-        expect(text, wanted).toContain(wanted)
-      // The window in the terminal's zone; the table's times in the short form the width rules give.
-      expect(text).toMatch(/Timeline, newest first: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30 to now/)
-      expect(lines.some((l) => /^\d{2}-\d{2} \d{2}:\d{2}\s/.test(l))).toBe(true)
-      expect(text).toMatch(/-25\.00 USD/)
-      const utc = await screenOf(['users', 'inspect', ada, '--utc'], {cols: 80, configDir: sandbox.configDir})
-      expect(utc.lines.join('\n')).toMatch(/Timeline, newest first: \S+Z to now/)
-    },
-  )
-})
-
-describe('users inspect streams', () => {
-  it('prints its first screen while the later pages are still on their way', async () => {
-    const busy = await id(
-      'users',
-      'create',
-      '--email',
-      'busy@example.test',
-      '--first-name',
-      'B',
-      '--last-name',
-      'Y',
-    )
-    const wallet = await id('wallets', 'create', '--user', busy, '--currency', 'GBP')
-    for (let batch = 0; batch < 12; batch++) {
-      await Promise.all(
-        Array.from({length: 10}, (_, i) =>
-          id(
-            'transactions',
-            'create',
-            '--method',
-            'card',
-            '--amount',
-            `${batch + 1}.${10 + i}GBP`,
-            '--to',
-            wallet,
-            '--payment-method',
-            'pm_card_visa',
-          ),
-        ),
-      )
-    }
-    // Every page after the first is held until the first screen is on stdout.
-    let release: () => void = () => undefined
-    const released = new Promise<'pass'>((resolve) => {
-      release = () => resolve('pass')
-    })
-    const held: string[] = []
-    const proxy = await startFaultProxy(sandbox.url, (req) => {
-      if (!req.url?.includes('cursor=')) return 'pass'
-      held.push(req.url)
-      return released
-    })
-    try {
-      const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), 'users', 'inspect', busy], {
-        env: cliEnv(sandbox.configDir, {PAYCTL_BASE_URL: proxy.url}),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let out = ''
-      const firstScreen = new Promise<void>((resolve) =>
-        child.stdout.on('data', (c: Buffer) => {
-          out += c.toString()
-          if ((out.match(/ txn_/g) ?? []).length >= 5) resolve()
-        }),
-      )
-      const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
-      await firstScreen
-      // The next page of each source was asked for, and none has been answered.
-      expect(held.some((path) => path.startsWith('/v1/transactions?'))).toBe(true)
-      expect(proxy.seen.filter((r) => r.path.includes('cursor='))).toEqual([])
-      expect(out).not.toContain('wallet.created')
-      release()
-      expect(await exited).toBe(0)
-      // 120 top-ups, each a ledger line and an event, and the wallet's creation.
-      expect(out.match(/ txn_\w+/g)?.length).toBe(240)
-      expect(out).toContain('wallet.created')
-    } finally {
-      release()
-      await proxy.close()
-    }
-  }, 120_000)
 })

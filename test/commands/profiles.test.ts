@@ -3,12 +3,12 @@ import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {cliFor, loginArgs, payctl, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
-let sandbox: SandboxProcess
+let sandbox: LocalSandbox
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
+  sandbox = await startLocalSandbox()
 })
 afterAll(async () => {
   await sandbox.stop()
@@ -17,11 +17,11 @@ afterAll(async () => {
 describe('profiles', () => {
   it('lists, shows with sources, switches and removes profiles', async () => {
     const temp = tempConfigDir()
-    const cli = (args: string[], env?: Record<string, string>) => payctl(args, {configDir: temp.dir, env})
+    const cli = cliFor(temp.dir)
     try {
       const c = sandbox.credentials
       for (const name of ['one', 'two']) {
-        const r = await cli([
+        const r = await cli(
           'auth',
           'login',
           '--profile',
@@ -32,30 +32,30 @@ describe('profiles', () => {
           sandbox.url,
           '--secret-key',
           c.secretKey,
-        ])
+        )
         expect(r.exitCode, r.stderr).toBe(0)
       }
-      const list = await cli(['profiles', 'list', '--json'])
+      const list = await cli('profiles', 'list', '--json')
       expect(list.json<{name: string; current: boolean}[]>().map((p) => [p.name, p.current])).toEqual([
         ['one', false],
         ['two', true],
       ])
       // Every list takes --output and --columns; `--output json` is what --json prints.
-      expect((await cli(['profiles', 'list', '--output', 'json'])).json()).toEqual(list.json())
-      const csv = await cli(['profiles', 'list', '--output', 'csv', '--columns', 'name,environment'])
+      expect((await cli('profiles', 'list', '--output', 'json')).json()).toEqual(list.json())
+      const csv = await cli('profiles', 'list', '--output', 'csv', '--columns', 'name,environment')
       expect(csv.stdout).toBe('name,environment\none,local\ntwo,local\n')
-      const ndjson = await cli(['profiles', 'list', '-o', 'ndjson'])
+      const ndjson = await cli('profiles', 'list', '-o', 'ndjson')
       expect(
         ndjson.stdout
           .trim()
           .split('\n')
           .map((l) => JSON.parse(l).name),
       ).toEqual(['one', 'two'])
-      const bad = await cli(['profiles', 'list', '--columns', 'nope'])
+      const bad = await cli('profiles', 'list', '--columns', 'nope')
       expect(bad.exitCode).toBe(2)
       expect(bad.stderr).toContain('unknown column "nope"')
-      expect((await cli(['profiles', 'use', 'one'])).exitCode).toBe(0)
-      const shown = await cli(['profiles', 'show', '--json'])
+      expect((await cli('profiles', 'use', 'one')).exitCode).toBe(0)
+      const shown = await cli('profiles', 'show', '--json')
       expect(shown.json()).toMatchObject({
         name: 'one',
         baseUrl: sandbox.url,
@@ -64,22 +64,21 @@ describe('profiles', () => {
       })
       expect(shown.stdout).not.toContain(c.secretKey)
 
-      const overridden = await cli(['profiles', 'show', '--json'], {
-        PAYCTL_BASE_URL: 'http://127.0.0.1:1',
-        PAYCTL_PROFILE: 'two',
-      })
+      const overridden = await cliFor(temp.dir, {
+        env: {PAYCTL_BASE_URL: 'http://127.0.0.1:1', PAYCTL_PROFILE: 'two'},
+      })('profiles', 'show', '--json')
       expect(overridden.json()).toMatchObject({
         name: 'two',
         baseUrl: 'http://127.0.0.1:1',
         sources: {profile: 'env', baseUrl: 'env'},
       })
-      const human = await cli(['profiles', 'show'], {PAYCTL_BASE_URL: 'http://127.0.0.1:1'})
+      const human = await cliFor(temp.dir, {env: {PAYCTL_BASE_URL: 'http://127.0.0.1:1'}})('profiles', 'show')
       expect(human.stdout).toMatch(/base url\s+http:\/\/127\.0\.0\.1:1 \(env\)/)
 
-      expect((await cli(['profiles', 'remove', 'one'])).exitCode).toBe(0)
-      const after = await cli(['profiles', 'list', '--json'])
+      expect((await cli('profiles', 'remove', 'one')).exitCode).toBe(0)
+      const after = await cli('profiles', 'list', '--json')
       expect(after.json<{name: string}[]>().map((p) => p.name)).toEqual(['two'])
-      const missing = await cli(['profiles', 'use', 'nope'])
+      const missing = await cli('profiles', 'use', 'nope')
       expect(missing.exitCode).toBe(2)
       expect(missing.stderr).toContain('PROFILE_NOT_FOUND')
     } finally {
@@ -89,9 +88,9 @@ describe('profiles', () => {
 
   it('keeps a profile named __proto__ or constructor like any other, and finds none it does not hold', async () => {
     const temp = tempConfigDir()
-    const cli = (args: string[], env?: Record<string, string>) => payctl(args, {configDir: temp.dir, env})
+    const cli = cliFor(temp.dir)
     const login = (name: string) =>
-      cli([
+      cli(
         'auth',
         'login',
         '--profile',
@@ -102,9 +101,9 @@ describe('profiles', () => {
         sandbox.url,
         '--secret-key',
         sandbox.credentials.secretKey,
-      ])
+      )
     const names = async () =>
-      (await cli(['profiles', 'list', '--json'])).json<{name: string}[]>().map((p) => p.name)
+      (await cli('profiles', 'list', '--json')).json<{name: string}[]>().map((p) => p.name)
     try {
       // Asked for before it exists: an error, never a tick.
       for (const [args, exitCode] of [
@@ -112,12 +111,12 @@ describe('profiles', () => {
         [['profiles', 'remove', '__proto__'], 2],
         [['profiles', 'show', 'toString'], 1],
       ] as const) {
-        const r = await cli([...args])
+        const r = await cli(...args)
         expect(r.exitCode, args.join(' ')).toBe(exitCode)
         expect(r.stderr, args.join(' ')).toContain('PROFILE_NOT_FOUND')
         expect(r.stdout, args.join(' ')).not.toContain('✓')
       }
-      const fromEnv = await cli(['wallets', 'list'], {PAYCTL_PROFILE: 'constructor'})
+      const fromEnv = await cliFor(temp.dir, {env: {PAYCTL_PROFILE: 'constructor'}})('wallets', 'list')
       expect(fromEnv.exitCode).toBe(1)
       expect(fromEnv.stderr).toContain('no profile named "constructor" (from PAYCTL_PROFILE)')
 
@@ -128,18 +127,18 @@ describe('profiles', () => {
       }
       expect(await names()).toEqual(['__proto__', 'constructor'])
       for (const name of ['__proto__', 'constructor']) {
-        expect((await cli(['profiles', 'use', name])).exitCode).toBe(0)
-        const wallets = await cli(['wallets', 'list', '--json'])
+        expect((await cli('profiles', 'use', name)).exitCode).toBe(0)
+        const wallets = await cli('wallets', 'list', '--json')
         expect(wallets.exitCode, wallets.stderr).toBe(0)
-        expect((await cli(['profiles', 'show', '--json'])).json()).toMatchObject({name, secret: 'set'})
+        expect((await cli('profiles', 'show', '--json')).json()).toMatchObject({name, secret: 'set'})
       }
-      const out = await cli(['auth', 'logout', '--profile', '__proto__'])
+      const out = await cli('auth', 'logout', '--profile', '__proto__')
       expect(out.exitCode, out.stderr).toBe(0)
-      expect((await cli(['profiles', 'show', '__proto__', '--json'])).json()).toMatchObject({
+      expect((await cli('profiles', 'show', '__proto__', '--json')).json()).toMatchObject({
         name: '__proto__',
         secret: 'not set',
       })
-      expect((await cli(['profiles', 'remove', '__proto__'])).exitCode).toBe(0)
+      expect((await cli('profiles', 'remove', '__proto__')).exitCode).toBe(0)
       expect(await names()).toEqual(['constructor'])
     } finally {
       temp.cleanup()
@@ -325,24 +324,7 @@ describe('--debug', () => {
     const temp = tempConfigDir()
     try {
       const c = sandbox.credentials
-      const r = await payctl(
-        [
-          'auth',
-          'login',
-          '--env',
-          'local',
-          '--base-url',
-          sandbox.url,
-          '--api-key',
-          c.apiKey,
-          '--partner-id',
-          c.partnerId,
-          '--api-secret',
-          c.apiSecret,
-          '--debug',
-        ],
-        {configDir: temp.dir},
-      )
+      const r = await cliFor(temp.dir)(...loginArgs(sandbox, '--debug'))
       expect(r.exitCode, r.stderr).toBe(0)
       const w = await payctl(['wallets', 'list', '--debug'], {configDir: temp.dir})
       const token = JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8')).profiles.local.token
@@ -453,10 +435,17 @@ describe('credentials never cross between test and live environments', () => {
         expect(r.json<{error: {code: string}}>().error.code, what).toBe(code)
         expect(r.stderr, what).not.toContain('-->')
       }
-      // Logging in is refused the same way, and saves nothing.
-      const login = await payctl(
-        ['auth', 'login', '--env', 'production', '--base-url', rec.url, '--secret-key', '-'],
-        {configDir: temp.dir, input: c.secretKey},
+      // Logging in is refused the same way, and saves nothing (the key read from stdin, in a
+      // process: test/processes/test-key-from-stdin-refused-for-production.test.ts).
+      const login = await cliFor(temp.dir)(
+        'auth',
+        'login',
+        '--env',
+        'production',
+        '--base-url',
+        rec.url,
+        '--secret-key',
+        c.secretKey,
       )
       expect(login.exitCode).toBe(4)
       expect(login.stderr).toContain('TEST_CREDENTIAL_IN_PRODUCTION')

@@ -1,12 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, cliFor, payctl, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {
   type ErrorShape,
   type ReferenceService,
   type ResponseShape,
   startReferenceService,
 } from '../helpers/reference-service.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 /**
  * payctl against a service written from the interface document alone (test/helpers/reference-service.ts),
@@ -16,27 +16,24 @@ import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 async function loggedIn(service: ReferenceService, extra: string[] = []) {
   const temp = tempConfigDir()
+  const run = cliFor(temp.dir)
   const c = service.credentials
-  const login = await payctl(
-    [
-      'auth',
-      'login',
-      '--env',
-      'reference',
-      '--base-url',
-      service.url,
-      '--api-key',
-      c.apiKey,
-      '--partner-id',
-      c.partnerId,
-      '--api-secret',
-      '-',
-      ...extra,
-    ],
-    {configDir: temp.dir, input: `${c.apiSecret}\n`},
+  const login = await run(
+    'auth',
+    'login',
+    '--env',
+    'reference',
+    '--base-url',
+    service.url,
+    '--api-key',
+    c.apiKey,
+    '--partner-id',
+    c.partnerId,
+    '--api-secret',
+    c.apiSecret,
+    ...extra,
   )
   expect(login.exitCode, login.stderr).toBe(0)
-  const run = (...args: string[]) => payctl(args, {configDir: temp.dir})
   return {run, cleanup: temp.cleanup}
 }
 
@@ -286,10 +283,16 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     const temp = tempConfigDir()
     try {
       const login = (key: string) =>
-        payctl(['auth', 'login', '--env', 'reference', '--base-url', service.url, '--secret-key', '-'], {
-          configDir: temp.dir,
-          input: `${key}\n`,
-        })
+        cliFor(temp.dir)(
+          'auth',
+          'login',
+          '--env',
+          'reference',
+          '--base-url',
+          service.url,
+          '--secret-key',
+          key,
+        )
       const ok = await login(service.credentials.secretKey)
       expect(ok.exitCode, ok.stderr).toBe(0)
       expect(service.requests.at(-1)).toMatchObject({
@@ -451,10 +454,10 @@ const MISTAKES: Record<string, Mistake> = {
 }
 
 describe('errors of a spec-only service in each of the four shapes', () => {
-  let sandbox: SandboxProcess
+  let sandbox: LocalSandbox
   const expected: Record<string, Outcome> = {}
   beforeAll(async () => {
-    sandbox = await startSandboxProcess()
+    sandbox = await startLocalSandbox()
     for (const [name, mistake] of Object.entries(MISTAKES)) {
       const temp = tempConfigDir()
       const c = sandbox.credentials

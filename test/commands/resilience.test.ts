@@ -1,17 +1,28 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, tempConfigDir} from '../helpers/cli.js'
+import {type Cli, cliFor, tempConfigDir} from '../helpers/cli.js'
 import {type Fault, startFaultProxy} from '../helpers/fault-proxy.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 describe('retries', () => {
-  let sandbox: SandboxProcess
+  let sandbox: LocalSandbox
+  let cli: Cli
+  /** The sandbox's commands, through a proxy at `url`. */
+  const via = (url: string) => cliFor(sandbox, {env: {PAYCTL_BASE_URL: url}})
   let userId: string
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess()
-    const r = await payctl(
-      ['users', 'create', '--email', 'r@example.test', '--first-name', 'R', '--last-name', 'S', '--json'],
-      {configDir: sandbox.configDir},
+    sandbox = await startLocalSandbox()
+    cli = cliFor(sandbox)
+    const r = await cli(
+      'users',
+      'create',
+      '--email',
+      'r@example.test',
+      '--first-name',
+      'R',
+      '--last-name',
+      'S',
+      '--json',
     )
     expect(r.exitCode, r.stderr).toBe(0)
     userId = r.json<{id: string}>().id
@@ -30,18 +41,13 @@ describe('retries', () => {
       return 'pass'
     })
     try {
-      const r = await payctl(['wallets', 'create', '--user', userId, '--currency', 'USD', '--json'], {
-        configDir: sandbox.configDir,
-        env: {PAYCTL_BASE_URL: proxy.url},
-      })
+      const r = await via(proxy.url)('wallets', 'create', '--user', userId, '--currency', 'USD', '--json')
       expect(r.exitCode, r.stderr).toBe(0)
       const posts = proxy.seen.filter((s) => s.method === 'POST' && s.path === '/v1/wallets')
       expect(posts).toHaveLength(2)
       expect(posts[0]!.idempotencyKey).toBeTruthy()
       expect(posts[1]!.idempotencyKey).toBe(posts[0]!.idempotencyKey)
-      const list = await payctl(['wallets', 'list', '--user', userId, '--currency', 'USD', '--json'], {
-        configDir: sandbox.configDir,
-      })
+      const list = await cli('wallets', 'list', '--user', userId, '--currency', 'USD', '--json')
       expect(list.json<{wallets: {id: string}[]}>().wallets.map((w) => w.id)).toEqual([
         r.json<{id: string}>().id,
       ])
@@ -60,10 +66,7 @@ describe('retries', () => {
     )
     try {
       const started = Date.now()
-      const r = await payctl(['wallets', 'list', '--user', userId], {
-        configDir: sandbox.configDir,
-        env: {PAYCTL_BASE_URL: proxy.url},
-      })
+      const r = await via(proxy.url)('wallets', 'list', '--user', userId)
       expect(r.exitCode, r.stderr).toBe(0)
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
       expect(r.stderr).toContain('HTTP 503: retrying')
@@ -88,10 +91,7 @@ describe('retries', () => {
         : 'pass',
     )
     try {
-      const r = await payctl(['wallets', 'list', '--json'], {
-        configDir: sandbox.configDir,
-        env: {PAYCTL_BASE_URL: proxy.url},
-      })
+      const r = await via(proxy.url)('wallets', 'list', '--json')
       expect(r.exitCode).toBe(5)
       expect(r.json<{error: {code: string}}>().error.code).toBe('RATE_LIMIT_EXCEEDED')
     } finally {
@@ -104,10 +104,7 @@ describe('retries', () => {
       req.url?.startsWith('/v1/wallets/') ? {status: 200, body: '{"id": 42'} : 'pass',
     )
     try {
-      const r = await payctl(['wallets', 'get', 'wal_x'], {
-        configDir: sandbox.configDir,
-        env: {PAYCTL_BASE_URL: proxy.url},
-      })
+      const r = await via(proxy.url)('wallets', 'get', 'wal_x')
       expect(r.exitCode).toBe(1)
       expect(r.stderr).toContain('INVALID_RESPONSE')
       expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
@@ -117,8 +114,8 @@ describe('retries', () => {
   })
 
   it('hits the sandbox’s own rate limit, then gets through after Retry-After', async () => {
-    const limited = await startSandboxProcess(['--rate-limit', 'spec'])
-    const token = (await payctl(['auth', 'token'], {configDir: limited.configDir})).stdout.trim()
+    const limited = await startLocalSandbox({rateLimit: 'spec'})
+    const token = (await cliFor(limited)('auth', 'token')).stdout.trim()
     // Drain the partner's bucket just before the CLI's request reaches the sandbox, so the
     // request meets a real 429 however long the CLI took to start.
     const drain = async () => {
@@ -136,10 +133,7 @@ describe('retries', () => {
       return 'pass'
     })
     try {
-      const r = await payctl(['wallets', 'list'], {
-        configDir: limited.configDir,
-        env: {PAYCTL_BASE_URL: proxy.url},
-      })
+      const r = await cliFor(limited, {env: {PAYCTL_BASE_URL: proxy.url}})('wallets', 'list')
       expect(r.exitCode, r.stderr).toBe(0)
       expect(retryAfter).toBeGreaterThanOrEqual(1)
       expect(r.stderr).toContain('HTTP 429: retrying')
@@ -153,10 +147,9 @@ describe('retries', () => {
   it('tells the user to start the sandbox when nothing listens', async () => {
     const temp = tempConfigDir()
     try {
-      const r = await payctl(['wallets', 'list'], {
-        configDir: temp.dir,
+      const r = await cliFor(temp.dir, {
         env: {PAYCTL_BASE_URL: 'http://127.0.0.1:9', PAYCTL_SECRET_KEY: 'test_abcdefghijkl'},
-      })
+      })('wallets', 'list')
       expect(r.exitCode).toBe(1)
       expect(r.stderr).toContain('NETWORK_ERROR')
       // At once: a refused connection on this machine is a sandbox that is not running, not a blip.

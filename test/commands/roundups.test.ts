@@ -1,11 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {askRoundupSettings, type Prompter} from '../../src/cli/roundups-wizard.js'
 import type {RoundupSettingsRecord} from '../../src/contract/index.js'
-import {type CliResult, payctl} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Cli, type CliResult, cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
-let sandbox: SandboxProcess
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir})
+let sandbox: LocalSandbox
+let cli: Cli
 const json = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
   const r = await cli(...args, '--json')
   expect(r.exitCode, r.stdout + r.stderr).toBe(0)
@@ -39,7 +39,8 @@ const available = async (wallet: string) =>
   (await api<{available: number}>('GET', `/wallets/${wallet}/balance`)).available
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
+  sandbox = await startLocalSandbox()
+  cli = cliFor(sandbox)
 })
 afterAll(async () => {
   await sandbox.stop()

@@ -1,8 +1,8 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
-import {payctl, tempConfigDir} from '../helpers/cli.js'
-import {startSandboxProcess} from '../helpers/sandbox.js'
+import {cliFor} from '../helpers/cli.js'
+import {startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /** The shop fixture's users, wallets, card, payments, round-up settings and a webhook. */
 const FIXTURE = `version: 1
@@ -30,13 +30,14 @@ bnpl_payments:
 
 /** Wait until every BNPL plan has had its first instalment collected (the export reads a state at rest). */
 async function plansActive(configDir: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const listed = await payctl(['bnpl', 'payments', 'list', '--json'], {configDir})
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const listed = await cliFor(configDir)('bnpl', 'payments', 'list', '--json')
     const payments = (listed.json() as {payments: {status: string}[]}).payments
     if (payments.length > 0 && payments.every((p) => p.status === 'active')) return
-    await new Promise((r) => setTimeout(r, 100))
+    if (Date.now() > deadline) throw new Error('the BNPL plans never became active')
+    await new Promise((r) => setTimeout(r, 50))
   }
-  throw new Error('the BNPL plans never became active')
 }
 
 /** The document with what a fresh sandbox gives anew (ids) replaced by placeholders. */
@@ -44,20 +45,18 @@ const withoutIds = (doc: string) => doc.replace(/\b(usr|wal|pm|ba|bnpl|txn)_[0-9
 
 describe('seed export', () => {
   test('round trip: export, seed into a fresh sandbox, export again: the same document but for ids', async () => {
-    const config = tempConfigDir()
-    // Instalments are collected at once: the first is taken before each export reads the state.
-    const first = await startSandboxProcess(['--settle-after', '1s'], {configDir: config.dir})
+    // Instalments are collected at once (at the sandbox's next tick): the first is taken before
+    // each export reads the state.
+    const first = await startLocalSandbox({settleAfterSeconds: 0})
+    const cli = cliFor(first, {timeoutMs: 60_000})
     try {
-      const fixture = join(config.dir, 'source.yaml')
+      const fixture = join(first.configDir, 'source.yaml')
       writeFileSync(fixture, FIXTURE)
-      const seeded = await payctl(['seed', fixture], {configDir: config.dir, timeoutMs: 60_000})
+      const seeded = await cli('seed', fixture)
       expect(seeded.exitCode, seeded.stderr).toBe(0)
-      await plansActive(config.dir)
-      const exported = join(config.dir, 'exported.yaml')
-      const res = await payctl(['seed', 'export', '--file', exported], {
-        configDir: config.dir,
-        timeoutMs: 60_000,
-      })
+      await plansActive(first.configDir)
+      const exported = join(first.configDir, 'exported.yaml')
+      const res = await cli('seed', 'export', '--file', exported)
       expect(res.exitCode, res.stderr).toBe(0)
       const once = readFileSync(exported, 'utf8')
       // Balances after the payments, not the fixture's opening ones; what is not recreated is named.
@@ -72,13 +71,13 @@ describe('seed export', () => {
         /bnpl_payments:\n\s+alice_example_test_usd_bnpl_1:\n(?:\s+.*\n)*?\s+merchant_name: Shoe Shop/,
       )
 
-      const other = tempConfigDir()
-      const second = await startSandboxProcess(['--settle-after', '1s'], {configDir: other.dir})
+      const second = await startLocalSandbox({settleAfterSeconds: 0})
+      const other = cliFor(second, {timeoutMs: 60_000})
       try {
-        const again = await payctl(['seed', exported], {configDir: other.dir, timeoutMs: 60_000})
+        const again = await other('seed', exported)
         expect(again.exitCode, again.stderr).toBe(0)
-        await plansActive(other.dir)
-        const twice = await payctl(['seed', 'export'], {configDir: other.dir, timeoutMs: 60_000})
+        await plansActive(second.configDir)
+        const twice = await other('seed', 'export')
         expect(twice.exitCode, twice.stderr).toBe(0)
         expect(withoutIds(twice.stdout)).toBe(withoutIds(once))
       } finally {
@@ -86,7 +85,6 @@ describe('seed export', () => {
       }
     } finally {
       await first.stop()
-      config.cleanup()
     }
   })
 })

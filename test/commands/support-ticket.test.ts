@@ -1,17 +1,19 @@
 import {chmodSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl} from '../helpers/cli.js'
+import {type Cli, cliFor} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
-let sandbox: SandboxProcess
-const cli = (args: string[], env?: Record<string, string>) =>
-  payctl(args, {configDir: sandbox.configDir, env})
+let sandbox: LocalSandbox
+let cli: Cli
+/** The sandbox's commands with these variables set. */
+const withEnv = (env: Record<string, string>) => cliFor(sandbox, {env})
 type Checks = {ok: boolean; checks: {name: string; status: string; detail: string; fix?: string}[]}
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
+  sandbox = await startLocalSandbox()
+  cli = cliFor(sandbox)
 })
 afterAll(async () => {
   await sandbox.stop()
@@ -19,7 +21,7 @@ afterAll(async () => {
 
 describe('payctl doctor', () => {
   it('passes every check against a healthy sandbox, saying where the credentials come from', async () => {
-    const r = await cli(['doctor', '--json'])
+    const r = await cli('doctor', '--json')
     expect(r.exitCode, r.stdout + r.stderr).toBe(0)
     const {ok, checks} = r.json<Checks>()
     expect(ok).toBe(true)
@@ -35,7 +37,7 @@ describe('payctl doctor', () => {
       ]),
     )
     expect(checks.find((c) => c.name === 'credentials')?.detail).toContain('from the profile file')
-    const human = await cli(['doctor'])
+    const human = await cli('doctor')
     expect(human.stdout).toMatch(/✓ reachability: .* answered HTTP \d+ in \d+ ms/)
   })
 
@@ -46,7 +48,7 @@ describe('payctl doctor', () => {
         : 'pass',
     )
     try {
-      const r = await cli(['doctor', '--json'], {PAYCTL_BASE_URL: proxy.url})
+      const r = await withEnv({PAYCTL_BASE_URL: proxy.url})('doctor', '--json')
       expect(r.exitCode).toBe(1)
       const skew = r.json<Checks>().checks.find((c) => c.name === 'clock skew')
       expect(skew).toMatchObject({
@@ -62,9 +64,9 @@ describe('payctl doctor', () => {
   it('warns when PAYCTL_* variables override the file, and fails when nothing answers', async () => {
     const c = sandbox.credentials
     const env = {PAYCTL_SECRET_KEY: c.secretKey}
-    const over = (await cli(['doctor', '--json'], env)).json<Checks>()
+    const over = (await withEnv(env)('doctor', '--json')).json<Checks>()
     expect(over.checks.find((x) => x.name === 'credentials')).toMatchObject({status: 'warn'})
-    const down = await cli(['doctor'], {PAYCTL_BASE_URL: 'http://127.0.0.1:9'})
+    const down = await withEnv({PAYCTL_BASE_URL: 'http://127.0.0.1:9'})('doctor')
     expect(down.exitCode).toBe(1)
     expect(down.stdout).toMatch(/✗ reachability: NETWORK_ERROR/)
     expect(down.stderr).toContain('DOCTOR_FAILED')
@@ -74,7 +76,7 @@ describe('payctl doctor', () => {
     const file = join(sandbox.configDir, 'profiles.json')
     chmodSync(file, 0o644)
     try {
-      const r = await cli(['doctor', '--json'])
+      const r = await cli('doctor', '--json')
       expect(r.exitCode).toBe(1)
       expect(r.json<Checks>().checks[0]).toMatchObject({
         name: 'profile file',
@@ -90,7 +92,7 @@ describe('payctl doctor', () => {
 describe('audit log', () => {
   it('records each mutating command with its idempotency key, request id and outcome, and no secret', async () => {
     const user = (
-      await cli([
+      await cli(
         'users',
         'create',
         '--email',
@@ -102,13 +104,13 @@ describe('audit log', () => {
         '--idempotency-key',
         'audit-key-1',
         '--json',
-      ])
+      )
     ).json<{id: string}>()
-    await cli(['wallets', 'create', '--user', user.id, '--currency', 'USD'])
-    const failed = await cli(['wallets', 'create', '--user', user.id, '--currency', 'USD'])
+    await cli('wallets', 'create', '--user', user.id, '--currency', 'USD')
+    const failed = await cli('wallets', 'create', '--user', user.id, '--currency', 'USD')
     expect(failed.exitCode).toBe(1)
-    await cli(['wallets', 'list'])
-    await cli([
+    await cli('wallets', 'list')
+    await cli(
       'auth',
       'login',
       '--env',
@@ -117,9 +119,9 @@ describe('audit log', () => {
       sandbox.credentials.secretKey,
       '--profile',
       'other',
-    ])
+    )
 
-    const r = await cli(['audit', 'list', '--json', '--limit', '10'])
+    const r = await cli('audit', 'list', '--json', '--limit', '10')
     const {entries, file} = r.json<{
       entries: {
         command: string
@@ -147,7 +149,7 @@ describe('audit log', () => {
     expect(text).not.toContain(sandbox.credentials.apiSecret)
     expect(text).not.toContain(sandbox.credentials.secretKey)
     expect(readFileSync(file).length > 0 && (await import('node:fs')).statSync(file).mode & 0o777).toBe(0o600)
-    const human = await cli(['audit', 'list', '--errors'])
+    const human = await cli('audit', 'list', '--errors')
     expect(human.stdout).toContain('WALLET_EXISTS (1)')
   })
 })
@@ -155,7 +157,7 @@ describe('audit log', () => {
 describe('card and account numbers', () => {
   it('shows a new card number once, and masks it in --debug logs', async () => {
     const user = (
-      await cli([
+      await cli(
         'users',
         'create',
         '--email',
@@ -165,10 +167,10 @@ describe('card and account numbers', () => {
         '--last-name',
         'D',
         '--json',
-      ])
+      )
     ).json<{id: string}>()
-    await cli(['wallets', 'create', '--user', user.id, '--currency', 'USD'])
-    const r = await cli(['cards', 'create', user.id, '--json', '--debug'])
+    await cli('wallets', 'create', '--user', user.id, '--currency', 'USD')
+    const r = await cli('cards', 'create', user.id, '--json', '--debug')
     expect(r.exitCode, r.stderr).toBe(0)
     const card = r.json<{number: string; last4: string; cvc: string}>()
     expect(card.number).toMatch(/^\d{16}$/)

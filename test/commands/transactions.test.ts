@@ -1,9 +1,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Cli, type CliResult, cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
-let sandbox: SandboxProcess
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir})
+let sandbox: LocalSandbox
+let cli: Cli
 const json = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
   const r = await cli(...args, '--json')
   expect(r.exitCode, r.stdout + r.stderr).toBe(0)
@@ -40,8 +40,32 @@ const balanceOf = async (wallet: string) =>
     )
   ).balance
 
+/**
+ * Once `wallet` has `count` payments in processing, settle them: move the sandbox's clock past
+ * their settlement, as the processor's report "1-3 days" later would. Until then a payment stays in
+ * processing however slow the machine (the sandbox settles them an hour after they are made).
+ */
+async function settleWhenProcessing(wallet: string, count = 1): Promise<void> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const {transactions} = await json<{transactions: {status: string}[]}>(
+      'transactions',
+      'list',
+      '--wallet',
+      wallet,
+    )
+    if (transactions.filter((t) => t.status === 'processing').length >= count) break
+    if (Date.now() > deadline)
+      throw new Error(`no ${count} payments in processing: ${JSON.stringify(transactions)}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const advanced = await cli('sandbox', 'advance', '1h')
+  expect(advanced.exitCode, advanced.stderr).toBe(0)
+}
+
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--settle-after', '1s'])
+  sandbox = await startLocalSandbox({settleAfterSeconds: 3600})
+  cli = cliFor(sandbox)
 })
 afterAll(async () => {
   await sandbox.stop()
@@ -105,23 +129,26 @@ describe('transactions create', () => {
     expect(first.completedAt).toBeNull()
     expect(first.estimatedCompletion).toBeTruthy()
     expect((await balanceOf(wallet)).pending).toBeGreaterThan(0)
-    const waited = await json<{id: string; status: string}>(
-      'transactions',
-      'create',
-      '--method',
-      'ach',
-      '--amount',
-      '5000',
-      '--currency',
-      'USD',
-      '--to',
-      wallet,
-      '--payment-method',
-      'pm_ach_success',
-      '--wait',
-      '--timeout',
-      '30s',
-    )
+    const [waited] = await Promise.all([
+      json<{id: string; status: string}>(
+        'transactions',
+        'create',
+        '--method',
+        'ach',
+        '--amount',
+        '5000',
+        '--currency',
+        'USD',
+        '--to',
+        wallet,
+        '--payment-method',
+        'pm_ach_success',
+        '--wait',
+        '--timeout',
+        '30s',
+      ),
+      settleWhenProcessing(wallet, 2),
+    ])
     expect(waited.status).toBe('completed')
     const settled = await json<{status: string}>('transactions', 'get', first.id)
     expect(settled.status).toBe('completed')
@@ -129,23 +156,26 @@ describe('transactions create', () => {
 
   it('reports a returned ACH as failed, with its reason, and exits 1 under --wait', async () => {
     const wallet = await newWallet(await newUser('returned'), 'USD')
-    const r = await cli(
-      'transactions',
-      'create',
-      '--method',
-      'ach',
-      '--amount',
-      '5000',
-      '--currency',
-      'USD',
-      '--to',
-      wallet,
-      '--payment-method',
-      'pm_ach_returned',
-      '--wait',
-      '--timeout',
-      '30s',
-    )
+    const [r] = await Promise.all([
+      cli(
+        'transactions',
+        'create',
+        '--method',
+        'ach',
+        '--amount',
+        '5000',
+        '--currency',
+        'USD',
+        '--to',
+        wallet,
+        '--payment-method',
+        'pm_ach_returned',
+        '--wait',
+        '--timeout',
+        '30s',
+      ),
+      settleWhenProcessing(wallet),
+    ])
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toContain('TRANSACTION_FAILED')
     const id = r.stdout.trim()
@@ -339,7 +369,7 @@ describe('transactions create', () => {
     expect(human.stdout).toContain('1.234567890123456789 ETH')
   })
 
-  // About thirty whole payctl processes: generous under a loaded machine.
+  // About thirty commands: generous under a loaded machine.
   it('prints amounts beyond 2^53 exactly on every output path: cards, tables, csv, yaml, ndjson, json and errors', {
     timeout: 120_000,
   }, async () => {
@@ -516,19 +546,22 @@ describe('accounts, payment methods and the wallet product', () => {
       '--link-token',
       link.linkToken,
     )
-    const tx = await json<{status: string}>(
-      'transactions',
-      'create',
-      '--method',
-      'ach',
-      '--amount',
-      '20.00USD',
-      '--to',
-      wallet,
-      '--payment-method',
-      account.paymentMethodId,
-      '--wait',
-    )
+    const [tx] = await Promise.all([
+      json<{status: string}>(
+        'transactions',
+        'create',
+        '--method',
+        'ach',
+        '--amount',
+        '20.00USD',
+        '--to',
+        wallet,
+        '--payment-method',
+        account.paymentMethodId,
+        '--wait',
+      ),
+      settleWhenProcessing(wallet),
+    ])
     expect(tx.status).toBe('completed')
     const accounts = await json<{accounts: unknown[]}>('accounts', 'list', user)
     expect(accounts.accounts).toHaveLength(1)

@@ -1,25 +1,26 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_NAMES} from '../../src/contract/events.js'
 import {settableNames} from '../../src/contract/trigger-overrides.js'
-import {payctl} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Cli, cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 interface CliError {
   error: {code: string; message: string; exitCode: number}
 }
 
-/** `payctl webhooks trigger` with overrides, against a sandbox process (docs/webhooks.md). */
+/** `payctl webhooks trigger` with overrides (docs/webhooks.md). */
 describe('webhooks trigger with overrides', () => {
-  let sandbox: SandboxProcess
-  const cli = (args: string[]) => payctl(args, {configDir: sandbox.configDir})
+  let sandbox: LocalSandbox
+  let cli: Cli
   const id = async (args: string[]) => {
-    const r = await cli(args)
+    const r = await cli(...args)
     expect(r.exitCode, r.stderr).toBe(0)
     return r.stdout.trim()
   }
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--webhook-retries', 'fast'])
+    sandbox = await startLocalSandbox({webhookRetries: 'fast'})
+    cli = cliFor(sandbox)
   })
   afterAll(async () => {
     await sandbox?.stop()
@@ -37,7 +38,7 @@ describe('webhooks trigger with overrides', () => {
       'L',
     ])
     const wallet = await id(['wallets', 'create', '--user', user, '--currency', 'USD'])
-    const r = await cli([
+    const r = await cli(
       'webhooks',
       'trigger',
       'transaction.failed',
@@ -50,7 +51,7 @@ describe('webhooks trigger with overrides', () => {
       '--set',
       'metadata.order=42',
       '--json',
-    ])
+    )
     expect(r.exitCode, r.stderr).toBe(0)
     const event = r.json<{id: string; event: string; data: Record<string, unknown>; timestamp: string}>()
     expect(Object.keys(event)).toEqual(['id', 'event', 'data', 'timestamp'])
@@ -58,7 +59,7 @@ describe('webhooks trigger with overrides', () => {
       event: 'transaction.failed',
       data: {amount: 5000, currency: 'USD', status: 'failed', metadata: {order: '42'}},
     })
-    const txn = await cli(['transactions', 'get', String(event.data.id), '--json'])
+    const txn = await cli('transactions', 'get', String(event.data.id), '--json')
     expect(txn.json()).toMatchObject({
       id: event.data.id,
       amount: 5000,
@@ -67,31 +68,31 @@ describe('webhooks trigger with overrides', () => {
       metadata: {order: '42'},
     })
     // The delivery log holds the very event printed.
-    const logged = await cli(['events', 'get', event.id, '--json'])
+    const logged = await cli('events', 'get', event.id, '--json')
     expect(logged.json()).toMatchObject({id: event.id, data: event.data})
     // A declined card moves no money: the wallet is as it was.
-    expect((await cli(['wallets', 'get', wallet, '--json'])).json()).toMatchObject({balance: {available: 0}})
+    expect((await cli('wallets', 'get', wallet, '--json')).json()).toMatchObject({balance: {available: 0}})
   })
 
   it('takes a decimal amount with its currency, which then is the event’s', async () => {
-    const r = await cli([
+    const r = await cli(
       'webhooks',
       'trigger',
       'bnplsvc.payment.created',
       '--set',
       'amount=120.00EUR',
       '--json',
-    ])
+    )
     expect(r.exitCode, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({data: {amount: 12_000, currency: 'EUR'}})
   })
 
   it('refuses bad overrides before sending anything, naming the flag (exit 2)', async () => {
     const refused = async (args: string[], ...says: string[]) => {
-      const r = await cli(['webhooks', 'trigger', ...args])
+      const r = await cli('webhooks', 'trigger', ...args)
       expect(r.exitCode, r.stderr).toBe(2)
       for (const text of says) expect(r.stderr).toContain(text)
-      const json = await cli(['webhooks', 'trigger', ...args, '--json'])
+      const json = await cli('webhooks', 'trigger', ...args, '--json')
       expect(json.json<CliError>().error).toMatchObject({code: 'INVALID_OVERRIDE', exitCode: 2})
     }
     await refused(
@@ -123,7 +124,7 @@ describe('webhooks trigger with overrides', () => {
       'B',
     ])
     const wallet = await id(['wallets', 'create', '--user', user, '--currency', 'USD'])
-    const r = await cli([
+    const r = await cli(
       'webhooks',
       'trigger',
       'transfer.completed',
@@ -131,13 +132,13 @@ describe('webhooks trigger with overrides', () => {
       wallet,
       '--set',
       'amount=5000',
-    ])
+    )
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toContain('INSUFFICIENT_FUNDS')
   })
 
   it('lists in --help the overrides of each of the 14 events, from the one table', async () => {
-    const r = await cli(['webhooks', 'trigger', '--help'])
+    const r = await cli('webhooks', 'trigger', '--help')
     expect(r.exitCode).toBe(0)
     const help = r.stdout.replace(/\s+/g, ' ')
     for (const event of EVENT_NAMES) {

@@ -8,7 +8,7 @@ import {
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {SCOPES_A} from '../../src/contract/scopes.js'
-import {query, sleep, start, type TestSandbox, tempDir} from './helpers.js'
+import {query, start, type TestSandbox, tempDir} from './helpers.js'
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
@@ -221,17 +221,22 @@ describe('Variant A token exchange', () => {
 
 describe('token lifetime', () => {
   test('a token expires after tokenTtlSeconds', async () => {
-    const t = await start({tokenTtlSeconds: 1})
+    // The sandbox reads the time from this clock: the token's last second passes without a wait.
+    let now = Date.now()
+    const t = await start({tokenTtlSeconds: 60, now: () => now})
     try {
       const res = await t.exchange()
-      expect(res.body.expires_in).toBe(1)
+      expect(res.body.expires_in).toBe(60)
       const token = res.body.access_token
+      expect(claimsOf(token).exp - claimsOf(token).iat).toBe(60)
+      now += 59_000
       expect((await t.get('/v1/wallets', {auth: token})).status).toBe(200)
-      await sleep(2100)
+      now += 1_000
       const expired = await t.get('/v1/wallets', {auth: token})
       expect(expired.status).toBe(401)
       expect(expired.body.error.code).toBe('TOKEN_EXPIRED')
-      expect(Date.parse(expired.body.error.details.expired_at)).toBeLessThanOrEqual(Date.now())
+      expect(Date.parse(expired.body.error.details.expired_at)).toBeLessThanOrEqual(now)
+      expect(Date.parse(expired.body.error.details.expired_at)).toBe(claimsOf(token).exp * 1000)
     } finally {
       await t.close()
     }

@@ -66,8 +66,10 @@ export class TokenService {
     private readonly key: CryptoKey,
     private readonly secret: string,
     database: Database,
+    /** The wall clock tokens are issued and expire on (ms since the epoch). */
+    private readonly now: () => number,
   ) {
-    database.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(Math.floor(Date.now() / 1000))
+    database.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(this.seconds())
     // A token is revoked by its own id, or by its family's (stored as `family:<fam>`).
     this.isRevokedStmt = database.prepare<{revoked: number}>(
       'SELECT 1 AS revoked FROM revoked_tokens WHERE jti IN (?, ?)',
@@ -81,7 +83,7 @@ export class TokenService {
     this.forgetStmt = database.prepare('DELETE FROM meta WHERE key = ?')
   }
 
-  static async open(database: Database): Promise<TokenService> {
+  static async open(database: Database, now: () => number = Date.now): Promise<TokenService> {
     const secret = database.metaValue(
       'jwt_signing_key',
       () => randomBytes(32).toString('base64'),
@@ -94,7 +96,12 @@ export class TokenService {
       false,
       ['sign', 'verify'],
     )
-    return new TokenService(key, secret, database)
+    return new TokenService(key, secret, database, now)
+  }
+
+  /** The current second, as tokens count time. */
+  private seconds(): number {
+    return Math.floor(this.now() / 1000)
   }
 
   async issue(input: {
@@ -107,7 +114,7 @@ export class TokenService {
     /** The family of the token this one refreshes; a new family otherwise. */
     family?: string | undefined
   }): Promise<{token: string; claims: TokenClaims}> {
-    const iat = Math.floor(Date.now() / 1000)
+    const iat = this.seconds()
     const jti = newId.token()
     const claims: TokenClaims = {
       sub: input.partnerId,
@@ -130,7 +137,9 @@ export class TokenService {
     if (known !== undefined) return this.checkCurrent(known)
     let payload: unknown
     try {
-      payload = (await jwtVerify(token, this.key, {algorithms: [ALGORITHM]})).payload
+      payload = (
+        await jwtVerify(token, this.key, {algorithms: [ALGORITHM], currentDate: new Date(this.now())})
+      ).payload
     } catch (err) {
       const variant = claimedVariant(token)
       if (err instanceof errors.JWTExpired && typeof err.payload.exp === 'number') {
@@ -156,7 +165,7 @@ export class TokenService {
   /** What a verified token is worth now: it may have expired or been revoked since. */
   private checkCurrent(claims: TokenClaims): VerifiedToken {
     // As jose decides: expired once `exp` is not after the current second.
-    if (claims.exp <= Math.floor(Date.now() / 1000)) {
+    if (claims.exp <= this.seconds()) {
       return {
         ok: false,
         reason: 'expired',
