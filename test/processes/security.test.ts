@@ -1,4 +1,4 @@
-import {chmodSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {connect} from 'node:net'
 import {networkInterfaces} from 'node:os'
 import {join, relative} from 'node:path'
@@ -314,35 +314,6 @@ webhooks:
         what,
       ).toBe(true)
   }, 180_000)
-})
-
-describe('the profile file', () => {
-  it('is created 0600, and refused while group or others can read it', async () => {
-    const temp = tempConfigDir()
-    const sandbox = await startSandboxProcess(['--quiet'])
-    try {
-      const login = await payctl(
-        ['auth', 'login', '--env', 'local', '--base-url', sandbox.url, '--secret-key', '-'],
-        {configDir: temp.dir, input: sandbox.credentials.secretKey},
-      )
-      expect(login.exitCode, login.stderr).toBe(0)
-      const path = join(temp.dir, 'profiles.json')
-      expect(statSync(path).mode & 0o777).toBe(0o600)
-      for (const mode of [0o640, 0o604, 0o660]) {
-        chmodSync(path, mode)
-        const r = await payctl(['wallets', 'list', '--json'], {configDir: temp.dir})
-        expect(r.exitCode, mode.toString(8)).toBe(1)
-        expect(r.json<{error: {code: string}}>().error.code).toBe('PROFILE_FILE_PERMISSIONS')
-        expect(r.stdout).not.toContain(sandbox.credentials.secretKey)
-      }
-      chmodSync(path, 0o600)
-      const ok = await payctl(['wallets', 'list'], {configDir: temp.dir})
-      expect(ok.exitCode, ok.stderr).toBe(0)
-    } finally {
-      await sandbox.stop()
-      temp.cleanup()
-    }
-  })
 })
 
 describe('where the sandbox listens', () => {
