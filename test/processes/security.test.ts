@@ -1,8 +1,8 @@
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type CliResult, loginArgs, payctl, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -15,7 +15,7 @@ const jwtsIn = (text: string) => [...text.matchAll(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g)
 
 describe('secrets stay out of every output, log and file of a realistic session', () => {
   const temp = tempConfigDir()
-  let sandbox: SandboxProcess | undefined
+  let sandbox: LocalSandbox | undefined
   afterAll(async () => {
     await sandbox?.stop()
     temp.cleanup()
@@ -23,7 +23,9 @@ describe('secrets stay out of every output, log and file of a realistic session'
 
   it('greps stdout, stderr, --debug logs, the sandbox log, the seed journal and every other file for each secret in play', async () => {
     const dir = temp.dir
-    sandbox = await startSandboxProcess([], {configDir: dir, data: join(dir, 'sandbox.db')})
+    // Served in this process, with its request log beside its data file; the commands are what is
+    // grepped, one of them a process of its own (a secret on stdin).
+    sandbox = await startLocalSandbox({data: join(dir, 'sandbox.db')}, {configDir: dir})
     const c = sandbox.credentials
     const url = sandbox.url
 
@@ -50,29 +52,10 @@ describe('secrets stay out of every output, log and file of a realistic session'
       return r
     }
 
-    // Log in both ways: partner credentials (the secret on stdin, then on the command line), and
-    // a secret key on stdin.
+    // Log in three ways: with the partner credentials of the local profile, with them on the command
+    // line, and with a secret key on stdin.
     await run(['auth', 'login', '--env', 'local', '--debug'], {expectExit: 0})
-    await run(
-      [
-        'auth',
-        'login',
-        '--profile',
-        'argv',
-        '--env',
-        'local',
-        '--base-url',
-        url,
-        '--api-key',
-        c.apiKey,
-        '--partner-id',
-        c.partnerId,
-        '--api-secret',
-        c.apiSecret,
-        '--debug',
-      ],
-      {expectExit: 0},
-    )
+    await run(loginArgs(sandbox, '--profile', 'argv', '--debug'), {expectExit: 0})
     await run(
       [
         'auth',
@@ -216,26 +199,9 @@ webhooks:
     // Errors: a wrong secret, a missing record, a refused overdraft, a revoked token.
     const wrong = 'sk_test_thisisnotthesecret0123456789'
     secrets.add(wrong)
-    await run(
-      [
-        'auth',
-        'login',
-        '--profile',
-        'wrong',
-        '--env',
-        'local',
-        '--base-url',
-        url,
-        '--api-key',
-        c.apiKey,
-        '--partner-id',
-        c.partnerId,
-        '--api-secret',
-        wrong,
-        '--debug',
-      ],
-      {expectExit: 4},
-    )
+    await run(loginArgs({url, credentials: {...c, apiSecret: wrong}}, '--profile', 'wrong', '--debug'), {
+      expectExit: 4,
+    })
     await run(['wallets', 'get', 'wal_missing', '--debug'], {expectExit: 1})
     await run([
       'transactions',
@@ -271,7 +237,10 @@ webhooks:
     await run(['sandbox', 'logs', '--status', '4xx,5xx', '--limit', '100'], {expectExit: 0})
 
     await sandbox.stop()
-    checked.push({what: 'the sandbox’s request log (stderr)', text: sandbox.log()})
+    checked.push({
+      what: 'the sandbox’s request log (what sandbox start prints on stderr)',
+      text: sandbox.log(),
+    })
     sandbox = undefined
 
     // Every file payctl wrote under the config dir, but the profile file (it holds credentials, 0600)
