@@ -111,6 +111,7 @@ async function foreground(configDir: string, args: string[]) {
       child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${out}\n${stderr}`)))
     }),
     'the sandbox listens',
+    30_000,
   )
   return {
     started,

@@ -319,22 +319,27 @@ describe("sandbox run: the command's output and its end", () => {
 
   test('kill -9 of payctl: the command ends with it; the next run removes the dir it left, never a live run’s', async () => {
     for (const file of ['command.pid', 'background.pid']) rmSync(join(tmp.dir, file), {force: true})
+    // The run to kill, and beside it a run going on meanwhile, waiting on its stdin: started at once.
     const killed = start('echo $$ > "$OUT/command.pid"; sleep 600 & echo $! > "$OUT/background.pid"; wait')
+    const live = start('echo started > "$OUT/live.started"; read line', 'pipe')
     await until('the command has started', written('background.pid'))
+    await until('the live run has started', written('live.started'))
     const command = pidIn('command.pid')
     const background = pidIn('background.pid')
-    const left = runs()
+    // Each run's dir is named after its payctl's pid.
+    const dirOf = (child: ChildProcess) =>
+      runs().filter((name) => name.startsWith(`payctl-run-${child.pid}-`))
+    const left = dirOf(killed)
+    const ongoing = dirOf(live)
     expect(left).toHaveLength(1)
+    expect(ongoing).toHaveLength(1)
+    expect(runs().sort()).toEqual([...left, ...ongoing].sort())
     killed.kill('SIGKILL')
     await once(killed, 'exit')
     await until('the command has ended', () => ended(command))
     await until('what the command started in the background has ended', () => ended(background))
+    expect(runs().sort()).toEqual([...left, ...ongoing].sort())
 
-    // A run going on meanwhile, waiting on its stdin.
-    const live = start('echo started > "$OUT/live.started"; read line', 'pipe')
-    await until('the live run has started', written('live.started'))
-    const ongoing = runs().filter((name) => !left.includes(name))
-    expect(ongoing).toHaveLength(1)
     const next = await runCli(['sandbox', 'run', '--', 'true'], {
       configDir: config.dir,
       env: {TMPDIR: tmp.dir},
