@@ -53,6 +53,7 @@ function within<T>(promise: Promise<T>, what: string, ms = 20_000): Promise<T> {
 /** What a stream says, whole, once it ends. */
 async function text(stream: Readable): Promise<string> {
   let all = ''
+  stream.setEncoding('utf8')
   for await (const chunk of stream) all += chunk
   return all
 }
@@ -92,16 +93,18 @@ async function foreground(configDir: string, args: string[]) {
     [BIN, 'sandbox', 'start', '--port', '0', '--data', ':memory:', '--json', ...args],
     {env: cliEnv(configDir), stdio: ['ignore', 'pipe', 'pipe']},
   )
+  child.stdout.setEncoding('utf8')
+  child.stderr.setEncoding('utf8')
   let stderr = ''
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString()
+  child.stderr.on('data', (c: string) => {
+    stderr += c
   })
   const exited = once(child, 'exit')
   const started = await within(
     new Promise<Started>((resolve, reject) => {
       let out = ''
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString()
+      child.stdout.on('data', (c: string) => {
+        out += c
         try {
           resolve(JSON.parse(out) as Started)
         } catch {
@@ -419,10 +422,14 @@ describe('sandbox start in the foreground', () => {
   beforeAll(async () => {
     writeFileSync(target, 'keep me\n', {mode: 0o644})
     symlinkSync(target, join(plain.dir, 'sandbox.json'))
-    ;[loopback, exposed] = await Promise.all([
+    const [one, two] = await Promise.allSettled([
       foreground(plain.dir, []),
       foreground(exposedDir.dir, ['--show-secrets', '--host', '0.0.0.0', '--quiet']),
     ])
+    // Each that started is stopped in the end, whether or not the other did.
+    if (one.status === 'fulfilled') loopback = one.value
+    if (two.status === 'fulfilled') exposed = two.value
+    for (const start of [one, two]) if (start.status === 'rejected') throw start.reason
   }, 60_000)
   afterAll(async () => {
     await Promise.all([loopback?.stop(), exposed?.stop()])
