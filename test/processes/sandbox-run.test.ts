@@ -224,6 +224,28 @@ function ended(pid: number): boolean {
   }
 }
 
+/**
+ * Whether payctl's watcher over the command's process group runs (src/cli/one-shot-command.ts): it
+ * is started just after the command, so a command that has written its pid may be there before it.
+ * Where there is no /proc (macOS), taken to run.
+ */
+function watched(group: number): boolean {
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return true
+  }
+  return pids.some((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      return args[args.indexOf('payctl-watch') + 1] === String(group)
+    } catch {
+      return false // gone meanwhile
+    }
+  })
+}
+
 /** Wait until `ok()`, checking every 50 ms, failing with `what` past a generous deadline. */
 async function until(what: string, ok: () => boolean, deadlineMs = 30_000): Promise<void> {
   const deadline = Date.now() + deadlineMs
@@ -326,6 +348,8 @@ describe("sandbox run: the command's output and its end", () => {
     await until('the live run has started', written('live.started'))
     const command = pidIn('command.pid')
     const background = pidIn('background.pid')
+    // Killed before it has started its watcher, payctl could not have the command ended.
+    await until('payctl watches the command', () => watched(command))
     // Each run's dir is named after its payctl's pid.
     const dirOf = (child: ChildProcess) =>
       runs().filter((name) => name.startsWith(`payctl-run-${child.pid}-`))
