@@ -4,8 +4,9 @@ import {once} from 'node:events'
 import {cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {cliEnv, cliFor, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
+import {startSandboxProcess} from '../helpers/sandbox.js'
 
 const BIN = join(ROOT, 'bin', 'run.js')
 
@@ -15,20 +16,26 @@ const PAYCTL = `"${process.execPath}" "${BIN}"`
 describe('sandbox run: a one-shot sandbox around a command', () => {
   const config = tempConfigDir()
   let snapshot: string
-  let source: SandboxProcess
+  let source: LocalSandbox
 
   beforeAll(async () => {
-    // A seeded state, saved once as a file: what a CI cache keeps.
-    source = await startSandboxProcess([], {configDir: config.dir})
-    const made = await payctl(
-      ['users', 'create', '--email', 'seeded@example.test', '--first-name', 'S', '--last-name', 'D'],
-      {configDir: config.dir},
+    // A seeded state, saved once as a file: what a CI cache keeps. The sandbox it is saved from is
+    // served here, sealing it with the config dir's key as `sandbox start` would.
+    source = await startLocalSandbox({}, {configDir: config.dir})
+    const cli = cliFor(config.dir)
+    const made = await cli(
+      'users',
+      'create',
+      '--email',
+      'seeded@example.test',
+      '--first-name',
+      'S',
+      '--last-name',
+      'D',
     )
     expect(made.exitCode, made.stderr).toBe(0)
     snapshot = join(config.dir, 'seeded.snapshot')
-    const saved = await payctl(['sandbox', 'snapshot', 'save', 'seeded', '--file', snapshot], {
-      configDir: config.dir,
-    })
+    const saved = await cli('sandbox', 'snapshot', 'save', 'seeded', '--file', snapshot)
     expect(saved.exitCode, saved.stderr).toBe(0)
   })
   afterAll(async () => {
@@ -36,23 +43,29 @@ describe('sandbox run: a one-shot sandbox around a command', () => {
     config.cleanup()
   })
 
-  test("the command gets the sandbox in its environment, payctl's and its own; payctl exits with its code; the sandbox stops", async () => {
+  test("the command gets the sandbox, restored and --seed'ed before it runs, in its environment, payctl's and its own; payctl exits with its code; the sandbox stops", async () => {
+    const fixture = join(config.dir, 'one-user.yaml')
+    writeFileSync(
+      fixture,
+      'version: 1\nname: one\nusers:\n  ada:\n    email: ada@example.test\n    first_name: Ada\n    last_name: Lovelace\n',
+    )
     const script = [
       'echo "base=$PAYCTL_BASE_URL api=$PAYCTL_API_URL partner=$PAYCTL_PARTNER_ID"',
       `${PAYCTL} users list --json`,
       'curl -s -o /dev/null -w "%{http_code}\\n" "$PAYCTL_BASE_URL/_sandbox/health" || true',
       'exit 7',
     ].join('; ')
-    const res = await runCli(['sandbox', 'run', '--from-snapshot', snapshot, '--', 'sh', '-c', script], {
-      configDir: config.dir,
-      timeoutMs: 60_000,
-    })
+    const res = await runCli(
+      ['sandbox', 'run', '--from-snapshot', snapshot, '--seed', fixture, '--', 'sh', '-c', script],
+      {configDir: config.dir, timeoutMs: 60_000},
+    )
     expect(res.exitCode, res.stderr).toBe(7)
     const base = /base=(http:\/\/127\.0\.0\.1:\d+) api=(\S+) partner=(partner_\w+)/.exec(res.stdout)
     expect(base, res.stdout).not.toBeNull()
     expect(base![2]).toBe(`${base![1]}/v1`)
     expect(base![1]).not.toBe(source.url)
     expect(res.stdout).toContain('seeded@example.test')
+    expect(res.stdout).toContain('ada@example.test')
     // Stopped with the command: nothing listens there any more.
     await expect(fetch(`${base![1]}/_sandbox/health`)).rejects.toThrow()
   })
@@ -86,54 +99,23 @@ describe('sandbox run: a one-shot sandbox around a command', () => {
     })
     expect(res.exitCode, res.stderr).toBe(143)
     await expect(fetch(`${res.stdout.trim()}/_sandbox/health`)).rejects.toThrow()
-    const missing = await runCli(['sandbox', 'run', '--', 'no-such-command-anywhere'], {
-      configDir: config.dir,
-    })
-    expect(missing.exitCode).toBe(127)
-    expect(missing.stderr).toContain('no-such-command-anywhere')
-  })
-
-  test('--seed seeds it before the command runs', async () => {
-    const fixture = join(config.dir, 'one-user.yaml')
-    writeFileSync(
-      fixture,
-      'version: 1\nname: one\nusers:\n  ada:\n    email: ada@example.test\n    first_name: Ada\n    last_name: Lovelace\n',
-    )
-    const res = await runCli(
-      ['sandbox', 'run', '--seed', fixture, '--', 'sh', '-c', `${PAYCTL} users list --json`],
-      {
-        configDir: config.dir,
-        timeoutMs: 60_000,
-      },
-    )
-    expect(res.exitCode, res.stderr).toBe(0)
-    expect(res.stdout).toContain('ada@example.test')
-  })
-
-  test('no command, or a snapshot nobody saved: exit 2 naming what is missing, nothing started', async () => {
-    const none = await runCli(['sandbox', 'run'], {configDir: config.dir})
-    expect(none.exitCode).toBe(2)
-    expect(none.stderr).toContain('MISSING_COMMAND')
-    const empty = await runCli(['sandbox', 'run', '--'], {configDir: config.dir})
-    expect(empty.exitCode).toBe(2)
-    const missing = await runCli(['sandbox', 'run', '--from-snapshot', 'never-saved', '--', 'true'], {
-      configDir: config.dir,
-    })
-    expect(missing.exitCode).toBe(2)
-    expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND')
-    expect(missing.stderr).toContain('payctl sandbox snapshot list')
   })
 })
 
 describe('--from-snapshot NAME: among the snapshots of the partner payctl acts for, no other', () => {
   const config = tempConfigDir()
   const data = join(config.dir, 'sandbox.db')
-  let sandbox: SandboxProcess
+  let sandbox: {stop: () => Promise<void>; credentials: {partnerId: string}}
   let otherId: string
   const cli = (args: string[], env: Record<string, string> = {}) =>
     payctl(args, {configDir: config.dir, env, timeoutMs: 60_000})
+  /**
+   * `sandbox run` picking the snapshot, in this process (which snapshot it takes is no matter of
+   * processes), its command a process as always: it says which partner it was given and lists the
+   * users with the payctl inside.
+   */
   const run = (args: string[], env: Record<string, string> = {}, configDir = config.dir) =>
-    runCli(
+    payctl(
       [
         'sandbox',
         'run',
@@ -143,17 +125,13 @@ describe('--from-snapshot NAME: among the snapshots of the partner payctl acts f
         '-c',
         `echo "partner=$PAYCTL_PARTNER_ID"; ${PAYCTL} users list --json`,
       ],
-      {
-        configDir,
-        env,
-        timeoutMs: 60_000,
-      },
+      {configDir, env, timeoutMs: 60_000},
     )
 
   beforeAll(async () => {
     // The operator's sandbox on the config dir's own data file, and a partner beside it that saves
     // snapshots of its own through the API, one of them under a name the operator uses too.
-    sandbox = await startSandboxProcess([], {configDir: config.dir, data})
+    sandbox = await startLocalSandbox({data}, {configDir: config.dir})
     const other = await cli(['sandbox', 'partners', 'create', 'other', '--json'])
     expect(other.exitCode, other.stderr).toBe(0)
     otherId = other.json<{partnerId: string}>().partnerId
@@ -215,9 +193,8 @@ describe('--from-snapshot NAME: among the snapshots of the partner payctl acts f
 
   test('sandbox start --from-snapshot NAME restores only the operator’s own', async () => {
     await sandbox.stop()
-    const theirs = await runCli(['sandbox', 'start', '--port', '0', '--from-snapshot', 'theirs'], {
-      configDir: config.dir,
-    })
+    // Refused before it listens: the same run in this process.
+    const theirs = await cli(['sandbox', 'start', '--port', '0', '--from-snapshot', 'theirs'])
     expect(theirs.exitCode, theirs.stderr).toBe(2)
     expect(theirs.stderr).toContain('SNAPSHOT_NOT_FOUND')
     sandbox = await startSandboxProcess(['--from-snapshot', 'mine'], {configDir: config.dir, data})
@@ -245,6 +222,28 @@ function ended(pid: number): boolean {
     // Reaped in between where there is a /proc; where there is none (macOS), alive as kill said.
     return existsSync('/proc/self')
   }
+}
+
+/**
+ * Whether payctl's watcher over the command's process group runs (src/cli/one-shot-command.ts): it
+ * is started just after the command, so a command that has written its pid may be there before it.
+ * Where there is no /proc (macOS), taken to run.
+ */
+function watched(group: number): boolean {
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return true
+  }
+  return pids.some((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      return args[args.indexOf('payctl-watch') + 1] === String(group)
+    } catch {
+      return false // gone meanwhile
+    }
+  })
 }
 
 /** Wait until `ok()`, checking every 50 ms, failing with `what` past a generous deadline. */
@@ -342,22 +341,29 @@ describe("sandbox run: the command's output and its end", () => {
 
   test('kill -9 of payctl: the command ends with it; the next run removes the dir it left, never a live run’s', async () => {
     for (const file of ['command.pid', 'background.pid']) rmSync(join(tmp.dir, file), {force: true})
+    // The run to kill, and beside it a run going on meanwhile, waiting on its stdin: started at once.
     const killed = start('echo $$ > "$OUT/command.pid"; sleep 600 & echo $! > "$OUT/background.pid"; wait')
+    const live = start('echo started > "$OUT/live.started"; read line', 'pipe')
     await until('the command has started', written('background.pid'))
+    await until('the live run has started', written('live.started'))
     const command = pidIn('command.pid')
     const background = pidIn('background.pid')
-    const left = runs()
+    // Killed before it has started its watcher, payctl could not have the command ended.
+    await until('payctl watches the command', () => watched(command))
+    // Each run's dir is named after its payctl's pid.
+    const dirOf = (child: ChildProcess) =>
+      runs().filter((name) => name.startsWith(`payctl-run-${child.pid}-`))
+    const left = dirOf(killed)
+    const ongoing = dirOf(live)
     expect(left).toHaveLength(1)
+    expect(ongoing).toHaveLength(1)
+    expect(runs().sort()).toEqual([...left, ...ongoing].sort())
     killed.kill('SIGKILL')
     await once(killed, 'exit')
     await until('the command has ended', () => ended(command))
     await until('what the command started in the background has ended', () => ended(background))
+    expect(runs().sort()).toEqual([...left, ...ongoing].sort())
 
-    // A run going on meanwhile, waiting on its stdin.
-    const live = start('echo started > "$OUT/live.started"; read line', 'pipe')
-    await until('the live run has started', written('live.started'))
-    const ongoing = runs().filter((name) => !left.includes(name))
-    expect(ongoing).toHaveLength(1)
     const next = await runCli(['sandbox', 'run', '--', 'true'], {
       configDir: config.dir,
       env: {TMPDIR: tmp.dir},

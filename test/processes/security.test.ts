@@ -1,10 +1,8 @@
-import {chmodSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
-import {connect} from 'node:net'
-import {networkInterfaces} from 'node:os'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CliResult, payctl, runCli, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type CliResult, loginArgs, payctl, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -17,7 +15,7 @@ const jwtsIn = (text: string) => [...text.matchAll(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g)
 
 describe('secrets stay out of every output, log and file of a realistic session', () => {
   const temp = tempConfigDir()
-  let sandbox: SandboxProcess | undefined
+  let sandbox: LocalSandbox | undefined
   afterAll(async () => {
     await sandbox?.stop()
     temp.cleanup()
@@ -25,7 +23,9 @@ describe('secrets stay out of every output, log and file of a realistic session'
 
   it('greps stdout, stderr, --debug logs, the sandbox log, the seed journal and every other file for each secret in play', async () => {
     const dir = temp.dir
-    sandbox = await startSandboxProcess([], {configDir: dir, data: join(dir, 'sandbox.db')})
+    // Served in this process, with its request log beside its data file; the commands are what is
+    // grepped, one of them a process of its own (a secret on stdin).
+    sandbox = await startLocalSandbox({data: join(dir, 'sandbox.db')}, {configDir: dir})
     const c = sandbox.credentials
     const url = sandbox.url
 
@@ -52,29 +52,10 @@ describe('secrets stay out of every output, log and file of a realistic session'
       return r
     }
 
-    // Log in both ways: partner credentials (the secret on stdin, then on the command line), and
-    // a secret key on stdin.
+    // Log in three ways: with the partner credentials of the local profile, with them on the command
+    // line, and with a secret key on stdin.
     await run(['auth', 'login', '--env', 'local', '--debug'], {expectExit: 0})
-    await run(
-      [
-        'auth',
-        'login',
-        '--profile',
-        'argv',
-        '--env',
-        'local',
-        '--base-url',
-        url,
-        '--api-key',
-        c.apiKey,
-        '--partner-id',
-        c.partnerId,
-        '--api-secret',
-        c.apiSecret,
-        '--debug',
-      ],
-      {expectExit: 0},
-    )
+    await run(loginArgs(sandbox, '--profile', 'argv', '--debug'), {expectExit: 0})
     await run(
       [
         'auth',
@@ -218,26 +199,9 @@ webhooks:
     // Errors: a wrong secret, a missing record, a refused overdraft, a revoked token.
     const wrong = 'sk_test_thisisnotthesecret0123456789'
     secrets.add(wrong)
-    await run(
-      [
-        'auth',
-        'login',
-        '--profile',
-        'wrong',
-        '--env',
-        'local',
-        '--base-url',
-        url,
-        '--api-key',
-        c.apiKey,
-        '--partner-id',
-        c.partnerId,
-        '--api-secret',
-        wrong,
-        '--debug',
-      ],
-      {expectExit: 4},
-    )
+    await run(loginArgs({url, credentials: {...c, apiSecret: wrong}}, '--profile', 'wrong', '--debug'), {
+      expectExit: 4,
+    })
     await run(['wallets', 'get', 'wal_missing', '--debug'], {expectExit: 1})
     await run([
       'transactions',
@@ -273,7 +237,10 @@ webhooks:
     await run(['sandbox', 'logs', '--status', '4xx,5xx', '--limit', '100'], {expectExit: 0})
 
     await sandbox.stop()
-    checked.push({what: 'the sandbox’s request log (stderr)', text: sandbox.log()})
+    checked.push({
+      what: 'the sandbox’s request log (what sandbox start prints on stderr)',
+      text: sandbox.log(),
+    })
     sandbox = undefined
 
     // Every file payctl wrote under the config dir, but the profile file (it holds credentials, 0600)
@@ -314,93 +281,4 @@ webhooks:
         what,
       ).toBe(true)
   }, 180_000)
-})
-
-describe('the profile file', () => {
-  it('is created 0600, and refused while group or others can read it', async () => {
-    const temp = tempConfigDir()
-    const sandbox = await startSandboxProcess(['--quiet'])
-    try {
-      const login = await payctl(
-        ['auth', 'login', '--env', 'local', '--base-url', sandbox.url, '--secret-key', '-'],
-        {configDir: temp.dir, input: sandbox.credentials.secretKey},
-      )
-      expect(login.exitCode, login.stderr).toBe(0)
-      const path = join(temp.dir, 'profiles.json')
-      expect(statSync(path).mode & 0o777).toBe(0o600)
-      for (const mode of [0o640, 0o604, 0o660]) {
-        chmodSync(path, mode)
-        const r = await payctl(['wallets', 'list', '--json'], {configDir: temp.dir})
-        expect(r.exitCode, mode.toString(8)).toBe(1)
-        expect(r.json<{error: {code: string}}>().error.code).toBe('PROFILE_FILE_PERMISSIONS')
-        expect(r.stdout).not.toContain(sandbox.credentials.secretKey)
-      }
-      chmodSync(path, 0o600)
-      const ok = await payctl(['wallets', 'list'], {configDir: temp.dir})
-      expect(ok.exitCode, ok.stderr).toBe(0)
-    } finally {
-      await sandbox.stop()
-      temp.cleanup()
-    }
-  })
-})
-
-describe('where the sandbox listens', () => {
-  /** An address of this machine that is not loopback, if it has one. */
-  const outside = Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address
-
-  const reachable = (host: string, port: number) =>
-    new Promise<boolean>((resolve) => {
-      const socket = connect(port, host)
-      socket.once('connect', () => {
-        socket.destroy()
-        resolve(true)
-      })
-      socket.once('error', () => resolve(false))
-    })
-
-  it('binds to loopback by default: unreachable on the machine’s other addresses', async () => {
-    const sandbox = await startSandboxProcess(['--quiet'])
-    try {
-      const {hostname, port} = new URL(sandbox.url)
-      expect(hostname).toBe('127.0.0.1')
-      expect(await reachable('127.0.0.1', Number(port))).toBe(true)
-      if (outside !== undefined) expect(await reachable(outside, Number(port))).toBe(false)
-    } finally {
-      await sandbox.stop()
-    }
-  })
-
-  it('warns on stderr when told to bind elsewhere, with --json and with --detach too', async () => {
-    const exposed = await startSandboxProcess(['--quiet', '--host', '0.0.0.0'])
-    try {
-      // The --json document on stdout stays clean; the warning is on stderr.
-      expect(exposed.log()).toMatch(
-        /warning: binding to 0\.0\.0\.0 exposes the sandbox and its test credentials/,
-      )
-      if (outside !== undefined)
-        expect(await reachable(outside, Number(new URL(exposed.url).port))).toBe(true)
-      // The profile gets an address to connect to, not the bind address (which proxies would not skip).
-      expect(exposed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      const profiles = JSON.parse(readFileSync(join(exposed.configDir, 'profiles.json'), 'utf8'))
-      expect(profiles.profiles.local.baseUrl).toBe(exposed.url)
-    } finally {
-      await exposed.stop()
-    }
-    const temp = tempConfigDir()
-    try {
-      const detached = await runCli(
-        ['sandbox', 'start', '--detach', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--json'],
-        {configDir: temp.dir, timeoutMs: 30_000},
-      )
-      expect(detached.exitCode, detached.stderr).toBe(0)
-      expect(detached.stderr).toMatch(/warning: binding to 0\.0\.0\.0 exposes/)
-      expect(() => JSON.parse(detached.stdout)).not.toThrow()
-    } finally {
-      await payctl(['sandbox', 'stop'], {configDir: temp.dir})
-      temp.cleanup()
-    }
-  }, 60_000)
 })
