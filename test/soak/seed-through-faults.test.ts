@@ -104,6 +104,8 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
   }
 
   const temp = tempConfigDir()
+  let doomed: string | undefined
+  let doomedSeen = 0
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess(['--quiet'], {
@@ -123,14 +125,16 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
       status429: 2,
     })
     // And one transaction (the first one sent) whose first four attempts all reach the service but
-    // get no answer, so that the first run surely ends early, after the service acted four times
-    // on one key.
-    let doomed: string | undefined
-    let doomedSeen = 0
+    // get no answer, so that the run that sends it surely ends early, after the service acted four
+    // times on one key: the seed needs two runs at least. Only a request with that key: the
+    // requests before it carry none (the health check, the token exchange), and must not take
+    // those four drops in its place.
     proxy = await startFaultProxy(sandbox.url, (req) => {
       const key = req.headers['idempotency-key']
       if (req.method === 'POST' && req.url === '/v1/transactions' && typeof key === 'string') doomed ??= key
-      return key === doomed && doomedSeen++ < 4 ? 'drop-after-forward' : random(req)
+      return typeof key === 'string' && key === doomed && doomedSeen++ < 4
+        ? 'drop-after-forward'
+        : random(req)
     })
   })
   afterAll(async () => {
@@ -186,6 +190,10 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
     }
     expect(result, `seed never finished in ${runs.length} runs (PAYCTL_FAULT_SEED=${SEED})`).toBeDefined()
     expect(runs.length).toBeGreaterThanOrEqual(2)
+    // The doomed transaction's first four attempts were cut, each after the service had acted.
+    expect(doomed).toBeDefined()
+    const doomedFaults = proxy.seen.filter((s) => s.idempotencyKey === doomed).map((s) => s.fault)
+    expect(doomedFaults.slice(0, 4)).toEqual(Array(4).fill('drop-after-forward'))
     const faulted = proxy.seen.filter((s) => s.fault !== 'pass').length
     console.info(
       `seed through faults: ${runs.length} runs (${codes.join(', ')}), ${proxy.seen.length} requests, ${faulted} faulted (PAYCTL_FAULT_SEED=${SEED})`,
