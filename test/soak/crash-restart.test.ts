@@ -10,7 +10,7 @@ const WALLETS = 16
 const INITIAL = 1_000_000n // 10,000.00 USD each
 const LOOPS = 24 // requests under way at once
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-/** Wait until `condition` holds, looking every 10 ms, for at most `what`'s deadline. */
+/** Wait until `condition` holds, looking every 10 ms; `what` says what never came, past the deadline. */
 async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
