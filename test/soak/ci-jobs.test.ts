@@ -1,20 +1,22 @@
 import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {payctl, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {tempDir} from '../service/helpers.js'
 import {ledgerProblems} from '../service/money-helpers.js'
 
 const DAY = 86_400
 
+// Every command runs in this process, from src/, against sandboxes served here: what is tested is
+// what the partners, their profiles and their clocks do, which no process of payctl's own changes.
 describe('sandbox partners and clocks, through the CLI', () => {
-  let sandbox: SandboxProcess
+  let sandbox: LocalSandbox
   const cli = (args: string[], env: Record<string, string> = {}) =>
-    runCli(args, {configDir: sandbox.configDir, env, timeoutMs: 60_000})
+    payctl(args, {configDir: sandbox.configDir, env, timeoutMs: 60_000})
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--settle-after', '1d'])
+    sandbox = await startLocalSandbox({settleAfterSeconds: 86_400})
   })
   afterAll(() => sandbox.stop())
 
@@ -156,10 +158,10 @@ describe('eight CI jobs at once on one sandbox, each in a partner of its own', (
   test('each seeds the example fixtures, moves money, advances its clock and finds its balances; none sees another', async () => {
     const files = tempDir()
     const config = tempConfigDir()
-    const sandbox = await startSandboxProcess(['--settle-after', '1d'], {
-      configDir: config.dir,
-      data: files.file,
-    })
+    const sandbox = await startLocalSandbox(
+      {settleAfterSeconds: 86_400, data: files.file},
+      {configDir: config.dir},
+    )
     // Each job's commands run in this process (payctl), side by side like separate processes.
     const cli = (args: string[], env: Record<string, string> = {}) =>
       payctl(args, {configDir: config.dir, env, timeoutMs: 240_000})

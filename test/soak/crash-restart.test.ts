@@ -1,7 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CliResult, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, payctl, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 import {query} from '../service/helpers.js'
@@ -10,6 +10,14 @@ const WALLETS = 16
 const INITIAL = 1_000_000n // 10,000.00 USD each
 const LOOPS = 24 // requests under way at once
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Wait until `condition` holds, looking every 10 ms; `what` says what never came, past the deadline. */
+async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await sleep(10)
+  }
+}
 
 interface Operation {
   key: string
@@ -84,6 +92,8 @@ describe('the sandbox killed with SIGKILL and restarted on the same data file du
       operations.push(op)
       return op
     }
+    // Requests refused for want of a listener: sent while the sandbox was down.
+    let refused = 0
     const settle = async (op: Operation) => {
       for (;;) {
         try {
@@ -95,6 +105,7 @@ describe('the sandbox killed with SIGKILL and restarted on the same data file du
         } catch (err) {
           if (err instanceof Error && err.name === 'AssertionError') throw err
           op.unanswered++
+          if ((err as {cause?: {code?: string}}).cause?.code === 'ECONNREFUSED') refused++
           await sleep(50)
         }
       }
@@ -104,10 +115,11 @@ describe('the sandbox killed with SIGKILL and restarted on the same data file du
     })
     const acked = () => operations.filter((o) => o.ack).length
 
-    // payctl processes moving money too, each with a fixed key.
+    // payctl moving money too, each transfer with a fixed key: run in this process, from src/, as
+    // its retries and its errors are the command's own, not its process's.
     const cliKeys = Array.from({length: 3}, (_, i) => `crash-cli-${i}-${randomUUID()}`)
     const cliTransfer = (key: string, i: number) =>
-      runCli(
+      payctl(
         [
           'transactions',
           'create',
@@ -130,19 +142,24 @@ describe('the sandbox killed with SIGKILL and restarted on the same data file du
     const cliRuns: Promise<CliResult>[] = []
     for (let round = 0; round < 2; round++) {
       const target = acked() + 300
-      while (acked() < target) await sleep(10)
-      if (round === 0) cliRuns.push(...cliKeys.map((key, i) => cliTransfer(key, i)))
-      await sleep(round === 0 ? 150 : 0)
+      await until(() => acked() >= target, `${target} operations are acknowledged`)
+      if (round === 0) {
+        cliRuns.push(...cliKeys.map((key, i) => cliTransfer(key, i)))
+        // Give the transfers time to get under way: as long as the clients take for 50 more.
+        const more = acked() + 50
+        await until(() => acked() >= more, `${more} operations are acknowledged`)
+      }
       const before = acked()
       await sandbox.kill('SIGKILL')
       kills.push({ackedBefore: before, inFlight: operations.length - before})
-      // Down for a moment: clients keep retrying against the closed port.
-      await sleep(200)
+      // Down until the clients have met the closed port: they keep retrying against it.
+      const refusedBefore = refused
+      await until(() => refused > refusedBefore, 'a client meets the closed port')
       sandbox = await start()
       expect(sandbox.url).toBe(url)
     }
     const target = acked() + 200
-    while (acked() < target) await sleep(10)
+    await until(() => acked() >= target, `${target} operations are acknowledged`)
     stopping = true
     await Promise.all(loops)
 

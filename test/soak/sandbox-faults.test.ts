@@ -2,13 +2,13 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {connect} from '../../src/core/index.js'
 import {payctl, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {query} from '../service/helpers.js'
 
 describe('sandbox faults: bad input is refused before anything is sent', () => {
-  let sandbox: SandboxProcess
+  let sandbox: LocalSandbox
   beforeAll(async () => {
-    sandbox = await startSandboxProcess()
+    sandbox = await startLocalSandbox()
   })
   afterAll(() => sandbox.stop())
   const run = (args: string[]) => payctl(args, {configDir: sandbox.configDir})
@@ -120,7 +120,8 @@ describe('sandbox faults: bad input is refused before anything is sent', () => {
 it('1,000 wallet transfers through payctl’s core, with 20 % 503s and 5 % drops after the commit, apply exactly once each', async () => {
   const temp = tempConfigDir()
   const data = join(temp.dir, 'faults.db')
-  const sandbox = await startSandboxProcess([], {configDir: temp.dir, data})
+  // Served in this process, as the client is: the faults and the data file are the sandbox's own.
+  const sandbox = await startLocalSandbox({data}, {configDir: temp.dir})
   try {
     const cli = (args: string[]) => payctl(args, {configDir: sandbox.configDir})
     const route = ['--route', 'POST /v1/transactions', '--retry-after', '0s', '--seed', '26']

@@ -1,7 +1,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, payctl, tempConfigDir} from '../helpers/cli.js'
 import {
   type Fault,
   type FaultProxy,
@@ -9,7 +9,7 @@ import {
   seededFaults,
   startFaultProxy,
 } from '../helpers/fault-proxy.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {query} from '../service/helpers.js'
 
 // Every fault a request meets follows from this seed: rerun a failure with PAYCTL_FAULT_SEED=<seed>.
@@ -91,12 +91,13 @@ purchases:
 const RECORDS = USERS * 2 + PAYMENT_METHODS * 2 + TRANSFERS + WEBHOOKS + ROUNDUPS * 2
 
 describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, () => {
-  let sandbox: SandboxProcess
+  let sandbox: LocalSandbox
   let proxy: FaultProxy
   const data = () => join(sandbox.configDir, 'sandbox.db')
-  const direct = (...args: string[]) => runCli(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+  // payctl runs in this process, from src/: what a seed does through faults is its own, not its process's.
+  const direct = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
   const viaProxy = (...args: string[]) =>
-    runCli(args, {configDir: sandbox.configDir, env: {PAYCTL_BASE_URL: proxy.url}, timeoutMs: 90_000})
+    payctl(args, {configDir: sandbox.configDir, env: {PAYCTL_BASE_URL: proxy.url}, timeoutMs: 90_000})
   const listAll = async <T>(what: 'wallets' | 'transactions', ...filter: string[]): Promise<T[]> => {
     const r = await direct(what, 'list', '--all', '--json', ...filter)
     expect(r.exitCode, r.stderr).toBe(0)
@@ -104,12 +105,11 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
   }
 
   const temp = tempConfigDir()
+  let doomed: string | undefined
+  let doomedSeen = 0
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--quiet'], {
-      configDir: temp.dir,
-      data: join(temp.dir, 'sandbox.db'),
-    })
+    sandbox = await startLocalSandbox({data: join(temp.dir, 'sandbox.db')}, {configDir: temp.dir})
     // Faults on every request to /v1, the token exchange included; about one request in four
     // fails outright, so some records exhaust their retries and end a run early.
     const random = seededFaults(SEED, {
@@ -123,14 +123,16 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
       status429: 2,
     })
     // And one transaction (the first one sent) whose first four attempts all reach the service but
-    // get no answer, so that the first run surely ends early, after the service acted four times
-    // on one key.
-    let doomed: string | undefined
-    let doomedSeen = 0
+    // get no answer, so that the run that sends it surely ends early, after the service acted four
+    // times on one key: the seed needs two runs at least. Only a request with that key: the
+    // requests before it carry none (the health check, the token exchange), and must not take
+    // those four drops in its place.
     proxy = await startFaultProxy(sandbox.url, (req) => {
       const key = req.headers['idempotency-key']
       if (req.method === 'POST' && req.url === '/v1/transactions' && typeof key === 'string') doomed ??= key
-      return key === doomed && doomedSeen++ < 4 ? 'drop-after-forward' : random(req)
+      return typeof key === 'string' && key === doomed && doomedSeen++ < 4
+        ? 'drop-after-forward'
+        : random(req)
     })
   })
   afterAll(async () => {
@@ -186,6 +188,10 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
     }
     expect(result, `seed never finished in ${runs.length} runs (PAYCTL_FAULT_SEED=${SEED})`).toBeDefined()
     expect(runs.length).toBeGreaterThanOrEqual(2)
+    // The doomed transaction's first four attempts were cut, each after the service had acted.
+    expect(doomed).toBeDefined()
+    const doomedFaults = proxy.seen.filter((s) => s.idempotencyKey === doomed).map((s) => s.fault)
+    expect(doomedFaults.slice(0, 4)).toEqual(Array(4).fill('drop-after-forward'))
     const faulted = proxy.seen.filter((s) => s.fault !== 'pass').length
     console.info(
       `seed through faults: ${runs.length} runs (${codes.join(', ')}), ${proxy.seen.length} requests, ${faulted} faulted (PAYCTL_FAULT_SEED=${SEED})`,
@@ -244,7 +250,7 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
     // read, the cursor to resume from and the error — and resuming there finishes the list.
     const direct = transactions.map((t) => (t as unknown as {id: string}).id)
     const readThrough = async (url: string, ...extra: string[]) => {
-      const r = await runCli(['transactions', 'list', '--all', '--json', ...extra], {
+      const r = await payctl(['transactions', 'list', '--all', '--json', ...extra], {
         configDir: sandbox.configDir,
         env: {PAYCTL_BASE_URL: url},
         timeoutMs: 60_000,
@@ -340,7 +346,7 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
       return req.method === 'POST' && req.url === '/v1/transactions' ? random(req) : 'pass'
     })
     const create = (key: string, ...args: string[]) =>
-      runCli(['transactions', 'create', ...args, '--idempotency-key', key, '--json'], {
+      payctl(['transactions', 'create', ...args, '--idempotency-key', key, '--json'], {
         configDir: sandbox.configDir,
         env: {PAYCTL_BASE_URL: heavy.url},
         timeoutMs: 60_000,
@@ -408,7 +414,7 @@ describe(`faults between the CLI and the sandbox (PAYCTL_FAULT_SEED=${SEED})`, (
       // The human form of the same failure, on stderr.
       const doomedAgain = `fault-doomed-${run}-again`
       doomed.set(doomedAgain, 'drop-after-forward')
-      const human = await runCli(
+      const human = await payctl(
         ['transactions', 'create', ...transferArgs, '--idempotency-key', doomedAgain],
         {
           configDir: sandbox.configDir,

@@ -1,14 +1,16 @@
-import {execFileSync, spawn} from 'node:child_process'
-import {once} from 'node:events'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT, tempConfigDir} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Cli, cliFor, payctl, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
-let sandbox: SandboxProcess
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+/**
+ * `payctl seed` with several files, its progress lines, and what a rerun does after a failure or
+ * against a sandbox started afresh. Its progress bar in a terminal is in test/processes/seed.test.ts.
+ */
+let sandbox: LocalSandbox
+let cli: Cli
 const file = (name: string, text: string) => {
   const path = join(sandbox.configDir, name)
   writeFileSync(path, text)
@@ -20,20 +22,12 @@ interface JsonError {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
+  sandbox = await startLocalSandbox()
+  cli = cliFor(sandbox, {timeoutMs: 60_000})
 })
 afterAll(async () => {
   await sandbox.stop()
 })
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], {stdio: 'ignore'})
-    return true
-  } catch {
-    return false
-  }
-})()
 
 describe('payctl seed with several files, and its progress', () => {
   it('seeds several files, or a quoted glob, into one document of ids', async () => {
@@ -85,27 +79,6 @@ describe('payctl seed with several files, and its progress', () => {
     expect(r.stderr).toMatch(/^Seeding \d+\/30 /m)
     expect(r.stderr).toMatch(/^Seeding 30\/30 /m)
     expect(r.json<Ids>()).toHaveProperty('users')
-  })
-
-  it.runIf(hasScript)('draws a bar in a terminal (a real pseudo-terminal)', async () => {
-    const path = file(
-      'bar.yaml',
-      'name: bar\nusers:\n  b:\n    count: 20\n    email: b{{n}}@example.test\n    first_name: B\n    last_name: N{{n}}\n',
-    )
-    const command = [process.execPath, join(ROOT, 'bin', 'run.js'), 'seed', path, '--json']
-      .map((a) => `'${a}'`)
-      .join(' ')
-    const child = spawn('script', ['-qec', `stty cols 100; ${command} >/dev/null`, '/dev/null'], {
-      env: cliEnv(sandbox.configDir, {CI: undefined}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString()
-    })
-    const [code] = await once(child, 'close')
-    expect(code).toBe(0)
-    expect(out).toMatch(/Seeding \[#+\] 20\/20/)
   })
 })
 
@@ -182,10 +155,10 @@ describe('payctl seed against a sandbox started afresh', () => {
     const fixture = join(ROOT, 'examples/fixtures/shop.yaml')
     const run = () => payctl(['seed', fixture, '--json'], {configDir: config.dir, timeoutMs: 60_000})
     try {
-      const first = await startSandboxProcess([], {configDir: config.dir, port})
+      const first = await startLocalSandbox({port}, {configDir: config.dir})
       const before = await run()
       await first.stop()
-      const second = await startSandboxProcess([], {configDir: config.dir, port})
+      const second = await startLocalSandbox({port}, {configDir: config.dir})
       try {
         const after = await run()
         expect(after.exitCode, after.stderr).toBe(0)
