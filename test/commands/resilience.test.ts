@@ -114,7 +114,10 @@ describe('retries', () => {
   })
 
   it('hits the sandbox’s own rate limit, then gets through after Retry-After', async () => {
-    const limited = await startLocalSandbox({rateLimit: 'spec'})
+    // The sandbox's clock stands still while the bucket is drained, so nothing refills it however
+    // slow the machine, and moves past the window when the CLI comes back after Retry-After.
+    let now = Date.now()
+    const limited = await startLocalSandbox({rateLimit: 'spec', now: () => now})
     const token = (await cliFor(limited)('auth', 'token')).stdout.trim()
     // Drain the partner's bucket just before the CLI's request reaches the sandbox, so the
     // request meets a real 429 however long the CLI took to start.
@@ -128,8 +131,11 @@ describe('retries', () => {
       throw new Error('never rate limited')
     }
     let retryAfter = 0
-    const proxy = await startFaultProxy(limited.url, async (_req, index): Promise<Fault> => {
+    let lists = 0
+    const proxy = await startFaultProxy(limited.url, async (req, index): Promise<Fault> => {
       if (index === 0) retryAfter = await drain()
+      // The list asked again, after its 429: the window has passed.
+      if (req.url?.startsWith('/v1/wallets') && lists++ > 0) now += 61_000
       return 'pass'
     })
     try {

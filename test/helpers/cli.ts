@@ -22,11 +22,19 @@ export function tempConfigDir(): {dir: string; cleanup: () => void} {
   return {dir, cleanup: () => rmSync(dir, {recursive: true, force: true})}
 }
 
+/** A run never falls back to the user's own config dir: a test that gives none is refused. */
+function checkedConfigDir(configDir: unknown): string {
+  if (typeof configDir !== 'string' || configDir === '')
+    throw new TypeError(`a test's payctl needs a config dir of its own, not ${JSON.stringify(configDir)}`)
+  return configDir
+}
+
 /**
  * Environment for a CLI run: no inherited PAYCTL_* or CI surprises, colour off, our config dir; but
  * the run's PAYCTL_EXIT_WITH_PID, so that no payctl a test starts outlives the run (run-setup.ts).
  */
 export function cliEnv(configDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  checkedConfigDir(configDir)
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env))
     if (!k.startsWith('PAYCTL_') || k === 'PAYCTL_EXIT_WITH_PID') env[k] = v

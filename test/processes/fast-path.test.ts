@@ -36,7 +36,7 @@ const TRACE_HOOK = `data:text/javascript,${encodeURIComponent(`
 import {registerHooks} from 'node:module'
 import {appendFileSync} from 'node:fs'
 registerHooks({load(url, context, next) {
-  if (url.endsWith('/dist/bundle/main.js')) appendFileSync(process.env.PAYCTL_TEST_TRACE, 'main\\n')
+  if (url.endsWith('/bundle/main.js')) appendFileSync(process.env.PAYCTL_TEST_TRACE, 'main\\n')
   return next(url, context)
 }})`)}`
 
