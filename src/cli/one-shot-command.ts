@@ -16,7 +16,8 @@ const POSIX = process.platform !== 'win32'
  * How the command is ended when payctl cannot do it itself. The command runs in a process group (a
  * session, as Node starts one) of its own, so that it is ended with everything it started. Beside it
  * runs this watcher, a `sh` in a session of its own (a Ctrl-C or hang-up of the terminal does not
- * reach it), reading a pipe that only payctl holds open. When the command ends, payctl writes `done`
+ * reach it), reading a pipe that only payctl holds open: started before the command, and told its
+ * group the moment it has one, so that payctl never runs a command nobody watches. When the command ends, payctl writes `done`
  * and the watcher exits. When payctl dies first, however it dies (kill -9, a crash, the OOM killer),
  * the kernel closes its end of the pipe, and the watcher, reading nothing, sends SIGTERM to the
  * command's group, then SIGKILL to whatever of it is left 5 s later. When payctl ends the group
@@ -25,17 +26,21 @@ const POSIX = process.platform !== 'win32'
  * pids, no Linux-only parent-death signal, nothing to install.
  */
 const WATCHER = [
+  'read group || exit 0',
   'read said',
   '[ "$said" = done ] && exit 0',
-  '[ "$said" = ending ] || kill -TERM "-$1" 2>/dev/null || exit 0',
+  '[ "$said" = ending ] || kill -TERM "-$group" 2>/dev/null || exit 0',
   'n=0',
-  'while [ $n -lt 50 ] && kill -0 "-$1" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done',
-  'kill -KILL "-$1" 2>/dev/null',
+  'while [ $n -lt 50 ] && kill -0 "-$group" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done',
+  'kill -KILL "-$group" 2>/dev/null',
 ].join('\n')
 
-/** A watcher over the process group `group`, told when the group has ended or is being ended. */
-function watchOver(group: number): {done: () => void; ending: () => void} {
-  const watcher = spawn('/bin/sh', ['-c', WATCHER, 'payctl-watch', String(group)], {
+/**
+ * A watcher, started before the command so that it is already there when payctl could die: told the
+ * command's process group as soon as it has one, then when the group has ended or is being ended.
+ */
+function startWatcher(): {over: (group: number) => void; done: () => void; ending: () => void} {
+  const watcher = spawn('/bin/sh', ['-c', WATCHER, 'payctl-watch'], {
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
   })
@@ -44,7 +49,11 @@ function watchOver(group: number): {done: () => void; ending: () => void} {
   watcher.stdin!.on('error', () => undefined)
   // payctl does not wait for it: it exits at once, or outlives payctl to end the command.
   watcher.unref()
-  return {done: () => watcher.stdin!.end('done\n'), ending: () => watcher.stdin!.end('ending\n')}
+  return {
+    over: (group) => watcher.stdin!.write(`${group}\n`),
+    done: () => watcher.stdin!.end('done\n'),
+    ending: () => watcher.stdin!.end('ending\n'),
+  }
 }
 
 /** Send `signal` to the command and all it started (to it alone where there are no groups). */
@@ -83,12 +92,14 @@ export function runToEnd(
   runtime: Pick<Runtime, 'onSignal'>,
 ): Promise<number> {
   return new Promise((done) => {
+    const watcher = POSIX ? startWatcher() : undefined
     const child = spawn(command[0]!, command.slice(1), {
       env,
       stdio: ['inherit', 'pipe', 'pipe'],
       detached: POSIX,
     })
-    const watcher = POSIX && child.pid !== undefined ? watchOver(child.pid) : undefined
+    if (child.pid === undefined) watcher?.done()
+    else watcher?.over(child.pid)
     passOn(child.stdout, io.out)
     passOn(child.stderr, io.err)
     let readerGone = false

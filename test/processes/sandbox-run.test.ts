@@ -224,22 +224,20 @@ function ended(pid: number): boolean {
   }
 }
 
-/**
- * Whether payctl's watcher over the command's process group runs (src/cli/one-shot-command.ts): it
- * is started just after the command, so a command that has written its pid may be there before it.
- * Where there is no /proc (macOS), taken to run.
- */
-function watched(group: number): boolean {
+/** Whether payctl `pid` has its watcher (src/cli/one-shot-command.ts) running: a `payctl-watch` sh it started. */
+function watchedBy(pid: number): boolean {
   let pids: string[]
   try {
     pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
   } catch {
     return true
   }
-  return pids.some((pid) => {
+  return pids.some((p) => {
     try {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
-      return args[args.indexOf('payctl-watch') + 1] === String(group)
+      const args = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')
+      // Its parent, the fourth field of stat after the command name in parentheses.
+      const parent = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]
+      return args.includes('payctl-watch') && parent === String(pid)
     } catch {
       return false // gone meanwhile
     }
@@ -348,8 +346,8 @@ describe("sandbox run: the command's output and its end", () => {
     await until('the live run has started', written('live.started'))
     const command = pidIn('command.pid')
     const background = pidIn('background.pid')
-    // Killed before it has started its watcher, payctl could not have the command ended.
-    await until('payctl watches the command', () => watched(command))
+    // The watcher is there before the command starts.
+    expect(watchedBy(killed.pid!)).toBe(true)
     // Each run's dir is named after its payctl's pid.
     const dirOf = (child: ChildProcess) =>
       runs().filter((name) => name.startsWith(`payctl-run-${child.pid}-`))
