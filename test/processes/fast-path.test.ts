@@ -241,7 +241,8 @@ function spoilToken(configDir: string): void {
   writeFileSync(path, JSON.stringify(file, null, '\t'), {mode: 0o600})
 }
 
-// Every suite at once: their tests share the slots for processes (inSlot).
+// Every suite at once, their tests sharing the slots for processes (inSlot). The help tests come
+// first: each is one long chain of runs on one config dir, which the others' runs fill around.
 describe.concurrent('help from a rendering an earlier run kept', () => {
   const fresh = () => {
     const temp = tempConfigDir()
