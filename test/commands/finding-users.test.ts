@@ -1,20 +1,16 @@
-import {spawn} from 'node:child_process'
-import {once} from 'node:events'
-import {join} from 'node:path'
-import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
-import {hasScript} from '../helpers/terminal.js'
+import {cliFor} from '../helpers/cli.js'
+import {customerRecords} from '../helpers/customer-records.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
- * A support person with a ticket about a user, in an 80-column terminal: finding the user by
- * email, following their events and transactions in time, and reading what is found (README, "For
- * support staff").
+ * A support person with a ticket about a user: finding the user by email, following their events
+ * and transactions in time, and reading what is found (README, "For support staff"). How it fits
+ * an 80-column terminal: test/processes/customer-tables-80-columns.test.ts.
  */
 
-let sandbox: SandboxProcess
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+let sandbox: LocalSandbox
+const cli = (...args: string[]) => cliFor(sandbox, {timeoutMs: 60_000})(...args)
 const id = async (...args: string[]) => {
   const r = await cli(...args)
   expect(r.exitCode, r.stderr).toBe(0)
@@ -26,109 +22,16 @@ const json = async <T>(...args: string[]): Promise<T> => {
   return r.json<T>()
 }
 
-/** Run payctl in a pseudo-terminal of `cols` columns (PAGER=cat): the lines it shows, without styles. */
-async function inTerminal(cols: number, ...args: string[]): Promise<string[]> {
-  const command = [process.execPath, join(ROOT, 'bin', 'run.js'), ...args].map((a) => `'${a}'`).join(' ')
-  const child = spawn('script', ['-qec', `stty cols ${cols}; ${command}`, '/dev/null'], {
-    env: cliEnv(sandbox.configDir, {CI: undefined, PAGER: 'cat'}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString()
-  })
-  const [code] = await once(child, 'close')
-  expect(code, out).toBe(0)
-  // A spinner redraws its line from the first column: each frame a line of its own here.
-  return stripVTControlCharacters(out.replace(new RegExp(`${String.fromCharCode(27)}\\[\\d*G`, 'g'), '\n'))
-    .split(/\r?\n/)
-    .map((l) => l.replace(/\r/g, ''))
-    .filter((l) => l.trim() !== '')
-}
-
 let ada: string
 let usd: string
 let eur: string
 let bob: string
-let bobs: string
 let card: string
 let ach: string
 let transfer: string
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--settle-after', '3600'])
-  ada = await id(
-    'users',
-    'create',
-    '--email',
-    'Ada@Example.test',
-    '--first-name',
-    'Ada',
-    '--last-name',
-    'Lovelace',
-  )
-  await id(
-    'users',
-    'create',
-    '--email',
-    'grace@example.test',
-    '--first-name',
-    'Grace',
-    '--last-name',
-    'Hopper',
-    '--external-id',
-    'crm-7',
-  )
-  bob = await id('users', 'create', '--email', 'bob@example.test', '--first-name', 'Bob', '--last-name', 'B')
-  usd = await id(
-    'wallets',
-    'create',
-    '--user',
-    ada,
-    '--currency',
-    'USD',
-    '--label',
-    'everyday spending, groceries and rent',
-  )
-  eur = await id('wallets', 'create', '--user', ada, '--currency', 'EUR')
-  bobs = await id('wallets', 'create', '--user', bob, '--currency', 'USD')
-  card = await id(
-    'transactions',
-    'create',
-    '--method',
-    'card',
-    '--amount',
-    '100.00USD',
-    '--to',
-    usd,
-    '--payment-method',
-    'pm_card_visa',
-  )
-  ach = await id(
-    'transactions',
-    'create',
-    '--method',
-    'ach',
-    '--amount',
-    '1000.00USD',
-    '--to',
-    usd,
-    '--payment-method',
-    'pm_ach_returned',
-  )
-  transfer = await id(
-    'transactions',
-    'create',
-    '--method',
-    'wallet',
-    '--amount',
-    '40.00USD',
-    '--from',
-    usd,
-    '--to',
-    bobs,
-  )
-  await id('transactions', 'refund', card, '--amount', '10.00USD')
-  expect((await cli('sandbox', 'advance', '2d')).exitCode).toBe(0)
+  sandbox = await startLocalSandbox({settleAfterSeconds: 3600})
+  ;({ada, usd, eur, bob, card, ach, transfer} = await customerRecords(cli))
 }, 120_000)
 afterAll(async () => {
   await sandbox.stop()
@@ -258,53 +161,95 @@ describe('reading what is found', () => {
     expect(shown.stdout).toMatch(/instalment\s+60\.00 EUR/)
     expect(shown.stdout).not.toMatch(/installmentAmount/)
   })
+
+  it('tables in a pipe keep every column, as before', async () => {
+    const r = await cli('transactions', 'list')
+    expect(r.exitCode).toBe(0)
+    const header = r.stdout.split('\n')[0]!
+    for (const column of ['ID', 'TYPE', 'STATUS', 'AMOUNT', 'NET', 'FROM', 'TO', 'CREATED'])
+      expect(header).toContain(column)
+    expect(r.stderr).not.toContain('--wide')
+  })
 })
 
-describe.runIf(hasScript)('in an 80-column terminal', () => {
-  /** No line past 80 columns, and no time, amount or event name cut with "…". */
-  function expectFitted(lines: string[]): void {
-    for (const line of lines) expect(line.trimEnd().length, line).toBeLessThanOrEqual(80)
-    const text = lines.join('\n')
-    expect(text).not.toMatch(/\d…|[A-Z]{2}…|\.[a-z]*…|T\d\d:…/)
+describe('the support person’s answers', () => {
+  // A sandbox of their own: one test moves its clock six weeks on.
+  let own: LocalSandbox
+  const mine = (...args: string[]) => cliFor(own, {timeoutMs: 60_000})(...args)
+  const made = async (...args: string[]) => {
+    const r = await mine(...args)
+    expect(r.exitCode, r.stderr).toBe(0)
+    return r.stdout.trim()
   }
-
-  it('transactions list --user shows when and the other side of each, under its row where it must', async () => {
-    const lines = await inTerminal(80, 'transactions', 'list', '--user', ada)
-    expectFitted(lines)
-    const text = lines.join('\n')
-    expect(lines.find((l) => l.startsWith('ID'))).toMatch(/CREATED/)
-    expect(text).toMatch(/\d\d-\d\d \d\d:\d\d/)
-    expect(text).toContain(bobs)
-    for (const txn of [card, ach, transfer]) expect(text).toContain(txn)
-    expect(text).toContain('1,000.00 USD')
+  let wallet: string
+  beforeAll(async () => {
+    own = await startLocalSandbox()
+    const user = await made(
+      'users',
+      'create',
+      '--email',
+      'sam@example.test',
+      '--first-name',
+      'Sam',
+      '--last-name',
+      'S',
+    )
+    wallet = await made(
+      'wallets',
+      'create',
+      '--user',
+      user,
+      '--currency',
+      'USD',
+      '--initial-balance',
+      '100.00USD',
+    )
+  })
+  afterAll(async () => {
+    await own.stop()
   })
 
-  it('events list keeps whole event names and times', async () => {
-    const lines = await inTerminal(80, 'events', 'list', '--user', ada)
-    expectFitted(lines)
-    expect(lines.join('\n')).toContain('transaction.failed')
-    expect(lines.join('\n')).toContain('transaction.completed')
+  it('a failed ACH deposit shows no fee line', async () => {
+    const txn = await made(
+      'transactions',
+      'create',
+      '--method',
+      'ach',
+      '--amount',
+      '10000',
+      '--currency',
+      'USD',
+      '--to',
+      wallet,
+      '--payment-method',
+      'pm_ach_returned',
+    )
+    expect((await mine('sandbox', 'advance', '3d')).exitCode).toBe(0)
+    const shown = await mine('transactions', 'get', txn)
+    expect(shown.stdout).toMatch(/status\s+failed/)
+    expect(shown.stdout).toContain('failure reason')
+    expect(shown.stdout).not.toMatch(/^fee\s/m)
   })
 
-  it('wallets list --user drops the user column before any balance', async () => {
-    const lines = await inTerminal(80, 'wallets', 'list', '--user', ada)
-    expectFitted(lines)
-    const header = lines.find((l) => l.startsWith('ID'))!
-    expect(header).toMatch(/AVAILABLE/)
-    expect(header).toMatch(/TOTAL/)
-    expect(header).not.toMatch(/USER/)
-  })
-
-  it('audit list shows whole command lines and times', async () => {
-    const lines = await inTerminal(80, 'audit', 'list', '--limit', '5')
-    expectFitted(lines)
-    const text = lines.join(' ').replace(/\s+/g, ' ')
-    expect(text).toContain(`payctl transactions refund ${card} --amount 10.00USD`)
-  })
-
-  it('users balance suggests no flag it does not take', async () => {
-    const lines = await inTerminal(80, 'users', 'balance', ada)
-    expectFitted(lines)
-    expect(lines.join('\n')).not.toContain('--wide')
+  it('users are dated by the sandbox clock, like wallets', async () => {
+    expect((await mine('sandbox', 'advance', '42d')).exitCode).toBe(0)
+    const later = await made(
+      'users',
+      'create',
+      '--email',
+      'late@example.test',
+      '--first-name',
+      'L',
+      '--last-name',
+      'L',
+    )
+    const other = await made('wallets', 'create', '--user', later, '--currency', 'EUR')
+    const u = (await mine('users', 'get', later, '--json')).json<{createdAt?: string; created_at?: string}>()
+    const w = (await mine('wallets', 'get', other, '--json')).json<{createdAt: string}>()
+    const userCreated = Date.parse(u.createdAt ?? u.created_at ?? '')
+    // A user is never younger than its wallet, and both are six weeks ahead of the wall clock.
+    expect(userCreated).toBeLessThanOrEqual(Date.parse(w.createdAt))
+    expect(Date.parse(w.createdAt) - userCreated).toBeLessThan(60_000)
+    expect(userCreated - Date.now()).toBeGreaterThan(41 * 86_400_000)
   })
 })

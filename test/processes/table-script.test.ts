@@ -17,7 +17,8 @@ const plan = (env: Record<string, string>) =>
   runCli(['seed', fixture, '--dry-run'], {configDir: config.dir, env})
 const cacheFiles = (cacheDir: string) => globSync('compile-cache/**/cli-table3-*.v8', {cwd: cacheDir})
 
-describe("cli-table3's code cache", () => {
+// Each test with a cache of its own: both at once.
+describe.concurrent("cli-table3's code cache", () => {
   it('is kept by the first table, used by the next, and a damaged one is replaced', async () => {
     const cacheDir = join(config.dir, 'cache')
     const first = await plan({PAYCTL_CACHE_DIR: cacheDir})
@@ -46,8 +47,10 @@ describe("cli-table3's code cache", () => {
 
   it('is neither kept nor needed with the compile cache off', async () => {
     const cacheDir = join(config.dir, 'cache-off')
-    const off = await plan({PAYCTL_CACHE_DIR: cacheDir, NODE_DISABLE_COMPILE_CACHE: '1'})
-    const on = await plan({PAYCTL_CACHE_DIR: join(config.dir, 'cache-on')})
+    const [off, on] = await Promise.all([
+      plan({PAYCTL_CACHE_DIR: cacheDir, NODE_DISABLE_COMPILE_CACHE: '1'}),
+      plan({PAYCTL_CACHE_DIR: join(config.dir, 'cache-on')}),
+    ])
     expect(off.exitCode, off.stderr).toBe(0)
     expect(off.stdout).toBe(on.stdout)
     expect(cacheFiles(cacheDir)).toEqual([])

@@ -1,45 +1,27 @@
-import {execFileSync, spawn} from 'node:child_process'
-import {once} from 'node:events'
 import {join} from 'node:path'
-import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, payctl, ROOT} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {cliFor, ROOT} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
+import {hasScript, screenOf} from '../helpers/terminal.js'
 
-const BIN = join(ROOT, 'bin', 'run.js')
-let sandbox: SandboxProcess
-const cli = (...args: string[]) => payctl(args, {configDir: sandbox.configDir, timeoutMs: 60_000})
+/**
+ * Tables in a terminal fit its width: payctl in a pseudo-terminal, against the shop fixture in a
+ * sandbox served in the test process. In a pipe they keep every column:
+ * test/commands/finding-users.test.ts.
+ */
 
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], {stdio: 'ignore'})
-    return true
-  } catch {
-    return false
-  }
-})()
+let sandbox: LocalSandbox
+const cli = (...args: string[]) => cliFor(sandbox, {timeoutMs: 60_000})(...args)
 
 /** Run payctl in a real pseudo-terminal of `cols` columns; what the terminal shows, without styles. */
 async function inTerminal(cols: number, ...args: string[]): Promise<string[]> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
-  const child = spawn('script', ['-qec', `stty cols ${cols}; ${command}`, '/dev/null'], {
-    env: cliEnv(sandbox.configDir, {CI: undefined}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString()
-  })
-  const [code] = await once(child, 'close')
-  expect(code, out).toBe(0)
-  return stripVTControlCharacters(out)
-    .split(/\r?\n/)
-    .map((l) => l.replace(/\r/g, ''))
-    .filter((l) => l.trim() !== '')
+  const {lines, code} = await screenOf(args, {cols, configDir: sandbox.configDir})
+  expect(code, lines.join('\n')).toBe(0)
+  return lines
 }
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess()
+  sandbox = await startLocalSandbox()
   const seeded = await cli('seed', join(ROOT, 'examples/fixtures/shop.yaml'), '--json')
   expect(seeded.exitCode, seeded.stderr).toBe(0)
 })
@@ -47,8 +29,9 @@ afterAll(async () => {
   await sandbox.stop()
 })
 
+// Each test a process in a terminal of its own: all at once.
 describe.runIf(hasScript)('tables in a terminal', () => {
-  it('fit an 80-column terminal, with every id whole, and say what --wide would show', async () => {
+  it.concurrent('fit an 80-column terminal, with every id whole, and say what --wide would show', async () => {
     const ids = (await cli('transactions', 'list', '--json'))
       .json<{transactions: {id: string}[]}>()
       .transactions.map((t) => t.id)
@@ -61,27 +44,17 @@ describe.runIf(hasScript)('tables in a terminal', () => {
     expect(lines.find((l) => l.startsWith('ID'))).toMatch(/STATUS/)
   })
 
-  it('--wide shows every column, however narrow the terminal', async () => {
+  it.concurrent('--wide shows every column, however narrow the terminal', async () => {
     const lines = await inTerminal(80, 'transactions', 'list', '--wide')
     const header = lines.find((l) => l.startsWith('ID'))!
     for (const column of ['NET', 'FROM', 'TO', 'CREATED']) expect(header).toContain(column)
     expect(lines.join('\n')).not.toContain('--wide')
   })
 
-  it('a wider terminal shows more columns', async () => {
-    const narrow = (await inTerminal(80, 'wallets', 'list')).find((l) => l.startsWith('ID'))!
-    const wide = (await inTerminal(200, 'wallets', 'list')).find((l) => l.startsWith('ID'))!
-    expect(wide.split(/\s{2,}/).length).toBeGreaterThan(narrow.split(/\s{2,}/).length)
-  })
-})
-
-describe('tables in a pipe', () => {
-  it('keep every column, as before', async () => {
-    const r = await cli('transactions', 'list')
-    expect(r.exitCode).toBe(0)
-    const header = r.stdout.split('\n')[0]!
-    for (const column of ['ID', 'TYPE', 'STATUS', 'AMOUNT', 'NET', 'FROM', 'TO', 'CREATED'])
-      expect(header).toContain(column)
-    expect(r.stderr).not.toContain('--wide')
+  it.concurrent('a wider terminal shows more columns', async () => {
+    const [narrow, wide] = (
+      await Promise.all([inTerminal(80, 'wallets', 'list'), inTerminal(200, 'wallets', 'list')])
+    ).map((lines) => lines.find((l) => l.startsWith('ID'))!)
+    expect(wide!.split(/\s{2,}/).length).toBeGreaterThan(narrow!.split(/\s{2,}/).length)
   })
 })

@@ -1,8 +1,9 @@
-import {execFileSync, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {once} from 'node:events'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cliEnv, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {hasScript} from '../helpers/terminal.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
 
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -32,16 +33,8 @@ async function run(
   return {code: code as number | null, stdout, stderr}
 }
 
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], {stdio: 'ignore'})
-    return true
-  } catch {
-    return false
-  }
-})()
-
-describe('payctl in pipes and terminals', () => {
+// Each test a process of its own: all at once.
+describe.concurrent('payctl in pipes and terminals', () => {
   it('stops quietly, with its exit code, when the reader of its output has gone (payctl … | head)', async () => {
     const r = await run(process.execPath, [BIN, '--help'], cliEnv(config.dir), (child) =>
       child.stdout?.destroy(),

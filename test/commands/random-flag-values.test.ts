@@ -2,24 +2,26 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, runCli} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {type Cli, type CliResult, cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
  * Bad input on the command line: random values for the flags and arguments of a set of commands
- * (amounts, currencies, ids, durations, metadata, URLs, numbers, files), each run as a real
- * payctl process against a local sandbox. A run may succeed; when it fails, it exits 1, 2, 4 or 5,
- * says on stderr which code and what is wrong, never prints a stack trace, and under --json
- * prints nothing or one JSON document.
+ * (amounts, currencies, ids, durations, metadata, URLs, numbers, files), each run from src/ in
+ * this process (payctl()) against a local sandbox served here. A run may succeed; when it fails,
+ * it exits 1, 2, 4 or 5, says on stderr which code and what is wrong, never prints a stack trace
+ * (nor the bare message of an error no command rendered), and under --json prints nothing or one
+ * JSON document.
  *
- * Processes cost ~0.3 s each, so the runs are bounded: RUNS per group, GROUPS groups at once.
+ * RUNS per group (PAYCTL_FLAG_FUZZ_RUNS), the groups at once.
  */
 
 const RUNS = Number(process.env.PAYCTL_FLAG_FUZZ_RUNS ?? 22)
 const STACK_LINE = /^\s+at .*(\.(js|ts|mjs|cjs):\d+|node:internal)/m
 const ERROR_LINE = /^([A-Z][A-Z0-9_]+): (.*)$/m
 
-let sandbox: SandboxProcess
+let sandbox: LocalSandbox
+let cli: Cli
 const real: {user: string; user2: string; wallet: string; wallet2: string; txn: string; webhook: string} = {
   user: '',
   user2: '',
@@ -33,7 +35,8 @@ let fixtureFile = ''
 const runs: {args: string[]; r: CliResult}[] = []
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet'])
+  sandbox = await startLocalSandbox()
+  cli = cliFor(sandbox, {timeoutMs: 30_000})
   const api = async (path: string, body: unknown) => {
     const res = await fetch(`${sandbox.url}/v1${path}`, {
       method: 'POST',
@@ -341,7 +344,7 @@ describe('every command’s flags against random values', () => {
     it.concurrent(`${group}: a clear error or a result, never a crash`, async () => {
       await fc.assert(
         fc.asyncProperty(arb, async (args) => {
-          const r = await runCli(args, {configDir: sandbox.configDir, timeoutMs: 30_000})
+          const r = await cli(...args)
           runs.push({args, r})
           check(args, r)
         }),
