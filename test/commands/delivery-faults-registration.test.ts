@@ -25,13 +25,22 @@ describe('delivery faults of a registration, through the CLI', () => {
   })
   afterAll(() => sandbox.stop())
 
+  /** The sandbox's API, as the partner's secret key reaches it. */
+  async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${sandbox.url}${path}`, {
+      method,
+      headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
+      ...(body === undefined ? {} : {body: JSON.stringify(body)}),
+    })
+    expect(res.status, path).toBeLessThan(300)
+    return (await res.json()) as T
+  }
+
   /** Every delivery settled (none pending), within a generous time. */
   async function settled(): Promise<void> {
     for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-      const res = await fetch(`${sandbox.url}/v1/events?delivery=pending&limit=1`, {
-        headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`},
-      })
-      if (((await res.json()) as {data: {events: unknown[]}}).data.events.length === 0) return
+      const pending = await api<{data: {events: unknown[]}}>('GET', '/v1/events?delivery=pending&limit=1')
+      if (pending.data.events.length === 0) return
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     throw new Error('deliveries still pending')
@@ -58,12 +67,13 @@ describe('delivery faults of a registration, through the CLI', () => {
         ...['--fail-first', '1', '--tamper-signature', '0.25', '--seed', '5', '--json'],
       )
       expect(add.exitCode, add.stderr).toBe(0)
+      // The events, and the log read back, through the API (the CLI's part: the fault's flags and
+      // the log as `events get` shows it, below).
       const events: string[] = []
-      for (let i = 0; i < 12; i++) {
-        const r = await cli('webhooks', 'trigger', 'wallet.created', '--json')
-        expect(r.exitCode, r.stderr).toBe(0)
-        events.push(r.json<{id: string}>().id)
-      }
+      for (let i = 0; i < 12; i++)
+        events.push(
+          (await api<{event: {id: string}}>('POST', '/_sandbox/trigger', {event: 'wallet.created'})).event.id,
+        )
       await settled()
 
       const refused = receiver.received.filter((r) => r.status === 401)
@@ -72,18 +82,19 @@ describe('delivery faults of a registration, through the CLI', () => {
       for (const r of refused) {
         expect(independentlyVerify(r.body, r.headers['x-service-signature'] as string, secret)).toBe(false)
       }
+      const logOf = async (id: string) =>
+        (await api<{data: {deliveries: Delivery[]}}>('GET', `/v1/events/${id}`)).data.deliveries
       const deliveries: Delivery[] = []
-      for (const id of events)
-        deliveries.push(
-          ...(await cli('events', 'get', id, '--json')).json<{deliveries: Delivery[]}>().deliveries,
-        )
+      for (const id of events) deliveries.push(...(await logOf(id)))
       expect(deliveries.every((d) => d.status === 'succeeded')).toBe(true)
       const attempts = deliveries.flatMap((d) => d.attemptLog.map((a) => a.injected ?? ''))
       expect(attempts.filter((n) => n === 'fail-first 1 of 1')).toHaveLength(events.length)
       expect(attempts.filter((n) => n.includes('tampered signature'))).toHaveLength(refused.length)
       expect(attempts.some((n) => n.includes('reordered'))).toBe(true)
       expect(deliveries.filter((d) => d.injected?.startsWith('duplicate of dlv_')).length).toBeGreaterThan(0)
-      // A person reading the log sees it too.
+      // `events get` shows the same log, and a person reading it sees what was injected.
+      const shown = await cli('events', 'get', events[0]!, '--json')
+      expect(shown.json<{deliveries: Delivery[]}>().deliveries).toEqual(await logOf(events[0]!))
       const human = await cli('events', 'get', events[0]!)
       expect(human.stdout).toContain('[injected: fail-first 1 of 1]')
       expect(human.stdout).toContain('(injected: delayed 200 ms')
