@@ -183,7 +183,7 @@ describe('saving never leaves a partial snapshot', () => {
       'bash',
       [
         '-c',
-        // 400 kB per file: an empty partner's snapshot fits (about 300 kB), one with a thousand users does not.
+        // 400 kB per file: an empty partner's snapshot fits (about 300 kB), one with 600 users does not.
         `ulimit -f 400; exec "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" sandbox start --port 0 --data :memory: --rate-limit off --json --show-secrets`,
       ],
       {env: cliEnv(config.dir), stdio: ['ignore', 'pipe', 'pipe']},
@@ -210,14 +210,14 @@ describe('saving never leaves a partial snapshot', () => {
       await newUser(cli, 'first@example.test')
       expect((await cli(['sandbox', 'snapshot', 'save', 'full'])).exitCode).toBe(0)
       const before = storedFiles(config.dir).map((f) => readFileSync(join(config.dir, 'snapshots', f)))
-      // Enough users that the next snapshot outgrows the limit (about 700 kB with a thousand).
+      // Enough users that the next snapshot outgrows the limit (about 550 kB with 600 of them).
       const create = (n: number) =>
         fetch(`${url}/v1/users`, {
           method: 'POST',
           headers: {authorization: `Bearer ${credentials.secretKey}`, 'content-type': 'application/json'},
           body: JSON.stringify({email: `n${n}@example.test`, first_name: 'N', last_name: 'N'.repeat(100)}),
         }).then((r) => expect(r.status).toBe(201))
-      for (let i = 0; i < 1000; i += 100)
+      for (let i = 0; i < 600; i += 100)
         await Promise.all(Array.from({length: 100}, (_, j) => create(i + j)))
       const res = await cli(['sandbox', 'snapshot', 'save', 'full'])
       expect(res.exitCode, res.stderr).toBe(1)
