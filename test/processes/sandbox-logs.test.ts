@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {RequestLogEntry} from '../../src/contract/request-log.js'
-import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, cliFor, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {startSandboxProcess} from '../helpers/sandbox.js'
 
 /** The request id an error printed (`request id: req_…`). */
@@ -21,7 +21,7 @@ function requestIdIn(stderr: string): string {
 describe('payctl sandbox logs, against a detached sandbox shared by partners', () => {
   const temp = tempConfigDir()
   const dir = temp.dir
-  const run = (args: string[]) => payctl(args, {configDir: dir})
+  const run = cliFor(dir)
   let detached: {url: string; operator: {secretKey: string}}
   let stopped = false
 
@@ -40,7 +40,7 @@ describe('payctl sandbox logs, against a detached sandbox shared by partners', (
   })
 
   it('--follow prints each new request as it comes, and Ctrl-C ends it with exit 0', async () => {
-    expect((await run(['users', 'get', 'usr_before_following'])).exitCode).toBe(1)
+    expect((await run('users', 'get', 'usr_before_following')).exitCode).toBe(1)
     const follower = spawn(
       process.execPath,
       [join(ROOT, 'bin', 'run.js'), 'sandbox', 'logs', '--follow', '--json'],
@@ -67,7 +67,7 @@ describe('payctl sandbox logs, against a detached sandbox shared by partners', (
     try {
       // The newest lines come first; then what happens after.
       await until(() => out.includes('\n'), 'the newest lines')
-      const failed = await run(['users', 'get', 'usr_followed'])
+      const failed = await run('users', 'get', 'usr_followed')
       const id = requestIdIn(failed.stderr)
       await until(() => out.includes(id), `the line of ${id}`)
       follower.kill('SIGINT')
@@ -89,12 +89,12 @@ describe('payctl sandbox logs, against a detached sandbox shared by partners', (
   it('are redacted however spelled, in the request log file, GET /_sandbox/logs and sandbox.log', async () => {
     const {url, operator} = detached
     // A partner who is not the operator, and each credential it holds.
-    const made = await run(['sandbox', 'partners', 'create', 'guest', '--json'])
+    const made = await run('sandbox', 'partners', 'create', 'guest', '--json')
     expect(made.exitCode, made.stderr).toBe(0)
     const guest = made.json<{apiKey: string; apiSecret: string; secretKey: string}>()
-    const jwt = (await run(['auth', 'token', '--profile', 'guest'])).stdout.trim()
+    const jwt = (await run('auth', 'token', '--profile', 'guest')).stdout.trim()
     expect(jwt).toMatch(/^eyJ/)
-    const hook = await run([
+    const hook = await run(
       'webhooks',
       'register',
       '--url',
@@ -104,7 +104,7 @@ describe('payctl sandbox logs, against a detached sandbox shared by partners', (
       '--profile',
       'guest',
       '--json',
-    ])
+    )
     const whsec = hook.json<{secret: string}>().secret
     expect(whsec).toMatch(/^whsec_/)
 
@@ -202,11 +202,10 @@ describe('payctl sandbox logs, against a foreground sandbox in memory', () => {
   it('reads the log of a --quiet sandbox, which writes no line on stderr', async () => {
     const sandbox = await startSandboxProcess(['--quiet'])
     try {
-      const failed = await payctl(['wallets', 'get', 'wal_gone'], {configDir: sandbox.configDir})
+      const cli = cliFor(sandbox)
+      const failed = await cli('wallets', 'get', 'wal_gone')
       const id = requestIdIn(failed.stderr)
-      const found = await payctl(['sandbox', 'logs', '--request', id, '--json'], {
-        configDir: sandbox.configDir,
-      })
+      const found = await cli('sandbox', 'logs', '--request', id, '--json')
       expect(found.exitCode, found.stderr).toBe(0)
       expect(found.json<{entries: RequestLogEntry[]}>().entries[0]).toMatchObject({
         status: 404,

@@ -3,24 +3,18 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, watch} from 'node:fs'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
 import {describe, expect, test} from 'vitest'
-import {cliEnv, payctl, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {type Cli, cliEnv, cliFor, ROOT, tempConfigDir} from '../helpers/cli.js'
 import {startLocalSandbox} from '../helpers/local-sandbox.js'
 import {startSandboxProcess} from '../helpers/sandbox.js'
 
-type Cli = (args: string[], env?: Record<string, string>) => ReturnType<typeof payctl>
-
-function cliFor(sandbox: {configDir: string}): Cli {
-  return (args, env = {}) => payctl(args, {configDir: sandbox.configDir, env, timeoutMs: 60_000})
-}
-
-async function newUser(cli: Cli, email: string, env: Record<string, string> = {}): Promise<string> {
-  const res = await cli(['users', 'create', '--email', email, '--first-name', 'A', '--last-name', 'B'], env)
+async function newUser(cli: Cli, email: string): Promise<string> {
+  const res = await cli('users', 'create', '--email', email, '--first-name', 'A', '--last-name', 'B')
   expect(res.exitCode, res.stderr).toBe(0)
   return res.stdout.trim()
 }
 
-async function emails(cli: Cli, env: Record<string, string> = {}): Promise<string[]> {
-  const res = await cli(['users', 'list', '--json'], env)
+async function emails(cli: Cli): Promise<string[]> {
+  const res = await cli('users', 'list', '--json')
   expect(res.exitCode, res.stderr).toBe(0)
   return res
     .json<{users: {email: string}[]}>()
@@ -65,11 +59,11 @@ describe('sandbox snapshots, with a sandbox process', () => {
     const files = tempConfigDir()
     // Saved from a sandbox served in the test; started from in a sandbox process of its own.
     const first = await startLocalSandbox()
-    const cli = cliFor(first)
+    const cli = cliFor(first, {timeoutMs: 60_000})
     try {
       await newUser(cli, 'travels@example.test')
       const path = join(files.dir, 'travels.snapshot')
-      const saved = await cli(['sandbox', 'snapshot', 'save', 'travel', '--file', path])
+      const saved = await cli('sandbox', 'snapshot', 'save', 'travel', '--file', path)
       expect(saved.exitCode, saved.stderr).toBe(0)
       // A SQLite file (the rows) closed by the header's two lines.
       const file = readFileSync(path)
@@ -81,14 +75,14 @@ describe('sandbox snapshots, with a sandbox process', () => {
 
       const second = await startSandboxProcess(['--from-snapshot', path])
       try {
-        const there = cliFor(second)
+        const there = cliFor(second, {timeoutMs: 60_000})
         expect(await emails(there)).toContain('travels@example.test')
         await newUser(there, 'extra@example.test')
-        const restored = await there(['sandbox', 'snapshot', 'restore', '--file', path, '--json'])
+        const restored = await there('sandbox', 'snapshot', 'restore', '--file', path, '--json')
         expect(restored.exitCode, restored.stderr).toBe(0)
         expect(await emails(there)).not.toContain('extra@example.test')
         // A file sent for one restore is not kept there.
-        expect((await there(['sandbox', 'snapshot', 'list', '--json'])).json()).toEqual({data: []})
+        expect((await there('sandbox', 'snapshot', 'list', '--json')).json()).toEqual({data: []})
       } finally {
         await second.stop()
       }
@@ -154,8 +148,8 @@ describe('saving never leaves a partial snapshot', () => {
       }
       const sandbox = await startSandboxProcess([], {configDir: config.dir, data})
       try {
-        const cli = cliFor(sandbox)
-        const listed = (await cli(['sandbox', 'snapshot', 'list', '--json'])).json<{
+        const cli = cliFor(sandbox, {timeoutMs: 60_000})
+        const listed = (await cli('sandbox', 'snapshot', 'list', '--json')).json<{
           data: {name: string; records: number}[]
         }>()
         // Every file named as a snapshot is one: listed (a whole, readable file) and restorable.
@@ -165,7 +159,7 @@ describe('saving never leaves a partial snapshot', () => {
         const page = await emails(cli)
         for (const {name, records} of listed.data) {
           expect(records).toBeGreaterThan(users)
-          const res = await cli(['sandbox', 'snapshot', 'restore', name])
+          const res = await cli('sandbox', 'snapshot', 'restore', name)
           expect(res.exitCode, res.stderr).toBe(0)
           expect(await emails(cli)).toEqual(page)
         }
@@ -206,9 +200,9 @@ describe('saving never leaves a partial snapshot', () => {
         },
       )
       expect(url).toMatch(/^http:/)
-      const cli: Cli = (args, env = {}) => payctl(args, {configDir: config.dir, env, timeoutMs: 60_000})
+      const cli = cliFor(config.dir, {timeoutMs: 60_000})
       await newUser(cli, 'first@example.test')
-      expect((await cli(['sandbox', 'snapshot', 'save', 'full'])).exitCode).toBe(0)
+      expect((await cli('sandbox', 'snapshot', 'save', 'full')).exitCode).toBe(0)
       const before = storedFiles(config.dir).map((f) => readFileSync(join(config.dir, 'snapshots', f)))
       // Enough users that the next snapshot outgrows the limit (about 550 kB with 600 of them).
       const create = (n: number) =>
@@ -217,16 +211,15 @@ describe('saving never leaves a partial snapshot', () => {
           headers: {authorization: `Bearer ${credentials.secretKey}`, 'content-type': 'application/json'},
           body: JSON.stringify({email: `n${n}@example.test`, first_name: 'N', last_name: 'N'.repeat(100)}),
         }).then((r) => expect(r.status).toBe(201))
-      for (let i = 0; i < 600; i += 100)
-        await Promise.all(Array.from({length: 100}, (_, j) => create(i + j)))
-      const res = await cli(['sandbox', 'snapshot', 'save', 'full'])
+      for (let i = 0; i < 600; i += 100) await Promise.all(Array.from({length: 100}, (_, j) => create(i + j)))
+      const res = await cli('sandbox', 'snapshot', 'save', 'full')
       expect(res.exitCode, res.stderr).toBe(1)
       expect(res.stderr).toContain('SNAPSHOT_NOT_SAVED')
       const dir = join(config.dir, 'snapshots')
       const after = readdirSync(dir, {recursive: true, encoding: 'utf8'})
       expect(after.filter((f) => f.endsWith('.tmp'))).toEqual([])
       expect(storedFiles(config.dir).map((f) => readFileSync(join(dir, f)))).toEqual(before)
-      const restored = await cli(['sandbox', 'snapshot', 'restore', 'full'])
+      const restored = await cli('sandbox', 'snapshot', 'restore', 'full')
       expect(restored.exitCode, restored.stderr).toBe(0)
       expect(await emails(cli)).toEqual(['first@example.test'])
     } finally {

@@ -38,7 +38,7 @@ export interface ForwardTimings {
 }
 
 /** The variables that change ForwardTimings, for tests (docs/webhooks.md#routed-forwarding). */
-export const FORWARD_TIMING_VARS = {
+const FORWARD_TIMING_VARS = {
   forwardTimeoutMs: 'PAYCTL_LISTEN_FORWARD_TIMEOUT',
   stalledMs: 'PAYCTL_LISTEN_STALL_AFTER',
 } as const
