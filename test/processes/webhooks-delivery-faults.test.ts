@@ -108,11 +108,11 @@ describe('delivery faults of a webhooks listen process', () => {
       expect(tampered.length).toBe(receiver.received.filter((r) => r.status === 401).length)
       for (const line of tampered) {
         expect(line.signature.valid).toBe(false)
-        // Forwarded as it came: the app's own check refused it.
-        const forward = listen.lines.find(
+        // Forwarded as it came: the app's own check refused it (the line follows the acknowledgement).
+        const forward = await listen.waitFor(
           (l) => l.type === 'forward' && l.deliveryId === line.deliveryId && l.attempt === line.attempt,
         )
-        expect(forward?.status).toBe(401)
+        expect(forward.status).toBe(401)
       }
       const deliveries = await deliveriesOf(events)
       const attempts = deliveries.flatMap((d) => d.attemptLog.map((a) => a.injected ?? ''))

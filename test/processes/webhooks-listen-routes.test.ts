@@ -56,8 +56,6 @@ describe('webhooks listen with routes', () => {
   let listen: ListenProcess
   let secret = ''
   let args: string[] = []
-  /** The card whose forward the hanging target never answered. */
-  let hangingCard = ''
 
   const trigger = async (event: string): Promise<string> => {
     const res = await fetch(`${sandbox.url}/_sandbox/trigger`, {
@@ -131,6 +129,8 @@ describe('webhooks listen with routes', () => {
       expect(r.headers['x-env']).toBe('dev')
       expect(r.headers.authorization).toBe('Bearer local-app-token')
     }
+    // Its line follows the forward's acknowledgement.
+    await listen.waitFor((l) => l.type === 'forward' && l.eventId === failed)
     const forwards = listen.lines.filter((l) => l.type === 'forward' && l.eventId === failed)
     expect(forwards.map((l) => [l.url, l.status])).toEqual([[alerts.url, 200]])
     // The header's value is the local app's business: never printed.
@@ -158,10 +158,10 @@ describe('webhooks listen with routes', () => {
       const skipped = await listen.waitFor((l) => l.type === 'forward' && l.eventId === next)
       expect(skipped, what).toMatchObject(stalled)
     }
-    // The hanging forward itself still waits for its answer (or its timeout: the last test).
+    // The hanging forward itself still waits for its answer (or its timeout, 30 s here: the last
+    // test gives another listener half a second).
     expect(listen.lines.some((l) => l.type === 'forward' && l.eventId === card)).toBe(false)
     expect(hanging.requests()).toBe(1)
-    hangingCard = card
   })
 
   it('routes the same way what it replays after a restart', async () => {
@@ -190,8 +190,13 @@ describe('webhooks listen with routes', () => {
     const resent = r.json<{deliveries: {id: string; resendOf: string | null}[]}>().deliveries
     expect(resent).toHaveLength(3)
     await until(() => ids(alerts).filter((id) => id === failed).length === 4, 'the three resends')
-    const shown = await cli('events', 'get', failed, '--json')
-    const log = shown.json<{deliveries: {id: string; status: string}[]}>().deliveries
+    // Settled once listen's acknowledgements, which follow the forwards, reach the sandbox.
+    let log: {id: string; status: string}[] = []
+    const settled = () => resent.every((d) => log.some((x) => x.id === d.id && x.status !== 'pending'))
+    for (const deadline = Date.now() + 20_000; !settled() && Date.now() < deadline; ) {
+      log = (await cli('events', 'get', failed, '--json')).json<{deliveries: typeof log}>().deliveries
+      if (!settled()) await new Promise((r) => setTimeout(r, 25))
+    }
     for (const d of resent) expect(log.find((x) => x.id === d.id)?.status).toBe('succeeded')
     const deliveryIds = alerts.received
       .filter((x) => x.json.id === failed)
@@ -227,17 +232,19 @@ describe('webhooks listen with routes', () => {
   it('gives up a forward its target has not answered within the forward timeout, for the sandbox to retry', async () => {
     listen.kill('SIGKILL')
     await listen.exited
-    // The hanging card, never acknowledged, is replayed to the next listener, whose forwards time
-    // out sooner than they stall (the stall as by default, 5 s): each forward to the hanging target,
-    // the card's among them, gives up after half a second.
+    // The next listener's forwards time out sooner than they stall (the stall as by default, 5 s):
+    // each forward to the hanging target, those replayed to it and then the new card's, gives up
+    // after half a second.
     listen = startListen(args, {configDir: sandbox.configDir, env: {PAYCTL_LISTEN_FORWARD_TIMEOUT: '500ms'}})
-    const gaveUp = await listen.waitFor((l) => l.type === 'forward' && l.eventId === hangingCard, 20_000)
+    await listen.waitFor((l) => l.type === 'ready', 20_000)
+    const card = await trigger('walletsvc.card.created')
+    const gaveUp = await listen.waitFor((l) => l.type === 'forward' && l.eventId === card, 20_000)
     expect(gaveUp).toMatchObject({url: hanging.url, ok: false, error: 'no answer within 0.5 s'})
     // The sandbox has it as a failed attempt, and the delivery pending, to be retried on its schedule.
     type Delivery = {status: string; attemptLog: {error: string | null}[]}
     let delivery: Delivery | undefined
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
-      const res = await fetch(`${sandbox.url}/v1/events/${hangingCard}`, {
+      const res = await fetch(`${sandbox.url}/v1/events/${card}`, {
         headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`},
       })
       delivery = ((await res.json()) as {data: {deliveries: Delivery[]}}).data.deliveries[0]

@@ -108,8 +108,15 @@ describe('webhooks listen', () => {
       [2, 500],
       [3, 200],
     ])
-    const shown = await cli('events', 'get', flakyId, '--json')
-    const [delivery] = shown.json<{deliveries: Record<string, unknown>[]}>().deliveries
+    // Settled once listen's acknowledgement, which follows the forward, reaches the sandbox.
+    let delivery: Record<string, unknown> | undefined
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+      ;[delivery] = (await cli('events', 'get', flakyId, '--json')).json<{
+        deliveries: Record<string, unknown>[]
+      }>().deliveries
+      if (delivery?.status !== 'pending') break
+      await new Promise((r) => setTimeout(r, 25))
+    }
     expect(delivery).toMatchObject({status: 'succeeded', attempts: 3, listenSessionId: expect.any(String)})
     expect((delivery!.attemptLog as {via: string; status: number}[]).map((a) => [a.via, a.status])).toEqual([
       ['listen', 500],
