@@ -387,10 +387,13 @@ describe('while a file is checked', () => {
 
 describe('a sandbox in memory', () => {
   test(`restores at most ${MEMORY_RESTORE_ROWS} rows, copied in one transaction, and says to use a data file`, async () => {
-    const t = await start()
+    const snapshotDir = join(files.dir, 'in-memory')
+    const t = await start({snapshotDir})
     try {
       const big = tampered(good, files.dir, moreUsers(MEMORY_RESTORE_ROWS, mallory.creds.partnerId))
-      expect((await upload(t, 'big', big)).status).toBe(200)
+      // Put where an upload would leave it (uploads of files this large: the test above).
+      mkdirSync(join(snapshotDir, t.creds.partnerId), {recursive: true, mode: 0o700})
+      writeFileSync(join(snapshotDir, t.creds.partnerId, 'big.snapshot'), big, {mode: 0o600})
       const res = await t.post('/_sandbox/snapshots/big/restore')
       expect(res.status, res.text).toBe(400)
       expect(codeOf(res)).toBe('SNAPSHOT_INVALID')
