@@ -30,6 +30,8 @@ export interface SandboxSettings {
   version: string
   /** How quickly failed webhook deliveries are retried (docs/webhooks.md). */
   webhookRetries: RetrySchedule
+  /** The waits of webhook delivery (its retries, a reorder fault's hold) multiplied by this; 1 unless a test shortens them. */
+  webhookWaitScale?: number
   /** How long "1-3 days" takes locally: ACH, wire and crypto settle after this many seconds. */
   settleAfterSeconds: number
   /** How long a client may take to send a request's headers. */

@@ -58,6 +58,12 @@ export interface SandboxOptions {
    * local work (0.5 s, 1 s, 2 s, 5 s, 10 s, 30 s, 1 min); both with ±10% jitter. Default 'realtime'.
    */
   webhookRetries?: RetrySchedule
+  /**
+   * Every wait of webhook delivery multiplied by this: the retry schedule's and how long a reorder
+   * fault holds first attempts back. Default 1; tests that prove retries without waiting for them
+   * give 0.1 (docs/webhooks.md#delivery-and-retries).
+   */
+  webhookWaitScale?: number
   /** Fix (some of) the partner's credentials; the rest are reused from the data file or generated. */
   credentials?: Partial<SandboxCredentials>
   /**
@@ -114,6 +120,7 @@ const OptionsSchema = z.object({
   tokenTtlSeconds: z.number().int().positive().default(DEFAULT_TOKEN_TTL_SECONDS),
   rateLimit: z.enum(['spec', 'off']).default('spec'),
   webhookRetries: z.enum(RETRY_SCHEDULES).default('realtime'),
+  webhookWaitScale: z.number().positive().max(1).default(1),
   settleAfterSeconds: z
     .number()
     .int()
@@ -153,6 +160,7 @@ function settingsOf(options: z.output<typeof OptionsSchema>): SandboxSettings {
     startedAt: new Date().toISOString(),
     version: packageVersion(),
     webhookRetries: options.webhookRetries,
+    webhookWaitScale: options.webhookWaitScale,
     settleAfterSeconds: options.settleAfterSeconds,
     headersTimeoutMs: options.headersTimeoutMs,
     listensBeyondLoopback: !isLoopbackHost(options.host),

@@ -1,9 +1,9 @@
 import {spawn} from 'node:child_process'
-import {readFileSync, statSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {RequestLogEntry} from '../../src/contract/request-log.js'
-import {cliEnv, payctl, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, cliFor, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 import {startSandboxProcess} from '../helpers/sandbox.js'
 
 /** The request id an error printed (`request id: req_…`). */
@@ -13,154 +13,34 @@ function requestIdIn(stderr: string): string {
   return id
 }
 
-describe('payctl sandbox logs, against a detached sandbox and its data file', () => {
+/**
+ * The request log of sandbox processes: one started with --detach (its sandbox.log, --follow and
+ * Ctrl-C, a partner's credentials in every log), one --quiet. Reading, filtering and keeping the log:
+ * test/commands/sandbox-logs-reading.test.ts.
+ */
+describe('payctl sandbox logs, against a detached sandbox shared by partners', () => {
   const temp = tempConfigDir()
   const dir = temp.dir
-  const run = (args: string[]) => payctl(args, {configDir: dir})
-  const logFile = join(dir, 'sandbox.db-requests.log')
+  const run = cliFor(dir)
+  let detached: {url: string; operator: {secretKey: string}}
+  let stopped = false
 
   beforeAll(async () => {
-    const up = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--rate-limit', 'off'], {
-      configDir: dir,
-      timeoutMs: 30_000,
-    })
+    const up = await runCli(
+      ['sandbox', 'start', '--detach', '--port', '0', '--rate-limit', 'off', '--json', '--show-secrets'],
+      {configDir: dir, timeoutMs: 30_000},
+    )
     expect(up.exitCode, up.stderr).toBe(0)
+    const started = up.json<{url: string; credentials: {secretKey: string}}>()
+    detached = {url: started.url, operator: started.credentials}
   }, 40_000)
   afterAll(async () => {
-    await runCli(['sandbox', 'stop'], {configDir: dir})
+    if (!stopped) await runCli(['sandbox', 'stop'], {configDir: dir})
     temp.cleanup()
   })
 
-  it('finds the line of the request id a failed command printed', async () => {
-    const failed = await run(['wallets', 'get', 'wal_missing'])
-    expect(failed.exitCode).toBe(1)
-    const id = requestIdIn(failed.stderr)
-
-    const shown = await run(['sandbox', 'logs', '--request', id, '--utc'])
-    expect(shown.exitCode, shown.stderr).toBe(0)
-    expect(shown.stdout).toContain(id)
-    expect(shown.stdout).toContain('GET /v1/wallets/wal_missing')
-    expect(shown.stdout).toMatch(/status\s+404/)
-    expect(shown.stdout).toMatch(/error\s+NOT_FOUND/)
-    expect(shown.stdout).toMatch(/time\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC/)
-
-    // A refused change: its line has the idempotency key the audit log says it was sent with.
-    const refused = await run(['wallets', 'create', '--user', 'usr_missing', '--currency', 'USD'])
-    expect(refused.exitCode).toBe(1)
-    const refusedId = requestIdIn(refused.stderr)
-    const json = await run(['sandbox', 'logs', '--request', refusedId, '--json'])
-    expect(json.exitCode, json.stderr).toBe(0)
-    const [entry] = json.json<{entries: RequestLogEntry[]}>().entries
-    expect(entry).toMatchObject({method: 'POST', path: '/v1/wallets', status: 400, requestId: refusedId})
-    const audit = await run(['audit', 'list', '--json'])
-    const sent = audit
-      .json<{entries: {requests: {requestId?: string; idempotencyKey?: string}[]}[]}>()
-      .entries.flatMap((e) => e.requests)
-      .find((r) => r.requestId === refusedId)
-    expect(sent?.idempotencyKey).toBeDefined()
-    expect(entry?.idempotencyKey).toBe(sent?.idempotencyKey)
-
-    const unknown = await run(['sandbox', 'logs', '--request', 'req_000000000000000000000000'])
-    expect(unknown.exitCode).toBe(1)
-    expect(unknown.stderr).toContain('NOT_FOUND')
-  })
-
-  it('lists the newest requests, oldest first, filtered by status, path and time', async () => {
-    await run(['users', 'get', 'usr_nobody'])
-    const ok = await run([
-      'users',
-      'create',
-      '--email',
-      'e@example.test',
-      '--first-name',
-      'E',
-      '--last-name',
-      'F',
-    ])
-    expect(ok.exitCode, ok.stderr).toBe(0)
-
-    const all = await run(['sandbox', 'logs', '--json', '--limit', '100'])
-    const entries = all.json<{entries: RequestLogEntry[]}>().entries
-    expect(entries.map((e) => `${e.method} ${e.path}`).slice(-2)).toEqual([
-      'GET /v1/users/usr_nobody',
-      'POST /v1/users',
-    ])
-    const times = entries.map((e) => e.time)
-    expect(times).toEqual([...times].sort())
-
-    const errors = (await run(['sandbox', 'logs', '--status', '4xx', '--json'])).json<{
-      entries: RequestLogEntry[]
-    }>().entries
-    expect(errors.length).toBeGreaterThanOrEqual(3)
-    expect(errors.every((e) => e.status >= 400 && e.status < 500)).toBe(true)
-
-    const human = await run(['sandbox', 'logs', '--path', '/v1/users/*', '--since', '1h'])
-    expect(human.exitCode, human.stderr).toBe(0)
-    const lines = human.stdout.trim().split('\n')
-    expect(lines.at(-1)).toMatch(
-      /^\d\d-\d\d \d\d:\d\d:\d\d {2}404 {2}GET {4}\/v1\/users\/usr_nobody {2}\S+ms {2}req_[0-9a-f]{24} {2}NOT_FOUND$/,
-    )
-    expect(lines.every((l) => l.includes('/v1/users/'))).toBe(true)
-
-    const none = await run(['sandbox', 'logs', '--since', '2999-01-01'])
-    expect(none.stdout).toBe('No requests logged that match.\n')
-  })
-
-  it('refuses a filter it cannot read with a usage error naming the flag', async () => {
-    for (const [args, flag] of [
-      [['--status', '6xx'], '--status'],
-      [['--request', 'txn_123'], '--request'],
-      [['--since', 'yesterday'], '--since'],
-    ] as const) {
-      const r = await run(['sandbox', 'logs', ...args])
-      expect(r.exitCode, args.join(' ')).toBe(2)
-      expect(r.stderr).toContain(flag)
-    }
-    const both = await run(['sandbox', 'logs', '--request', 'req_1', '--follow'])
-    expect(both.exitCode).toBe(2)
-  })
-
-  it('keeps its log beside the data file, 0600, with no body and no secret, across a restart', async () => {
-    const marker = 'unmistakable-body-7311@example.test'
-    const made = await run([
-      'users',
-      'create',
-      '--email',
-      marker,
-      '--first-name',
-      'Body',
-      '--last-name',
-      'Marker',
-    ])
-    expect(made.exitCode, made.stderr).toBe(0)
-    const before = requestIdIn((await run(['users', 'get', 'usr_before_restart'])).stderr)
-
-    const stopped = await runCli(['sandbox', 'stop'], {configDir: dir})
-    expect(stopped.exitCode, stopped.stderr).toBe(0)
-    const up = await runCli(['sandbox', 'start', '--detach', '--port', '0', '--rate-limit', 'off'], {
-      configDir: dir,
-      timeoutMs: 30_000,
-    })
-    expect(up.exitCode, up.stderr).toBe(0)
-    const found = await run(['sandbox', 'logs', '--request', before, '--json'])
-    expect(found.exitCode, found.stderr).toBe(0)
-    expect(found.json<{entries: RequestLogEntry[]}>().entries).toHaveLength(1)
-
-    expect(statSync(logFile).mode & 0o777).toBe(0o600)
-    const profile = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8')).profiles.local
-    const state = JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8'))
-    const secrets = [profile.auth.apiSecret, profile.token?.accessToken, state.credentials.apiSecret].filter(
-      (s): s is string => typeof s === 'string',
-    )
-    expect(secrets.length).toBeGreaterThanOrEqual(2)
-    const shown = await run(['sandbox', 'logs', '--json', '--limit', '100'])
-    for (const text of [readFileSync(logFile, 'utf8'), shown.stdout]) {
-      expect(text).toContain('/v1/users')
-      for (const s of [marker, 'Marker', ...secrets]) expect(text).not.toContain(s)
-    }
-  }, 60_000)
-
   it('--follow prints each new request as it comes, and Ctrl-C ends it with exit 0', async () => {
+    expect((await run('users', 'get', 'usr_before_following')).exitCode).toBe(1)
     const follower = spawn(
       process.execPath,
       [join(ROOT, 'bin', 'run.js'), 'sandbox', 'logs', '--follow', '--json'],
@@ -187,7 +67,7 @@ describe('payctl sandbox logs, against a detached sandbox and its data file', ()
     try {
       // The newest lines come first; then what happens after.
       await until(() => out.includes('\n'), 'the newest lines')
-      const failed = await run(['users', 'get', 'usr_followed'])
+      const failed = await run('users', 'get', 'usr_followed')
       const id = requestIdIn(failed.stderr)
       await until(() => out.includes(id), `the line of ${id}`)
       follower.kill('SIGINT')
@@ -204,59 +84,17 @@ describe('payctl sandbox logs, against a detached sandbox and its data file', ()
     } finally {
       follower.kill('SIGKILL')
     }
-  }, 60_000)
-})
-
-describe('payctl sandbox logs, against a foreground sandbox in memory', () => {
-  it('reads the log of a --quiet sandbox, and a loud one keeps its lines on stderr', async () => {
-    for (const extra of [['--quiet'], []]) {
-      const sandbox = await startSandboxProcess(extra)
-      try {
-        const failed = await payctl(['wallets', 'get', 'wal_gone'], {configDir: sandbox.configDir})
-        const id = requestIdIn(failed.stderr)
-        const found = await payctl(['sandbox', 'logs', '--request', id, '--json'], {
-          configDir: sandbox.configDir,
-        })
-        expect(found.exitCode, found.stderr).toBe(0)
-        expect(found.json<{entries: RequestLogEntry[]}>().entries[0]).toMatchObject({
-          status: 404,
-          path: '/v1/wallets/wal_gone',
-        })
-        if (extra.length === 0) expect(sandbox.log()).toContain(`GET /v1/wallets/wal_gone 404`)
-        else expect(sandbox.log()).not.toContain(id)
-      } finally {
-        await sandbox.stop()
-      }
-    }
-  }, 60_000)
-})
-
-describe("a partner's credentials in a shared sandbox's logs", () => {
-  const temp = tempConfigDir()
-  const dir = temp.dir
-  const run = (args: string[]) => payctl(args, {configDir: dir})
-  afterAll(async () => {
-    await runCli(['sandbox', 'stop'], {configDir: dir})
-    temp.cleanup()
   })
 
   it('are redacted however spelled, in the request log file, GET /_sandbox/logs and sandbox.log', async () => {
-    const up = await runCli(
-      ['sandbox', 'start', '--detach', '--port', '0', '--rate-limit', 'off', '--json', '--show-secrets'],
-      {
-        configDir: dir,
-        timeoutMs: 30_000,
-      },
-    )
-    expect(up.exitCode, up.stderr).toBe(0)
-    const {url, credentials: operator} = up.json<{url: string; credentials: {secretKey: string}}>()
+    const {url, operator} = detached
     // A partner who is not the operator, and each credential it holds.
-    const made = await run(['sandbox', 'partners', 'create', 'guest', '--json'])
+    const made = await run('sandbox', 'partners', 'create', 'guest', '--json')
     expect(made.exitCode, made.stderr).toBe(0)
     const guest = made.json<{apiKey: string; apiSecret: string; secretKey: string}>()
-    const jwt = (await run(['auth', 'token', '--profile', 'guest'])).stdout.trim()
+    const jwt = (await run('auth', 'token', '--profile', 'guest')).stdout.trim()
     expect(jwt).toMatch(/^eyJ/)
-    const hook = await run([
+    const hook = await run(
       'webhooks',
       'register',
       '--url',
@@ -266,7 +104,7 @@ describe("a partner's credentials in a shared sandbox's logs", () => {
       '--profile',
       'guest',
       '--json',
-    ])
+    )
     const whsec = hook.json<{secret: string}>().secret
     expect(whsec).toMatch(/^whsec_/)
 
@@ -329,7 +167,13 @@ describe("a partner's credentials in a shared sandbox's logs", () => {
       return res.text()
     }
     const route = `${await read(key)}\n${await read(operator.secretKey)}`
+    // What `sandbox start` kept of the operator's own credentials, to be found in no log either.
+    const state = JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8'))
+    const own = [state.credentials.apiSecret, operator.secretKey]
+    expect(own.every((s) => typeof s === 'string' && s.length > 0)).toBe(true)
+    // Stopped, so that everything it logged is written.
     expect((await runCli(['sandbox', 'stop'], {configDir: dir})).exitCode).toBe(0)
+    stopped = true
     const logs = {
       'GET /_sandbox/logs': route,
       'the request log file': readFileSync(join(dir, 'sandbox.db-requests.log'), 'utf8'),
@@ -341,11 +185,36 @@ describe("a partner's credentials in a shared sandbox's logs", () => {
     for (const [where, text] of Object.entries(logs)) {
       for (const s of spellings) if (text.includes(s.sent)) leaks.push(`${s.name}, in ${where}`)
       if (text.includes(body)) leaks.push(`the secret key's random part, in ${where}`)
+      for (const s of own) if (text.includes(s)) leaks.push(`the operator's credential, in ${where}`)
       for (const line of [ordinary, '/v1/wallets/wal_test_[REDACTED]'])
         if (!text.includes(line)) missing.push(`${line}, in ${where}`)
     }
     expect({leaks, missing}).toEqual({leaks: [], missing: []})
+    // sandbox.log is the stderr of the sandbox --detach started: a sandbox not --quiet logs each
+    // request there, one line each.
     expect(logs['sandbox.log']).toMatch(/GET \/v1\/wallets\/wal_test_\[REDACTED\] 404 /)
+    expect(logs['sandbox.log']).toMatch(/GET \/v1\/users\/usr_followed 404 /)
     expect(logs['the request log file']).toContain('"idempotencyKey":"order_test_[REDACTED]"')
-  }, 60_000)
+  })
+})
+
+describe('payctl sandbox logs, against a foreground sandbox in memory', () => {
+  it('reads the log of a --quiet sandbox, which writes no line on stderr', async () => {
+    const sandbox = await startSandboxProcess(['--quiet'])
+    try {
+      const cli = cliFor(sandbox)
+      const failed = await cli('wallets', 'get', 'wal_gone')
+      const id = requestIdIn(failed.stderr)
+      const found = await cli('sandbox', 'logs', '--request', id, '--json')
+      expect(found.exitCode, found.stderr).toBe(0)
+      expect(found.json<{entries: RequestLogEntry[]}>().entries[0]).toMatchObject({
+        status: 404,
+        path: '/v1/wallets/wal_gone',
+      })
+      expect(sandbox.log()).not.toContain(id)
+      expect(sandbox.log()).not.toContain('wal_gone')
+    } finally {
+      await sandbox.stop()
+    }
+  })
 })

@@ -24,6 +24,19 @@ let receiver: Receiver
 let good: Buffer
 const files = tempDir()
 
+/**
+ * Another sandbox process, on a data file of its own, with a snapshot quota of 1 MiB: started once,
+ * for the test that restores mallory's file there and the one that fills a partner's quota.
+ */
+let another: Promise<SandboxProcess> | undefined
+const anotherFiles = tempDir()
+const anotherSandbox = () => {
+  another ??= startSandboxProcess(['--settle-after', '30d', '--snapshot-quota', '1MiB'], {
+    data: anotherFiles.file,
+  })
+  return another
+}
+
 /** A sandbox process as the in-process helpers talk to one. */
 const client = (p: SandboxProcess): TestSandbox =>
   new TestSandbox({
@@ -116,8 +129,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.stop()
+  await (await another?.catch(() => undefined))?.stop()
   await receiver?.close()
   files.cleanup()
+  anotherFiles.cleanup()
 })
 
 /** The first row of a table with row numbers, as an UPDATE names it. */
@@ -336,21 +351,14 @@ describe('a snapshot file a partner changed and sent back', () => {
   }, 60_000)
 
   test('untouched, it restores in another sandbox too, through every check, with every record', async () => {
-    const other = tempDir()
-    const elsewhere = await startSandboxProcess(['--settle-after', '30d'], {data: other.file})
-    try {
-      const there = client(elsewhere)
-      const sent = await upload(there, 'from-elsewhere', good)
-      expect(sent.status, sent.text).toBe(200)
-      const restored = await there.post('/_sandbox/snapshots/from-elsewhere/restore')
-      expect(restored.status, restored.text).toBe(200)
-      const users = (p: TestSandbox) =>
-        p.get('/v1/users?limit=100').then((r) => r.body.data.users.map((u: {id: string}) => u.id))
-      expect(await users(there)).toEqual(await users(mallory))
-    } finally {
-      await elsewhere.stop()
-      other.cleanup()
-    }
+    const there = client(await anotherSandbox())
+    const sent = await upload(there, 'from-elsewhere', good)
+    expect(sent.status, sent.text).toBe(200)
+    const restored = await there.post('/_sandbox/snapshots/from-elsewhere/restore')
+    expect(restored.status, restored.text).toBe(200)
+    const users = (p: TestSandbox) =>
+      p.get('/v1/users?limit=100').then((r) => r.body.data.users.map((u: {id: string}) => u.id))
+    expect(await users(there)).toEqual(await users(mallory))
   }, 60_000)
 })
 
@@ -379,10 +387,13 @@ describe('while a file is checked', () => {
 
 describe('a sandbox in memory', () => {
   test(`restores at most ${MEMORY_RESTORE_ROWS} rows, copied in one transaction, and says to use a data file`, async () => {
-    const t = await start()
+    const snapshotDir = join(files.dir, 'in-memory')
+    const t = await start({snapshotDir})
     try {
       const big = tampered(good, files.dir, moreUsers(MEMORY_RESTORE_ROWS, mallory.creds.partnerId))
-      expect((await upload(t, 'big', big)).status).toBe(200)
+      // Put where an upload would leave it (uploads of files this large: the test above).
+      mkdirSync(join(snapshotDir, t.creds.partnerId), {recursive: true, mode: 0o700})
+      writeFileSync(join(snapshotDir, t.creds.partnerId, 'big.snapshot'), big, {mode: 0o600})
       const res = await t.post('/_sandbox/snapshots/big/restore')
       expect(res.status, res.text).toBe(400)
       expect(codeOf(res)).toBe('SNAPSHOT_INVALID')
@@ -417,34 +428,25 @@ describe('snapshot quotas', () => {
   })
 
   test('an upload or a save past the partner’s quota is refused, and nothing of it is kept', async () => {
-    const dir = tempDir()
-    const small = await startSandboxProcess(['--snapshot-quota', '1MiB'], {
-      data: dir.file,
-      configDir: undefined,
-    })
-    try {
-      const p = client(small)
-      const first = await p.post('/_sandbox/snapshots', {name: 'fits'})
-      expect(first.status, first.text).toBe(201)
-      const big = Buffer.alloc(2 * 1024 * 1024, 7)
-      const sent = await upload(p, 'big', big)
-      expect(sent.status, sent.text).toBe(422)
-      expect(codeOf(sent)).toBe('SNAPSHOT_QUOTA_EXCEEDED')
-      expect(sent.body.details.quota).toEqual({files: 100, bytes: 1024 * 1024})
-      let saves = 0
-      let res = first
-      while (res.status === 201 && saves < 10) {
-        res = await p.post('/_sandbox/snapshots', {name: `more-${saves++}`})
-      }
-      expect(res.status, res.text).toBe(422)
-      expect(codeOf(res)).toBe('SNAPSHOT_QUOTA_EXCEEDED')
-      const kept = (await p.get('/_sandbox/snapshots')).body.data.map((s: {name: string}) => s.name)
-      expect(kept).not.toContain('big')
-      expect(kept).not.toContain(`more-${saves - 1}`)
-      expect((await p.get('/_sandbox/health')).status).toBe(200)
-    } finally {
-      await small.stop()
-      dir.cleanup()
+    // A partner of its own there, whose folder holds nothing yet.
+    const p = await createPartner(client(await anotherSandbox()), 'saver')
+    const first = await p.post('/_sandbox/snapshots', {name: 'fits'})
+    expect(first.status, first.text).toBe(201)
+    const big = Buffer.alloc(2 * 1024 * 1024, 7)
+    const sent = await upload(p, 'big', big)
+    expect(sent.status, sent.text).toBe(422)
+    expect(codeOf(sent)).toBe('SNAPSHOT_QUOTA_EXCEEDED')
+    expect(sent.body.details.quota).toEqual({files: 100, bytes: 1024 * 1024})
+    let saves = 0
+    let res = first
+    while (res.status === 201 && saves < 10) {
+      res = await p.post('/_sandbox/snapshots', {name: `more-${saves++}`})
     }
+    expect(res.status, res.text).toBe(422)
+    expect(codeOf(res)).toBe('SNAPSHOT_QUOTA_EXCEEDED')
+    const kept = (await p.get('/_sandbox/snapshots')).body.data.map((s: {name: string}) => s.name)
+    expect(kept).not.toContain('big')
+    expect(kept).not.toContain(`more-${saves - 1}`)
+    expect((await p.get('/_sandbox/health')).status).toBe(200)
   }, 60_000)
 })

@@ -1,11 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runCli} from '../helpers/cli.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
+import {cliFor} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {type ListenProcess, startListen} from '../helpers/webhooks-listen.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'
 
+/** `webhooks listen --events` processes against a sandbox served in the test. */
 describe('webhooks listen --events', () => {
-  let sandbox: SandboxProcess
+  let sandbox: LocalSandbox
   let receiver: Receiver
   let listen: ListenProcess | undefined
 
@@ -39,7 +40,7 @@ describe('webhooks listen --events', () => {
   }
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--webhook-retries', 'fast'])
+    sandbox = await startLocalSandbox({webhookRetries: 'fast'})
     receiver = await startReceiver()
   })
   afterAll(async () => {
@@ -67,7 +68,7 @@ describe('webhooks listen --events', () => {
   })
 
   it('--print-secret without --events leaves the running listener’s events as they are', async () => {
-    const printed = await runCli(['webhooks', 'listen', '--print-secret'], {configDir: sandbox.configDir})
+    const printed = await cliFor(sandbox)('webhooks', 'listen', '--print-secret')
     expect(printed.exitCode, printed.stderr).toBe(0)
     const next = await triggerCard()
     await listen!.waitFor((l) => l.type === 'forward' && l.ok && l.eventId === next.card)

@@ -13,7 +13,7 @@ import {
   usageError,
 } from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
-import {type ForwardRoute, parseHeaders, parseRoute} from '../../core/webhooks/routing.js'
+import {type ForwardRoute, forwardTimingsFrom, parseHeaders, parseRoute} from '../../core/webhooks/routing.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'receive events through a tunnel to the sandbox and forward them to your app'
@@ -77,6 +77,8 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
       throw usageError(`--forward-to must be an http(s) URL, e.g. http://localhost:3000/hooks`, 'INVALID_URL')
     }
+    // How long a forward may take, and hold its target up: shortened by tests.
+    const timings = forwardTimingsFrom(this.env)
     if (f['print-secret']) {
       // Without --events, the session keeps the selectors of the listener that may be running.
       const body = {
@@ -111,6 +113,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
       events,
       faults: deliveryFaultsFrom(f) ?? null,
       ...this.#routing(forwardTo),
+      ...timings,
       exitOnFailure: f['exit-on-failure'],
       signal: controller.signal,
       onEvent: (e) => this.render(e),

@@ -2,7 +2,7 @@ import type {Agent} from 'undici'
 import {describeRequestFailure, readLimited} from '../../contract/webhook-http.js'
 import type {DeliveryOutcome} from './listen-state.js'
 
-/** A forward gives up when the local receiver has not answered in full within this time. */
+/** A forward gives up when the local receiver has not answered in full within this time (by default). */
 export const FORWARD_TIMEOUT_MS = 10_000
 /** How much of the local receiver's answer is reported back to the sandbox. */
 const BODY_LIMIT = 2048
@@ -23,9 +23,10 @@ export async function forwardDelivery(
   url: string,
   headers: Record<string, string>,
   body: Uint8Array,
+  timeoutMs = FORWARD_TIMEOUT_MS,
 ): Promise<DeliveryOutcome> {
   const started = performance.now()
-  const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS)
+  const timeout = AbortSignal.timeout(timeoutMs)
   const elapsed = () => Math.round(performance.now() - started)
   try {
     const {request} = await import('undici')
@@ -41,7 +42,7 @@ export async function forwardDelivery(
   } catch (err) {
     const error = describeRequestFailure(err, {
       timedOut: timeout.aborted,
-      timeoutMs: FORWARD_TIMEOUT_MS,
+      timeoutMs,
       refused: 'connection refused (is your app running?)',
     })
     return {forwarded: true, durationMs: elapsed(), error}

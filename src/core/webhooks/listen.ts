@@ -16,7 +16,7 @@ import {backoffDelay} from '../transport.js'
 import {closeForwarding} from './forward.js'
 import {closeReason, describeFailure, listenFailure, retryable} from './listen-failures.js'
 import {type DeliveryOutcome, type ListenState, settles} from './listen-state.js'
-import {Forwarder, type ForwardRoute} from './routing.js'
+import {Forwarder, type ForwardRoute, type ForwardTimings} from './routing.js'
 
 /** What a listen session reports, in order, to whoever renders it; it knows nothing of sockets. */
 export type ListenEvent =
@@ -73,7 +73,8 @@ export type ListenEvent =
       attempt: number
     }
 
-export interface ListenOptions {
+/** With ForwardTimings: how long a forward may take before it fails, and before it stalls its target. */
+export interface ListenOptions extends ForwardTimings {
   client: PayctlClient
   state: ListenState
   /** Event selectors (`wallet.created`, `bnplsvc.*`, `*`). */

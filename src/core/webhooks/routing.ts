@@ -1,7 +1,7 @@
 import {EVENT_NAMES} from '../../contract/events.js'
 import {selectsEvent, unknownEventSelector} from '../../contract/webhooks.js'
 import {PayctlError, usageError} from '../errors.js'
-import {forwardDelivery} from './forward.js'
+import {FORWARD_TIMEOUT_MS, forwardDelivery} from './forward.js'
 import type {DeliveryOutcome} from './listen-state.js'
 
 /**
@@ -26,8 +26,43 @@ export interface ForwardRouting {
   headers?: Record<string, string> | undefined
 }
 
-/** A target whose forward has gone unanswered this long is stalled: what waits for it fails at once. */
+/** A target whose forward has gone unanswered this long is stalled: what waits for it fails at once (by default). */
 export const STALLED_MS = 5_000
+
+/** How long forwards may take: defaults FORWARD_TIMEOUT_MS and STALLED_MS (tests shorten them). */
+export interface ForwardTimings {
+  /** A forward not answered in full within this time fails. */
+  forwardTimeoutMs?: number | undefined
+  /** A forward unanswered this long stalls its target. */
+  stalledMs?: number | undefined
+}
+
+/** The variables that change ForwardTimings, for tests (docs/webhooks.md#routed-forwarding). */
+const FORWARD_TIMING_VARS = {
+  forwardTimeoutMs: 'PAYCTL_LISTEN_FORWARD_TIMEOUT',
+  stalledMs: 'PAYCTL_LISTEN_STALL_AFTER',
+} as const
+/** Longest either may be: past the sandbox's wait for an acknowledgement, a forward is retried anyway. */
+const MAX_TIMING_MS = 30_000
+
+/** ForwardTimings from the environment (`200ms`, `2s`); a variable not set keeps its default. */
+export function forwardTimingsFrom(env: Record<string, string | undefined>): ForwardTimings {
+  const timings: ForwardTimings = {}
+  for (const [key, name] of Object.entries(FORWARD_TIMING_VARS)) {
+    const text = env[name]
+    if (text === undefined || text === '') continue
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$/i.exec(text)
+    const ms = m === null ? Number.NaN : Math.round(Number(m[1]) * (m[2]!.toLowerCase() === 's' ? 1000 : 1))
+    if (!(ms >= 1 && ms <= MAX_TIMING_MS)) {
+      throw usageError(
+        `${name} "${text}" is not a wait from 1ms to ${MAX_TIMING_MS / 1000}s (e.g. 200ms or 2s)`,
+        'INVALID_ENV',
+      )
+    }
+    timings[key as keyof ForwardTimings] = ms
+  }
+  return timings
+}
 
 /** `localhost:3000/hooks` means http://localhost:3000/hooks, as a browser would take it; refuse anything not http(s). */
 export function forwardUrl(given: string, flag: string): string {
@@ -109,7 +144,10 @@ class TargetQueue {
   #busy = false
   #stalled = false
 
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    readonly stalledMs: number,
+  ) {}
 
   push(job: Job): void {
     this.#jobs.push(job)
@@ -125,7 +163,7 @@ class TargetQueue {
     const stall = setTimeout(() => {
       this.#stalled = true
       this.#failWaiting()
-    }, STALLED_MS)
+    }, this.stalledMs)
     const outcome = job.run()
     job.settle(outcome)
     await outcome.catch(() => undefined)
@@ -141,7 +179,7 @@ class TargetQueue {
       job.settle(
         Promise.resolve({
           forwarded: true,
-          error: `not forwarded: ${this.url} has not answered the previous forward for ${STALLED_MS / 1000} s`,
+          error: `not forwarded: ${this.url} has not answered the previous forward for ${this.stalledMs / 1000} s`,
         }),
       )
     }
@@ -152,9 +190,14 @@ class TargetQueue {
 export class Forwarder {
   readonly #queues = new Map<string, TargetQueue>()
   readonly #routing: ForwardRouting
+  readonly #timings: {forwardTimeoutMs: number; stalledMs: number}
 
-  constructor(routing: ForwardRouting) {
+  constructor(routing: ForwardRouting & ForwardTimings) {
     this.#routing = routing
+    this.#timings = {
+      forwardTimeoutMs: routing.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
+      stalledMs: routing.stalledMs ?? STALLED_MS,
+    }
   }
 
   /**
@@ -187,14 +230,15 @@ export class Forwarder {
   ): Promise<DeliveryOutcome> {
     let queue = this.#queues.get(url)
     if (queue === undefined) {
-      queue = new TargetQueue(url)
+      queue = new TargetQueue(url, this.#timings.stalledMs)
       this.#queues.set(url, queue)
     }
     return new Promise<DeliveryOutcome>((resolve, reject) => {
       queue.push({
         run: async () => {
           await ready
-          return forwardDelivery(url, {...headers, ...this.#routing.headers}, body)
+          const all = {...headers, ...this.#routing.headers}
+          return forwardDelivery(url, all, body, this.#timings.forwardTimeoutMs)
         },
         settle: (outcome) => outcome.then(resolve, reject),
       })

@@ -29,9 +29,12 @@ export class DeliveryFaults {
   readonly #faults: FaultStore
   /** First attempts held back by `reorder`, by target. */
   readonly #held = new Map<string, Held>()
+  /** How long first attempts are held back at most: REORDER_HOLD_MS, scaled as the sandbox's waits are. */
+  readonly #holdMs: number
 
-  constructor(faults: FaultStore) {
+  constructor(faults: FaultStore, waitScale = 1) {
     this.#faults = faults
+    this.#holdMs = Math.round(REORDER_HOLD_MS * waitScale)
   }
 
   /** For fan-out: the delay and duplicate of a new delivery to a target that has a fault. */
@@ -44,7 +47,7 @@ export class DeliveryFaults {
 
   /**
    * Hold back a first attempt of a target whose fault reorders: up to its `reorder` of them, for
-   * REORDER_HOLD_MS at most, then `release` gets them shuffled. False when the row is not held.
+   * REORDER_HOLD_MS (scaled) at most, then `release` gets them shuffled. False when the row is not held.
    */
   hold(row: DeliveryRow, targetId: string, release: (rows: DeliveryRow[]) => void): boolean {
     const state = this.#faults.delivery(row.partner_id, targetId)
@@ -52,7 +55,7 @@ export class DeliveryFaults {
     if (state === undefined || size === null || row.attempts > 0) return false
     let held = this.#held.get(targetId)
     if (held === undefined) {
-      const timer = setTimeout(() => this.#release(targetId), REORDER_HOLD_MS)
+      const timer = setTimeout(() => this.#release(targetId), this.#holdMs)
       timer.unref()
       held = {rows: [], state, timer, release}
       this.#held.set(targetId, held)

@@ -54,8 +54,9 @@ export class WebhookService {
     private readonly ctx: Pick<SandboxContext, 'database' | 'settings' | 'faults'>,
     log?: (line: string) => void,
   ) {
-    this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries)
-    this.faults = new DeliveryFaults(ctx.faults)
+    const scale = ctx.settings.webhookWaitScale ?? 1
+    this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries, scale)
+    this.faults = new DeliveryFaults(ctx.faults, scale)
     this.#version = ctx.settings.version
     this.#poster = new HttpPoster({exposed: ctx.settings.listensBeyondLoopback === true})
     this.#log = log

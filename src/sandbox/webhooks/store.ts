@@ -39,11 +39,14 @@ const FANOUT_BATCH = 500
 export class WebhookStore {
   readonly #database: Database
   readonly #schedule: RetrySchedule
+  /** Every wait of the schedule multiplied by this (SandboxOptions.webhookWaitScale). */
+  readonly #waitScale: number
   readonly #s: ReturnType<typeof statements>
 
-  constructor(database: Database, schedule: RetrySchedule) {
+  constructor(database: Database, schedule: RetrySchedule, waitScale = 1) {
     this.#database = database
     this.#schedule = schedule
+    this.#waitScale = waitScale
     this.#s = statements(database)
     // Start delivering from the events recorded after webhooks first ran on this data file.
     database.metaValue(
@@ -431,7 +434,8 @@ export class WebhookStore {
         next = null
       } else if (outcome.countsAsFailure) {
         failures++
-        next = nextAttemptAt(this.#schedule, failures, now) ?? null
+        const at = nextAttemptAt(this.#schedule, failures, now)
+        next = at === undefined ? null : now + Math.round((at - now) * this.#waitScale)
         if (next === null) state = 'failed'
       }
       this.#s.settle.run(
