@@ -36,9 +36,13 @@ export default defineConfig({
     // The built CLI that process tests compare with is Node's to import: not transformed again.
     server: {deps: {external: [/\/dist\//]}},
     projects: [
-      tier('unit'),
-      // The sandbox keeps state in its modules (and one file mocks node:dns): a fresh worker each.
-      tier('service'),
+      tier('unit', {isolate: false}),
+      // Files share workers, each loading src/ once, but the one that mocks node:dns, which has its own.
+      tier('service', {isolate: false, exclude: ['test/service/webhooks-safety.test.ts']}),
+      {
+        extends: true as const,
+        test: {name: 'service-mocked', include: ['test/service/webhooks-safety.test.ts']},
+      },
       // A command run in-process changes nothing of its process (src/cli/runtime.ts), so these files
       // share workers, each loading src/ once.
       tier('commands', {isolate: false}),

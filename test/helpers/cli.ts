@@ -3,6 +3,7 @@ import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
+import {pathToFileURL} from 'node:url'
 import {type Command, Config, Plugin} from '@oclif/core'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -137,6 +138,24 @@ export async function payctl(args: string[], opts: CliOptions): Promise<CliResul
   } finally {
     clearTimeout(timer)
   }
+}
+
+type Bundle = {
+  runCommand(args: string[], runtime: {io: unknown; env: NodeJS.ProcessEnv}): Promise<number>
+  testIO(opts: object): {io: unknown; stdout(): string; stderr(): string}
+}
+let bundle: Promise<Bundle> | undefined
+
+/**
+ * Run a payctl command in this process as the build bundles it (dist/bundle/main.js, what bin/run.js
+ * loads past its fast path): what the fast path's tests compare it with. `npm run build` first.
+ */
+export async function payctlBuilt(args: string[], opts: CliOptions): Promise<CliResult> {
+  bundle ??= import(pathToFileURL(join(ROOT, 'dist', 'bundle', 'main.js')).href) as Promise<Bundle>
+  const {runCommand, testIO} = await bundle
+  const streams = testIO({})
+  const exitCode = await runCommand(args, {io: streams.io, env: cliEnv(opts.configDir, opts.env)})
+  return result(streams.stdout(), streams.stderr(), exitCode)
 }
 
 /** Commands bound to a config dir (and options): `cli('users', 'list', '--json')`. */

@@ -13,7 +13,7 @@ import {
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, cliFor, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, cliFor, payctlBuilt, ROOT, tempConfigDir} from '../helpers/cli.js'
 import {
   type ReferenceService,
   type ResponseShape,
@@ -31,9 +31,11 @@ import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
  * requests. A trace of the modules each run loads tells which path ran it: the fast path alone
  * where it finishes, the full CLI where it hands over.
  *
- * Both runs of a comparison are processes of the build, so they are what costs here: the records
- * they read are made in this process (payctl()), every suite and test runs at once, and the
- * processes wait for one of a few slots, which keeps two cores busy without piling runs on them.
+ * The fast path's runs are processes of the build, so they are what costs here; the full CLI they
+ * are compared with is the same build run in this process (as a process prints it:
+ * test/processes/in-process.test.ts). The records they read are made in this process (payctl()),
+ * every suite and test runs at once, and the processes wait for one of a few slots, which keeps two
+ * cores busy without piling runs on them.
  */
 
 /** Long enough for a test whose processes queue behind every other test's on a busy machine. */
@@ -126,6 +128,24 @@ async function runIn(args: string[], dir: string, env: Record<string, string> = 
   }
 }
 
+/**
+ * The full CLI as the build bundles it (what bin/run.js loads where the fast path hands over), run
+ * in this process on a config dir of its own copied from `configDir`: the same build, without the
+ * start of a process, which test/processes/in-process.test.ts holds to print what a process prints.
+ */
+async function full(args: string[], configDir: string): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), 'payctl-full-'))
+  chmodSync(dir, 0o700)
+  cpSync(configDir, dir, {recursive: true})
+  try {
+    const r = await payctlBuilt(args, {configDir: dir})
+    const audit = join(dir, 'audit.log')
+    return {...r, full: true, audit: existsSync(audit) ? readFileSync(audit, 'utf8') : undefined}
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
 /** What differs from one call to the next whatever path runs it: request ids, times, durations. */
 function stable(text: string): string {
   return text
@@ -135,9 +155,10 @@ function stable(text: string): string {
 }
 
 /**
- * The same command with the fast path and without it: the same output, exit code and audit log.
- * Given the `service` that alone gets this test's requests, the two run one after the other and
- * must send it the same requests, each once (`requests` of them; one, a GET, unless told).
+ * The same command with the fast path (a process of bin/run.js) and without it (the full CLI of the
+ * same build): the same output, exit code and audit log. Given the `service` that alone gets this
+ * test's requests, the two run one after the other and must send it the same requests, each once
+ * (`requests` of them; one, a GET, unless told).
  */
 async function same(
   args: string[],
@@ -146,30 +167,29 @@ async function same(
 ): Promise<{fast: Run; full: Run}> {
   const label = `payctl ${args.join(' ')}`
   let fast: Run
-  let full: Run
+  let whole: Run
   if (at === undefined) {
-    ;[fast, full] = await Promise.all([run(args, configDir), run(args, configDir, {PAYCTL_FAST_PATH: '0'})])
+    ;[fast, whole] = await Promise.all([run(args, configDir), full(args, configDir)])
   } else {
     const seen: string[][] = []
     const runs: Run[] = []
-    for (const env of [{}, {PAYCTL_FAST_PATH: '0'}] as Record<string, string>[]) {
+    for (const path of [run, full]) {
       const before = at.service.requests.length
-      runs.push(await run(args, configDir, env))
+      runs.push(await path(args, configDir))
       seen.push(at.service.requests.slice(before).map((q) => `${q.method} ${q.path}`))
     }
-    ;[fast, full] = runs as [Run, Run]
+    ;[fast, whole] = runs as [Run, Run]
     expect(seen[0], label).toEqual(seen[1])
     expect(seen[0], label).toHaveLength(at.requests ?? 1)
   }
-  expect(full.full).toBe(true)
   const view = (r: Run) => ({
     exitCode: r.exitCode,
     stdout: stable(r.stdout),
     stderr: stable(r.stderr),
     audit: r.audit,
   })
-  expect(view(fast), label).toEqual(view(full))
-  return {fast, full}
+  expect(view(fast), label).toEqual(view(whole))
+  return {fast, full: whole}
 }
 
 /** The one-call commands, each with the id of a record it reads. */

@@ -1,11 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, runCli} from '../helpers/cli.js'
+import {type CliResult, payctl, payctlBuilt, runCli} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
- * Most command tests run the CLI in the test's own process (`payctl()`), for speed. Here the same
- * commands run both ways: what the in-process run reports must be what a process of its own prints
- * and exits with, or those tests would prove nothing about the real command.
+ * Most command tests run the CLI in the test's own process from src/ (`payctl()`), for speed, and
+ * the fast path's tests compare it with the build run in-process (`payctlBuilt()`). Here the same
+ * commands run all three ways: what an in-process run reports must be what a process of its own
+ * prints and exits with, or those tests would prove nothing about the real command.
  */
 describe('a command run in-process answers as its own process does', () => {
   // The commands are what is compared: the sandbox they talk to is served here.
@@ -25,17 +26,17 @@ describe('a command run in-process answers as its own process does', () => {
     await sandbox.stop()
   })
 
-  /** The same command run as a process and in-process: the same output and exit code. */
+  /** The same command run as a process and in-process, from src/ and from the build: the same output and exit code. */
   const same = async (args: string[]) => {
     const own = await runCli(args, {configDir: sandbox.configDir})
-    const here = await payctl(args, {configDir: sandbox.configDir})
     // Request ids differ from one call to the next; nothing else may.
-    const stable = (text: string) => text.replace(/req_\w+/g, 'req_…')
-    expect({exitCode: here.exitCode, stdout: stable(here.stdout), stderr: stable(here.stderr)}).toEqual({
-      exitCode: own.exitCode,
-      stdout: stable(own.stdout),
-      stderr: stable(own.stderr),
+    const stable = (r: CliResult) => ({
+      exitCode: r.exitCode,
+      stdout: r.stdout.replace(/req_\w+/g, 'req_…'),
+      stderr: r.stderr.replace(/req_\w+/g, 'req_…'),
     })
+    for (const run of [payctl, payctlBuilt])
+      expect(stable(await run(args, {configDir: sandbox.configDir})), run.name).toEqual(stable(own))
   }
 
   const cases: [string, () => string[]][] = [
