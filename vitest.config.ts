@@ -1,4 +1,5 @@
 import {defineConfig} from 'vitest/config'
+import TierSequencer from './test/helpers/sequencer.js'
 
 /**
  * The test tiers, a folder each, named for what they prove (README, "Tests"):
@@ -26,9 +27,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Three files at a time even on 2 cores (the default would be one): most of a test is waiting
-    // for the sandbox or the processes it starts, and the suites are written to pass on a busy machine.
-    maxWorkers: 3,
+    // Four files at a time even on 2 cores (the default would be one): much of a test is waiting
+    // for the processes it starts or on a schedule, and the suites are written to pass on a busy machine.
+    maxWorkers: 4,
+    // The tiers whose files run longest start first (test/helpers/sequencer.ts).
+    sequence: {sequencer: TierSequencer},
     // Where a run's temporary files go, and what ends what it started if it is killed.
     globalSetup: ['test/helpers/run-setup.ts'],
     // A test process whose runner is gone ends too.

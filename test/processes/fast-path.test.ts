@@ -14,17 +14,17 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cliEnv, cliFor, payctlBuilt, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {
   type ReferenceService,
   type ResponseShape,
   startReferenceService,
 } from '../helpers/reference-service.js'
-import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 
 /**
  * bin/run.js runs the one-call commands on a fast path that never loads oclif (src/cli/fast-path.ts).
  * Every one of them, run with the fast path and without it (PAYCTL_FAST_PATH=0), must print the
- * same bytes on stdout and stderr and exit with the same code: against a sandbox process and
+ * same bytes on stdout and stderr and exit with the same code: against a sandbox and
  * against the reference service in both response shapes, for a record as JSON and as a card,
  * under --debug, for an id nobody has, and for a cached token the service refuses (renewed from
  * the profile's credentials), with the same audit log and, at the reference service, the same
@@ -341,14 +341,15 @@ describe.concurrent('help from a rendering an earlier run kept', () => {
   })
 })
 
-describe.concurrent('the fast path against a sandbox process', () => {
-  let sandbox: SandboxProcess
+describe.concurrent('the fast path against a sandbox', () => {
+  let sandbox: LocalSandbox
   const reads: Reads = []
   const ids: Record<string, string> = {}
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess()
-    // The records are made in this process: only the reading is the fast path's.
+    // Served in this process, as the records are made: only the reading is the fast path's. Its
+    // payments settle at once, so that what the tests read is done changing before they start.
+    sandbox = await startLocalSandbox({settleAfterSeconds: 0})
     const cli = cliFor(sandbox)
     const id = async (...args: string[]) => {
       const r = await cli(...args)
@@ -414,9 +415,9 @@ describe.concurrent('the fast path against a sandbox process', () => {
       '--merchant',
       'Allbirds',
     )
-    // Its first instalment is collected a few seconds after it is made (the sandbox's settle-after),
-    // and the payment shown changes then: the tests read it once that is done, so that the two runs
-    // of a comparison never fall either side of it.
+    // Its first instalment is collected at the sandbox's next tick, and the payment shown changes
+    // then: the tests read it once that is done, so that the two runs of a comparison never fall
+    // either side of it.
     const deadline = Date.now() + 120_000
     const status = async () =>
       (JSON.parse(await id('bnpl', 'payments', 'get', ids.bnpl!, '--json')) as {status: string}).status
