@@ -13,13 +13,16 @@ import TierSequencer from './test/helpers/sequencer.js'
  *   soak       long seeded runs: a thousand records through faults, eight CI jobs at once, kill -9
  *
  * `npm test` runs them all (after the build the processes and the browser use); `npm run test:fast`
- * runs the first three, from src/ with no build. The release tier (test/release: installs of the
- * packed tarball) has a configuration of its own (vitest.release.config.ts, `npm run test:release`).
+ * runs the first three, from src/ with no build (`vitest run test/unit test/service test/commands`).
+ * The release tier (test/release: installs of the packed tarball, a build under a running payctl)
+ * has a configuration of its own (vitest.release.config.ts, `npm run test:release`).
+ *
+ * Every tier but the browser's runs as one project whose files share their test processes: a
+ * command run in-process changes nothing of its process (src/cli/runtime.ts), a sandbox served in
+ * one keeps nothing of another, so src/ is loaded once per test process, not once per file. The
+ * file that mocks node:dns, and the browser's, have processes of their own.
  */
-const tier = (name: string, more: Record<string, unknown> = {}) => ({
-  extends: true as const,
-  test: {name, include: [`test/${name}/**/*.test.ts`], ...more},
-})
+const ISOLATED = ['test/service/webhooks-safety.test.ts', 'test/browser/**/*.test.ts']
 
 export default defineConfig({
   test: {
@@ -27,9 +30,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Four files at a time even on 2 cores (the default would be one): much of a test is waiting
-    // for the processes it starts or on a schedule, and the suites are written to pass on a busy machine.
-    maxWorkers: 4,
+    // Three files at a time on 2 cores: much of a process test is waiting on its processes, and a
+    // fourth costs more in test processes (each loads src/) than it wins (measured: README, "Tests").
+    maxWorkers: 3,
     // The tiers whose files run longest start first (test/helpers/sequencer.ts).
     sequence: {sequencer: TierSequencer},
     // Where a run's temporary files go, and what ends what it started if it is killed.
@@ -39,20 +42,16 @@ export default defineConfig({
     // The built CLI that process tests compare with is Node's to import: not transformed again.
     server: {deps: {external: [/\/dist\//]}},
     projects: [
-      tier('unit', {isolate: false}),
-      // Files share workers, each loading src/ once, but the one that mocks node:dns, which has its own.
-      tier('service', {isolate: false, exclude: ['test/service/webhooks-safety.test.ts']}),
       {
-        extends: true as const,
-        test: {name: 'service-mocked', include: ['test/service/webhooks-safety.test.ts']},
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/{unit,service,commands,processes,soak}/**/*.test.ts'],
+          exclude: ISOLATED,
+          isolate: false,
+        },
       },
-      // A command run in-process changes nothing of its process (src/cli/runtime.ts), so these files
-      // share workers, each loading src/ once.
-      tier('commands', {isolate: false}),
-      tier('processes', {isolate: false}),
-      // One browser per file.
-      tier('browser'),
-      tier('soak', {isolate: false}),
+      {extends: true, test: {name: 'isolated', include: ISOLATED}},
     ],
   },
 })

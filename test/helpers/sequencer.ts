@@ -2,7 +2,10 @@ import type {TestSpecification} from 'vitest/node'
 import {BaseSequencer} from 'vitest/node'
 
 /** The tiers whose files take longest first: they would otherwise be the last to end. */
-const FIRST = ['soak', 'processes', 'browser', 'service', 'service-mocked', 'commands', 'unit']
+const FIRST = ['soak', 'processes', 'browser', 'service', 'commands', 'unit']
+
+/** A file's tier: the folder of test/ it is in. */
+const tierOf = (spec: TestSpecification) => /\/test\/([^/]+)\//.exec(spec.moduleId)?.[1] ?? ''
 
 /**
  * The order test files start in: by tier, the long-running ones first (a seeded soak run, a file of
@@ -12,7 +15,7 @@ const FIRST = ['soak', 'processes', 'browser', 'service', 'service-mocked', 'com
 export default class TierSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification) => {
-      const i = FIRST.indexOf(spec.project.name)
+      const i = FIRST.indexOf(tierOf(spec))
       return i < 0 ? FIRST.length : i
     }
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b))
