@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cliFor, payctl, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
+import {suspend} from '../helpers/suspend.js'
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8)
 
@@ -119,7 +120,7 @@ describe('local files', () => {
       readFileSync(`/proc/${pid}/status`, 'utf8')
         .split('\n')
         .filter((line) => /^(SigPnd|ShdPnd):/.test(line))
-    process.kill(pid, 'SIGSTOP')
+    suspend(pid)
     await until('the victim has stopped', () => stat() === 'T')
     // Whatever answers at the state file's URL claims the victim's pid.
     const liar = createServer((req, res) => {

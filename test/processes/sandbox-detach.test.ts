@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type CliResult, cliEnv, cliFor, loginArgs, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {suspend} from '../helpers/suspend.js'
 
 /**
  * `payctl sandbox start` as a process, in the background (--detach) and in the foreground: a sandbox
@@ -312,7 +313,7 @@ describe('sandbox start --detach, its banner for a person', () => {
   it('stops a sandbox it started that does not answer', async () => {
     const {pid} = (await cli('sandbox', 'status', '--json')).json<{pid: number}>()
     // Suspended, it answers nothing: not its health check, not a request.
-    process.kill(pid, 'SIGSTOP')
+    suspend(pid)
     const stopped = await cli('sandbox', 'stop')
     expect(stopped.exitCode, stopped.stderr).toBe(0)
     expect(stopped.stderr).toContain(`(pid ${pid}) does not answer; stopping it anyway`)
