@@ -95,6 +95,14 @@ async function configFromSource(): Promise<Config> {
   return Config.load({root: ROOT, pjson, plugins: new Map(plugins.map((p) => [p.name, p]))})
 }
 
+/**
+ * payctl's commands as oclif reads them from src/, what the build's manifest lists: each with its
+ * flags (its own and the base command's), hidden or not.
+ */
+export async function commandsFromSource(): Promise<Command.Loadable[]> {
+  return (await configFromSource()).commands
+}
+
 let source: Promise<typeof import('../../src/cli/main.js')> | undefined
 
 /** What runs a command from src/: its entry point, with the hook the CLI's unknown commands go to. */

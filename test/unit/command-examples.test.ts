@@ -2,27 +2,25 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {isStringLiteralLikeNode, type Node, SyntaxKind} from 'typescript/unstable/ast'
 import {describe, expect, it} from 'vitest'
-import {ROOT} from '../helpers/cli.js'
+import {commandsFromSource, ROOT} from '../helpers/cli.js'
 import {readSources} from '../helpers/typescript.js'
 
 /**
  * Every hint names a flag the command has: a suggestion (`Try: payctl auth login --env local`), a
  * note (`--wide shows all`) or an example that names a flag its command does not take sends the
  * reader to `Nonexistent flag`. Walked statically over every text of the CLI and the core, against
- * the commands' flags as the build's manifest lists them.
+ * the commands' flags as oclif reads them from src/ (what the build's manifest lists).
  */
 
-const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
-  commands: Record<string, {flags: Record<string, {allowNo?: boolean}>}>
-}
+const commands = new Map((await commandsFromSource()).map((c) => [c.id, c]))
 /** A command's flags as typed: `--enabled` and, where it may be turned off, `--no-enabled`. */
 const flagsOf = (id: string) =>
   new Set(
-    Object.entries(manifest.commands[id]?.flags ?? {}).flatMap(([name, f]) =>
-      f.allowNo === true ? [name, `no-${name}`] : [name],
+    Object.entries(commands.get(id)?.flags ?? {}).flatMap(([name, f]) =>
+      (f as {allowNo?: boolean}).allowNo === true ? [name, `no-${name}`] : [name],
     ),
   )
-const ids = Object.keys(manifest.commands)
+const ids = [...commands.keys()]
 
 /** The texts of the files: string literals, and template strings with each `${…}` read as `X`. */
 function texts(files: Record<string, string>): Promise<{path: string; text: string}[]> {
