@@ -4,7 +4,7 @@
  * takes (its surface) without loading zod. A check may refuse what zod would take (the fast path
  * then hands the answer to the full CLI, which decides) but must never take what zod refuses: it
  * knows only the constructs below, and the build fails on any other, rather than guess.
- * test/core/surface-check.test.ts compares it with zod on random values.
+ * test/unit/fast-path-build.test.ts compares it with zod on random values.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: zod's internal definitions, read structurally

@@ -168,6 +168,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       connections: this.#connections,
       debug: this.flags.debug ? this.out.debugLine : undefined,
       prior: this.runtime.prior,
+      wait: this.runtime.clock.wait,
       onRetry: ({delayMs, reason}) =>
         this.out.warn(`${reason}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
     }

@@ -6,7 +6,11 @@ import {type Prompter, terminalPrompter} from './prompter.js'
 
 export interface Clock {
   now(): number
+  /** Wait `ms` (a retry's delay): a timer, or at once where a test runs a retry schedule. */
+  wait(ms: number): Promise<void>
 }
+
+const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export type Signal = 'SIGINT' | 'SIGTERM' | 'SIGXFSZ'
 
@@ -50,7 +54,7 @@ export function processRuntime(): Runtime {
     prompter: terminalPrompter(io),
     env: process.env,
     configDir: configDir(process.env),
-    clock: {now: () => Date.now()},
+    clock: {now: () => Date.now(), wait: timer},
     get exitCode() {
       return process.exitCode === undefined ? undefined : Number(process.exitCode)
     },
@@ -71,6 +75,7 @@ export interface RuntimeOptions {
   env: Env
   prompter?: Prompter | undefined
   now?: (() => number) | undefined
+  wait?: ((ms: number) => Promise<void>) | undefined
 }
 
 /**
@@ -84,7 +89,7 @@ export function isolatedRuntime(opts: RuntimeOptions): Runtime {
     prompter: opts.prompter ?? terminalPrompter(opts.io),
     env: opts.env,
     configDir: configDir(opts.env),
-    clock: {now: opts.now ?? (() => Date.now())},
+    clock: {now: opts.now ?? (() => Date.now()), wait: opts.wait ?? timer},
     exitCode: undefined,
     onSignal: () => () => undefined,
     exit(code) {

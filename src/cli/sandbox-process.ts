@@ -137,6 +137,17 @@ export function isSandboxProcess(pid: number): boolean {
   return at > 0 && args[at + 1] === 'start'
 }
 
+/** Whether process `pid` is stopped (Ctrl-Z, SIGSTOP). Linux only: elsewhere, false. */
+function isSuspended(pid: number): boolean {
+  try {
+    // /proc/PID/stat: "PID (COMM) STATE …"; COMM may hold spaces and parentheses, so after the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '')
+  } catch {
+    return false
+  }
+}
+
 /**
  * The sandboxes this user runs on this machine, each with the config dir it was started with
  * (Linux: from /proc; elsewhere none are found). For a `stop` that found none of its own.
@@ -343,7 +354,8 @@ export async function findSandbox(
   const state = readState(dir)
   let probed: string | undefined
   if (state && isAlive(state.pid)) {
-    const health = await probeSandbox(state.url)
+    // A suspended process (Ctrl-Z, SIGSTOP) answers nothing: no need to wait for it to say so.
+    const health = isSuspended(state.pid) ? undefined : await probeSandbox(state.url)
     if (health) return {url: state.url, health, state}
     probed = state.url
   }

@@ -2,7 +2,7 @@
  * SHA-256 of a string's UTF-8 bytes, in hex (FIPS 180-4), in plain code: the fingerprint of a
  * profile's credentials (credentialFingerprint) is read on every command, and bin/run.js's fast
  * path reads it before anything else loads, where loading node:crypto would cost more than the
- * rest of reading the profile. Checked against node:crypto in test/core/sha256.test.ts. Not for
+ * rest of reading the profile. Checked against node:crypto in test/unit/fast-path-build.test.ts. Not for
  * secrets' sake: a fingerprint only tells which credentials a cached token was issued for.
  */
 

@@ -40,6 +40,11 @@ export interface TransportOptions {
   connections?: Connections | undefined
   /** An answer a request already got before this transport existed: see PriorAnswer. */
   prior?: PriorAnswer | undefined
+  /**
+   * How a retry waits out its delay (default: a timer). A test suite gives one that returns at once
+   * to run a retry schedule without waiting for it; the delays still reach `onRetry` and `debug`.
+   */
+  wait?: ((ms: number) => Promise<void>) | undefined
 }
 
 /**
@@ -250,7 +255,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * that are safe to repeat: GETs, and mutations that carry an idempotency key.
  */
 export class Transport {
-  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry' | 'connections' | 'prior'>> &
+  readonly #opts: Required<Omit<TransportOptions, 'debug' | 'onRetry' | 'connections' | 'prior' | 'wait'>> &
     TransportOptions
 
   constructor(opts: TransportOptions = {}) {
@@ -287,7 +292,7 @@ export class Transport {
         const delayMs = backoffDelay(attempt)
         this.#opts.onRetry?.({attempt: attempt + 1, delayMs, reason: code})
         this.#opts.debug?.(`retrying in ${delayMs} ms after ${code}`)
-        await sleep(delayMs)
+        await (this.#opts.wait ?? sleep)(delayMs)
         continue
       }
       if (!RETRYABLE_STATUS.has(res.status) || attempt + 1 >= maxAttempts) return res
@@ -296,7 +301,7 @@ export class Transport {
       const delayMs = Math.max(retryAfter ?? 0, backoffDelay(attempt))
       this.#opts.onRetry?.({attempt: attempt + 1, delayMs, reason: `HTTP ${res.status}`})
       this.#opts.debug?.(`retrying in ${delayMs} ms after HTTP ${res.status}`)
-      await sleep(delayMs)
+      await (this.#opts.wait ?? sleep)(delayMs)
     }
   }
 

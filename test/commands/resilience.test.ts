@@ -6,8 +6,15 @@ import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 describe('retries', () => {
   let sandbox: LocalSandbox
   let cli: Cli
-  /** The sandbox's commands, through a proxy at `url`. */
-  const via = (url: string) => cliFor(sandbox, {env: {PAYCTL_BASE_URL: url}})
+  /**
+   * The sandbox's commands, through a proxy at `url`; given `waits`, a retry's delay is recorded
+   * there instead of waited (the schedule is what is proved, not the wall clock).
+   */
+  const via = (url: string, waits?: number[]) =>
+    cliFor(sandbox, {
+      env: {PAYCTL_BASE_URL: url},
+      ...(waits ? {wait: async (ms: number) => void waits.push(ms)} : {}),
+    })
   let userId: string
 
   beforeAll(async () => {
@@ -65,12 +72,16 @@ describe('retries', () => {
       req.url?.startsWith('/v1/wallets') ? (faults.shift() ?? 'pass') : 'pass',
     )
     try {
-      const started = Date.now()
-      const r = await via(proxy.url)('wallets', 'list', '--user', userId)
+      const waits: number[] = []
+      const r = await via(proxy.url, waits)('wallets', 'list', '--user', userId)
       expect(r.exitCode, r.stderr).toBe(0)
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
-      expect(r.stderr).toContain('HTTP 503: retrying')
-      expect(r.stderr).toContain('HTTP 429: retrying')
+      // A backoff of 100–200 ms after the 503 (the first retry), then the 429's Retry-After of 1 s.
+      expect(waits).toHaveLength(2)
+      expect(waits[0]).toBeGreaterThanOrEqual(100)
+      expect(waits[0]).toBeLessThanOrEqual(200)
+      expect(waits[1]).toBe(1000)
+      expect(r.stderr).toContain('HTTP 503: retrying in 0.')
+      expect(r.stderr).toContain('HTTP 429: retrying in 1.0 s')
     } finally {
       await proxy.close()
     }
@@ -91,8 +102,15 @@ describe('retries', () => {
         : 'pass',
     )
     try {
-      const r = await via(proxy.url)('wallets', 'list', '--json')
+      const waits: number[] = []
+      const r = await via(proxy.url, waits)('wallets', 'list', '--json')
       expect(r.exitCode).toBe(5)
+      // Three retries, each backing off about twice as long as the one before (full jitter).
+      expect(waits).toHaveLength(3)
+      waits.forEach((ms, attempt) => {
+        expect(ms).toBeGreaterThanOrEqual(100 * 2 ** attempt)
+        expect(ms).toBeLessThanOrEqual(200 * 2 ** attempt)
+      })
       expect(r.json<{error: {code: string}}>().error.code).toBe('RATE_LIMIT_EXCEEDED')
     } finally {
       await proxy.close()
@@ -139,9 +157,15 @@ describe('retries', () => {
       return 'pass'
     })
     try {
-      const r = await cliFor(limited, {env: {PAYCTL_BASE_URL: proxy.url}})('wallets', 'list')
+      const waits: number[] = []
+      const r = await cliFor(limited, {
+        env: {PAYCTL_BASE_URL: proxy.url},
+        wait: async (ms) => void waits.push(ms),
+      })('wallets', 'list')
       expect(r.exitCode, r.stderr).toBe(0)
       expect(retryAfter).toBeGreaterThanOrEqual(1)
+      // It waited what the sandbox's Retry-After asked (moved on by the test, not waited).
+      expect(waits[0]).toBeGreaterThanOrEqual(retryAfter * 1000)
       expect(r.stderr).toContain('HTTP 429: retrying')
       expect(proxy.seen.length).toBeGreaterThanOrEqual(2)
     } finally {

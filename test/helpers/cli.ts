@@ -47,6 +47,11 @@ export interface CliOptions {
   env?: Record<string, string | undefined>
   input?: string
   timeoutMs?: number
+  /**
+   * How a retry waits out its delay, for a run in this process: `() => Promise.resolve()` runs a
+   * retry schedule without waiting for it (the delays are still printed). Default: a timer.
+   */
+  wait?: (ms: number) => Promise<void>
 }
 
 function result(stdout: string, stderr: string, exitCode: number): CliResult {
@@ -140,7 +145,11 @@ export async function payctl(args: string[], opts: CliOptions): Promise<CliResul
     )
   })
   try {
-    const run = runCommand(args, {io: streams.io, env: cliEnv(opts.configDir, opts.env)}, configFromSource)
+    const run = runCommand(
+      args,
+      {io: streams.io, env: cliEnv(opts.configDir, opts.env), wait: opts.wait},
+      configFromSource,
+    )
     const exitCode = await Promise.race([run, timeout])
     return result(streams.stdout(), streams.stderr(), exitCode)
   } finally {

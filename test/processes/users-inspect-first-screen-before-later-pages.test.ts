@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process'
 import {join} from 'node:path'
-import {afterAll, beforeAll, expect, it} from 'vitest'
+import {afterAll, beforeAll, expect, it, vi} from 'vitest'
 import {cliEnv, ROOT} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
@@ -73,8 +73,11 @@ it('prints its first screen while the later pages are still on their way', async
     )
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
     await firstScreen
-    // The next page of each source was asked for, and none has been answered.
-    expect(held.some((path) => path.startsWith('/v1/transactions?'))).toBe(true)
+    // The next page of each source is asked for (it may still be on its way when the first screen
+    // is out), and none has been answered.
+    await vi.waitFor(() => expect(held.some((path) => path.startsWith('/v1/transactions?'))).toBe(true), {
+      timeout: 30_000,
+    })
     expect(proxy.seen.filter((r) => r.path.includes('cursor='))).toEqual([])
     expect(out).not.toContain('wallet.created')
     release()

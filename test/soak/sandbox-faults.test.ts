@@ -131,8 +131,14 @@ it('1,000 wallet transfers through payctl’s core, with 20 % 503s and 5 % drops
     const drop = ['--route', 'POST /v1/transactions', '--drop', 'after', '--rate', '5%', '--seed', '27']
     expect((await cli(['sandbox', 'faults', 'add', ...drop])).exitCode).toBe(0)
 
-    // A client as a partner's code would make it: payctl's own, with its retries and idempotency keys.
-    const client = connect({configDir: sandbox.configDir, profile: 'local', retries: 10})
+    // A client as a partner's code would make it: payctl's own, with its retries and idempotency keys
+    // (its retries sent at once: what is proved here is that each applies once, not the schedule).
+    const client = connect({
+      configDir: sandbox.configDir,
+      profile: 'local',
+      retries: 10,
+      wait: () => Promise.resolve(),
+    })
     const WALLETS = 10
     const INITIAL = 1_000_000
     const wallets: string[] = []
