@@ -25,7 +25,7 @@ import type {FastRun, Handover} from './fast-table.js'
 import {onStdoutClosed} from './io.js'
 import {oneCallOf} from './one-call.js'
 import {Printer} from './printer.js'
-import {processRuntime, type Runtime} from './runtime.js'
+import {currentRuntime, processRuntime, type Runtime} from './runtime.js'
 
 /**
  * The fast path of a one-call command (fast-start.ts matched its arguments): the profile and its
@@ -38,7 +38,8 @@ import {processRuntime, type Runtime} from './runtime.js'
  * run itself.
  */
 export async function runFastPath(run: FastRun): Promise<Handover | undefined> {
-  const runtime = processRuntime()
+  // The process's runtime, or a test's own (main.ts' inRuntime): the run's streams and environment.
+  const runtime = currentRuntime()
   const ready = prepare(run, runtime)
   if (ready === undefined) return {}
   const {req, headers} = ready
@@ -53,7 +54,7 @@ export async function runFastPath(run: FastRun): Promise<Handover | undefined> {
     describeError: (err) => redactValue(toPayctlError(err).toJSON().error),
     hasFlag: (name) => names.has(name),
   })
-  onStdoutClosed(() => runtime.exit(runtime.exitCode ?? 0))
+  if (runtime === processRuntime()) onStdoutClosed(() => runtime.exit(runtime.exitCode ?? 0))
   // As every command: Ctrl-C says so on stderr and exits 130 (a GET leaves nothing to tell).
   const offInterrupt = runtime.onSignal('SIGINT', () => {
     runtime.io.err.write('\nInterrupted.\n')

@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {type Generated, type Handover, matchArgv} from './fast-table.js'
 import {helpSlot, readHelp} from './help-cache.js'
-import {processRuntime} from './runtime.js'
+import {currentRuntime} from './runtime.js'
 
 /**
  * The start of bin/run.js's fast path (dist/bundle/fast.js), before anything else of payctl loads.
@@ -22,7 +22,7 @@ export async function fastStart(
     const {runFastPath} = await import('./fast-path.js')
     return runFastPath(run)
   }
-  const runtime = processRuntime()
+  const runtime = currentRuntime()
   const slot = helpSlot(argv, {
     build: generated.build,
     stamp: stamp(),

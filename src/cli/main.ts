@@ -47,14 +47,16 @@ export async function main(handover: Handover = {}): Promise<void> {
  * most commands (test/helpers/cli.ts). Nothing of the process is changed (its streams, env, exit
  * code), so runs may overlap. Each run loads oclif's configuration afresh (`loadConfig`: by
  * default as a process does, its commands those of the build), since a run keeps state in it
- * (topic help leaves its topic's commands misread).
+ * (topic help leaves its topic's commands misread). `handover`: what bin/run.js's fast path handed
+ * over (inRuntime), as `main` takes it.
  */
 export async function runCommand(
   args: string[],
-  options: RuntimeOptions,
+  options: RuntimeOptions & {handover?: Handover},
   loadConfig: () => Promise<Config> = () => Config.load(loadOptions()),
 ): Promise<number> {
   const runtime = isolatedRuntime(options)
+  if (options.handover?.prior !== undefined) runtime.prior = new PriorAnswer(options.handover.prior)
   return runIn(runtime, async () => {
     try {
       await run(args, await loadConfig())
@@ -67,6 +69,20 @@ export async function runCommand(
       return error.oclif?.exit ?? 1
     }
   })
+}
+
+/**
+ * Run `work` in a runtime of its own (`options`), as runCommand runs a command: how the tests run
+ * bin/run.js's fast path (dist/bundle/fast.js) in their process, its handover then given to
+ * runCommand. Resolves with what `work` resolved with and the exit code the run set.
+ */
+export async function inRuntime<T>(
+  options: RuntimeOptions,
+  work: () => Promise<T>,
+): Promise<{value: T; exitCode: number}> {
+  const runtime = isolatedRuntime(options)
+  const value = await runIn(runtime, work)
+  return {value, exitCode: runtime.exitCode ?? 0}
 }
 
 /** Test streams for an in-process run, so that a test needs nothing of payctl but the bundle. */

@@ -157,22 +157,47 @@ export async function payctl(args: string[], opts: CliOptions): Promise<CliResul
   }
 }
 
+type Runtime = {io: unknown; env: NodeJS.ProcessEnv}
 type Bundle = {
-  runCommand(args: string[], runtime: {io: unknown; env: NodeJS.ProcessEnv}): Promise<number>
+  runCommand(args: string[], runtime: Runtime & {handover?: unknown}): Promise<number>
+  inRuntime<T>(runtime: Runtime, work: () => Promise<T>): Promise<{value: T; exitCode: number}>
   testIO(opts: object): {io: unknown; stdout(): string; stderr(): string}
 }
+type FastBundle = {fast(argv: string[]): Promise<unknown>}
 let bundle: Promise<Bundle> | undefined
+let fastBundle: Promise<FastBundle> | undefined
+const built = <T>(file: string) =>
+  import(pathToFileURL(join(ROOT, 'dist', 'bundle', file)).href) as Promise<T>
 
 /**
  * Run a payctl command in this process as the build bundles it (dist/bundle/main.js, what bin/run.js
  * loads past its fast path): what the fast path's tests compare it with. `npm run build` first.
  */
 export async function payctlBuilt(args: string[], opts: CliOptions): Promise<CliResult> {
-  bundle ??= import(pathToFileURL(join(ROOT, 'dist', 'bundle', 'main.js')).href) as Promise<Bundle>
+  bundle ??= built('main.js')
   const {runCommand, testIO} = await bundle
   const streams = testIO({})
   const exitCode = await runCommand(args, {io: streams.io, env: cliEnv(opts.configDir, opts.env)})
   return result(streams.stdout(), streams.stderr(), exitCode)
+}
+
+/**
+ * Run a payctl command in this process as bin/run.js runs it, from the build: its fast path
+ * (dist/bundle/fast.js), then, if that hands the run over, the full CLI with what it handed over,
+ * on the same streams. `handedOver` says whether the full CLI ran. `npm run build` first.
+ */
+export async function payctlBuiltFast(
+  args: string[],
+  opts: CliOptions,
+): Promise<CliResult & {handedOver: boolean}> {
+  bundle ??= built('main.js')
+  fastBundle ??= built('fast.js')
+  const [{runCommand, inRuntime, testIO}, {fast}] = await Promise.all([bundle, fastBundle])
+  const streams = testIO({})
+  const runtime = {io: streams.io, env: cliEnv(opts.configDir, opts.env)}
+  const {value: handover, exitCode} = await inRuntime(runtime, () => fast(args))
+  const code = handover === undefined ? exitCode : await runCommand(args, {...runtime, handover})
+  return {...result(streams.stdout(), streams.stderr(), code), handedOver: handover !== undefined}
 }
 
 /** Commands bound to a config dir (and options): `cli('users', 'list', '--json')`. */

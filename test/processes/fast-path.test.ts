@@ -13,7 +13,7 @@ import {
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliEnv, cliFor, payctlBuilt, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, cliFor, payctlBuilt, payctlBuiltFast, ROOT, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {
   type ReferenceService,
@@ -31,11 +31,12 @@ import {
  * requests. A trace of the modules each run loads tells which path ran it: the fast path alone
  * where it finishes, the full CLI where it hands over.
  *
- * The fast path's runs are processes of the build, so they are what costs here; the full CLI they
- * are compared with is the same build run in this process (as a process prints it:
- * test/processes/in-process.test.ts). The records they read are made in this process (payctl()),
- * every suite and test runs at once, and the processes wait for one of a few slots, which keeps two
- * cores busy without piling runs on them.
+ * Each command's JSON forms run as processes of bin/run.js, whose module trace tells which path ran
+ * them; every other form runs in this process from the same build (payctlBuiltFast: its fast path,
+ * then the full CLI with what it handed over), as do the full CLI runs they are compared with (as a
+ * process prints them: test/processes/in-process.test.ts). The records they read are made in this
+ * process (payctl()), every suite and test runs at once, and the processes wait for one of a few
+ * slots, which keeps two cores busy without piling runs on them.
  */
 
 /** Long enough for a test whose processes queue behind every other test's on a busy machine. */
@@ -79,13 +80,34 @@ interface Run {
   audit: string | undefined
 }
 
-/** One process of bin/run.js on a config dir of its own, copied from `configDir`. */
-async function run(args: string[], configDir: string, env: Record<string, string> = {}): Promise<Run> {
+/**
+ * How a run of bin/run.js goes: as a process, or in this process from the same build (its fast
+ * path, then the full CLI with what it handed over), which prints the same, without the start of a
+ * process. A process tells by its trace whether oclif was loaded; a run here, by the handover.
+ */
+type How = 'process' | 'in-process'
+
+/** One run of bin/run.js on a config dir of its own, copied from `configDir`. */
+async function run(
+  args: string[],
+  configDir: string,
+  env: Record<string, string> = {},
+  how: How = 'in-process',
+): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'payctl-fast-'))
   chmodSync(dir, 0o700)
   cpSync(configDir, dir, {recursive: true})
   try {
-    return await runIn(args, dir, env)
+    if (how === 'process') return await runIn(args, dir, env)
+    const r = await payctlBuiltFast(args, {configDir: dir, env})
+    const audit = join(dir, 'audit.log')
+    return {
+      stdout: r.stdout,
+      stderr: r.stderr,
+      exitCode: r.exitCode,
+      full: r.handedOver,
+      audit: existsSync(audit) ? readFileSync(audit, 'utf8') : undefined,
+    }
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
@@ -164,16 +186,18 @@ async function same(
   args: string[],
   configDir: string,
   at?: {service: ReferenceService; requests?: number},
+  how: How = 'in-process',
 ): Promise<{fast: Run; full: Run}> {
-  const label = `payctl ${args.join(' ')}`
+  const label = `payctl ${args.join(' ')} (${how})`
+  const withFastPath = (a: string[], dir: string) => run(a, dir, {}, how)
   let fast: Run
   let whole: Run
   if (at === undefined) {
-    ;[fast, whole] = await Promise.all([run(args, configDir), full(args, configDir)])
+    ;[fast, whole] = await Promise.all([withFastPath(args, configDir), full(args, configDir)])
   } else {
     const seen: string[][] = []
     const runs: Run[] = []
-    for (const path of [run, full]) {
+    for (const path of [withFastPath, full]) {
       const before = at.service.requests.length
       runs.push(await path(args, configDir))
       seen.push(at.service.requests.slice(before).map((q) => `${q.method} ${q.path}`))
@@ -207,27 +231,31 @@ interface Target {
 
 const NOBODY = 'nobodys_id_0123456789'
 
+/** One run of an equality case: a record's id or NOBODY's, with these flags, run `how`. */
+type Case = readonly [what: 'record' | 'nobody', flags: string[], how: How]
+
 /**
- * Every command both ways, as JSON and as a card, of a record and of an id nobody has: a record the
- * fast path prints itself, a refusal it hands to the full CLI with the answer.
+ * Every command both ways, of a record and of an id nobody has, in each of `cases`' forms: a record
+ * the fast path prints itself, a refusal it hands to the full CLI with the answer. Under --debug,
+ * the fast path's own request and answer lines come first.
  */
-function equalityCases(name: string, commands: string[][], target: () => Promise<Target>) {
+function equalityCases(name: string, commands: string[][], cases: Case[], target: () => Promise<Target>) {
   for (const command of commands) {
     it(`${name}: ${command.join(' ')}, a record and an id nobody has`, {timeout: TIMEOUT}, async () => {
       const {configDir, reads, answers, own} = await target()
       try {
         const id = reads.find(([c]) => c.join(' ') === command.join(' '))![1]
-        const cases = [id(), NOBODY].flatMap((what) =>
-          [['--json'], []].map((flags) => [what, flags] as const),
-        )
-        const check = async ([what, flags]: (typeof cases)[number]) => {
-          const label = `${command.join(' ')} ${what} ${flags}`
-          const {fast} = await same([...command, what, ...flags], configDir, own)
+        const check = async ([which, flags, how]: Case) => {
+          const what = which === 'record' ? id() : NOBODY
+          const label = `${command.join(' ')} ${what} ${flags} (${how})`
+          const {fast} = await same([...command, what, ...flags], configDir, own, how)
           // A refusal goes to the full CLI; an answer it takes (the reference service answers any
           // id of a record it shows nothing of) the fast path prints.
           expect(fast.full, label).toBe(fast.exitCode !== 0)
           const known = what === NOBODY ? answers?.refuses : answers?.record
           if (known?.includes(command.join(' '))) expect(fast.exitCode === 0, label).toBe(what !== NOBODY)
+          if (flags.includes('--debug') && !fast.full)
+            expect(fast.stderr, label).toMatch(/^--> GET http:\/\/127\.0\.0\.1:\d+\/v1\//)
         }
         // A service tells whose requests it got only while one process at a time asks it.
         if (own === undefined) await Promise.all(cases.map(check))
@@ -497,16 +525,6 @@ describe.concurrent('the fast path against a sandbox', () => {
     }
   })
 
-  it('sandbox: --debug shows the same request and answer lines', {timeout: TIMEOUT}, async () => {
-    await Promise.all(
-      reads.map(async ([command, id]) => {
-        const {fast} = await same([...command, id(), '--debug', '--json'], sandbox.configDir)
-        expect(fast.full).toBe(false)
-        expect(fast.stderr).toMatch(/^--> GET http:\/\/127\.0\.0\.1:\d+\/v1\//)
-      }),
-    )
-  })
-
   it('hands over what it does not understand, before sending anything', {timeout: TIMEOUT}, async () => {
     const cases = [
       ['wallets', 'get', ids.wallet!, '--help'],
@@ -547,7 +565,21 @@ describe.concurrent('the fast path against a sandbox', () => {
     ])
   })
 
-  equalityCases('sandbox', ONE_CALL, async () => ({configDir: sandbox.configDir, reads}))
+  // Each command's JSON forms as processes of bin/run.js (what the trace proves is a process's);
+  // the card, and under --debug the request and answer lines too, in this process.
+  equalityCases(
+    'sandbox',
+    ONE_CALL,
+    [
+      ['record', ['--json'], 'process'],
+      ['record', [], 'in-process'],
+      ['record', ['--debug'], 'in-process'],
+      ['nobody', ['--json'], 'process'],
+      ['nobody', [], 'in-process'],
+      ['nobody', ['--debug'], 'in-process'],
+    ],
+    async () => ({configDir: sandbox.configDir, reads}),
+  )
 })
 
 /**
@@ -615,22 +647,32 @@ describe.concurrent.each<ResponseShape>(['envelope', 'direct'])(
       }
     }
 
-    equalityCases(shape, ONE_CALL, async () => {
-      const {service, close, dir, user, wallet} = await own()
-      const reads: Reads = [
-        [['users', 'get'], () => user],
-        [['users', 'balance'], () => user],
-        [['wallets', 'get'], () => wallet],
-        [['wallets', 'balance'], () => wallet],
-        [['transactions', 'get'], () => 'txn_ref'],
-        [['events', 'get'], () => 'evt_ref'],
-        [['bnpl', 'payments', 'get'], () => 'bnpl_ref_1'],
-        [['roundups', 'settings', 'get'], () => user],
-        [['roundups', 'pending'], () => user],
-      ]
-      const answers = {record: ['users get', 'wallets get'], refuses: ['wallets get']}
-      return {configDir: dir, reads, answers, own: {service, close}}
-    })
+    equalityCases(
+      shape,
+      ONE_CALL,
+      [
+        ['record', ['--json'], 'process'],
+        ['record', [], 'in-process'],
+        ['nobody', ['--json'], 'in-process'],
+        ['nobody', [], 'in-process'],
+      ],
+      async () => {
+        const {service, close, dir, user, wallet} = await own()
+        const reads: Reads = [
+          [['users', 'get'], () => user],
+          [['users', 'balance'], () => user],
+          [['wallets', 'get'], () => wallet],
+          [['wallets', 'balance'], () => wallet],
+          [['transactions', 'get'], () => 'txn_ref'],
+          [['events', 'get'], () => 'evt_ref'],
+          [['bnpl', 'payments', 'get'], () => 'bnpl_ref_1'],
+          [['roundups', 'settings', 'get'], () => user],
+          [['roundups', 'pending'], () => user],
+        ]
+        const answers = {record: ['users get', 'wallets get'], refuses: ['wallets get']}
+        return {configDir: dir, reads, answers, own: {service, close}}
+      },
+    )
 
     it(`${shape}: a refused token is renewed once, with the same requests either way`, {
       timeout: TIMEOUT,
