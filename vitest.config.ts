@@ -26,9 +26,11 @@ const ISOLATED = ['test/service/webhooks-safety.test.ts', 'test/browser/**/*.tes
 
 export default defineConfig({
   test: {
-    // Tests start real sandbox processes and run the built CLI; give them room on 2-core machines.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A deadline for a test that hangs, not a measure of speed: a fuzz test's few seconds of CPU
+    // take ten times that on a 2-core runner with eight busy processes beside it, and more on a
+    // busier one. No test waits for its deadline to pass.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Three files at a time on 2 cores: much of a process test is waiting on its processes, and a
     // fourth costs more in test processes (each loads src/) than it wins (measured: README, "Tests").

@@ -101,7 +101,7 @@ describe.runIf(runs)('the inspector in a browser', () => {
       if (/Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text())
     })
     await signIn(await signedIn.newPage())
-  }, 60_000)
+  })
 
   afterAll(async () => {
     await browser?.close()

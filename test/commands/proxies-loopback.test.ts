@@ -64,7 +64,7 @@ describe('proxies', () => {
     } finally {
       await proxy.close()
     }
-  }, 90_000)
+  })
 
   it('sends nothing through a proxy for any spelling of this machine, under HTTP_PROXY and http_proxy', async () => {
     const proxy = await countingServer()
@@ -122,5 +122,5 @@ describe('proxies', () => {
     } finally {
       await proxy.close()
     }
-  }, 90_000)
+  })
 })

@@ -141,7 +141,7 @@ export async function payctl(args: string[], opts: CliOptions): Promise<CliResul
             `payctl ${args.join(' ')} timed out\nstdout: ${streams.stdout()}\nstderr: ${streams.stderr()}`,
           ),
         ),
-      opts.timeoutMs ?? 20_000,
+      opts.timeoutMs ?? 60_000,
     )
   })
   try {
@@ -260,7 +260,7 @@ export function runCli(args: string[], opts: CliOptions): Promise<CliResult> {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`payctl ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, opts.timeoutMs ?? 20_000)
+    }, opts.timeoutMs ?? 60_000)
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)

@@ -54,7 +54,7 @@ export async function startSandboxProcess(
   const ready = await new Promise<{url: string; pid: number; credentials: SandboxCredentials}>(
     (resolve, reject) => {
       let out = ''
-      const timer = setTimeout(() => reject(new Error(`sandbox did not start:\n${out}\n${stderr}`)), 20_000)
+      const timer = setTimeout(() => reject(new Error(`sandbox did not start:\n${out}\n${stderr}`)), 60_000)
       child.stdout!.on('data', (c: Buffer) => {
         out += c.toString()
         try {

@@ -36,7 +36,7 @@ export function converse(
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`stuck at step ${step}:\n${stripVTControlCharacters(screen)}`))
-    }, 20_000)
+    }, 60_000)
     child.stdout.on('data', (c: Buffer) => {
       screen += c.toString()
       const plain = stripVTControlCharacters(screen)

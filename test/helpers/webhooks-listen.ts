@@ -50,7 +50,7 @@ export function startListen(
     stderr += chunk.toString()
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const waitForCount = (match: (line: ListenLine) => boolean, count: number, timeoutMs = 15_000) =>
+  const waitForCount = (match: (line: ListenLine) => boolean, count: number, timeoutMs = 60_000) =>
     new Promise<ListenLine[]>((resolve, reject) => {
       const check = () => {
         const found = lines.filter(match)

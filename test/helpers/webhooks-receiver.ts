@@ -82,7 +82,7 @@ export async function startReceiver(
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
-    waitFor(count, timeoutMs = 15_000) {
+    waitFor(count, timeoutMs = 60_000) {
       if (received.length >= count) return Promise.resolve(received)
       return new Promise((resolve, reject) => {
         const timer = setTimeout(

@@ -158,7 +158,7 @@ describe('sandbox start --detach: two starts for one config dir at once, and the
     pipesEnded = starts.map((s) => s.pipeEnded)
     const won = both.find((r) => r.exitCode === 0)
     if (won) winner = won.json<Started>()
-  }, 60_000)
+  })
   afterAll(async () => {
     for (const dir of [first.dir, second.dir]) await cliFor(dir)('sandbox', 'stop')
     first.cleanup()
@@ -282,7 +282,7 @@ describe('sandbox start --detach, its banner for a person', () => {
     symlinkSync(target, join(temp.dir, 'sandbox.log'))
     started = await runCli(DETACH, {configDir: temp.dir, env: {CI: undefined}, timeoutMs: 30_000})
     expect(started.exitCode, started.stderr).toBe(0)
-  }, 60_000)
+  })
   afterAll(async () => {
     await cli('sandbox', 'stop')
     temp.cleanup()
@@ -335,7 +335,7 @@ describe('sandbox start --detach --show-secrets, its secrets from the environmen
       env: {PAYCTL_SANDBOX_SECRET_KEY: KEY, CI: 'true'},
     })
     expect(started.exitCode, started.stderr).toBe(0)
-  }, 60_000)
+  })
   afterAll(async () => {
     await cli('sandbox', 'stop')
     temp.cleanup()
@@ -382,7 +382,7 @@ describe('sandbox start --detach --json --show-secrets --host 0.0.0.0, its secre
     )
     expect(r.exitCode, r.stderr).toBe(0)
     started = r.json<Started>()
-  }, 60_000)
+  })
   afterAll(async () => {
     await cli('sandbox', 'stop')
     temp.cleanup()
@@ -431,7 +431,7 @@ describe('sandbox start in the foreground', () => {
     if (one.status === 'fulfilled') loopback = one.value
     if (two.status === 'fulfilled') exposed = two.value
     for (const start of [one, two]) if (start.status === 'rejected') throw start.reason
-  }, 60_000)
+  })
   afterAll(async () => {
     await Promise.all([loopback?.stop(), exposed?.stop()])
     plain.cleanup()

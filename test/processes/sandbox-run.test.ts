@@ -308,7 +308,7 @@ describe("sandbox run: the command's output and its end", () => {
     expect(Buffer.concat(out).length).toBe(bytes.length)
     expect(sha(Buffer.concat(out))).toBe(sha(bytes))
     expect(sha(Buffer.concat(err))).toBe(sha(bytes))
-  }, 90_000)
+  })
 
   test('its reader gone (| head -c): payctl ends the command and all it started, even deaf to SIGTERM, removes its dir, exits 141', async () => {
     // Deaf to SIGTERM, with what it starts: ended all the same, 5 s later.
@@ -335,7 +335,7 @@ describe("sandbox run: the command's output and its end", () => {
     expect(runs()).toEqual([])
     await until('the command has ended', () => ended(command))
     await until('what the command started in the background has ended', () => ended(background))
-  }, 90_000)
+  })
 
   test('kill -9 of payctl: the command ends with it; the next run removes the dir it left, never a live run’s', async () => {
     for (const file of ['command.pid', 'background.pid']) rmSync(join(tmp.dir, file), {force: true})
@@ -372,5 +372,5 @@ describe("sandbox run: the command's output and its end", () => {
     const [code] = await once(live, 'exit')
     expect(code).toBe(0)
     expect(runs()).toEqual([])
-  }, 90_000)
+  })
 })

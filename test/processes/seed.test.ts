@@ -97,7 +97,7 @@ transactions:
     expect(new Set(ids.wallets.w.map((w) => w.id)).size).toBe(150)
     expect(await countAll('wallets')).toBe(150)
     expect(await countAll('transactions')).toBe(149 * 2 + 150)
-  }, 90_000)
+  })
 
   it('on Ctrl-C says that a rerun resumes and with which command, which then resumes', async () => {
     const dir = sandbox.configDir
@@ -155,7 +155,7 @@ transactions:
     expect(rerunCode, out).toBe(0)
     expect(out).toContain(`(${made} already existed)`)
     expect(await countAll('wallets')).toBe(30)
-  }, 60_000)
+  })
 
   it.runIf(hasScript)('draws a bar in a terminal (a real pseudo-terminal)', async () => {
     const path = join(sandbox.configDir, 'bar.yaml')

@@ -230,5 +230,5 @@ describe('saving never leaves a partial snapshot', () => {
       }
       config.cleanup()
     }
-  }, 60_000)
+  })
 })

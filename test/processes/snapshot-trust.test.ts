@@ -207,7 +207,7 @@ describe('a snapshot file a partner changed and sent back', () => {
     ]
     for (const [name, change, reason, keepSeal] of cases)
       await refused(name, tampered(good, dir, change, keepSeal), reason)
-  }, 60_000)
+  })
 
   test("with a row of another partner in any table, or under another partner's parent row: refused, naming the table", async () => {
     const tables = (
@@ -300,7 +300,7 @@ describe('a snapshot file a partner changed and sent back', () => {
       tampered(good, files.dir, hijack),
       /another partner's webhook_listen_sessions row/,
     )
-  }, 60_000)
+  })
 
   test('with values the API never writes: money from nothing, an amount that is no integer, an endless run, a metadata address, a row number past reading', async () => {
     const cases: [string, string, RegExp][] = [
@@ -348,7 +348,7 @@ describe('a snapshot file a partner changed and sent back', () => {
         tampered(good, files.dir, (db) => db.exec(sql)),
         reason,
       )
-  }, 60_000)
+  })
 
   test('untouched, it restores in another sandbox too, through every check, with every record', async () => {
     const there = client(await anotherSandbox())
@@ -359,7 +359,7 @@ describe('a snapshot file a partner changed and sent back', () => {
     const users = (p: TestSandbox) =>
       p.get('/v1/users?limit=100').then((r) => r.body.data.users.map((u: {id: string}) => u.id))
     expect(await users(there)).toEqual(await users(mallory))
-  }, 60_000)
+  })
 })
 
 describe('while a file is checked', () => {
@@ -382,7 +382,7 @@ describe('while a file is checked', () => {
     expect(res.status, res.text).toBe(200)
     expect(res.body.records).toBeGreaterThan(40_000)
     expect(answeredBefore).toBeGreaterThan(0)
-  }, 60_000)
+  })
 })
 
 describe('a sandbox in memory', () => {
@@ -402,7 +402,7 @@ describe('a sandbox in memory', () => {
     } finally {
       await t.sb.close()
     }
-  }, 60_000)
+  })
 })
 
 describe('snapshot quotas', () => {
@@ -448,5 +448,5 @@ describe('snapshot quotas', () => {
     expect(kept).not.toContain('big')
     expect(kept).not.toContain(`more-${saves - 1}`)
     expect((await p.get('/_sandbox/health')).status).toBe(200)
-  }, 60_000)
+  })
 })

@@ -60,7 +60,7 @@ describe('what a caller sends is bounded, so every answer is', () => {
     const page = await t.get(`/v1/transactions?walletId=${own}&limit=100`)
     expect(data(page).transactions).toHaveLength(100)
     expect(page.text.length).toBeLessThan(1_000_000)
-  }, 60_000)
+  })
 
   it('refuses strings and lists beyond their bounds on every endpoint that stores them', async () => {
     const user = await t.user()
@@ -104,7 +104,7 @@ describe('what a caller sends is bounded, so every answer is', () => {
     expect(pending.count).toBe(101)
     expect(pending.total).toBe(65.65)
     expect(pending.roundups).toHaveLength(100)
-  }, 60_000)
+  })
 
   it('links at most 100 bank accounts to a user: the 101st is 422 ACCOUNT_LIMIT', async () => {
     const user = await t.user()
@@ -117,7 +117,7 @@ describe('what a caller sends is bounded, so every answer is', () => {
     expect(refused.status).toBe(422)
     expect(refused.body.error).toMatchObject({code: 'ACCOUNT_LIMIT', details: {limit: 100, linked: 100}})
     expect(data(await t.get(`/v1/users/${user}/accounts`)).accounts).toHaveLength(100)
-  }, 60_000)
+  })
 })
 
 describe('webhook registrations and an event’s deliveries are bounded', () => {
@@ -153,7 +153,7 @@ describe('webhook registrations and an event’s deliveries are bounded', () => 
     expect(detail.deliveries).toHaveLength(100)
     expect(detail.deliveries.every((d: {resendOf: string | null}) => d.resendOf !== null)).toBe(true)
     for (const id of ids) await t.call('DELETE', `/v1/webhooks/${id}`)
-  }, 60_000)
+  })
 })
 
 describe('faults on demand are bounded', () => {
@@ -242,7 +242,7 @@ describe('faults on demand are bounded', () => {
     expect(cleared.body).toEqual({cleared: 100})
     expect((await addFault()).status).toBe(201)
     await t.call('DELETE', '/_sandbox/faults', admin())
-  }, 60_000)
+  })
 
   it('spent faults do not count, and the newest 100 of them stay listed', async () => {
     for (let i = 0; i < 100; i++) {
@@ -271,7 +271,7 @@ describe('faults on demand are bounded', () => {
     expect((await addFault()).status).toBe(201)
     expect((await addFault()).status).toBe(422)
     await t.call('DELETE', '/_sandbox/faults', admin())
-  }, 60_000)
+  })
 
   it('lists them a page at a time: 20 by default, up to 100, each answer small', async () => {
     for (let i = 0; i < 100; i++) expect((await addFault()).status).toBe(201)
@@ -291,5 +291,5 @@ describe('faults on demand are bounded', () => {
     expect(forged.status).toBe(400)
     expect(forged.body.details).toMatchObject({field: 'cursor'})
     await t.call('DELETE', '/_sandbox/faults', admin())
-  }, 60_000)
+  })
 })

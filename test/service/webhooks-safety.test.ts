@@ -330,5 +330,5 @@ describe('fair webhook delivery', () => {
       await blackHole.close()
       await receiver.close()
     }
-  }, 60_000)
+  })
 })

@@ -80,7 +80,7 @@ describe('sandbox faults: bad input is refused before anything is sent', () => {
     expect((await run(['sandbox', 'faults', 'clear'])).exitCode).toBe(0)
     const none = await run(['sandbox', 'faults', 'list'])
     expect(none.stdout).toContain('No faults. Add one with: payctl sandbox faults add')
-  }, 60_000)
+  })
 
   it('webhooks faults add and listen refuse bad delivery-fault values the same way', async () => {
     const hook = await run([
