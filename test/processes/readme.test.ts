@@ -13,7 +13,10 @@ const script = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {scripts: Record<string, string>}
 ).scripts.readme!.split(' ')
 
-/** The command reference, docs/commands.md, is generated from the build's commands (the README: test/unit/readme.test.ts). */
+/**
+ * The command reference, docs/commands.md, is generated from the build's commands (the README and
+ * the rest of docs/: test/unit/readme.test.ts and test/unit/docs.test.ts).
+ */
 describe('the command reference', () => {
   it('is written by npm run readme into docs/commands.md', () => {
     expect(script.slice(0, 2)).toEqual(['oclif', 'readme'])
