@@ -2,7 +2,7 @@ import {defineConfig} from 'vitest/config'
 import TierSequencer from './test/helpers/sequencer.js'
 
 /**
- * The test tiers, a folder each, named for what they prove (README, "Tests"):
+ * The test tiers, a folder each, named for what they prove (docs/architecture.md, "Tests"):
  *
  *   unit       pure code: no server, no process
  *   service    the sandbox over HTTP, served in the test's own process on a free port
@@ -33,7 +33,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Three files at a time on 2 cores: much of a process test is waiting on its processes, and a
-    // fourth costs more in test processes (each loads src/) than it wins (measured: README, "Tests").
+    // fourth costs more in test processes (each loads src/) than it wins (measured).
     maxWorkers: 3,
     // The tiers whose files run longest start first (test/helpers/sequencer.ts).
     sequence: {sequencer: TierSequencer},

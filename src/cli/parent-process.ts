@@ -2,7 +2,7 @@
  * `PAYCTL_EXIT_WITH_PID=N`: payctl's process ends, as SIGTERM would end it, once process N is gone,
  * however it ended (a `kill -9` included). A program that starts payctl (a test runner, an editor's
  * task) sets it to its own pid, and every payctl it starts, sandboxes left running by `--detach`
- * among them (they inherit the variable), ends with it (README, "Tests").
+ * among them (they inherit the variable), ends with it (docs/architecture.md, "Tests").
  */
 export const EXIT_WITH_PID = 'PAYCTL_EXIT_WITH_PID'
 

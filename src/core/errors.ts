@@ -1,4 +1,4 @@
-/** Stable process exit codes, documented in the README. */
+/** Stable process exit codes, documented in docs/output.md. */
 export const EXIT = {
   ok: 0,
   error: 1,

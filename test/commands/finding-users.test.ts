@@ -5,7 +5,7 @@ import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
  * A support person with a ticket about a user: finding the user by email, following their events
- * and transactions in time, and reading what is found (README, "For support staff"). How it fits
+ * and transactions in time, and reading what is found (docs/support.md). How it fits
  * an 80-column terminal: test/processes/customer-tables-80-columns.test.ts.
  */
 

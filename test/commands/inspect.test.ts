@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type SupportStory, supportStory} from '../helpers/support-story.js'
 
 /**
- * The support ticket answered by one command (README, "For support staff"): the story of
+ * The support ticket answered by one command (docs/support.md): the story of
  * test/helpers/support-story.ts, built through the CLI, and one `users inspect` whose lines account
  * for every cent. (The same in an 80-column terminal, and its first screen while later pages are on
  * their way, need payctl's own process: test/processes/users-inspect-*.test.ts.)

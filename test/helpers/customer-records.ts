@@ -1,7 +1,7 @@
 import type {Cli} from './cli.js'
 
 /**
- * The records of a support ticket about a customer, Ada (README, "For support staff"): shared by
+ * The records of a support ticket about a customer, Ada (docs/support.md): shared by
  * the tests of finding and reading them (test/commands/finding-users.test.ts) and of how they fit
  * an 80-column terminal (test/processes/customer-tables-80-columns.test.ts).
  */

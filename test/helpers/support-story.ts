@@ -19,7 +19,7 @@ export interface SupportStory {
 }
 
 /**
- * The support ticket answered by one command (README, "For support staff"), built through the CLI
+ * The support ticket answered by one command (docs/support.md), built through the CLI
  * on a sandbox in this process: a customer with two wallets, a card top-up, a failed ACH, a wallet
  * transfer, a partial refund, a round-up transfer, a BNPL instalment and a webhook delivery that
  * failed then succeeded, three days ago on the partner's clock.
