@@ -5,7 +5,7 @@ import {
   type InspectorRead,
   type InspectorSession,
 } from '../../contract/inspector.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/errors.js'
 import {
   CLEARED_COOKIE,
   fromSameOrigin,

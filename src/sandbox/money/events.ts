@@ -1,6 +1,6 @@
 import type {EventName} from '../../contract/events.js'
 import type {EventLog} from '../events.js'
-import {jsonAmount} from '../json.js'
+import {jsonAmount} from '../http/json.js'
 import type {TxRecord} from './records.js'
 
 /** The transaction's metadata, when it has some: what a receiver matches the event to its order with. */

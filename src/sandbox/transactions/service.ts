@@ -7,12 +7,12 @@ import {
   type TransactionList,
 } from '../../contract/transactions.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/errors.js'
+import {PagedList} from '../http/pagination.js'
 import {acceptsMethod, type Instrument, supportedMethods} from '../money/catalog.js'
 import {requireMinimum, supportedCurrency} from '../money/checks.js'
 import {fromRow, type TxRow, toTransaction} from '../money/records.js'
 import {type Refund, refund} from '../money/refunds.js'
-import {PagedList} from '../pagination.js'
 import {refuseOwned} from './refunds.js'
 
 type CreateTransaction = z.output<typeof CreateTransactionSchema>

@@ -1,7 +1,7 @@
 import type {WebSocket} from 'ws'
 import {unixSeconds} from '../../contract/webhook-signature.js'
 import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../contract/webhooks.js'
-import {randomHex} from '../ids.js'
+import {randomHex} from '../storage/ids.js'
 import {envelopeBody} from './envelope.js'
 import {attemptNote, type DeliveryFaults, failOnPurpose, tamperSignature} from './faults.js'
 import {deliveryHeaders} from './http-delivery.js'

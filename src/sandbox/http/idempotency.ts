@@ -1,5 +1,5 @@
-import {column} from './column-rules.js'
-import {byPartner, type Database, type Schema, type Statement} from './database.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Database, type Schema, type Statement} from '../storage/database.js'
 import {ApiError} from './errors.js'
 import {canonicalJson, sha256Hex} from './json.js'
 
