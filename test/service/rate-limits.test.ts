@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest'
-import {ApiError} from '../../src/sandbox/http/errors.js'
+import {ApiError} from '../../src/sandbox/http/api-error.js'
 import {DailyCounter, RATE_LIMITS, RateLimiter, TokenBucket} from '../../src/sandbox/http/rate-limiter.js'
 import {start} from './helpers.js'
 

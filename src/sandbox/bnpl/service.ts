@@ -17,7 +17,7 @@ import {
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {PagedList} from '../http/pagination.js'
 import {requireActive} from '../money/checks.js'

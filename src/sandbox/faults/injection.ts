@@ -10,7 +10,7 @@ import type {
   FaultStatus,
 } from '../../contract/faults.js'
 import {FAULT_CAP, MAX_FAULT_SEED, SPENT_FAULTS_KEPT} from '../../contract/faults.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {randomHex} from '../storage/ids.js'
 
 /**

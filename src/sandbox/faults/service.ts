@@ -1,7 +1,7 @@
 import {parseRoutePattern} from '../../contract/fault-routes.js'
 import type {ApiFault, ApiFaultRequest, FaultList, ListFaultsQuery} from '../../contract/faults.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {cursorPosition, DEFAULT_PAGE_SIZE} from '../http/pagination.js'
 
 /** The name the list's cursors are sealed for (http/pagination.ts): they open for this list alone. */

@@ -1,6 +1,6 @@
 import type {FastifyInstance} from 'fastify'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
-import {onEventRecorded, subjectsOf} from '../events.js'
+import {onEventRecorded, subjectsOf} from '../event-log.js'
 import type {Feature} from '../feature.js'
 import type {} from '../http/fastify-request.js'
 import type {Database} from '../storage/database.js'

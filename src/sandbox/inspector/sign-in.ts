@@ -1,5 +1,5 @@
 import type {ServingContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {RATE_LIMITS} from '../http/rate-limiter.js'
 import {sameToken} from './sessions.js'
 

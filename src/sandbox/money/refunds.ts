@@ -1,5 +1,5 @@
 import {minorToMajorText} from '../../contract/money.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {externalOf, REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'
 import {requireActive, requireFunds} from './checks.js'

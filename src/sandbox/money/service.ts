@@ -1,7 +1,7 @@
 import type {Currency} from '../../contract/currencies.js'
 import type {SandboxClock} from '../clock.js'
-import type {EventLog} from '../events.js'
-import {ApiError, walletNotFound} from '../http/errors.js'
+import type {EventLog} from '../event-log.js'
+import {ApiError, walletNotFound} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {type Database, keepWrites} from '../storage/database.js'
 import {

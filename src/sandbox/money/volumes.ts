@@ -1,4 +1,4 @@
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'
 import type {WalletState} from './ledger.js'

@@ -1,6 +1,6 @@
 import type {RequestLogEntry, RequestLogPage, RequestLogQuery} from '../../contract/request-log.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import type {RequestLogStore, StoredEntry} from './store.js'
 
 /** Lines a read returns when it names no limit. */

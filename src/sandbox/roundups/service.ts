@@ -1,7 +1,7 @@
 import {majorToMinor} from '../../contract/money.js'
 import {type PendingRoundups, type Roundup, roundupStep} from '../../contract/roundups.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {jsonAmount, jsonMajor} from '../http/json.js'
 import {randomHex} from '../storage/ids.js'
 import {minorOf, type RoundupSettings, type SettingsState} from './settings.js'

@@ -1,6 +1,6 @@
 import type {RoundupTransfer} from '../../contract/roundups.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {requireMinimum} from '../money/checks.js'
 import type {WalletState} from '../money/ledger.js'
 import {randomHex} from '../storage/ids.js'

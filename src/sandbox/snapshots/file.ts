@@ -15,7 +15,7 @@ import {copyFile, open} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {z} from 'zod'
 import {SNAPSHOT_FORMAT, SNAPSHOT_MAGIC, SNAPSHOT_SCOPES} from '../../contract/snapshots.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {SCHEMA_VERSION} from '../storage/database.js'
 
 /**

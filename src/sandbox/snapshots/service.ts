@@ -1,7 +1,7 @@
 import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {SNAPSHOT_CHUNK_BYTES, type Snapshot} from '../../contract/snapshots.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {checkBody, readHeader} from './file.js'
 import {describe, type SnapshotStore} from './store.js'
 

@@ -1,5 +1,5 @@
 import {ID_MAX_LENGTH} from '../../contract/fields.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {column} from '../storage/column-rules.js'
 import {byPartner, type Database, type Schema, type Statement, sqlMigration} from '../storage/database.js'
 

@@ -1,7 +1,7 @@
 import type {z} from 'zod'
 import type {CreateUserInput, ListUsersQuerySchema, User, UserList} from '../../contract/users.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {PagedList} from '../http/pagination.js'
 import {newId} from '../storage/ids.js'
 import type {UserRow} from '../tenancy/tenants.js'

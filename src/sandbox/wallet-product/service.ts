@@ -13,7 +13,7 @@ import type {
   WalletPaymentRequestSchema,
 } from '../../contract/wallet-product.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {
   activeProblem,

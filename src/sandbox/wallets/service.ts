@@ -10,7 +10,7 @@ import type {
   WalletList,
 } from '../../contract/wallets.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError, invalidCurrency} from '../http/errors.js'
+import {ApiError, invalidCurrency} from '../http/api-error.js'
 import {PagedList} from '../http/pagination.js'
 import {supportedCurrency} from '../money/checks.js'
 import {

@@ -21,8 +21,8 @@ import {
   route,
   type ServingContext,
 } from '../context.js'
-import {aboutCondition} from '../events.js'
-import {ApiError} from '../http/errors.js'
+import {aboutCondition} from '../event-log.js'
+import {ApiError} from '../http/api-error.js'
 import {PagedList} from '../http/pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {type AttemptRow, type DeliveryRow, type EndpointRow, LISTEN_REPLAY_WINDOW_MS} from './rows.js'

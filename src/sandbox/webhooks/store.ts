@@ -1,6 +1,6 @@
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
 import type {RetrySchedule} from '../context.js'
-import {ApiError} from '../http/errors.js'
+import {ApiError} from '../http/api-error.js'
 import type {Database} from '../storage/database.js'
 import {countShape} from '../storage/meta-shapes.js'
 import type {StoredEvent} from './envelope.js'
