@@ -61,7 +61,7 @@ const descriptorOf = (routes: string) => routes.replace(/routes\.ts$/, 'feature.
 
 /**
  * The sandbox is rooms, each a folder of src/sandbox/ named for what it holds, and a few files at its
- * root. A room is one of three kinds:
+ * root (SANDBOX_ROOT). A room is one of three kinds:
  *
  * - infrastructure (INFRASTRUCTURE): what the features stand on, and what every request passes
  *   through before any feature runs; the context, the server and each feature may import it;
@@ -92,6 +92,24 @@ const INFRASTRUCTURE: Readonly<Record<string, string>> = {
 const KERNEL = 'money'
 const CONTEXT = 'src/sandbox/context.ts'
 
+/**
+ * The files at the sandbox's root, each with why it is not in a room: the sandbox as a whole, and
+ * the two records every room dates and writes by. Any other file there belongs in a room.
+ */
+const SANDBOX_ROOT: Readonly<Record<string, string>> = {
+  'index.ts':
+    'the entry: startSandbox assembles every room (the package export payctl/sandbox, which `sandbox start` loads)',
+  'context.ts': "what the sandbox is made of: each room's part, from which every feature takes what it uses",
+  'feature.ts': 'what a feature is: the descriptor each feature exports',
+  'features.ts': 'the list of features and every table: the one file that names each feature',
+  'clock.ts':
+    "the partners' clocks and the work that falls due on them, which the kernel, the features, the snapshots and the tick share",
+  'event-log.ts':
+    'the log every change records into: the kernel and the features write it, webhooks and GET /events read it',
+}
+/** Past this many, the root is a room of its own again. */
+const MAX_AT_ROOT = 10
+
 /** The room of a file in src/sandbox/ (its folder there); undefined at the root and outside the sandbox. */
 function roomOf(path: string): string | undefined {
   const [top, layer, folder, ...rest] = path.split('/')
@@ -119,6 +137,59 @@ function sandboxBreak(file: string, target: string): string | undefined {
   if (file === CONTEXT) return `${file} imports ${target} (the context imports no feature)`
   if (target === `src/sandbox/${to}/feature.ts`) return undefined
   return `${file} imports ${target} (the infrastructure reaches feature ${to} only through its feature.ts)`
+}
+
+/** The name of a file without its folder and extension: `store` for src/sandbox/snapshots/store.ts. */
+const baseName = (path: string) => posix.basename(path).replace(/\.[^.]*$/, '')
+
+/**
+ * The room a file's name names, if any: a room's own name (`faults.ts`), or, for a room of things,
+ * one of them and what of it (`snapshot-store.ts`, the snapshots' store). A name that merely starts
+ * with another word (`http-delivery.ts`, the delivery over HTTP) names no room.
+ */
+function roomNamed(name: string, rooms: readonly string[]): string | undefined {
+  return rooms.find((room) => {
+    const one = room.replace(/s$/, '')
+    return name === room || name === one || (one !== room && name.startsWith(`${one}-`))
+  })
+}
+
+/**
+ * Where the sandbox's files stand against its rooms, one line for each that is out of place:
+ *
+ * - at the root, only the files SANDBOX_ROOT lists (and at most MAX_AT_ROOT of them): any other
+ *   belongs in the room of what it holds, a feature's or the infrastructure's;
+ * - a file named for a room is in that room (`webhooks/faults.ts` would read as the faults room's),
+ *   and says what it holds there without the room's name again (`snapshots/store.ts`, not
+ *   `snapshots/snapshot-store.ts`).
+ *
+ * @param paths every file of src/, relative to the repository root
+ */
+function misplaced(paths: readonly string[]): string[] {
+  const sandbox = paths.filter((p) => p.startsWith('src/sandbox/') && p.endsWith('.ts'))
+  const rooms = [...new Set(sandbox.map(roomOf).filter((r) => r !== undefined))].sort()
+  const found: string[] = []
+  for (const path of sandbox) {
+    const room = roomOf(path)
+    const named = roomNamed(baseName(path), rooms)
+    if (room === undefined) {
+      if (posix.basename(path) in SANDBOX_ROOT) continue
+      const where = named === undefined ? "a feature's folder or an infrastructure room" : `${named}/`
+      found.push(
+        `${path} lies loose at the sandbox's root (it belongs in ${where}; the root holds only SANDBOX_ROOT)`,
+      )
+    } else if (named !== undefined && named !== room) {
+      found.push(
+        `${path} is named for ${named}/ but lies in ${room}/ (name it for what it holds in ${room}/)`,
+      )
+    } else if (named === room) {
+      found.push(`${path} repeats its room's name (it lies in ${room}/ already)`)
+    }
+  }
+  if (Object.keys(SANDBOX_ROOT).length > MAX_AT_ROOT) {
+    found.push(`the sandbox's root holds more than ${MAX_AT_ROOT} files: give some a room`)
+  }
+  return found
 }
 
 type How = 'static' | 'dynamic' | 'type' | 'computed'
@@ -461,6 +532,54 @@ describe('layers', () => {
         'src/sandbox/tenancy/tokens.ts imports src/sandbox/users/service.ts (the infrastructure reaches feature users only through its feature.ts)',
         'src/sandbox/http/pagination.ts imports src/sandbox/webhooks/schedule.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
         'src/sandbox/faults/injection.ts imports src/sandbox/webhooks/rows.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
+      ].sort(),
+    )
+  })
+
+  it("hold the sandbox's root to its listed files, and each room's files to names of their own", () => {
+    const paths = Object.keys(sourceTree())
+    // The tree has rooms of each kind, and what the lists name is there.
+    expect(paths.some((p) => featureOf(p) !== undefined)).toBe(true)
+    for (const room of [KERNEL, ...Object.keys(INFRASTRUCTURE)]) {
+      expect(
+        paths.some((p) => roomOf(p) === room),
+        `room ${room}/`,
+      ).toBe(true)
+    }
+    for (const file of Object.keys(SANDBOX_ROOT)) expect(paths).toContain(`src/sandbox/${file}`)
+    expect(misplaced(paths)).toEqual([])
+  })
+
+  it('find a file out of its room: loose at the root, named for another room, or repeating its own', () => {
+    const paths = [
+      // Allowed: the listed root files, rooms' files named for what they hold there, a name that
+      // only starts with a room's word, the files of a folder within a room.
+      'src/sandbox/index.ts',
+      'src/sandbox/clock.ts',
+      'src/sandbox/snapshots/store.ts',
+      'src/sandbox/faults/injection.ts',
+      'src/sandbox/http/server.ts',
+      'src/sandbox/tenancy/partners.ts',
+      'src/sandbox/webhooks/delivery-faults.ts',
+      'src/sandbox/webhooks/http-delivery.ts',
+      'src/sandbox/inspector/browser/main.ts',
+      'src/cli/snapshot-views.ts',
+      // Broken: loose at the root, named for a room or for none; named for another room; repeating its own.
+      'src/sandbox/snapshot-cache.ts',
+      'src/sandbox/helpers.ts',
+      'src/sandbox/webhooks/faults.ts',
+      'src/sandbox/storage/snapshot-file.ts',
+      'src/sandbox/inspector/http.ts',
+      'src/sandbox/snapshots/snapshot-swap.ts',
+    ]
+    expect(misplaced(paths).sort()).toEqual(
+      [
+        "src/sandbox/snapshot-cache.ts lies loose at the sandbox's root (it belongs in snapshots/; the root holds only SANDBOX_ROOT)",
+        "src/sandbox/helpers.ts lies loose at the sandbox's root (it belongs in a feature's folder or an infrastructure room; the root holds only SANDBOX_ROOT)",
+        'src/sandbox/webhooks/faults.ts is named for faults/ but lies in webhooks/ (name it for what it holds in webhooks/)',
+        'src/sandbox/storage/snapshot-file.ts is named for snapshots/ but lies in storage/ (name it for what it holds in storage/)',
+        'src/sandbox/inspector/http.ts is named for http/ but lies in inspector/ (name it for what it holds in inspector/)',
+        "src/sandbox/snapshots/snapshot-swap.ts repeats its room's name (it lies in snapshots/ already)",
       ].sort(),
     )
   })
