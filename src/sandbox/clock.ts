@@ -1,7 +1,7 @@
 import type {ClockReading} from '../contract/control.js'
-import {column} from './column-rules.js'
-import {byPartner, type Database, type Schema, type Statement, sqlMigration} from './database.js'
-import {ApiError} from './errors.js'
+import {ApiError} from './http/api-error.js'
+import {column} from './storage/column-rules.js'
+import {byPartner, type Database, type Schema, type Statement, sqlMigration} from './storage/database.js'
 
 /** How far a partner's clock may be moved in all: a century, so that every date it gives is a valid one. */
 export const MAX_OFFSET_MS = 100 * 365 * 86_400_000

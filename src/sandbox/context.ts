@@ -2,21 +2,21 @@ import type {z} from 'zod'
 import type {Endpoint, PathParams} from '../contract/endpoint.js'
 import type {EndpointId, endpoints} from '../contract/endpoints.js'
 import type {ResponseShape} from '../contract/envelope.js'
-import type {Principal} from './auth/authenticate.js'
-import type {PartnerDirectory} from './auth/partners.js'
-import type {TokenService} from './auth/tokens.js'
 import type {DueWork, SandboxClock} from './clock.js'
-import type {Database} from './database.js'
-import type {EventLog} from './events.js'
-import type {FaultStore} from './fault-injection.js'
-import type {IdempotencyStore} from './idempotency.js'
+import type {EventLog} from './event-log.js'
+import type {FaultStore} from './faults/injection.js'
+import type {IdempotencyStore} from './http/idempotency.js'
+import type {Cursors} from './http/pagination.js'
+import type {RateLimiter} from './http/rate-limiter.js'
 import type {OwnerKinds} from './money/owners.js'
 import type {MoneyService} from './money/service.js'
-import type {Cursors} from './pagination.js'
-import type {PartnerRows} from './partner-rows.js'
-import type {RateLimiter} from './rate-limiter.js'
-import type {SnapshotStore} from './snapshot-store.js'
-import type {Tenants} from './tenants.js'
+import type {SnapshotStore} from './snapshots/store.js'
+import type {Database} from './storage/database.js'
+import type {Principal} from './tenancy/authenticate.js'
+import type {PartnerRows} from './tenancy/partner-rows.js'
+import type {PartnerDirectory} from './tenancy/partners.js'
+import type {Tenants} from './tenancy/tenants.js'
+import type {TokenService} from './tenancy/tokens.js'
 
 /** How quickly failed webhook deliveries are retried: like production, or compressed for local work. */
 export type RetrySchedule = 'realtime' | 'fast'
@@ -55,7 +55,7 @@ export interface SandboxContext {
   limiter: RateLimiter
   events: EventLog
   idempotency: IdempotencyStore
-  /** Seals and opens the cursors of every list (pagination.ts). */
+  /** Seals and opens the cursors of every list (http/pagination.ts). */
   cursors: Cursors
   settings: SandboxSettings
   /** The sandbox clock that dates and settles transactions. */
@@ -70,9 +70,9 @@ export interface SandboxContext {
   partnerRows: PartnerRows
   /** What falls due on the sandbox clock: the tick and each clock advance run it. */
   due: DueWork
-  /** Each partner's faults on demand, API and delivery (fault-injection.ts, docs/sandbox.md#faults). */
+  /** Each partner's faults on demand, API and delivery (faults/injection.ts, docs/sandbox.md#faults). */
   faults: FaultStore
-  /** Named snapshots of partners and of the whole sandbox (snapshot-store.ts, docs/sandbox.md#snapshots). */
+  /** Named snapshots of partners and of the whole sandbox (snapshots/store.ts, docs/sandbox.md#snapshots). */
   snapshots: SnapshotStore
 }
 
@@ -111,7 +111,7 @@ type ParamsOf<E> = E extends {path: infer P extends string} ? PathParams<P> : ne
 
 /**
  * A request to endpoint `K`, its body and query parsed by the server with the endpoint's schemas
- * (validation.ts, parseRequest). Without `K`, a request to any endpoint.
+ * (http/validation.ts, parseRequest). Without `K`, a request to any endpoint.
  */
 export type OperationInput<K extends EndpointId = EndpointId> = K extends EndpointId
   ? Request<BodyOf<EndpointOf<K>>, QueryOf<EndpointOf<K>>, ParamsOf<EndpointOf<K>>>
@@ -156,8 +156,8 @@ export function route<E extends TableEndpoint>(spec: Route<E>): RouteSpec {
 
 /**
  * A route as the server runs it, whatever its endpoint: `run` parses the request with the endpoint's
- * schemas, then runs the operation (server.ts, served). A property, not a method, so that the compiler
- * refuses a RouteSpec, whose operation expects its input parsed, where a ServedRoute belongs.
+ * schemas, then runs the operation (http/server.ts, served). A property, not a method, so that the
+ * compiler refuses a RouteSpec, whose operation expects its input parsed, where a ServedRoute belongs.
  */
 export interface ServedRoute {
   endpoint: Endpoint

@@ -1,8 +1,8 @@
 import type {FastifyInstance} from 'fastify'
 import type {Due} from './clock.js'
 import type {RouteSpec, ServingContext} from './context.js'
-import type {Schema} from './database.js'
 import type {OwnerKind} from './money/owners.js'
+import type {Schema} from './storage/database.js'
 
 /** What a feature adds to a running sandbox. */
 export interface Served {

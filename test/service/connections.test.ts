@@ -1,7 +1,7 @@
 import {once} from 'node:events'
 import {connect, type Socket} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {CONNECTIONS_PER_ADDRESS, HEADERS_TIMEOUT_MS} from '../../src/sandbox/server.js'
+import {CONNECTIONS_PER_ADDRESS, HEADERS_TIMEOUT_MS} from '../../src/sandbox/http/server.js'
 
 // A short timeout for the test to wait out; the default is HEADERS_TIMEOUT_MS.
 const HEADERS_TIMEOUT = 1_000

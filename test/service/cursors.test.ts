@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {openDatabase} from '../../src/sandbox/features.js'
-import {Cursors} from '../../src/sandbox/pagination.js'
+import {Cursors} from '../../src/sandbox/http/pagination.js'
 import {type Reply, start, type TestSandbox, tempDir} from './helpers.js'
 import {data, wallet} from './money-helpers.js'
 

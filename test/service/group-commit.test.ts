@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest'
-import {Database} from '../../src/sandbox/database.js'
+import {Database} from '../../src/sandbox/storage/database.js'
 import {query, start, tempDir} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 

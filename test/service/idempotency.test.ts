@@ -3,7 +3,7 @@ import {connect} from 'node:net'
 import {DatabaseSync} from 'node:sqlite'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {openDatabase} from '../../src/sandbox/features.js'
-import {IdempotencyStore} from '../../src/sandbox/idempotency.js'
+import {IdempotencyStore} from '../../src/sandbox/http/idempotency.js'
 import {sleep, start, type TestSandbox, tempDir} from './helpers.js'
 
 describe('Idempotency-Key', () => {

@@ -1,10 +1,10 @@
 import {DatabaseSync} from 'node:sqlite'
 import {describe, expect, test} from 'vitest'
-import {SCHEMA_VERSION} from '../../src/sandbox/database.js'
 import {openDatabase, SCHEMAS} from '../../src/sandbox/features.js'
-import {parseRequestJson} from '../../src/sandbox/json.js'
+import {parseRequestJson} from '../../src/sandbox/http/json.js'
 import {Ledger} from '../../src/sandbox/money/ledger.js'
-import {PartnerRows} from '../../src/sandbox/partner-rows.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/storage/database.js'
+import {PartnerRows} from '../../src/sandbox/tenancy/partner-rows.js'
 import {query, start, tempDir} from './helpers.js'
 import {createTx, data, expectLedgerBalanced, ledgerProblems, parseExact, wallet} from './money-helpers.js'
 

@@ -8,7 +8,7 @@ import {COMMON_ERRORS} from '../../src/contract/endpoint.js'
 import {endpoints} from '../../src/contract/endpoints.js'
 import {ERROR_STATUS, type ErrorCode} from '../../src/contract/errors.js'
 import {EVENT_NAMES} from '../../src/contract/events.js'
-import {SCHEMA_VERSION} from '../../src/sandbox/database.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/storage/database.js'
 import {as, codeOf, createPartner, query, start, type TestSandbox, tempDir} from './helpers.js'
 
 const DAY = 86_400

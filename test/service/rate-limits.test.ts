@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest'
-import {ApiError} from '../../src/sandbox/errors.js'
-import {DailyCounter, RATE_LIMITS, RateLimiter, TokenBucket} from '../../src/sandbox/rate-limiter.js'
+import {ApiError} from '../../src/sandbox/http/api-error.js'
+import {DailyCounter, RATE_LIMITS, RateLimiter, TokenBucket} from '../../src/sandbox/http/rate-limiter.js'
 import {start} from './helpers.js'
 
 describe('rate limits over HTTP', () => {

@@ -10,8 +10,8 @@ import {
   OverviewErrorSchema,
   ResourceErrorSchema,
 } from '../../src/contract/index.js'
-import {checkEveryEndpointServed} from '../../src/sandbox/server.js'
-import {NoBodySchema} from '../../src/sandbox/validation.js'
+import {checkEveryEndpointServed} from '../../src/sandbox/http/server.js'
+import {NoBodySchema} from '../../src/sandbox/http/validation.js'
 import {start, type TestSandbox} from './helpers.js'
 
 const every = Object.values(endpoints).map((endpoint) => ({endpoint}))

@@ -29,7 +29,7 @@ const balanceOf = async (p: TestSandbox, wallet: string): Promise<number> =>
   Number((await p.get(`/v1/wallets/${wallet}`)).body.data.balance.available)
 
 // Every case twice: in memory (rows copied one by one) and on a data file (SQLite's pages copied
-// whole, the file renamed into place by a restore: snapshot-swap.ts).
+// whole, the file renamed into place by a restore: src/sandbox/snapshots/swap.ts).
 describe.each([{where: 'in memory'}, {where: 'on a data file'}])('a sandbox $where', ({where}) => {
   const dirs: (() => void)[] = []
   afterAll(() => {

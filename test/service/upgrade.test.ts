@@ -1,8 +1,8 @@
 import {copyFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
-import {SCHEMA_VERSION} from '../../src/sandbox/database.js'
 import {openDatabase} from '../../src/sandbox/features.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/storage/database.js'
 import {query, start, tempDir} from './helpers.js'
 import {data, expectLedgerBalanced} from './money-helpers.js'
 

@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest'
-import {aboutCondition, EventLog} from '../../src/sandbox/events.js'
+import {aboutCondition, EventLog} from '../../src/sandbox/event-log.js'
 import {openDatabase} from '../../src/sandbox/features.js'
 
 /** The events about `subject`, by type, as GET /v1/events?walletId=… selects them. */

@@ -1,9 +1,9 @@
 import {copyFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
-import {Database, type Schema} from '../../src/sandbox/database.js'
 import {FEATURES, openDatabase, SCHEMAS} from '../../src/sandbox/features.js'
-import {PartnerRows} from '../../src/sandbox/partner-rows.js'
+import {Database, type Schema} from '../../src/sandbox/storage/database.js'
+import {PartnerRows} from '../../src/sandbox/tenancy/partner-rows.js'
 import {tempDir} from '../service/helpers.js'
 
 const PREVIOUS_RELEASE = join(import.meta.dirname, '..', 'fixtures', 'data-files', 'previous-release.db')

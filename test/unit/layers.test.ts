@@ -60,31 +60,66 @@ const FEATURE_ROUTES = /^src\/sandbox\/[^/]+\/routes\.ts$/
 const descriptorOf = (routes: string) => routes.replace(/routes\.ts$/, 'feature.ts')
 
 /**
- * The sandbox's infrastructure is the files directly in src/sandbox/ and the money kernel in
- * src/sandbox/money/; every other folder is a feature. Features sit above the infrastructure:
+ * The sandbox is rooms, each a folder of src/sandbox/ named for what it holds, and a few files at its
+ * root (SANDBOX_ROOT). A room is one of three kinds:
+ *
+ * - infrastructure (INFRASTRUCTURE): what the features stand on, and what every request passes
+ *   through before any feature runs; the context, the server and each feature may import it;
+ * - the money kernel (KERNEL), below every feature and knowing none of them;
+ * - a feature: every other room, described once by its feature.ts (features.ts lists them).
+ *
+ * Features sit above the rest:
  *
  * - no feature imports another (what two need is the kernel's or the infrastructure's);
  * - the kernel and context.ts import no feature: every feature builds on them;
- * - the rest of the infrastructure reaches a feature only through its descriptor (feature.ts),
- *   as features.ts lists them.
+ * - the rest (the root's files and the infrastructure) reaches a feature only through its
+ *   descriptor (feature.ts), as features.ts lists them.
  *
- * Authentication stays in the auth feature, beside the token endpoints it serves, but the context
- * and the server need to know who is calling before any feature runs: those files (AUTHENTICATION)
- * may be imported by the infrastructure, and themselves import no other feature file.
+ * An infrastructure room may serve endpoints of its own, as a feature does (its feature.ts, in the
+ * list): faults and snapshots are met by every request and by the sandbox's start, so what keeps
+ * them is infrastructure, and their endpoints stay beside it.
  */
+const INFRASTRUCTURE: Readonly<Record<string, string>> = {
+  tenancy:
+    'who is asking and which rows are theirs: authentication, tokens, the partners and their table, every row of a partner, the users each request is checked against',
+  storage: 'the data file: the database and its migrations, what each column holds, ids, the checkpointer',
+  http: "how a request is read and answered: the server, JSON bodies, validation, the API's errors, rate limits, idempotency, paged lists",
+  faults:
+    'faults on demand, which every request (the server) and every webhook delivery meets, and their endpoints',
+  snapshots:
+    "snapshots of a partner or of the whole sandbox, which a sandbox may start from: the store, the file, its checks, the partners' quotas, and their endpoints",
+}
 const KERNEL = 'money'
 const CONTEXT = 'src/sandbox/context.ts'
-const AUTHENTICATION: readonly string[] = [
-  'src/sandbox/auth/authenticate.ts',
-  'src/sandbox/auth/partners.ts',
-  'src/sandbox/auth/tokens.ts',
-]
 
-/** The sandbox feature a file belongs to; undefined for the infrastructure and outside the sandbox. */
-function featureOf(path: string): string | undefined {
+/**
+ * The files at the sandbox's root, each with why it is not in a room: the sandbox as a whole, and
+ * the two records every room dates and writes by. Any other file there belongs in a room.
+ */
+const SANDBOX_ROOT: Readonly<Record<string, string>> = {
+  'index.ts':
+    'the entry: startSandbox assembles every room (the package export payctl/sandbox, which `sandbox start` loads)',
+  'context.ts': "what the sandbox is made of: each room's part, from which every feature takes what it uses",
+  'feature.ts': 'what a feature is: the descriptor each feature exports',
+  'features.ts': 'the list of features and every table: the one file that names each feature',
+  'clock.ts':
+    "the partners' clocks and the work that falls due on them, which the kernel, the features, the snapshots and the tick share",
+  'event-log.ts':
+    'the log every change records into: the kernel and the features write it, webhooks and GET /events read it',
+}
+/** Past this many, the root is a room of its own again. */
+const MAX_AT_ROOT = 10
+
+/** The room of a file in src/sandbox/ (its folder there); undefined at the root and outside the sandbox. */
+function roomOf(path: string): string | undefined {
   const [top, layer, folder, ...rest] = path.split('/')
-  if (top !== 'src' || layer !== 'sandbox' || rest.length === 0 || folder === KERNEL) return undefined
-  return folder
+  return top === 'src' && layer === 'sandbox' && rest.length > 0 ? folder : undefined
+}
+
+/** The sandbox feature a file belongs to; undefined for the infrastructure, the kernel, the root and outside the sandbox. */
+function featureOf(path: string): string | undefined {
+  const room = roomOf(path)
+  return room === undefined || room === KERNEL || room in INFRASTRUCTURE ? undefined : room
 }
 
 /** What `file` importing `target` breaks of the sandbox's rules, if anything. */
@@ -92,22 +127,69 @@ function sandboxBreak(file: string, target: string): string | undefined {
   const to = featureOf(target)
   if (to === undefined) return undefined
   const from = featureOf(file)
-  if (from !== undefined && AUTHENTICATION.includes(file) && !AUTHENTICATION.includes(target)) {
-    return `${file} imports ${target} (authentication, which the context needs, imports no feature)`
-  }
   if (from !== undefined) {
     return from === to
       ? undefined
       : `${file} imports ${target} (feature ${from} may not import feature ${to})`
   }
   if (!file.startsWith('src/sandbox/')) return undefined
-  if (file.startsWith(`src/sandbox/${KERNEL}/`)) {
-    return `${file} imports ${target} (the kernel imports no feature)`
-  }
-  if (AUTHENTICATION.includes(target)) return undefined
+  if (roomOf(file) === KERNEL) return `${file} imports ${target} (the kernel imports no feature)`
   if (file === CONTEXT) return `${file} imports ${target} (the context imports no feature)`
   if (target === `src/sandbox/${to}/feature.ts`) return undefined
   return `${file} imports ${target} (the infrastructure reaches feature ${to} only through its feature.ts)`
+}
+
+/** The name of a file without its folder and extension: `store` for src/sandbox/snapshots/store.ts. */
+const baseName = (path: string) => posix.basename(path).replace(/\.[^.]*$/, '')
+
+/**
+ * The room a file's name names, if any: a room's own name (`faults.ts`), or, for a room of things,
+ * one of them and what of it (`snapshot-store.ts`, the snapshots' store). A name that merely starts
+ * with another word (`http-delivery.ts`, the delivery over HTTP) names no room.
+ */
+function roomNamed(name: string, rooms: readonly string[]): string | undefined {
+  return rooms.find((room) => {
+    const one = room.replace(/s$/, '')
+    return name === room || name === one || (one !== room && name.startsWith(`${one}-`))
+  })
+}
+
+/**
+ * Where the sandbox's files stand against its rooms, one line for each that is out of place:
+ *
+ * - at the root, only the files SANDBOX_ROOT lists (and at most MAX_AT_ROOT of them): any other
+ *   belongs in the room of what it holds, a feature's or the infrastructure's;
+ * - a file named for a room is in that room (`webhooks/faults.ts` would read as the faults room's),
+ *   and says what it holds there without the room's name again (`snapshots/store.ts`, not
+ *   `snapshots/snapshot-store.ts`).
+ *
+ * @param paths every file of src/, relative to the repository root
+ */
+function misplaced(paths: readonly string[]): string[] {
+  const sandbox = paths.filter((p) => p.startsWith('src/sandbox/') && p.endsWith('.ts'))
+  const rooms = [...new Set(sandbox.map(roomOf).filter((r) => r !== undefined))].sort()
+  const found: string[] = []
+  for (const path of sandbox) {
+    const room = roomOf(path)
+    const named = roomNamed(baseName(path), rooms)
+    if (room === undefined) {
+      if (posix.basename(path) in SANDBOX_ROOT) continue
+      const where = named === undefined ? "a feature's folder or an infrastructure room" : `${named}/`
+      found.push(
+        `${path} lies loose at the sandbox's root (it belongs in ${where}; the root holds only SANDBOX_ROOT)`,
+      )
+    } else if (named !== undefined && named !== room) {
+      found.push(
+        `${path} is named for ${named}/ but lies in ${room}/ (name it for what it holds in ${room}/)`,
+      )
+    } else if (named === room) {
+      found.push(`${path} repeats its room's name (it lies in ${room}/ already)`)
+    }
+  }
+  if (Object.keys(SANDBOX_ROOT).length > MAX_AT_ROOT) {
+    found.push(`the sandbox's root holds more than ${MAX_AT_ROOT} files: give some a room`)
+  }
+  return found
 }
 
 type How = 'static' | 'dynamic' | 'type' | 'computed'
@@ -407,42 +489,97 @@ describe('layers', () => {
   it("keep the sandbox's features above its infrastructure, and each to itself", async () => {
     const files = {
       // Allowed: a feature's imports of its own files, the infrastructure and the kernel; the
-      // list's of descriptors; the context's of the kernel and authentication; the server's.
+      // list's of descriptors; the context's of the kernel and the infrastructure; the server's
+      // and an infrastructure room's of another; a feature's of an infrastructure room's inside.
       'src/sandbox/bnpl/service.ts':
-        "import {refund} from '../money/refunds.js'\nimport {Tenants} from '../tenants.js'\nimport {BNPL} from './schema.js'\n",
+        "import {refund} from '../money/refunds.js'\nimport {Tenants} from '../tenancy/tenants.js'\nimport {BNPL} from './schema.js'\n",
       'src/sandbox/bnpl/feature.ts':
         "import {bnplRoutes} from './routes.js'\nimport {BnplService} from './service.js'\n",
       'src/sandbox/features.ts':
-        "import {bnpl} from './bnpl/feature.js'\nimport {MONEY} from './money/schema.js'\n",
+        "import {bnpl} from './bnpl/feature.js'\nimport {faults} from './faults/feature.js'\nimport {MONEY} from './money/schema.js'\n",
       'src/sandbox/context.ts': [
-        "import type {Principal} from './auth/authenticate.js'",
+        "import type {Principal} from './tenancy/authenticate.js'",
+        "import type {FaultStore} from './faults/injection.js'",
         "import type {MoneyService} from './money/service.js'",
         "import type {RetrySchedule} from './webhooks/schedule.js'",
       ].join('\n'),
-      'src/sandbox/server.ts': "import {Authenticator} from './auth/authenticate.js'\n",
-      'src/sandbox/auth/authenticate.ts': "import type {TokenService} from './tokens.js'\n",
+      'src/sandbox/http/server.ts':
+        "import {Authenticator} from '../tenancy/authenticate.js'\nimport {injectApiFault} from '../faults/injection.js'\n",
+      'src/sandbox/tenancy/authenticate.ts': "import type {TokenService} from './tokens.js'\n",
+      'src/sandbox/snapshots/store.ts': "import {PartnerRows} from '../tenancy/partner-rows.js'\n",
+      'src/sandbox/webhooks/delivery-faults.ts': "import type {FaultStore} from '../faults/injection.js'\n",
       // Broken: a feature importing another, the kernel or the context a feature (the context's
-      // last line), the rest of the infrastructure a feature's inside, authentication a feature.
+      // last line), the rest of the infrastructure a feature's inside, wherever it stands.
       'src/sandbox/transactions/service.ts': "import {installmentOwner} from '../bnpl/schema.js'\n",
       'src/sandbox/wallets/service.ts': "import type {RoundupSettings} from '../roundups/settings.js'\n",
       'src/sandbox/money/service.ts': "import {BNPL} from '../bnpl/schema.js'\n",
-      'src/sandbox/money/owners.ts': "import type {Principal} from '../auth/authenticate.js'\n",
+      'src/sandbox/money/owners.ts': "import type {auth} from '../auth/feature.js'\n",
       'src/sandbox/clock.ts': "const load = () => import('./bnpl/service.js')\n",
       'src/sandbox/index.ts': "import {WebhookService} from './webhooks/service.js'\n",
-      'src/sandbox/auth/tokens.ts': "import type {UserService} from '../users/service.js'\n",
-      'src/sandbox/pagination.ts': "import {RetrySchedule} from './webhooks/schedule.js'\n",
+      'src/sandbox/tenancy/tokens.ts': "import type {UserService} from '../users/service.js'\n",
+      'src/sandbox/http/pagination.ts': "import {RetrySchedule} from '../webhooks/schedule.js'\n",
+      'src/sandbox/faults/injection.ts': "import type {DeliveryRow} from '../webhooks/rows.js'\n",
     }
     expect((await violations(files)).sort()).toEqual(
       [
         'src/sandbox/transactions/service.ts imports src/sandbox/bnpl/schema.ts (feature transactions may not import feature bnpl)',
         'src/sandbox/wallets/service.ts imports src/sandbox/roundups/settings.ts (feature wallets may not import feature roundups)',
         'src/sandbox/money/service.ts imports src/sandbox/bnpl/schema.ts (the kernel imports no feature)',
-        'src/sandbox/money/owners.ts imports src/sandbox/auth/authenticate.ts (the kernel imports no feature)',
+        'src/sandbox/money/owners.ts imports src/sandbox/auth/feature.ts (the kernel imports no feature)',
         'src/sandbox/context.ts imports src/sandbox/webhooks/schedule.ts (the context imports no feature)',
         'src/sandbox/clock.ts imports src/sandbox/bnpl/service.ts (the infrastructure reaches feature bnpl only through its feature.ts)',
         'src/sandbox/index.ts imports src/sandbox/webhooks/service.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
-        'src/sandbox/auth/tokens.ts imports src/sandbox/users/service.ts (authentication, which the context needs, imports no feature)',
-        'src/sandbox/pagination.ts imports src/sandbox/webhooks/schedule.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
+        'src/sandbox/tenancy/tokens.ts imports src/sandbox/users/service.ts (the infrastructure reaches feature users only through its feature.ts)',
+        'src/sandbox/http/pagination.ts imports src/sandbox/webhooks/schedule.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
+        'src/sandbox/faults/injection.ts imports src/sandbox/webhooks/rows.ts (the infrastructure reaches feature webhooks only through its feature.ts)',
+      ].sort(),
+    )
+  })
+
+  it("hold the sandbox's root to its listed files, and each room's files to names of their own", () => {
+    const paths = Object.keys(sourceTree())
+    // The tree has rooms of each kind, and what the lists name is there.
+    expect(paths.some((p) => featureOf(p) !== undefined)).toBe(true)
+    for (const room of [KERNEL, ...Object.keys(INFRASTRUCTURE)]) {
+      expect(
+        paths.some((p) => roomOf(p) === room),
+        `room ${room}/`,
+      ).toBe(true)
+    }
+    for (const file of Object.keys(SANDBOX_ROOT)) expect(paths).toContain(`src/sandbox/${file}`)
+    expect(misplaced(paths)).toEqual([])
+  })
+
+  it('find a file out of its room: loose at the root, named for another room, or repeating its own', () => {
+    const paths = [
+      // Allowed: the listed root files, rooms' files named for what they hold there, a name that
+      // only starts with a room's word, the files of a folder within a room.
+      'src/sandbox/index.ts',
+      'src/sandbox/clock.ts',
+      'src/sandbox/snapshots/store.ts',
+      'src/sandbox/faults/injection.ts',
+      'src/sandbox/http/server.ts',
+      'src/sandbox/tenancy/partners.ts',
+      'src/sandbox/webhooks/delivery-faults.ts',
+      'src/sandbox/webhooks/http-delivery.ts',
+      'src/sandbox/inspector/browser/main.ts',
+      'src/cli/snapshot-views.ts',
+      // Broken: loose at the root, named for a room or for none; named for another room; repeating its own.
+      'src/sandbox/snapshot-cache.ts',
+      'src/sandbox/helpers.ts',
+      'src/sandbox/webhooks/faults.ts',
+      'src/sandbox/storage/snapshot-file.ts',
+      'src/sandbox/inspector/http.ts',
+      'src/sandbox/snapshots/snapshot-swap.ts',
+    ]
+    expect(misplaced(paths).sort()).toEqual(
+      [
+        "src/sandbox/snapshot-cache.ts lies loose at the sandbox's root (it belongs in snapshots/; the root holds only SANDBOX_ROOT)",
+        "src/sandbox/helpers.ts lies loose at the sandbox's root (it belongs in a feature's folder or an infrastructure room; the root holds only SANDBOX_ROOT)",
+        'src/sandbox/webhooks/faults.ts is named for faults/ but lies in webhooks/ (name it for what it holds in webhooks/)',
+        'src/sandbox/storage/snapshot-file.ts is named for snapshots/ but lies in storage/ (name it for what it holds in storage/)',
+        'src/sandbox/inspector/http.ts is named for http/ but lies in inspector/ (name it for what it holds in inspector/)',
+        "src/sandbox/snapshots/snapshot-swap.ts repeats its room's name (it lies in snapshots/ already)",
       ].sort(),
     )
   })

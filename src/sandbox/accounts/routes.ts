@@ -1,7 +1,7 @@
 import type {BankAccount, LinkToken} from '../../contract/accounts.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {forUserOfPath, type RouteSpec, route} from '../context.js'
-import type {Tenants} from '../tenants.js'
+import type {Tenants} from '../tenancy/tenants.js'
 import type {AccountService} from './service.js'
 
 /** Bank-account links (`accounts`) of users. */

@@ -1,5 +1,5 @@
-import {column} from '../column-rules.js'
-import {byPartner, type Schema} from '../database.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Schema} from '../storage/database.js'
 
 /** Link tokens: a bank-account link begun and not yet exchanged (the accounts it makes are the kernel's). */
 export const ACCOUNTS_SCHEMA: Schema = {

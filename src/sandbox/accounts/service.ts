@@ -2,10 +2,10 @@ import {randomUUID} from 'node:crypto'
 import type {z} from 'zod'
 import type {BankAccount, ExchangeLinkTokenSchema, LinkToken} from '../../contract/accounts.js'
 import type {SandboxContext} from '../context.js'
-import type {Database} from '../database.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import {TEST_BANK_ACCOUNTS} from '../money/catalog.js'
 import {MAX_ACCOUNTS_PER_USER, toBankAccount} from '../money/saved-methods.js'
+import type {Database} from '../storage/database.js'
 
 /** How long a link token stays usable. */
 export const LINK_TOKEN_TTL_MS = 30 * 60 * 1000

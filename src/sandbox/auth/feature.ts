@@ -1,6 +1,6 @@
 import type {Feature} from '../feature.js'
+import {AUTH_SCHEMA} from '../tenancy/schema.js'
 import {authRoutes} from './routes.js'
-import {AUTH_SCHEMA} from './schema.js'
 
 /** Tokens: exchanging credentials, refreshing, revoking, minting Variant B JWTs. */
 export const auth: Feature = {

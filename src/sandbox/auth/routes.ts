@@ -2,9 +2,9 @@ import type {AccessToken, MintedJwt} from '../../contract/auth.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {TOKEN_SCOPES} from '../../contract/scopes.js'
 import {callerOf, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {RATE_LIMITS} from '../rate-limiter.js'
-import {type SandboxCredentials, sameSecret} from './partners.js'
+import {ApiError} from '../http/api-error.js'
+import {RATE_LIMITS} from '../http/rate-limiter.js'
+import {type SandboxCredentials, sameSecret} from '../tenancy/partners.js'
 
 // Long: a list of short token operations that share the helpers defined first.
 export function authRoutes(

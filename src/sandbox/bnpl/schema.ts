@@ -1,8 +1,8 @@
 import {BNPL_INSTALLMENT_STATUSES, BNPL_INSTALLMENTS, BNPL_STATUSES} from '../../contract/bnpl.js'
 import {FIAT_CURRENCIES} from '../../contract/currency-units.js'
-import {column} from '../column-rules.js'
-import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Schema, sqlMigration} from '../storage/database.js'
 
 /**
  * The BNPL tables. Amounts are TEXT integers in the smallest unit; `collect_at` is sandbox-clock

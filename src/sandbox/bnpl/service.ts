@@ -17,13 +17,13 @@ import {
   usdCentsToMinor,
 } from '../../contract/currencies.js'
 import type {SandboxContext} from '../context.js'
-import type {Database} from '../database.js'
-import {ApiError} from '../errors.js'
-import {randomHex} from '../ids.js'
-import {jsonAmount} from '../json.js'
+import {ApiError} from '../http/api-error.js'
+import {jsonAmount} from '../http/json.js'
+import {PagedList} from '../http/pagination.js'
 import {requireActive} from '../money/checks.js'
 import {refund} from '../money/refunds.js'
-import {PagedList} from '../pagination.js'
+import type {Database} from '../storage/database.js'
+import {randomHex} from '../storage/ids.js'
 import {installmentOwner} from './schema.js'
 
 /** A user's BNPL limit, over every pending and active payment: 1,000.00 USD at the sandbox rates. */

@@ -1,7 +1,7 @@
 import type {SandboxHealth} from '../../contract/control.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {partnerRoutes} from './partners.js'
+import {partnerRoutes} from './partner-routes.js'
 
 /** The sandbox's own routes, outside /v1: health, reset, each partner's clock, and the partners. */
 export function controlRoutes(

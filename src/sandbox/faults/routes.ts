@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import {addApiFault, listFaults} from './service.js'
 
 /**

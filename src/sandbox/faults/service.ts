@@ -1,10 +1,10 @@
 import {parseRoutePattern} from '../../contract/fault-routes.js'
 import type {ApiFault, ApiFaultRequest, FaultList, ListFaultsQuery} from '../../contract/faults.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {cursorPosition, DEFAULT_PAGE_SIZE} from '../pagination.js'
+import {ApiError} from '../http/api-error.js'
+import {cursorPosition, DEFAULT_PAGE_SIZE} from '../http/pagination.js'
 
-/** The name the list's cursors are sealed for (pagination.ts): they open for this list alone. */
+/** The name the list's cursors are sealed for (http/pagination.ts): they open for this list alone. */
 const CURSOR_LIST = 'faults'
 
 function refuse(field: string, message: string): never {

@@ -1,5 +1,5 @@
 import {INSPECTOR_PATH, type InspectorRead} from '../../contract/inspector.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import type {InspectorService} from './service.js'
 import {timelinePage} from './timeline.js'
 

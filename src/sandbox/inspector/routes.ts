@@ -5,7 +5,9 @@ import {
   type InspectorRead,
   type InspectorSession,
 } from '../../contract/inspector.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
+import {appPage, assetOf, SECURITY_HEADERS, safeNext, signInPage} from './pages.js'
+import {preloadFor} from './preload.js'
 import {
   CLEARED_COOKIE,
   fromSameOrigin,
@@ -15,9 +17,7 @@ import {
   sendJson,
   sessionCookie,
   sessionOf,
-} from './http.js'
-import {appPage, assetOf, SECURITY_HEADERS, safeNext, signInPage} from './pages.js'
-import {preloadFor} from './preload.js'
+} from './requests.js'
 import type {InspectorService} from './service.js'
 import {MAX_SESSIONS, type Sessions} from './sessions.js'
 import type {SignIn} from './sign-in.js'

@@ -1,6 +1,6 @@
 import {INSPECTOR_PATH, type InspectorRead, type SearchResult} from '../../contract/inspector.js'
 import type {RawInput, ServingContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 
 /** Who an operation runs for: the signed-in partner, as its secret key would make it. */
 type Principal = NonNullable<RawInput['principal']>

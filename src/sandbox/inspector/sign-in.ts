@@ -1,6 +1,6 @@
 import type {ServingContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {RATE_LIMITS} from '../rate-limiter.js'
+import {ApiError} from '../http/api-error.js'
+import {RATE_LIMITS} from '../http/rate-limiter.js'
 import {sameToken} from './sessions.js'
 
 /** What a sign-in came to: the partner, or why not (and the headers of a refusal). */

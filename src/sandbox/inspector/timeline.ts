@@ -10,7 +10,7 @@ import {
   transactionLine,
 } from '../../contract/timeline.js'
 import type {EventDetail, EventSummary} from '../../contract/webhooks.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import type {InspectorService} from './service.js'
 
 /** Lines of the timeline a page shows. */

@@ -1,7 +1,7 @@
 import {type Currency, isSupportedCurrency} from '../../contract/currencies.js'
 import {minorToMajorText} from '../../contract/money.js'
-import {ApiError, invalidCurrency} from '../errors.js'
-import {jsonAmount} from '../json.js'
+import {ApiError, invalidCurrency} from '../http/api-error.js'
+import {jsonAmount} from '../http/json.js'
 import {MINIMUM_AMOUNT} from './catalog.js'
 import type {WalletState} from './ledger.js'
 

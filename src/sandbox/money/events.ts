@@ -1,6 +1,6 @@
 import type {EventName} from '../../contract/events.js'
-import type {EventLog} from '../events.js'
-import {jsonAmount} from '../json.js'
+import type {EventLog} from '../event-log.js'
+import {jsonAmount} from '../http/json.js'
 import type {TxRecord} from './records.js'
 
 /** The transaction's metadata, when it has some: what a receiver matches the event to its order with. */
@@ -47,7 +47,7 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
 /**
  * What a transaction's event is about besides what its data names: the wallets the transaction
  * touches and its other record (the other leg of a transfer, what a refund returns), so that each
- * side finds it (events.ts, subjectsOf).
+ * side finds it (event-log.ts, subjectsOf).
  */
 const aboutOf = (r: TxRecord) => [
   r.walletId,

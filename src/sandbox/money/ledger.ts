@@ -1,7 +1,7 @@
 import type {Currency} from '../../contract/currencies.js'
 import type {Balance, LedgerEntry, Wallet} from '../../contract/wallets.js'
-import type {Database, Statement} from '../database.js'
-import {jsonAmount} from '../json.js'
+import {jsonAmount} from '../http/json.js'
+import type {Database, Statement} from '../storage/database.js'
 
 /**
  * The double-entry ledger. Every balance change is a posting: entries on accounts that sum to zero,

@@ -1,8 +1,8 @@
 import type {Currency} from '../../contract/currencies.js'
 import type {Transaction} from '../../contract/transactions.js'
-import type {Database, Statement} from '../database.js'
-import {timeOrderedHex} from '../ids.js'
-import {jsonAmount} from '../json.js'
+import {jsonAmount} from '../http/json.js'
+import type {Database, Statement} from '../storage/database.js'
+import {timeOrderedHex} from '../storage/ids.js'
 import type {Method} from './catalog.js'
 import type {Owner} from './owners.js'
 

@@ -1,6 +1,6 @@
 import {minorToMajorText} from '../../contract/money.js'
-import {ApiError} from '../errors.js'
-import {jsonAmount} from '../json.js'
+import {ApiError} from '../http/api-error.js'
+import {jsonAmount} from '../http/json.js'
 import {externalOf, REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'
 import {requireActive, requireFunds} from './checks.js'
 import {newRecord, newTransactionId, type TxRecord} from './records.js'

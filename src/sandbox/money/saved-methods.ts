@@ -1,7 +1,7 @@
 import type {BankAccount} from '../../contract/accounts.js'
 import type {PaymentMethod} from '../../contract/payment-methods.js'
-import type {Database} from '../database.js'
-import {randomHex} from '../ids.js'
+import type {Database} from '../storage/database.js'
+import {randomHex} from '../storage/ids.js'
 import {type Instrument, type InstrumentTemplate, TEST_PAYMENT_METHODS} from './catalog.js'
 
 /** Bank accounts a user may have linked at once: the list of them is one answer. */

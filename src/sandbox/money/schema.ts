@@ -2,8 +2,8 @@ import {ID_MAX_LENGTH, METADATA_LIMITS} from '../../contract/fields.js'
 import {PAYMENT_METHOD_TYPES} from '../../contract/payment-methods.js'
 import {PAYMENT_METHODS, TRANSACTION_STATUSES, TRANSACTION_TYPES} from '../../contract/transactions.js'
 import {WALLET_STATUSES} from '../../contract/wallets.js'
-import {column} from '../column-rules.js'
-import {addColumn, byPartner, type Migration, type Schema, sqlMigration} from '../database.js'
+import {column} from '../storage/column-rules.js'
+import {addColumn, byPartner, type Migration, type Schema, sqlMigration} from '../storage/database.js'
 import {MAX_ACCOUNTS_PER_USER} from './saved-methods.js'
 
 /**
@@ -253,7 +253,7 @@ export const MONEY: Schema = {
     byPartner('ledger_entries', {
       seq: column.seq,
       transaction_id: column.ref('transactions', 'txn'),
-      // wal_…:bucket or external:…, checked with the balances (snapshot-rebuild.ts, checkLedger).
+      // wal_…:bucket or external:…, checked with the balances (snapshots/rebuild.ts, checkLedger).
       account: column.text(80),
       currency: column.currency,
       amount: column.signedAmount,

@@ -1,9 +1,9 @@
 import type {Currency} from '../../contract/currencies.js'
 import type {SandboxClock} from '../clock.js'
-import {type Database, keepWrites} from '../database.js'
-import {ApiError, walletNotFound} from '../errors.js'
-import type {EventLog} from '../events.js'
-import {jsonAmount} from '../json.js'
+import type {EventLog} from '../event-log.js'
+import {ApiError, walletNotFound} from '../http/api-error.js'
+import {jsonAmount} from '../http/json.js'
+import {type Database, keepWrites} from '../storage/database.js'
 import {
   ASYNC_METHODS,
   CARD_DECLINED_REASON,

@@ -1,5 +1,5 @@
 import type {SandboxClock} from '../clock.js'
-import type {Database} from '../database.js'
+import type {Database} from '../storage/database.js'
 import {ACH_RETURN_REASON, externalOf} from './catalog.js'
 import type {MoneyEvents} from './events.js'
 import type {Ledger, Posting, WalletState} from './ledger.js'

@@ -1,6 +1,6 @@
-import type {Database, Statement} from '../database.js'
-import {ApiError} from '../errors.js'
-import {jsonAmount} from '../json.js'
+import {ApiError} from '../http/api-error.js'
+import {jsonAmount} from '../http/json.js'
+import type {Database, Statement} from '../storage/database.js'
 import type {WalletState} from './ledger.js'
 
 /** A wallet's volume in the current day and month of the sandbox clock, after a payment is counted. */

@@ -1,7 +1,7 @@
 import {endpoints} from '../../contract/endpoints.js'
 import type {PaymentMethod} from '../../contract/payment-methods.js'
 import {forUserOfPath, type RouteSpec, route} from '../context.js'
-import type {Tenants} from '../tenants.js'
+import type {Tenants} from '../tenancy/tenants.js'
 import type {PaymentMethodService} from './service.js'
 
 /** Saved payment methods of users. */

@@ -5,10 +5,10 @@ import type {
   paymentMethodEndpoints,
 } from '../../contract/payment-methods.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
+import {PagedList} from '../http/pagination.js'
 import {TEST_TOKENS} from '../money/catalog.js'
 import {fromMethodRow, type MethodRow} from '../money/saved-methods.js'
-import {PagedList} from '../pagination.js'
 
 type AddPaymentMethod = z.output<typeof AddPaymentMethodSchema>
 type PageQuery = z.output<typeof paymentMethodEndpoints.listPaymentMethods.query>

@@ -4,7 +4,7 @@ import {endpoints} from '../../contract/endpoints.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {redactCredentials} from '../../contract/redaction.js'
 import type {RequestLogEntry} from '../../contract/request-log.js'
-import type {} from '../fastify-request.js'
+import type {} from '../http/fastify-request.js'
 import type {RequestLogService} from './service.js'
 
 /** Where credentials are exchanged for a token (always under /v1). */

@@ -1,12 +1,12 @@
 import type {RequestLogEntry, RequestLogPage, RequestLogQuery} from '../../contract/request-log.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import type {RequestLogStore, StoredEntry} from './store.js'
 
 /** Lines a read returns when it names no limit. */
 export const DEFAULT_LINES = 20
 
-/** The name its cursors are sealed for (pagination.ts): they open for this log alone. */
+/** The name its cursors are sealed for (http/pagination.ts): they open for this log alone. */
 const CURSOR_LIST = 'request-log'
 
 /** Who sees which lines: a partner its own, and the operator besides those of no partner. */

@@ -1,6 +1,6 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {forUserOfPath, partnerOf, type RouteSpec, route} from '../context.js'
-import type {Tenants} from '../tenants.js'
+import type {Tenants} from '../tenancy/tenants.js'
 import type {RoundupService} from './service.js'
 import type {RoundupSettings, SettingsChange} from './settings.js'
 import type {RoundupTransfers} from './transfers.js'

@@ -1,9 +1,9 @@
 import {ROUNDUP_CURRENCIES} from '../../contract/currencies.js'
 import {ID_MAX_LENGTH} from '../../contract/fields.js'
 import {ROUNDUP_MULTIPLIERS} from '../../contract/roundups.js'
-import {column} from '../column-rules.js'
-import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Schema, sqlMigration} from '../storage/database.js'
 
 /** A multiplier is one the API takes. */
 const MULTIPLIER = {

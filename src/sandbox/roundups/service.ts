@@ -1,9 +1,9 @@
 import {majorToMinor} from '../../contract/money.js'
 import {type PendingRoundups, type Roundup, roundupStep} from '../../contract/roundups.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {randomHex} from '../ids.js'
-import {jsonAmount, jsonMajor} from '../json.js'
+import {ApiError} from '../http/api-error.js'
+import {jsonAmount, jsonMajor} from '../http/json.js'
+import {randomHex} from '../storage/ids.js'
 import {minorOf, type RoundupSettings, type SettingsState} from './settings.js'
 import {type RoundupRow, type RoundupStatements, toRoundup} from './store.js'
 

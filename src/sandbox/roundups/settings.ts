@@ -7,8 +7,8 @@ import {
   type RoundupSettingsRecord,
 } from '../../contract/roundups.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {jsonMajor} from '../json.js'
+import {ApiError} from '../http/api-error.js'
+import {jsonMajor} from '../http/json.js'
 import type {WalletState} from '../money/ledger.js'
 import type {RoundupStatements} from './store.js'
 

@@ -1,6 +1,6 @@
 import type {Roundup, RoundupCurrency, RoundupMultiplier, RoundupTransfer} from '../../contract/roundups.js'
-import type {Database} from '../database.js'
-import {jsonMajor} from '../json.js'
+import {jsonMajor} from '../http/json.js'
+import type {Database} from '../storage/database.js'
 
 /** The round-up tables' rows, the statements over them, and their records as the API shows them. */
 

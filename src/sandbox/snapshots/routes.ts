@@ -1,7 +1,7 @@
 import {endpoints} from '../../contract/endpoints.js'
 import {SNAPSHOT_NAME_RULE, SnapshotName} from '../../contract/snapshots.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import {readChunk, writeChunk} from './service.js'
 
 /** The snapshot a path names, checked as a body's name is: never a path of the file system. */

@@ -1,9 +1,9 @@
 import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {SNAPSHOT_CHUNK_BYTES, type Snapshot} from '../../contract/snapshots.js'
-import {ApiError} from '../errors.js'
-import {checkBody, readHeader} from '../snapshot-file.js'
-import {describe, type SnapshotStore} from '../snapshot-store.js'
+import {ApiError} from '../http/api-error.js'
+import {checkBody, readHeader} from './file.js'
+import {describe, type SnapshotStore} from './store.js'
 
 /** A chunk of the caller's snapshot file `name`, from `offset`. */
 export function readChunk(

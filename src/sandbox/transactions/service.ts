@@ -7,13 +7,13 @@ import {
   type TransactionList,
 } from '../../contract/transactions.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
+import {PagedList} from '../http/pagination.js'
 import {acceptsMethod, type Instrument, supportedMethods} from '../money/catalog.js'
 import {requireMinimum, supportedCurrency} from '../money/checks.js'
 import {fromRow, type TxRow, toTransaction} from '../money/records.js'
 import {type Refund, refund} from '../money/refunds.js'
-import {PagedList} from '../pagination.js'
-import {refuseOwned} from './refunds.js'
+import {refuseOwned} from './owned-refunds.js'
 
 type CreateTransaction = z.output<typeof CreateTransactionSchema>
 type ListQuery = {

@@ -1,10 +1,10 @@
 import type {z} from 'zod'
 import type {CreateUserInput, ListUsersQuerySchema, User, UserList} from '../../contract/users.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
-import {newId} from '../ids.js'
-import {PagedList} from '../pagination.js'
-import type {UserRow} from '../tenants.js'
+import {ApiError} from '../http/api-error.js'
+import {PagedList} from '../http/pagination.js'
+import {newId} from '../storage/ids.js'
+import type {UserRow} from '../tenancy/tenants.js'
 
 type ListUsersQuery = z.output<typeof ListUsersQuerySchema>
 

@@ -7,7 +7,7 @@ import type {
   WalletPayment,
 } from '../../contract/wallet-product.js'
 import {forUserOfPath, partnerOf, type RouteSpec, route} from '../context.js'
-import type {Tenants} from '../tenants.js'
+import type {Tenants} from '../tenancy/tenants.js'
 import type {WalletProductService} from './service.js'
 
 /** The wallet product (`/walletsvc`): eligibility, payments, balances, virtual cards, P2P. */

@@ -1,6 +1,6 @@
-import {column} from '../column-rules.js'
-import {byPartner, type Schema, sqlMigration} from '../database.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Schema, sqlMigration} from '../storage/database.js'
 
 /** The wallet product's records: virtual cards, and the payments and P2P sends it made through the kernel. */
 /**

@@ -13,10 +13,8 @@ import type {
   WalletPaymentRequestSchema,
 } from '../../contract/wallet-product.js'
 import type {SandboxContext} from '../context.js'
-import type {Database} from '../database.js'
-import {ApiError} from '../errors.js'
-import {randomHex} from '../ids.js'
-import {jsonAmount} from '../json.js'
+import {ApiError} from '../http/api-error.js'
+import {jsonAmount} from '../http/json.js'
 import {
   activeProblem,
   fundsProblem,
@@ -26,6 +24,8 @@ import {
   supportedCurrency,
 } from '../money/checks.js'
 import {toBalance, type WalletState} from '../money/ledger.js'
+import type {Database} from '../storage/database.js'
+import {randomHex} from '../storage/ids.js'
 import {p2pOwner, paymentOwner} from './schema.js'
 
 type EligibilityBody = z.output<typeof EligibilityRequestSchema>

@@ -10,8 +10,8 @@ import type {
   WalletList,
 } from '../../contract/wallets.js'
 import type {SandboxContext} from '../context.js'
-import {ApiError, invalidCurrency} from '../errors.js'
-import {newId} from '../ids.js'
+import {ApiError, invalidCurrency} from '../http/api-error.js'
+import {PagedList} from '../http/pagination.js'
 import {supportedCurrency} from '../money/checks.js'
 import {
   toBalance,
@@ -22,7 +22,7 @@ import {
   type WalletState,
   walletFromRow,
 } from '../money/ledger.js'
-import {PagedList} from '../pagination.js'
+import {newId} from '../storage/ids.js'
 
 type CreateWallet = z.output<typeof CreateWalletSchema>
 type UpdateWallet = z.output<typeof UpdateWalletSchema>

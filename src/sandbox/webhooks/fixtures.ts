@@ -1,6 +1,6 @@
 import {BNPL_INSTALLMENTS, BNPL_INTERVAL_DAYS} from '../../contract/bnpl.js'
 import type {EventName} from '../../contract/events.js'
-import {randomHex} from '../ids.js'
+import {randomHex} from '../storage/ids.js'
 
 /**
  * One call of a fixture: an operation of the contract with a body and path params in which

@@ -21,9 +21,9 @@ import {
   route,
   type ServingContext,
 } from '../context.js'
-import {ApiError} from '../errors.js'
-import {aboutCondition} from '../events.js'
-import {PagedList} from '../pagination.js'
+import {aboutCondition} from '../event-log.js'
+import {ApiError} from '../http/api-error.js'
+import {PagedList} from '../http/pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {type AttemptRow, type DeliveryRow, type EndpointRow, LISTEN_REPLAY_WINDOW_MS} from './rows.js'
 import type {WebhookService} from './service.js'

@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
-import type {Database} from '../database.js'
-import {randomHex} from '../ids.js'
+import type {Database} from '../storage/database.js'
+import {randomHex} from '../storage/ids.js'
 import type {StoredEvent} from './envelope.js'
 
 /** The rows of the webhook tables, the statements over them, and when a listen session is open. */

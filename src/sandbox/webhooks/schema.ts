@@ -1,7 +1,7 @@
 import {ID_MAX_LENGTH, URL_MAX_LENGTH} from '../../contract/fields.js'
 import {DELIVERY_STATUSES, isEventSelector} from '../../contract/webhooks.js'
-import {column, MAX_SEQ} from '../column-rules.js'
-import {addColumn, byPartner, type Schema, sqlMigration} from '../database.js'
+import {column, MAX_SEQ} from '../storage/column-rules.js'
+import {addColumn, byPartner, type Schema, sqlMigration} from '../storage/database.js'
 import {WEBHOOK_CAP} from './store.js'
 import {urlProblem} from './url-policy.js'
 

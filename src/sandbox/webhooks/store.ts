@@ -1,8 +1,8 @@
 import {ALL_EVENTS, selectsEvent} from '../../contract/webhooks.js'
 import type {RetrySchedule} from '../context.js'
-import type {Database} from '../database.js'
-import {ApiError} from '../errors.js'
-import {countShape} from '../meta-shapes.js'
+import {ApiError} from '../http/api-error.js'
+import type {Database} from '../storage/database.js'
+import {countShape} from '../storage/meta-shapes.js'
 import type {StoredEvent} from './envelope.js'
 import {
   type AttemptOutcome,

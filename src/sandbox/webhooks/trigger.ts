@@ -2,7 +2,7 @@ import type {EventName} from '../../contract/events.js'
 import {minorFrom} from '../../contract/money.js'
 import {TRIGGER_OVERRIDES} from '../../contract/trigger-overrides.js'
 import type {RawInput, ServedRoute} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import {
   FIXTURES,
   type Fixture,

@@ -1,9 +1,9 @@
 import {createHmac, randomBytes} from 'node:crypto'
 import {type CryptoKey, decodeJwt, errors, jwtVerify, SignJWT} from 'jose'
 import {z} from 'zod'
-import type {Database} from '../database.js'
-import {newId} from '../ids.js'
-import {keyShape} from '../meta-shapes.js'
+import type {Database} from '../storage/database.js'
+import {newId} from '../storage/ids.js'
+import {keyShape} from '../storage/meta-shapes.js'
 import type {SandboxCredentials} from './partners.js'
 
 const ALGORITHM = 'HS256'

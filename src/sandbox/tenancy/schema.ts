@@ -1,5 +1,5 @@
-import {column, conditionOf} from '../column-rules.js'
-import {addColumn, byPartner, type Schema} from '../database.js'
+import {column, conditionOf} from '../storage/column-rules.js'
+import {addColumn, byPartner, type Schema} from '../storage/database.js'
 import {CREDENTIAL_CHARS, MIN_SECRET_LENGTH} from './partners.js'
 
 /**

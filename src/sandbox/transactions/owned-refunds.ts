@@ -1,4 +1,4 @@
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import type {OwnerKinds} from '../money/owners.js'
 import type {TxRecord} from '../money/records.js'
 

@@ -1,13 +1,13 @@
 import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
-import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../contract/snapshots.js'
-import type {PartnerDirectory} from './auth/partners.js'
-import type {SandboxClock} from './clock.js'
-import {type Database, SCHEMA_VERSION, type Schema, type Table} from './database.js'
-import {ApiError} from './errors.js'
-import type {FaultStore} from './fault-injection.js'
-import type {PartnerRows} from './partner-rows.js'
+import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../../contract/snapshots.js'
+import type {SandboxClock} from '../clock.js'
+import type {FaultStore} from '../faults/injection.js'
+import {ApiError} from '../http/api-error.js'
+import {type Database, SCHEMA_VERSION, type Schema, type Table} from '../storage/database.js'
+import type {PartnerRows} from '../tenancy/partner-rows.js'
+import type {PartnerDirectory} from '../tenancy/partners.js'
 import {
   extractBody,
   invalid,
@@ -18,11 +18,11 @@ import {
   type SnapshotHeader,
   sealSnapshotFile,
   temporaryBeside,
-} from './snapshot-file.js'
-import {checkObjects, ownObjects} from './snapshot-objects.js'
-import {type SnapshotQuota, usageOf} from './snapshot-quota.js'
-import {rebuildRows} from './snapshot-rebuild.js'
-import {columnsOf, copyDataFile, mergeInto, refuseOthersKept, rowCount} from './snapshot-swap.js'
+} from './file.js'
+import {checkObjects, ownObjects} from './objects.js'
+import {type SnapshotQuota, usageOf} from './quota.js'
+import {rebuildRows} from './rebuild.js'
+import {columnsOf, copyDataFile, mergeInto, refuseOthersKept, rowCount} from './swap.js'
 
 /** What a snapshot reads, replaces and tells: the data file and what keeps a partner in memory. */
 export interface SnapshotParts {
@@ -62,7 +62,7 @@ const SNAPSHOT_SUFFIX = '.snapshot'
  * Named snapshots of partners (their rows and clock) and of the whole sandbox. One save or restore
  * runs at a time; each takes or puts back its rows in one synchronous step of the sandbox, so each
  * request is wholly before or wholly after it, and nobody sees a restore half done. On a data file,
- * a snapshot is SQLite's pages copied whole where it can be (snapshot-swap.ts); in memory, and for a
+ * a snapshot is SQLite's pages copied whole where it can be (swap.ts); in memory, and for a
  * partner beside others, its rows are copied one by one.
  */
 export class SnapshotStore {
@@ -393,7 +393,7 @@ function copyTable(db: DatabaseSync, table: Table, from: string, to: string): nu
  * in one of `scratch` (two new paths): its rows copied out and their checksum checked; then its
  * schema checked to hold nothing the sandbox does not create; then, unless this sandbox sealed it (it
  * wrote the file, and nobody changed a byte since), its rows rebuilt one by one into a new file and
- * checked as the API would have written them (snapshot-rebuild.ts). A file of an older schema is
+ * checked as the API would have written them (rebuild.ts). A file of an older schema is
  * refused: its tables are not the sandbox's any more.
  */
 export async function checkedRows(

@@ -1,6 +1,6 @@
-import {column} from './column-rules.js'
-import {byPartner, type Database, type Schema, type Statement} from './database.js'
-import {ApiError} from './errors.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Database, type Schema, type Statement} from '../storage/database.js'
+import {ApiError} from './api-error.js'
 import {canonicalJson, sha256Hex} from './json.js'
 
 /** How long a stored response is replayed for. */

@@ -1,7 +1,7 @@
-import {SUPPORTED_CURRENCIES} from '../contract/currencies.js'
-import type {ErrorStyle} from '../contract/endpoint.js'
-import type {ResponseShape} from '../contract/envelope.js'
-import {ERROR_STATUS, type ErrorCode, errorCategory} from '../contract/errors.js'
+import {SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
+import type {ErrorStyle} from '../../contract/endpoint.js'
+import type {ResponseShape} from '../../contract/envelope.js'
+import {ERROR_STATUS, type ErrorCode, errorCategory} from '../../contract/errors.js'
 
 type Details = Record<string, unknown>
 

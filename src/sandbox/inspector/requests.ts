@@ -1,6 +1,6 @@
 import type {FastifyReply, FastifyRequest} from 'fastify'
 import {CSRF_HEADER, INSPECTOR_COOKIE, INSPECTOR_PATH} from '../../contract/inspector.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 import {type Session, type Sessions, sameToken} from './sessions.js'
 
 /** How the inspector's answers read a request: its session, its origin, its cookie. */

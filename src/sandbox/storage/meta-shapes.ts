@@ -18,5 +18,5 @@ export const countShape = (max: number, what: string): MetaShape => ({
   what,
 })
 
-/** The key that seals snapshot files (snapshot-file.ts sealOf). */
+/** The key that seals snapshot files (snapshots/file.ts sealOf). */
 export const SNAPSHOT_KEY = keyShape(32)

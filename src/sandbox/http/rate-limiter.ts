@@ -1,4 +1,4 @@
-import {ApiError} from './errors.js'
+import {ApiError} from './api-error.js'
 
 /** The spec's sandbox limits (see the Limits table) and the sandbox's failed-login guard. */
 export const RATE_LIMITS = {

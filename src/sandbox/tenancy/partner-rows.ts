@@ -1,5 +1,5 @@
 import type {SQLOutputValue} from 'node:sqlite'
-import type {Database, Schema, Statement, Table} from './database.js'
+import type {Database, Schema, Statement, Table} from '../storage/database.js'
 
 type Row = Record<string, SQLOutputValue>
 

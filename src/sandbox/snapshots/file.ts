@@ -14,9 +14,9 @@ import {
 import {copyFile, open} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {z} from 'zod'
-import {SNAPSHOT_FORMAT, SNAPSHOT_MAGIC, SNAPSHOT_SCOPES} from '../contract/snapshots.js'
-import {SCHEMA_VERSION} from './database.js'
-import {ApiError} from './errors.js'
+import {SNAPSHOT_FORMAT, SNAPSHOT_MAGIC, SNAPSHOT_SCOPES} from '../../contract/snapshots.js'
+import {ApiError} from '../http/api-error.js'
+import {SCHEMA_VERSION} from '../storage/database.js'
 
 /**
  * The snapshot file (format 3): the rows, as a SQLite file of the data file's tables, then a line

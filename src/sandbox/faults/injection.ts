@@ -1,6 +1,6 @@
 import {randomInt} from 'node:crypto'
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
-import type {RoutePattern} from '../contract/fault-routes.js'
+import type {RoutePattern} from '../../contract/fault-routes.js'
 import type {
   ApiFault,
   ApiFaultRequest,
@@ -8,10 +8,10 @@ import type {
   DeliveryFaultSettings,
   Fault,
   FaultStatus,
-} from '../contract/faults.js'
-import {FAULT_CAP, MAX_FAULT_SEED, SPENT_FAULTS_KEPT} from '../contract/faults.js'
-import {ApiError} from './errors.js'
-import {randomHex} from './ids.js'
+} from '../../contract/faults.js'
+import {FAULT_CAP, MAX_FAULT_SEED, SPENT_FAULTS_KEPT} from '../../contract/faults.js'
+import {ApiError} from '../http/api-error.js'
+import {randomHex} from '../storage/ids.js'
 
 /**
  * Faults on demand (docs/sandbox.md#faults): kept in memory, by the partner that added them. They

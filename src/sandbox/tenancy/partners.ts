@@ -1,6 +1,6 @@
 import {timingSafeEqual} from 'node:crypto'
-import type {Database, Statement} from '../database.js'
-import {randomHex} from '../ids.js'
+import type {Database, Statement} from '../storage/database.js'
+import {randomHex} from '../storage/ids.js'
 
 /** The credentials of a partner the sandbox serves. */
 export interface SandboxCredentials {

@@ -1,10 +1,10 @@
 import {DatabaseSync, type SQLOutputValue, type StatementSync} from 'node:sqlite'
 import {setImmediate as nextTurn} from 'node:timers/promises'
 import {pathToFileURL} from 'node:url'
-import {type ColumnRule, conditionOf, describeRule} from './column-rules.js'
-import {Database, type Schema, type Table} from './database.js'
-import {invalid, type SnapshotHeader} from './snapshot-file.js'
-import type {ObjectsFound} from './snapshot-objects.js'
+import {type ColumnRule, conditionOf, describeRule} from '../storage/column-rules.js'
+import {Database, type Schema, type Table} from '../storage/database.js'
+import {invalid, type SnapshotHeader} from './file.js'
+import type {ObjectsFound} from './objects.js'
 
 /**
  * A snapshot file that this sandbox did not seal is rebuilt before anything of it is restored: its

@@ -1,6 +1,6 @@
 import {REORDER_HOLD_MS} from '../../contract/faults.js'
 import {SIGNATURE_HEADER, unixSeconds} from '../../contract/webhook-signature.js'
-import type {DeliveryFaultState, FaultStore} from '../fault-injection.js'
+import type {DeliveryFaultState, FaultStore} from '../faults/injection.js'
 import type {DeliveryPlanner, DeliveryRow} from './rows.js'
 import type {WebhookStore} from './store.js'
 

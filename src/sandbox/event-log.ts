@@ -1,11 +1,11 @@
 import {EVENT_NAMES, type EventName} from '../contract/events.js'
-import {column} from './column-rules.js'
-import {addColumn, byPartner, type Database, type Schema, type Statement} from './database.js'
+import {column} from './storage/column-rules.js'
+import {addColumn, byPartner, type Database, type Schema, type Statement} from './storage/database.js'
 
 /** The most events one row of event_subjects covers: a change records a few events one after another. */
 const MAX_RUN = 64
 
-import {newId} from './ids.js'
+import {newId} from './storage/ids.js'
 
 /** The event log: what each partner's changes recorded, in order, for webhooks and GET /events. */
 export const EVENTS: Schema = {

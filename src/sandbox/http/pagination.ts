@@ -1,7 +1,7 @@
 import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto'
-import type {Columns, Database, Statement} from './database.js'
-import {ApiError} from './errors.js'
-import {keyShape} from './meta-shapes.js'
+import type {Columns, Database, Statement} from '../storage/database.js'
+import {keyShape} from '../storage/meta-shapes.js'
+import {ApiError} from './api-error.js'
 
 /** Page size of every list when `limit` is not given (they accept 1 to 100). */
 export const DEFAULT_PAGE_SIZE = 20

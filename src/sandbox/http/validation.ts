@@ -1,7 +1,7 @@
 import {z} from 'zod'
-import type {Endpoint} from '../contract/endpoint.js'
-import {MAX_SIGNIFICANT_DIGITS} from '../contract/money.js'
-import {ApiError} from './errors.js'
+import type {Endpoint} from '../../contract/endpoint.js'
+import {MAX_SIGNIFICANT_DIGITS} from '../../contract/money.js'
+import {ApiError} from './api-error.js'
 
 /** Bodiless POSTs (refresh, revoke, reset, connect): an empty object is tolerated, anything more is refused. */
 export const NoBodySchema = z.strictObject({}).optional()

@@ -1,7 +1,7 @@
-import {ID_MAX_LENGTH} from '../contract/fields.js'
-import {column} from './column-rules.js'
-import {byPartner, type Database, type Schema, type Statement, sqlMigration} from './database.js'
-import {ApiError} from './errors.js'
+import {ID_MAX_LENGTH} from '../../contract/fields.js'
+import {ApiError} from '../http/api-error.js'
+import {column} from '../storage/column-rules.js'
+import {byPartner, type Database, type Schema, type Statement, sqlMigration} from '../storage/database.js'
 
 const USERS_TABLE = (name: string) => `
 CREATE TABLE IF NOT EXISTS ${name} (

@@ -1,7 +1,7 @@
 import type {NewPartner} from '../../contract/control.js'
 import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
-import {ApiError} from '../errors.js'
+import {ApiError} from '../http/api-error.js'
 
 /**
  * The partners the operator manages: the partner the sandbox started with, signed in with its
