@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../cli/flags.js'
-import type {IOStreams} from '../cli/io.js'
+import type {IOStreams} from '../cli/runtime/io.js'
 import {errorFrom, followPages, usageError} from '../core/index.js'
 
 export default class Api extends BaseCommand<typeof Api> {

@@ -4,8 +4,8 @@ import {basename, join, resolve} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
-import {collectGarbage, favourSmallHeap} from '../cli/heap.js'
-import {isCI} from '../cli/terminal.js'
+import {isCI} from '../cli/rendering/terminal.js'
+import {collectGarbage, favourSmallHeap} from '../cli/runtime/heap.js'
 import {
   credentialFingerprint,
   type PayctlClient,

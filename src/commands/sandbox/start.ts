@@ -3,7 +3,6 @@ import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
-import type {IOStreams, OutputStream} from '../../cli/io.js'
 import {
   claimConfigDir,
   clearState,
@@ -16,10 +15,11 @@ import {
   snapshotKey,
   startDetached,
   writeState,
-} from '../../cli/sandbox-process.js'
+} from '../../cli/local-sandbox/sandbox-process.js'
+import {snapshotSource, snapshotStartFailure} from '../../cli/local-sandbox/snapshot-flags.js'
+import {paint} from '../../cli/rendering/terminal.js'
+import type {IOStreams, OutputStream} from '../../cli/runtime/io.js'
 import {parseSize} from '../../cli/size.js'
-import {snapshotSource, snapshotStartFailure} from '../../cli/snapshots.js'
-import {paint} from '../../cli/terminal.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {isLoopbackHost, PayctlError, probeSandbox, saveLocalProfile, usageError} from '../../core/index.js'
 
