@@ -18,7 +18,7 @@ import TierSequencer from './test/helpers/sequencer.js'
  * has a configuration of its own (vitest.release.config.ts, `npm run test:release`).
  *
  * Every tier but the browser's runs as one project whose files share their test processes: a
- * command run in-process changes nothing of its process (src/cli/runtime.ts), a sandbox served in
+ * command run in-process changes nothing of its process (src/cli/runtime/runtime.ts), a sandbox served in
  * one keeps nothing of another, so src/ is loaded once per test process, not once per file. The
  * file that mocks node:dns, and the browser's, have processes of their own.
  */

@@ -30,7 +30,7 @@ async function run() {
     // Node's compile cache keeps V8's compiled code of the bundle between runs, in a directory of
     // payctl's own. NODE_COMPILE_CACHE (another directory) and NODE_DISABLE_COMPILE_CACHE still win.
     process.getBuiltinModule('node:module').enableCompileCache?.(cacheDir())
-    // The fast path (dist/bundle/fast.js, src/cli/fast-start.ts) runs the one-call commands and
+    // The fast path (dist/bundle/fast.js, src/cli/fast-path/fast-start.ts) runs the one-call commands and
     // prints kept help without loading oclif; whatever it does not finish, the CLI proper runs,
     // with what it hands over. PAYCTL_FAST_PATH=0 turns it off.
     let handover

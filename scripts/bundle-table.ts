@@ -1,12 +1,12 @@
 /**
  * cli-table3 in the bundle: its own script, `chunks/cli-table3-HASH.cjs` (CommonJS, HASH from its
- * content), which src/cli/table-script.ts runs with a V8 code cache of its own, kept once a table
+ * content), which src/cli/rendering/table-script.ts runs with a V8 code cache of its own, kept once a table
  * is laid out (Node's compile cache keeps only what is compiled with a file, and cli-table3's
- * layout code is compiled on its first call). The bundle's src/cli/table-load.ts is built to load
+ * layout code is compiled on its first call). The bundle's src/cli/rendering/table-load.ts is built to load
  * it, so the full CLI and the fast path lay tables out with the same code. In that script,
  * cli-table3's own code is left as it is, but:
  *
- * - its `string-width` answers plain text itself (src/cli/plain-width.ts) and loads the real
+ * - its `string-width` answers plain text itself (src/cli/rendering/plain-width.ts) and loads the real
  *   string-width, the very module cli-table3 would have loaded, only for other text: on a
  *   process's first table, compiling string-width's emoji expression cost more than the layout;
  * - `@colors/colors`, which cli-table3 requires only to colour borders and headers by its `style`
@@ -23,7 +23,7 @@ import {writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {build, type Metafile, type Plugin} from 'esbuild'
-import {plainWidth} from '../src/cli/plain-width.ts'
+import {plainWidth} from '../src/cli/rendering/plain-width.ts'
 
 const FROM_CLI_TABLE3 = /node_modules\/cli-table3\//
 
@@ -51,12 +51,12 @@ export async function cliTable3Script(root: string): Promise<{
       throw new Error(`cli-table3 no longer requires ${name}: review scripts/bundle-table.ts`)
   const text = result.outputFiles[0]!.text
   const name = `cli-table3-${createHash('sha256').update(text).digest('hex').slice(0, 12).toUpperCase()}.cjs`
-  const tableLoad = join(root, 'src', 'cli', 'table-load.ts')
+  const tableLoad = join(root, 'src', 'cli', 'rendering', 'table-load.ts')
   let substituted = false
   const plugin: Plugin = {
     name: 'table-load',
     setup(b) {
-      b.onLoad({filter: /\/src\/cli\/table-load\.ts$/}, (args) => {
+      b.onLoad({filter: /\/src\/cli\/rendering\/table-load\.ts$/}, (args) => {
         if (args.path !== tableLoad) return undefined
         substituted = true
         return {
@@ -73,14 +73,14 @@ export async function cliTable3Script(root: string): Promise<{
   }
   const write = (outDir: string, metafile: Metafile) => {
     if (!substituted)
-      throw new Error('the bundle has no src/cli/table-load.ts: review scripts/bundle-table.ts')
+      throw new Error('the bundle has no src/cli/rendering/table-load.ts: review scripts/bundle-table.ts')
     // The script's address is relative to the output that holds the loader: it must be a chunk.
     const holder = Object.keys(metafile.outputs).filter((o) =>
-      Object.keys(metafile.outputs[o]!.inputs).some((i) => i.endsWith('src/cli/table-load.ts')),
+      Object.keys(metafile.outputs[o]!.inputs).some((i) => i.endsWith('src/cli/rendering/table-load.ts')),
     )
     const chunks = relative(root, join(outDir, 'chunks'))
     if (holder.length !== 1 || dirname(holder[0]!) !== chunks)
-      throw new Error(`src/cli/table-load.ts is in ${holder.join(', ')}, not one file of ${chunks}`)
+      throw new Error(`src/cli/rendering/table-load.ts is in ${holder.join(', ')}, not one file of ${chunks}`)
     writeFileSync(join(outDir, 'chunks', name), text)
   }
   return {name, plugin, write}
@@ -108,7 +108,7 @@ function cliTable3Changes(root: string, applied: Set<string>): Plugin {
         const real = args.pluginData as string
         return {
           contents: [
-            `const {plainWidth} = require(${JSON.stringify(join(root, 'src', 'cli', 'plain-width.ts'))})`,
+            `const {plainWidth} = require(${JSON.stringify(join(root, 'src', 'cli', 'rendering', 'plain-width.ts'))})`,
             'let real',
             `module.exports = (text) => plainWidth(text) ?? (real ??= require(${JSON.stringify(real)}))(text)`,
           ].join('\n'),
@@ -143,7 +143,7 @@ function checkPlainWidth(path: string): void {
     const plain = plainWidth(text)
     if (plain === undefined || plain !== real(text))
       throw new Error(
-        `plainWidth(${JSON.stringify(text)}) is ${plain}, string-width says ${real(text)}: review src/cli/plain-width.ts`,
+        `plainWidth(${JSON.stringify(text)}) is ${plain}, string-width says ${real(text)}: review src/cli/rendering/plain-width.ts`,
       )
   }
 }

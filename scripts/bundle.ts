@@ -7,7 +7,7 @@
  *   (`oclif.commands` in package.json). Generated from `src/commands/**`, so a new command file needs
  *   no registration.
  * - `fast.js`: what `bin/run.js` loads first, the fast path of the one-call commands and of help,
- *   which loads neither oclif nor zod (src/cli/fast-start.ts); its table is generated from the
+ *   which loads neither oclif nor zod (src/cli/fast-path/fast-start.ts); its table is generated from the
  *   endpoint table and ONE_CALL_COMMANDS (scripts/fast-path.ts).
  * - `chunks/`: code they share, and one chunk per dynamic `import()` (undici, prompts, ora,
  *   yaml…), so what a command does not use is never read.
@@ -79,7 +79,7 @@ const fastEntry: Plugin = {
     b.onResolve({filter: /^payctl:fast$/}, () => ({path: 'fast', namespace: 'payctl-fast'}))
     b.onLoad({filter: /.*/, namespace: 'payctl-fast'}, () => ({
       contents: [
-        "import {fastStart} from './src/cli/fast-start.ts'",
+        "import {fastStart} from './src/cli/fast-path/fast-start.ts'",
         fastTable.source,
         `const BUILD = ${JSON.stringify(BUILD_ID_PLACEHOLDER)}`,
         '/** Run argv on the fast path where it can: undefined when done, else what to hand to main(). */',
@@ -443,9 +443,9 @@ function checkFastPathLoads(metafile: Metafile): void {
   const outputs = metafile.outputs
   const fast = Object.keys(outputs).find((o) => o.endsWith('bundle/fast.js'))!
   const runner = Object.keys(outputs).find((o) =>
-    Object.keys(outputs[o]!.inputs).some((i) => i.endsWith('src/cli/fast-path.ts')),
+    Object.keys(outputs[o]!.inputs).some((i) => i.endsWith('src/cli/fast-path/fast-path.ts')),
   )
-  if (runner === undefined) throw new Error('no chunk holds src/cli/fast-path.ts: review fastEntry')
+  if (runner === undefined) throw new Error('no chunk holds src/cli/fast-path/fast-path.ts: review fastEntry')
   const seen = new Set<string>()
   const visit = (out: string) => {
     if (seen.has(out)) return

@@ -1,6 +1,6 @@
 /**
  * The fast path's generated part (bundled as dist/bundle/fast.js, which bin/run.js loads first):
- * the one-call commands of ONE_CALL_COMMANDS (src/cli/one-call.ts) with the flags each takes, the
+ * the one-call commands of ONE_CALL_COMMANDS (src/cli/fast-path/one-call.ts) with the flags each takes, the
  * GET each sends and the check of its answer, generated from the endpoint table; and the commands
  * and topics whose help can come from a kept rendering. Read from the tsc build (dist/), so it runs
  * after `tsc`, inside `node scripts/bundle.ts`.
@@ -18,7 +18,7 @@ import {surfaceCheckSource} from './surface-check.ts'
 // biome-ignore lint/suspicious/noExplicitAny: oclif's command classes and zod's schemas, read structurally
 type Any = any
 
-/** A flag definition as the fast path reads it (src/cli/fast-start.ts FastFlag). */
+/** A flag definition as the fast path reads it (src/cli/fast-path/fast-start.ts FastFlag). */
 interface FlagSpec {
   kind: 'boolean' | 'value' | 'option'
   char?: string
@@ -54,8 +54,8 @@ export interface FastPathTable {
 export async function fastPathTable(build: string, commandIds: string[]): Promise<FastPathTable> {
   const load = (path: string) => import(pathToFileURL(join(build, path)).href)
   const [{ONE_CALL_COMMANDS}, {OneCallCommand}, {endpoints}] = await Promise.all([
-    load('cli/one-call.js'),
-    load('cli/one-call-command.js'),
+    load('cli/fast-path/one-call.js'),
+    load('cli/fast-path/one-call-command.js'),
     load('contract/index.js'),
   ])
   const classes = new Map<string, Any>()
@@ -64,7 +64,9 @@ export async function fastPathTable(build: string, commandIds: string[]): Promis
   }
   for (const [id, cls] of classes) {
     if (cls.prototype instanceof OneCallCommand && !Object.hasOwn(ONE_CALL_COMMANDS, id))
-      throw new Error(`${id} is a OneCallCommand with no entry in ONE_CALL_COMMANDS (src/cli/one-call.ts)`)
+      throw new Error(
+        `${id} is a OneCallCommand with no entry in ONE_CALL_COMMANDS (src/cli/fast-path/one-call.ts)`,
+      )
   }
   const entries: string[] = []
   for (const [id, entry] of Object.entries(ONE_CALL_COMMANDS as Record<string, Any>)) {
@@ -130,7 +132,7 @@ export async function flagSpecs(id: string, cls: Any, own: string[]): Promise<An
     const spec = UNDERSTOOD[name]
     if (spec === undefined || (!GLOBAL.includes(name) && !own.includes(name)))
       throw new Error(
-        `${id} takes --${name}, which its fast path does not understand: teach it (scripts/fast-path.ts and src/cli/one-call.ts), or take ${id} out of ONE_CALL_COMMANDS`,
+        `${id} takes --${name}, which its fast path does not understand: teach it (scripts/fast-path.ts and src/cli/fast-path/one-call.ts), or take ${id} out of ONE_CALL_COMMANDS`,
       )
     await checkDefinition(id, name, flag, spec)
     specs.push({name, ...spec})
@@ -165,7 +167,7 @@ async function checkDefinition(id: string, name: string, flag: Any, spec: FlagSp
   }
 }
 
-/** The ids and topics help can be asked for (src/cli/help-cache.ts HelpTargets), as source. */
+/** The ids and topics help can be asked for (src/cli/fast-path/help-cache.ts HelpTargets), as source. */
 function targetsSource(commandIds: string[]): string {
   const commands = [...commandIds, 'help', 'autocomplete']
   const topics = new Set<string>()

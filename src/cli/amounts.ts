@@ -1,6 +1,6 @@
 import {currencySuffix, formatMoney, SUPPORTED_CURRENCIES, splitAmount} from '../contract/index.js'
 import {hasBareDecimals, PayctlError, parseAmount, usageError} from '../core/index.js'
-import type {Questions} from './questions.js'
+import type {Questions} from './runtime/questions.js'
 
 /** What the --amount, --currency and --decimal flags (moneyFlags) were given. */
 export interface MoneyFlagValues {

@@ -12,21 +12,21 @@ import {
   resolveProfile,
   type TransportOptions,
 } from '../core/index.js'
-import {renderError, toPayctlError} from './errors.js'
+import {renderError, toPayctlError} from './command-errors.js'
 import {globalFlags} from './flags.js'
-import type {Env, IOStreams} from './io.js'
-import {reportedInOutput} from './list-output.js'
-import {Printer} from './printer.js'
-import {Questions} from './questions.js'
-import {currentRuntime, type Runtime} from './runtime.js'
+import {reportedInOutput} from './rendering/list-output.js'
+import {Printer} from './rendering/printer.js'
+import {canPrompt, paint} from './rendering/terminal.js'
+import type {Env, IOStreams} from './runtime/io.js'
+import {Questions} from './runtime/questions.js'
+import {currentRuntime, type Runtime} from './runtime/runtime.js'
 import {addSuggestions} from './suggestions.js'
-import {canPrompt, paint} from './terminal.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
 >
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-export type {ListFlagValues} from './printer.js'
+export type {ListFlagValues} from './rendering/printer.js'
 
 /**
  * Every payctl command: parses, calls the core, renders. The base keeps the lifecycle (parsing,
@@ -53,7 +53,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Every argument given, in order (more than `args` declares for a command that is not strict). */
   protected positional: string[] = []
 
-  /** The world this command runs in: a process's own, or an in-process run's (runtime.ts). */
+  /** The world this command runs in: a process's own, or an in-process run's (runtime/runtime.ts). */
   protected readonly runtime: Runtime = currentRuntime()
   protected readonly out: Printer = new Printer(this.runtime.io, {
     json: () => this.jsonEnabled(),

@@ -3,7 +3,7 @@ import {IDEMPOTENCY_KEY, SUPPORTED_CURRENCIES} from '../contract/index.js'
 import {TIMELINE_KINDS} from '../contract/timeline.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
-import {OUTPUT_FORMATS} from './list-output.js'
+import {OUTPUT_FORMATS} from './rendering/list-output.js'
 
 /** Flags every command takes. */
 export const globalFlags = {

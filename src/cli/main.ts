@@ -2,11 +2,11 @@ import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {Config, Errors, execute, run} from '@oclif/core'
 import {PriorAnswer} from '../core/transport.js'
-import type {Handover} from './fast-table.js'
-import {writeHelp} from './help-cache.js'
-import {onStdoutClosed, recordOutput} from './io.js'
-import {endWithProcess} from './parent-process.js'
-import {isolatedRuntime, processRuntime, type RuntimeOptions, runIn} from './runtime.js'
+import type {Handover} from './fast-path/fast-table.js'
+import {writeHelp} from './fast-path/help-cache.js'
+import {onStdoutClosed, recordOutput} from './runtime/io.js'
+import {endWithProcess} from './runtime/parent-process.js'
+import {isolatedRuntime, processRuntime, type RuntimeOptions, runIn} from './runtime/runtime.js'
 
 /** The package root and its package.json, which oclif would otherwise look for, directory by directory, and read again. */
 function loadOptions(): {root: string; pjson: Config['pjson']} {
@@ -17,9 +17,9 @@ function loadOptions(): {root: string; pjson: Config['pjson']} {
 
 /**
  * The CLI proper, which `bin/run.js` loads from the bundle (`dist/bundle/main.js`) when its fast
- * path did not finish the run, with what that path hands over (fast-start.ts): the answer its
+ * path did not finish the run, with what that path hands over (fast-path/fast-start.ts): the answer its
  * request already got, which the command's first request takes instead of asking again, and
- * where to keep the help this run prints (help-cache.ts).
+ * where to keep the help this run prints (fast-path/help-cache.ts).
  */
 export async function main(handover: Handover = {}): Promise<void> {
   // The reader of stdout went away (`payctl --help | head -3`): nothing more can be shown, so stop
@@ -86,4 +86,4 @@ export async function inRuntime<T>(
 }
 
 /** Test streams for an in-process run, so that a test needs nothing of payctl but the bundle. */
-export {testIO} from './io.js'
+export {testIO} from './runtime/io.js'

@@ -1,6 +1,6 @@
 import type {Hook} from '@oclif/core'
 import {distance} from 'fastest-levenshtein'
-import {currentRuntime} from './runtime.js'
+import {currentRuntime} from './runtime/runtime.js'
 
 /**
  * The command closest to what was typed (oclif's id, words joined by `:`): one whose id begins with

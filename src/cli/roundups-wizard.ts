@@ -9,8 +9,8 @@ import {
   type UpdateRoundupSettingsInput,
 } from '../contract/index.js'
 import {formatMoney} from '../core/index.js'
-import {majorMoney} from './fields.js'
-import type {Prompter as FullPrompter} from './prompter.js'
+import {majorMoney} from './rendering/field-readers.js'
+import type {Prompter as FullPrompter} from './runtime/prompter.js'
 
 /** The questions the settings walkthrough asks; injected, so the walk can be tested without a terminal. */
 export type Prompter = Pick<FullPrompter, 'select' | 'input' | 'confirm'>

@@ -1,7 +1,7 @@
 import {distance} from 'fastest-levenshtein'
 import {authCodes} from '../contract/index.js'
 import type {PayctlError, ResolvedProfile} from '../core/index.js'
-import {readState} from './sandbox-process.js'
+import {readState} from './local-sandbox/sandbox-process.js'
 
 /** Errors that logging in mends: the service's refused credentials, and payctl's own missing ones. */
 const AUTH_CODES = new Set<string>([

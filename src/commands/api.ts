@@ -1,8 +1,7 @@
-import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
+import {requestBody, requestHeaders} from '../cli/api-request.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../cli/flags.js'
-import type {IOStreams} from '../cli/io.js'
 import {errorFrom, followPages, usageError} from '../core/index.js'
 
 export default class Api extends BaseCommand<typeof Api> {
@@ -38,8 +37,8 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
   async run(): Promise<void> {
     const f = this.flags
     const method = this.args.method.toUpperCase()
-    const body = readBody(f.data, this.io)
-    const headers = Object.fromEntries((f.header ?? []).map(parseHeader))
+    const body = requestBody(f.data, this.io)
+    const headers = requestHeaders(f.header)
     if (method !== 'GET') await this.confirmProduction(`send ${method} ${this.args.path}`, f.yes)
     const send = (path: string) =>
       this.api.raw(method, path, {body, headers, idempotencyKey: f['idempotency-key']})
@@ -58,33 +57,4 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
     if (method !== 'GET') throw usageError('--paginate follows cursors of GET requests only', 'USAGE')
     for await (const res of followPages(this.args.path, send)) print(res, `${res.text.trim()}\n`)
   }
-}
-
-function readBody(data: string | undefined, io: IOStreams): string | undefined {
-  if (data === undefined) return undefined
-  let text = data
-  if (data === '-') text = io.in.readAll().toString('utf8')
-  else if (data.startsWith('@')) {
-    try {
-      text = readFileSync(data.slice(1), 'utf8')
-    } catch (err) {
-      throw usageError(`cannot read ${data.slice(1)}: ${(err as Error).message}`, 'INVALID_FLAG')
-    }
-  }
-  try {
-    JSON.parse(text)
-  } catch (err) {
-    throw usageError(`--data is not valid JSON: ${(err as Error).message}`, 'INVALID_FLAG')
-  }
-  return text
-}
-
-function parseHeader(h: string): [string, string] {
-  const i = h.indexOf(':')
-  if (i <= 0) throw usageError(`--header wants "Name: value", got "${h}"`, 'INVALID_FLAG')
-  const [name, value] = [h.slice(0, i).trim(), h.slice(i + 1).trim()]
-  // What HTTP allows in a header; anything else would fail inside the HTTP client as UNEXPECTED.
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !/^[\t\x20-\x7e\x80-\xff]*$/.test(value))
-    throw usageError(`--header "${h}" has characters an HTTP header cannot carry`, 'INVALID_FLAG')
-  return [name, value]
 }

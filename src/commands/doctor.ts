@@ -1,5 +1,5 @@
 import {BaseCommand} from '../cli/base-command.js'
-import {paint} from '../cli/terminal.js'
+import {paint} from '../cli/rendering/terminal.js'
 import {type Check, PayctlError, runDoctor} from '../core/index.js'
 
 const MARK = {pass: '✓', warn: '!', fail: '✗'} as const

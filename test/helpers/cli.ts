@@ -123,7 +123,7 @@ function fromSource() {
  * Run a payctl command from src/ in this process: what a command prints, its exit code and its files
  * are those of a process of its own, with stdin, stdout and stderr not terminals, and the environment
  * `runCli` would give it. Each run has a runtime of its own (its streams, environment, config dir and
- * exit code: src/cli/runtime.ts) and changes nothing of this process, so runs may overlap; a command
+ * exit code: src/cli/runtime/runtime.ts) and changes nothing of this process, so runs may overlap; a command
  * that would end its process fails the run. A run given stdin (`input`) gets a process of its own:
  * oclif's parser reads stdin itself, from the process. Prompts, signals, detached processes,
  * commands racing each other and the build itself (its bundle and fast path) need `runCli`.

@@ -1,5 +1,5 @@
 import {join} from 'node:path'
-import {snapshotKey} from '../../src/cli/sandbox-process.js'
+import {snapshotKey} from '../../src/cli/local-sandbox/sandbox-process.js'
 import {ProfileStore, saveLocalProfile} from '../../src/core/index.js'
 import {type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {tempConfigDir} from './cli.js'

@@ -22,7 +22,7 @@ function alive(pid: number): boolean {
  *   runner is gone (killed before it could remove its own), removed now;
  * - PAYCTL_EXIT_WITH_PID, the runner's pid: every payctl the run starts (a sandbox, one that
  *   --detach left running, a listener) ends within a second of the runner, however the runner ends
- *   (src/cli/parent-process.ts), and so does every test process (worker-setup.ts).
+ *   (src/cli/runtime/parent-process.ts), and so does every test process (worker-setup.ts).
  */
 export default function setup(): () => void {
   const base = tmpdir()

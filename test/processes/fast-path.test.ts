@@ -22,7 +22,7 @@ import {
 } from '../helpers/reference-service.js'
 
 /**
- * bin/run.js runs the one-call commands on a fast path that never loads oclif (src/cli/fast-path.ts).
+ * bin/run.js runs the one-call commands on a fast path that never loads oclif (src/cli/fast-path/fast-path.ts).
  * Every one of them, run with the fast path and without it (PAYCTL_FAST_PATH=0), must print the
  * same bytes on stdout and stderr and exit with the same code: against a sandbox and
  * against the reference service in both response shapes, for a record as JSON and as a card,

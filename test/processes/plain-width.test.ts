@@ -4,11 +4,11 @@ import {join} from 'node:path'
 import type CliTable3 from 'cli-table3'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {plainWidth} from '../../src/cli/plain-width.js'
+import {plainWidth} from '../../src/cli/rendering/plain-width.js'
 import {ROOT} from '../helpers/cli.js'
 
 /**
- * The bundle's cli-table3 measures plain text with plainWidth (src/cli/plain-width.ts) instead of
+ * The bundle's cli-table3 measures plain text with plainWidth (src/cli/rendering/plain-width.ts) instead of
  * string-width (scripts/bundle-table.ts). Its answers must be string-width's own, the string-width
  * cli-table3 itself loads, so that every table payctl prints is laid out byte for byte as
  * cli-table3 lays it out.

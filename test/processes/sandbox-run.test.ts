@@ -224,7 +224,7 @@ function ended(pid: number): boolean {
   }
 }
 
-/** Whether payctl `pid` has its watcher (src/cli/one-shot-command.ts) running: a `payctl-watch` sh it started. */
+/** Whether payctl `pid` has its watcher (src/cli/local-sandbox/one-shot-command.ts) running: a `payctl-watch` sh it started. */
 function watchedBy(pid: number): boolean {
   let pids: string[]
   try {

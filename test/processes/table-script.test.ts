@@ -5,7 +5,7 @@ import {ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
 
 /**
  * The bundle runs cli-table3 from a script of its own with a V8 code cache that the first table
- * keeps beside Node's compile cache (src/cli/table-script.ts). The cache only saves time: a run
+ * keeps beside Node's compile cache (src/cli/rendering/table-script.ts). The cache only saves time: a run
  * prints the same with it, without it, and with a damaged one, which the next table replaces.
  */
 

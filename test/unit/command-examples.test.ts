@@ -115,7 +115,7 @@ describe('every hint names a flag the command has', () => {
   })
 
   it('the shared notes name a flag only where the command has it (checked by the printer)', async () => {
-    const printer = readFileSync(join(ROOT, 'src/cli/printer.ts'), 'utf8')
+    const printer = readFileSync(join(ROOT, 'src/cli/rendering/printer.ts'), 'utf8')
     for (const flag of ['wide', 'cursor', 'all']) expect(printer).toContain(`#has('${flag}')`)
   })
 })

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {extraRows, known, majorMoney, money, shown, text} from '../../src/cli/fields.js'
-import {renderCard} from '../../src/cli/output.js'
-import {userCard, walletCard} from '../../src/cli/views.js'
+import {extraRows, known, majorMoney, money, shown, text} from '../../src/cli/rendering/field-readers.js'
+import {renderCard} from '../../src/cli/rendering/output.js'
+import {userCard, walletCard} from '../../src/cli/views/resource-views.js'
 
 describe('reading what a service sent, for a person', () => {
   it('formats amounts exactly, and shows as they came the ones that are not integers of a currency', () => {

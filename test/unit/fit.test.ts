@@ -1,9 +1,9 @@
 import {stripVTControlCharacters} from 'node:util'
 import {describe, expect, it} from 'vitest'
-import {fitColumns} from '../../src/cli/fit.js'
-import {type Column, renderTable} from '../../src/cli/output.js'
+import {fitColumns} from '../../src/cli/rendering/fit.js'
+import {type Column, renderTable} from '../../src/cli/rendering/output.js'
 
-/** The one rule every table is fitted to a terminal by (src/cli/fit.ts), on made-up rows. */
+/** The one rule every table is fitted to a terminal by (src/cli/rendering/fit.ts), on made-up rows. */
 
 interface Row {
   id: string

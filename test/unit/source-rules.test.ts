@@ -21,7 +21,7 @@ function sourceFiles(folders: readonly string[]): Record<string, string> {
 /** The CLI's own source: src/cli and src/commands. */
 const cliFiles = () => sourceFiles(['src/cli', 'src/commands'])
 
-/** Where a file reaches the process around the runtime given to each command (src/cli/runtime.ts). */
+/** Where a file reaches the process around the runtime given to each command (src/cli/runtime/runtime.ts). */
 function processReaches(
   files: Record<string, string>,
   pattern: RegExp,
@@ -41,26 +41,29 @@ describe('the CLI reaches the process only through its runtime', () => {
   const files = cliFiles()
 
   it('writes to and reads the standard streams only in io.ts', () => {
-    expect(processReaches(files, /process\.(stdout|stderr|stdin)\b/, ['src/cli/io.ts'])).toEqual([])
+    expect(processReaches(files, /process\.(stdout|stderr|stdin)\b/, ['src/cli/runtime/io.ts'])).toEqual([])
   })
 
   it('reads the environment, exit code and signals only in the runtime', () => {
     const allowed = [
-      'src/cli/io.ts',
-      'src/cli/runtime.ts',
+      'src/cli/runtime/io.ts',
+      'src/cli/runtime/runtime.ts',
       // The descriptor of the process's own IPC channel, which the background sandbox must not inherit.
-      'src/cli/sandbox-process.ts',
+      'src/cli/local-sandbox/sandbox-process.ts',
     ]
     expect(processReaches(files, /process\.(env|exitCode|on|once|off)\b/, allowed)).toEqual([])
     // main.ts ends the process whose stdout went away; only a process's runtime ends its process.
-    const exits = ['src/cli/runtime.ts', 'src/cli/main.ts']
+    const exits = ['src/cli/runtime/runtime.ts', 'src/cli/main.ts']
     expect(processReaches(files, /process\.exit\(/, exits)).toEqual([])
   })
 
   it('asks for the time only through the clock, and the config dir only of the runtime', () => {
-    expect(processReaches(files, /Date\.now\(\)|new Date\(\)/, ['src/cli/runtime.ts'])).toEqual([])
+    expect(processReaches(files, /Date\.now\(\)|new Date\(\)/, ['src/cli/runtime/runtime.ts'])).toEqual([])
     expect(
-      processReaches(files, /\bconfigDir\(/, ['src/cli/runtime.ts', 'src/cli/sandbox-process.ts']),
+      processReaches(files, /\bconfigDir\(/, [
+        'src/cli/runtime/runtime.ts',
+        'src/cli/local-sandbox/sandbox-process.ts',
+      ]),
     ).toEqual([])
   })
 })

@@ -2,8 +2,8 @@ import {createRequire} from 'node:module'
 import type CliTable3 from 'cli-table3'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {type Column, renderTable} from '../../src/cli/output.js'
-import {paint} from '../../src/cli/terminal.js'
+import {type Column, renderTable} from '../../src/cli/rendering/output.js'
+import {paint} from '../../src/cli/rendering/terminal.js'
 
 /**
  * renderTable lays its borderless tables out with cli-table3's `compact` style, which skips the

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {paint, terminalSafe} from '../../src/cli/terminal.js'
+import {paint, terminalSafe} from '../../src/cli/rendering/terminal.js'
 
 /**
  * terminalSafe is the one escaping of every card, table and line payctl prints: each control

@@ -1,6 +1,6 @@
 import {stripVTControlCharacters} from 'node:util'
 import {describe, expect, it} from 'vitest'
-import {listenLines} from '../../src/cli/webhooks-views.js'
+import {listenLines} from '../../src/cli/views/webhooks-views.js'
 import type {ListenEvent} from '../../src/core/webhooks/index.js'
 
 const time = '2025-01-01T12:00:00.000Z'

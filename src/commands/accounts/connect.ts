@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {text} from '../../cli/fields.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {bankAccountCard} from '../../cli/views.js'
+import {text} from '../../cli/rendering/field-readers.js'
+import {bankAccountCard} from '../../cli/views/resource-views.js'
 import type {BankAccount, EndpointResult} from '../../contract/index.js'
 
 export default class AccountsConnect extends BaseCommand<typeof AccountsConnect> {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {bankAccountCard} from '../../cli/views.js'
+import {bankAccountCard} from '../../cli/views/resource-views.js'
 import type {BankAccount} from '../../contract/index.js'
 
 export default class AccountsLink extends BaseCommand<typeof AccountsLink> {

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
-import {bankAccountColumns} from '../../cli/views.js'
+import {bankAccountColumns} from '../../cli/views/resource-views.js'
 import type {BankAccount} from '../../contract/index.js'
 
 export default class AccountsList extends BaseCommand<typeof AccountsList> {

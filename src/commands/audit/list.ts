@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
-import type {Column} from '../../cli/output.js'
-import {paint} from '../../cli/terminal.js'
+import type {Column} from '../../cli/rendering/output.js'
+import {paint} from '../../cli/rendering/terminal.js'
 import {type AuditEntry, AuditLog} from '../../core/index.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {formatDuration} from '../../cli/duration.js'
-import type {IOStreams} from '../../cli/io.js'
-import {readState} from '../../cli/sandbox-process.js'
+import {readState} from '../../cli/local-sandbox/sandbox-process.js'
+import type {IOStreams} from '../../cli/runtime/io.js'
 import {
   assertReachable,
   credentialsFromEnv,

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {prequalificationCard} from '../../cli/bnpl-views.js'
 import {moneyFlags} from '../../cli/flags.js'
+import {prequalificationCard} from '../../cli/views/bnpl-views.js'
 import type {Loose, Prequalification} from '../../contract/index.js'
 
 export default class BnplPrequalify extends BaseCommand<typeof BnplPrequalify> {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {virtualCardCard} from '../../cli/views.js'
+import {virtualCardCard} from '../../cli/views/resource-views.js'
 import type {Loose, VirtualCard} from '../../contract/index.js'
 
 export default class CardsCreate extends BaseCommand<typeof CardsCreate> {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags, timeFlags} from '../../cli/flags.js'
-import {eventColumns} from '../../cli/webhooks-views.js'
+import {eventColumns} from '../../cli/views/webhooks-views.js'
 import {DELIVERY_STATUSES, EVENT_NAMES} from '../../contract/index.js'
 
 export default class EventsList extends BaseCommand<typeof EventsList> {

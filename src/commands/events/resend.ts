@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
-import {deliveryColumns} from '../../cli/webhooks-views.js'
+import {deliveryColumns} from '../../cli/views/webhooks-views.js'
 import {MAX_RESEND_TIMES, type ResendResult} from '../../contract/index.js'
 
 export default class EventsResend extends BaseCommand<typeof EventsResend> {

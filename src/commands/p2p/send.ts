@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, moneyFlags, yesFlag} from '../../cli/flags.js'
-import {p2pCard} from '../../cli/views.js'
+import {p2pCard} from '../../cli/views/resource-views.js'
 import type {Loose, P2PTransfer} from '../../contract/index.js'
 
 export default class P2pSend extends BaseCommand<typeof P2pSend> {

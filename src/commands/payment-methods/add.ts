@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {paymentMethodCard} from '../../cli/views.js'
+import {paymentMethodCard} from '../../cli/views/resource-views.js'
 import {PAYMENT_METHOD_TYPES, type PaymentMethod} from '../../contract/index.js'
 
 export default class PaymentMethodsAdd extends BaseCommand<typeof PaymentMethodsAdd> {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
-import {paymentMethodColumns} from '../../cli/views.js'
+import {paymentMethodColumns} from '../../cli/views/resource-views.js'
 
 export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethodsList> {
   static override summary = "list a user's payment methods"

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, moneyFlags, yesFlag} from '../../cli/flags.js'
-import {walletPaymentCard} from '../../cli/views.js'
+import {walletPaymentCard} from '../../cli/views/resource-views.js'
 import type {Loose, WalletPayment} from '../../contract/index.js'
 
 export default class PaymentsCreate extends BaseCommand<typeof PaymentsCreate> {

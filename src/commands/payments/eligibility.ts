@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {moneyFlags} from '../../cli/flags.js'
-import {eligibilityCard} from '../../cli/views.js'
+import {eligibilityCard} from '../../cli/views/resource-views.js'
 import type {Eligibility, Loose} from '../../contract/index.js'
 
 export default class PaymentsEligibility extends BaseCommand<typeof PaymentsEligibility> {

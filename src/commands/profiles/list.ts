@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
-import type {Column} from '../../cli/output.js'
-import {paint} from '../../cli/terminal.js'
+import type {Column} from '../../cli/rendering/output.js'
+import {paint} from '../../cli/rendering/terminal.js'
 
 interface ProfileRow {
   name: string

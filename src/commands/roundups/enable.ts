@@ -7,7 +7,7 @@ import {
   roundupSettingsFlags,
   settingsChange,
 } from '../../cli/roundups-flags.js'
-import {roundupSettingsCard} from '../../cli/roundups-views.js'
+import {roundupSettingsCard} from '../../cli/views/roundups-views.js'
 import type {Loose, RoundupSettingsRecord} from '../../contract/index.js'
 
 export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {

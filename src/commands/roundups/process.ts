@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {checkRoundupCurrency, majorFlag, roundupCurrency} from '../../cli/roundups-flags.js'
-import {roundupCard} from '../../cli/roundups-views.js'
+import {roundupCard} from '../../cli/views/roundups-views.js'
 import type {Loose, Roundup} from '../../contract/index.js'
 
 export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess> {

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {roundupTransferCard} from '../../cli/roundups-views.js'
+import {roundupTransferCard} from '../../cli/views/roundups-views.js'
 import type {Loose, RoundupTransfer} from '../../contract/index.js'
 
 export default class RoundupsTransfer extends BaseCommand<typeof RoundupsTransfer> {

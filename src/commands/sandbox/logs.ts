@@ -1,6 +1,12 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {logCard, logLine, parseRequestId, parseSince, parseStatusFilter} from '../../cli/request-log-views.js'
+import {
+  logCard,
+  logLine,
+  parseRequestId,
+  parseSince,
+  parseStatusFilter,
+} from '../../cli/views/request-log-views.js'
 import type {RequestLogEntry, RequestLogQuery} from '../../contract/index.js'
 import {PayctlError} from '../../core/index.js'
 

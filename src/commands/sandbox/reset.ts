@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
-import {snapshotName} from '../../cli/snapshots.js'
+import {snapshotName} from '../../cli/local-sandbox/snapshot-flags.js'
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   static override summary =

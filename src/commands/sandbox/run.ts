@@ -10,10 +10,10 @@ import {
   snapshotFileFor,
   snapshotOwner,
   writeRunProfile,
-} from '../../cli/one-shot.js'
-import {runToEnd} from '../../cli/one-shot-command.js'
-import {snapshotKey} from '../../cli/sandbox-process.js'
-import {snapshotStartFailure} from '../../cli/snapshots.js'
+} from '../../cli/local-sandbox/one-shot.js'
+import {runToEnd} from '../../cli/local-sandbox/one-shot-command.js'
+import {snapshotKey} from '../../cli/local-sandbox/sandbox-process.js'
+import {snapshotStartFailure} from '../../cli/local-sandbox/snapshot-flags.js'
 import {resolveProfile} from '../../core/index.js'
 
 export default class SandboxRun extends BaseCommand<typeof SandboxRun> {

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {findSandbox} from '../../cli/sandbox-process.js'
+import {findSandbox} from '../../cli/local-sandbox/sandbox-process.js'
 import type {ClockReading, SandboxHealth} from '../../contract/index.js'
 import {PayctlError} from '../../core/index.js'
 

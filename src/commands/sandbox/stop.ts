@@ -6,7 +6,7 @@ import {
   isSandboxProcess,
   readState,
   runningSandboxes,
-} from '../../cli/sandbox-process.js'
+} from '../../cli/local-sandbox/sandbox-process.js'
 import {isLocalUrl} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {

@@ -3,7 +3,7 @@ import {currencyFrom, moneyFrom} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
 import {idempotencyKeyFlag, metadataFlag, metadataFrom, moneyFlags, yesFlag} from '../../cli/flags.js'
-import {transactionCard} from '../../cli/views.js'
+import {transactionCard} from '../../cli/views/resource-views.js'
 import {
   missingParties,
   PAYMENT_METHODS,

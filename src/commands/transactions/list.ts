@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags, timeFlags} from '../../cli/flags.js'
-import {transactionColumns} from '../../cli/views.js'
+import {transactionColumns} from '../../cli/views/resource-views.js'
 import {TRANSACTION_STATUSES, TRANSACTION_TYPES} from '../../contract/index.js'
 
 export default class TransactionsList extends BaseCommand<typeof TransactionsList> {

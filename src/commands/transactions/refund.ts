@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {amountInCurrencyOf} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {transactionCard} from '../../cli/views.js'
+import {transactionCard} from '../../cli/views/resource-views.js'
 import type {TransactionView} from '../../contract/index.js'
 
 export default class TransactionsRefund extends BaseCommand<typeof TransactionsRefund> {

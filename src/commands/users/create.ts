@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {userCard} from '../../cli/views.js'
+import {userCard} from '../../cli/views/resource-views.js'
 import type {Loose, User} from '../../contract/index.js'
 
 export default class UsersCreate extends BaseCommand<typeof UsersCreate> {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
-import {userColumns} from '../../cli/views.js'
+import {userColumns} from '../../cli/views/resource-views.js'
 
 export default class UsersList extends BaseCommand<typeof UsersList> {
   static override summary = 'find users by email, external id or name, oldest first'

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {currencyFlag, idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {walletCard} from '../../cli/views.js'
+import {walletCard} from '../../cli/views/resource-views.js'
 import type {WalletView} from '../../contract/index.js'
 import {parseAmount} from '../../core/index.js'
 

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {inspectFlags} from '../../cli/flags.js'
-import {type InvestigationRecord, printInvestigation} from '../../cli/inspect-output.js'
+import {type InvestigationRecord, printInvestigation} from '../../cli/views/inspect-output.js'
 import {investigate} from '../../core/index.js'
 
 export default class WalletsInspect extends BaseCommand<typeof WalletsInspect> {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {currencyFlag, listFlags} from '../../cli/flags.js'
-import {walletColumns} from '../../cli/views.js'
+import {walletColumns} from '../../cli/views/resource-views.js'
 
 export default class WalletsList extends BaseCommand<typeof WalletsList> {
   static override summary = 'list wallets, optionally of one user or currency'

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {amountInCurrencyOf} from '../../cli/amounts.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
-import {walletCard} from '../../cli/views.js'
+import {walletCard} from '../../cli/views/resource-views.js'
 import {type EndpointBody, WALLET_STATUSES, type Wallet} from '../../contract/index.js'
 import {type Exact, usageError} from '../../core/index.js'
 

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {webhookCard} from '../../cli/webhooks-views.js'
+import {webhookCard} from '../../cli/views/webhooks-views.js'
 import type {Webhook} from '../../contract/index.js'
 
 export default class WebhooksGet extends BaseCommand<typeof WebhooksGet> {

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
-import {webhookColumns} from '../../cli/webhooks-views.js'
+import {webhookColumns} from '../../cli/views/webhooks-views.js'
 import type {WebhookList} from '../../contract/index.js'
 
 export default class WebhooksList extends BaseCommand<typeof WebhooksList> {

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {deliveryFaultFlags, deliveryFaultsFrom} from '../../cli/faults.js'
-import type {OutputStream} from '../../cli/io.js'
-import {terminalSafe} from '../../cli/terminal.js'
-import {listenLines} from '../../cli/webhooks-views.js'
+import {deliveryFaultFlags, deliveryFaultsFrom} from '../../cli/local-sandbox/fault-flags.js'
+import {terminalSafe} from '../../cli/rendering/terminal.js'
+import type {OutputStream} from '../../cli/runtime/io.js'
+import {listenLines} from '../../cli/views/webhooks-views.js'
 import {ALL_EVENTS} from '../../contract/index.js'
 import {
   PayctlError,

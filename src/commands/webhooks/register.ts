@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {registrationCard} from '../../cli/webhooks-views.js'
+import {registrationCard} from '../../cli/views/webhooks-views.js'
 import type {Loose, WebhookWithSecret} from '../../contract/index.js'
 import {parseEventSelectors} from '../../core/webhooks/index.js'
 

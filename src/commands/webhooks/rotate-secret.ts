@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parseDuration} from '../../cli/duration.js'
 import {yesFlag} from '../../cli/flags.js'
-import {webhookCard} from '../../cli/webhooks-views.js'
+import {webhookCard} from '../../cli/views/webhooks-views.js'
 import type {WebhookWithSecret} from '../../contract/index.js'
 
 export default class WebhooksRotateSecret extends BaseCommand<typeof WebhooksRotateSecret> {

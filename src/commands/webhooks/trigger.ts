@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {paint} from '../../cli/terminal.js'
+import {paint} from '../../cli/rendering/terminal.js'
 import {EVENT_NAMES, type EventEnvelope, overridesHelp} from '../../contract/index.js'
 import {PayctlError} from '../../core/index.js'
 import {parseEventName, parseTriggerOverrides} from '../../core/webhooks/index.js'

@@ -1,4 +1,15 @@
 export {
+  type FileProgress,
+  fixturePaths,
+  journalPath,
+  refuseSharedNames,
+  type SeedFilesOptions,
+  sandboxInstance,
+  seedFiles,
+  seedRate,
+  writeSeedIds,
+} from './files.js'
+export {
   type Fixture,
   loadFixture,
   loadFixtures,

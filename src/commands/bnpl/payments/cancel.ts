@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {bnplCard} from '../../../cli/bnpl-views.js'
 import {idempotencyKeyFlag, yesFlag} from '../../../cli/flags.js'
+import {bnplCard} from '../../../cli/views/bnpl-views.js'
 import type {BnplPayment, Loose} from '../../../contract/index.js'
 
 export default class BnplPaymentsCancel extends BaseCommand<typeof BnplPaymentsCancel> {

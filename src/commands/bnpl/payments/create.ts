@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {moneyFrom} from '../../../cli/amounts.js'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {bnplCard} from '../../../cli/bnpl-views.js'
 import {idempotencyKeyFlag, moneyFlags, yesFlag} from '../../../cli/flags.js'
+import {bnplCard} from '../../../cli/views/bnpl-views.js'
 import type {BnplPayment, Loose} from '../../../contract/index.js'
 
 export default class BnplPaymentsCreate extends BaseCommand<typeof BnplPaymentsCreate> {

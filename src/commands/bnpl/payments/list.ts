@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {bnplColumns} from '../../../cli/bnpl-views.js'
-import {isRecord} from '../../../cli/fields.js'
 import {listFlags} from '../../../cli/flags.js'
+import {isRecord} from '../../../cli/rendering/field-readers.js'
+import {bnplColumns} from '../../../cli/views/bnpl-views.js'
 import {BNPL_STATUSES} from '../../../contract/index.js'
 
 export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsList> {

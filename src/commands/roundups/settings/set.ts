@@ -7,8 +7,8 @@ import {
   roundupSettingsFlags,
   settingsChange,
 } from '../../../cli/roundups-flags.js'
-import {roundupSettingsCard} from '../../../cli/roundups-views.js'
 import {askRoundupSettings, destinationChecker, walkthroughStart} from '../../../cli/roundups-wizard.js'
+import {roundupSettingsCard} from '../../../cli/views/roundups-views.js'
 import type {Loose, RoundupSettingsRecord} from '../../../contract/index.js'
 import {PayctlError, usageError} from '../../../core/index.js'
 

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../../cli/base-command.js'
-import {apiFaultFlags, faultLine} from '../../../cli/faults.js'
+import {apiFaultFlags, faultLine} from '../../../cli/local-sandbox/fault-flags.js'
 import type {ApiFault, ApiFaultRequest, FaultStatus} from '../../../contract/index.js'
 import {usageError} from '../../../core/index.js'
 

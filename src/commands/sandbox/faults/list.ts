@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../../cli/base-command.js'
-import {faultColumns} from '../../../cli/faults.js'
 import {listFlags} from '../../../cli/flags.js'
+import {faultColumns} from '../../../cli/local-sandbox/fault-flags.js'
 
 export default class SandboxFaultsList extends BaseCommand<typeof SandboxFaultsList> {
   static override summary =

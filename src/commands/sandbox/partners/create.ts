@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {OperatorCommand} from '../../../cli/operator-command.js'
+import {OperatorCommand} from '../../../cli/local-sandbox/operator-command.js'
 import type {NewPartner} from '../../../contract/index.js'
 import {
   checkProfileName,

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {yesFlag} from '../../../cli/flags.js'
-import {OperatorCommand} from '../../../cli/operator-command.js'
+import {OperatorCommand} from '../../../cli/local-sandbox/operator-command.js'
 import {PayctlError} from '../../../core/index.js'
 
 export default class SandboxPartnersDelete extends OperatorCommand<typeof SandboxPartnersDelete> {

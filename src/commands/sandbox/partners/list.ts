@@ -1,6 +1,6 @@
 import {outputFlags} from '../../../cli/flags.js'
-import {OperatorCommand} from '../../../cli/operator-command.js'
-import type {Column} from '../../../cli/output.js'
+import {OperatorCommand} from '../../../cli/local-sandbox/operator-command.js'
+import type {Column} from '../../../cli/rendering/output.js'
 import type {SandboxPartner} from '../../../contract/index.js'
 
 type Row = SandboxPartner & {profiles: string[]}

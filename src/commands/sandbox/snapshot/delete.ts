@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {snapshotName} from '../../../cli/snapshots.js'
+import {snapshotName} from '../../../cli/local-sandbox/snapshot-flags.js'
 
 export default class SandboxSnapshotDelete extends BaseCommand<typeof SandboxSnapshotDelete> {
   static override summary = "delete one of the profile's snapshots in the local sandbox"

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../../cli/base-command.js'
 import {outputFlags} from '../../../cli/flags.js'
-import {snapshotColumns} from '../../../cli/snapshots.js'
+import {snapshotColumns} from '../../../cli/local-sandbox/snapshot-flags.js'
 import type {Snapshot} from '../../../contract/index.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {

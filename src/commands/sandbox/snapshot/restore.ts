@@ -2,8 +2,12 @@ import {randomBytes} from 'node:crypto'
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
-import {operatorProfile} from '../../../cli/sandbox-process.js'
-import {operatorOnlySnapshot, snapshotFileFlag, snapshotName} from '../../../cli/snapshots.js'
+import {operatorProfile} from '../../../cli/local-sandbox/sandbox-process.js'
+import {
+  operatorOnlySnapshot,
+  snapshotFileFlag,
+  snapshotName,
+} from '../../../cli/local-sandbox/snapshot-flags.js'
 import {PayctlError, uploadSnapshot, usageError} from '../../../core/index.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {

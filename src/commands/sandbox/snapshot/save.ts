@@ -1,13 +1,13 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {operatorProfile} from '../../../cli/sandbox-process.js'
+import {operatorProfile} from '../../../cli/local-sandbox/sandbox-process.js'
 import {
   allFlag,
   formatBytes,
   operatorOnlySnapshot,
   snapshotFileFlag,
   snapshotName,
-} from '../../../cli/snapshots.js'
+} from '../../../cli/local-sandbox/snapshot-flags.js'
 import type {Snapshot} from '../../../contract/index.js'
 import {downloadSnapshot} from '../../../core/index.js'
 

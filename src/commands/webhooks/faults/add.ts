@@ -1,6 +1,11 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
-import {deliveryFaultFlags, deliveryFaultsFrom, faultLine, seedFlag} from '../../../cli/faults.js'
+import {
+  deliveryFaultFlags,
+  deliveryFaultsFrom,
+  faultLine,
+  seedFlag,
+} from '../../../cli/local-sandbox/fault-flags.js'
 import type {DeliveryFault} from '../../../contract/index.js'
 import {usageError} from '../../../core/index.js'
 

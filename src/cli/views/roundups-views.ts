@@ -4,10 +4,19 @@ import type {
   Roundup,
   RoundupSettingsRecord,
   RoundupTransfer,
-} from '../contract/index.js'
-import {ABSENT, extraRows, isRecord, known, majorMoney, type Row, str, text} from './fields.js'
-import type {Column} from './output.js'
-import {paint, STATUS_STYLES} from './terminal.js'
+} from '../../contract/index.js'
+import {
+  ABSENT,
+  extraRows,
+  isRecord,
+  known,
+  majorMoney,
+  type Row,
+  str,
+  text,
+} from '../rendering/field-readers.js'
+import type {Column} from '../rendering/output.js'
+import {paint, STATUS_STYLES} from '../rendering/terminal.js'
 
 /** How round-ups look to a person. Their amounts travel in major units; they are shown exactly. */
 

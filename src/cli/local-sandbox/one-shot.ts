@@ -1,8 +1,14 @@
 import {existsSync, lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {SnapshotName} from '../contract/index.js'
-import {PayctlError, ProfileStore, type ResolvedProfile, saveLocalProfile, usageError} from '../core/index.js'
+import {SnapshotName} from '../../contract/index.js'
+import {
+  PayctlError,
+  ProfileStore,
+  type ResolvedProfile,
+  saveLocalProfile,
+  usageError,
+} from '../../core/index.js'
 import {isAlive} from './sandbox-process.js'
 
 /**

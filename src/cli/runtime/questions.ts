@@ -1,4 +1,4 @@
-import {PayctlError} from '../core/errors.js'
+import {PayctlError} from '../../core/errors.js'
 import type {Prompter, Validate} from './prompter.js'
 
 /** The error for a value nobody can be asked for: it names the flag that gives it. */

@@ -1,9 +1,9 @@
 import {existsSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
-import {SNAPSHOT_NAME_RULE, type Snapshot, SnapshotName} from '../contract/index.js'
-import {PayctlError, usageError} from '../core/index.js'
-import type {Column} from './output.js'
+import {SNAPSHOT_NAME_RULE, type Snapshot, SnapshotName} from '../../contract/index.js'
+import {PayctlError, usageError} from '../../core/index.js'
+import type {Column} from '../rendering/output.js'
 
 /** The flags and views of `sandbox snapshot …` (docs/sandbox.md#snapshots). */
 

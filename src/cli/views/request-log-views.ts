@@ -1,10 +1,10 @@
-import type {RequestLogEntry} from '../contract/request-log.js'
-import {STATUS_FILTER} from '../contract/request-log.js'
-import {usageError} from '../core/errors.js'
-import {parseDuration} from './duration.js'
-import type {Row} from './fields.js'
-import type {OutputStream} from './io.js'
-import {paint} from './terminal.js'
+import type {RequestLogEntry} from '../../contract/request-log.js'
+import {STATUS_FILTER} from '../../contract/request-log.js'
+import {usageError} from '../../core/errors.js'
+import {parseDuration} from '../duration.js'
+import type {Row} from '../rendering/field-readers.js'
+import {paint} from '../rendering/terminal.js'
+import type {OutputStream} from '../runtime/io.js'
 
 /** How the sandbox's request log is read and shown (`payctl sandbox logs`). */
 

@@ -1,17 +1,17 @@
-import {unwrapEnvelope} from '../contract/envelope.js'
-import {assertCredentialFitsEnvironment} from '../core/environments.js'
-import {isExactWithoutReviver, parseExact} from '../core/exact-json.js'
-import {firstAttempt} from '../core/first-attempt.js'
-import {operationUrl} from '../core/operation-url.js'
+import {unwrapEnvelope} from '../../contract/envelope.js'
+import {assertCredentialFitsEnvironment} from '../../core/environments.js'
+import {isExactWithoutReviver, parseExact} from '../../core/exact-json.js'
+import {firstAttempt} from '../../core/first-attempt.js'
+import {operationUrl} from '../../core/operation-url.js'
 import {
   credentialFingerprint,
   peekProfileFile,
   type ResolvedProfile,
   resolveProfile,
   storedProfile,
-} from '../core/profile-file.js'
-import {redactValue} from '../core/redact.js'
-import {needsRenewal} from '../core/token-manager.js'
+} from '../../core/profile-file.js'
+import {redactValue} from '../../core/redact.js'
+import {needsRenewal} from '../../core/token-manager.js'
 import {
   bypassesProxy,
   type HttpRequest,
@@ -19,13 +19,13 @@ import {
   requestDebugLines,
   requestHeaders,
   responseDebugLines,
-} from '../core/transport.js'
-import {toPayctlError} from './errors.js'
+} from '../../core/transport.js'
+import {toPayctlError} from '../command-errors.js'
+import {Printer} from '../rendering/printer.js'
+import {onStdoutClosed} from '../runtime/io.js'
+import {currentRuntime, processRuntime, type Runtime} from '../runtime/runtime.js'
 import type {FastRun, Handover} from './fast-table.js'
-import {onStdoutClosed} from './io.js'
 import {oneCallOf} from './one-call.js'
-import {Printer} from './printer.js'
-import {currentRuntime, processRuntime, type Runtime} from './runtime.js'
 
 /**
  * The fast path of a one-call command (fast-start.ts matched its arguments): the profile and its

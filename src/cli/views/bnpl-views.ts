@@ -1,7 +1,7 @@
-import type {BnplPayment, Loose, Prequalification} from '../contract/index.js'
-import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
-import type {Column} from './output.js'
-import {paint, STATUS_STYLES} from './terminal.js'
+import type {BnplPayment, Loose, Prequalification} from '../../contract/index.js'
+import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from '../rendering/field-readers.js'
+import type {Column} from '../rendering/output.js'
+import {paint, STATUS_STYLES} from '../rendering/terminal.js'
 
 /** How buy-now-pay-later records look to a person. */
 

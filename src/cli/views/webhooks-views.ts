@@ -1,4 +1,4 @@
-import {moneyOf} from '../contract/event-amounts.js'
+import {moneyOf} from '../../contract/event-amounts.js'
 import type {
   Delivery,
   DeliveryWithAttempts,
@@ -7,12 +7,12 @@ import type {
   Loose,
   Webhook,
   WebhookWithSecret,
-} from '../contract/index.js'
-import type {ListenEvent} from '../core/webhooks/index.js'
-import {extraRows, known, type Row, recordRows, str, text} from './fields.js'
-import type {Column} from './output.js'
-import {currentRuntime} from './runtime.js'
-import {paint} from './terminal.js'
+} from '../../contract/index.js'
+import type {ListenEvent} from '../../core/webhooks/index.js'
+import {extraRows, known, type Row, recordRows, str, text} from '../rendering/field-readers.js'
+import type {Column} from '../rendering/output.js'
+import {paint} from '../rendering/terminal.js'
+import {currentRuntime} from '../runtime/runtime.js'
 
 /** How webhooks, events, deliveries and a listen session look to a person. */
 

@@ -1,8 +1,8 @@
 import {formatMoney} from '../contract/money.js'
 import {PayctlError} from '../core/errors.js'
 import {stringifyExact} from '../core/exact-json.js'
-import type {OutputStream} from './io.js'
-import {paint, terminalSafe} from './terminal.js'
+import {paint, terminalSafe} from './rendering/terminal.js'
+import type {OutputStream} from './runtime/io.js'
 
 /** Turn anything thrown inside a command into the one error type, with an exit code. */
 export function toPayctlError(err: unknown): PayctlError {

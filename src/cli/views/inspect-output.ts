@@ -1,6 +1,8 @@
-import {stringifyExact} from '../core/exact-json.js'
-import type {Investigation, TimelineLine} from '../core/index.js'
-import {fitColumns} from './fit.js'
+import {stringifyExact} from '../../core/exact-json.js'
+import type {Investigation, TimelineLine} from '../../core/index.js'
+import {fitColumns} from '../rendering/fit.js'
+import {type Below, type Column, renderTable} from '../rendering/output.js'
+import type {Printer} from '../rendering/printer.js'
 import {
   inspectBnplColumns,
   inspectWalletColumns,
@@ -8,9 +10,7 @@ import {
   timelineColumns,
   windowLine,
 } from './inspect-views.js'
-import {type Below, type Column, renderTable} from './output.js'
-import type {Printer} from './printer.js'
-import {userCard} from './views.js'
+import {userCard} from './resource-views.js'
 
 /** How the story is printed: `--json`, `--output`, `--utc`, `--oldest-first`, `--wide`. */
 export interface InspectOutput {

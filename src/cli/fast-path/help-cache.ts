@@ -1,7 +1,7 @@
 import {existsSync, readdirSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {configDirProblem, privateSubdir, readOwnFile, writePrivateFile} from '../core/config-dir.js'
-import type {Env} from './io.js'
+import {configDirProblem, privateSubdir, readOwnFile, writePrivateFile} from '../../core/config-dir.js'
+import type {Env} from '../runtime/io.js'
 
 /**
  * Help printed from a rendering an earlier run kept, so that `payctl --help` and topic help need

@@ -1,4 +1,4 @@
-import type {PriorRequest} from '../core/transport.js'
+import type {PriorRequest} from '../../core/transport.js'
 import type {HelpSlot, HelpTargets} from './help-cache.js'
 
 /**

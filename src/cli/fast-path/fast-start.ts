@@ -1,8 +1,8 @@
 import {statSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
+import {currentRuntime} from '../runtime/runtime.js'
 import {type Generated, type Handover, matchArgv} from './fast-table.js'
 import {helpSlot, readHelp} from './help-cache.js'
-import {currentRuntime} from './runtime.js'
 
 /**
  * The start of bin/run.js's fast path (dist/bundle/fast.js), before anything else of payctl loads.

@@ -11,16 +11,16 @@ import type {
   VirtualCard,
   WalletPayment,
   WalletView,
-} from '../contract/index.js'
-import {minorFrom} from '../contract/money.js'
-import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from './fields.js'
-import type {Column} from './output.js'
-import {paint, STATUS_STYLES} from './terminal.js'
+} from '../../contract/index.js'
+import {minorFrom} from '../../contract/money.js'
+import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from '../rendering/field-readers.js'
+import type {Column} from '../rendering/output.js'
+import {paint, STATUS_STYLES} from '../rendering/terminal.js'
 
 /**
  * How each resource looks to a person: one card layout and one table layout per resource. Records
  * the interface document shows in full (wallets, transactions) are read as typed; the others may
- * come from a service that sends other fields, so they are read with the readers of fields.ts:
+ * come from a service that sends other fields, so they are read with the readers of field-readers.ts:
  * a known field that is missing shows as —, and fields payctl does not know are listed after.
  */
 

@@ -1,8 +1,7 @@
-import type {EndpointId, EndpointResult} from '../contract/index.js'
-import {bnplCard, installmentColumns, schedule} from './bnpl-views.js'
-import type {OutputFormat} from './list-output.js'
-import type {Printer} from './printer.js'
-import {pendingCard, pendingRoundups, roundupColumns, roundupSettingsCard} from './roundups-views.js'
+import type {EndpointId, EndpointResult} from '../../contract/index.js'
+import type {OutputFormat} from '../rendering/list-output.js'
+import type {Printer} from '../rendering/printer.js'
+import {bnplCard, installmentColumns, schedule} from '../views/bnpl-views.js'
 import {
   balanceCard,
   transactionCard,
@@ -10,8 +9,9 @@ import {
   userBalances,
   userCard,
   walletCard,
-} from './views.js'
-import {attemptLines, deliveryColumns, eventCard} from './webhooks-views.js'
+} from '../views/resource-views.js'
+import {pendingCard, pendingRoundups, roundupColumns, roundupSettingsCard} from '../views/roundups-views.js'
+import {attemptLines, deliveryColumns, eventCard} from '../views/webhooks-views.js'
 
 /**
  * The one-call commands: each reads one record with one GET of the service, its one argument

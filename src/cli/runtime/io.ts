@@ -133,7 +133,7 @@ export function onStdoutClosed(gone: () => void): void {
 
 /**
  * Start recording what the process writes to stdout (the text) and stderr (how much), besides
- * writing it: what a run that prints help printed, to keep (help-cache.ts). The returned function
+ * writing it: what a run that prints help printed, to keep (fast-path/help-cache.ts). The returned function
  * stops recording and says what was written.
  */
 export function recordOutput(): () => {stdout: string; stderr: number} {

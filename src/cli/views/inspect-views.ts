@@ -1,8 +1,8 @@
-import {signedMoney, type WalletView, zonedTime} from '../contract/index.js'
-import type {Missing, TimelineLine} from '../core/index.js'
-import {ABSENT, known, money, text} from './fields.js'
-import type {Column} from './output.js'
-import {paint, STATUS_STYLES} from './terminal.js'
+import {signedMoney, type WalletView, zonedTime} from '../../contract/index.js'
+import type {Missing, TimelineLine} from '../../core/index.js'
+import {ABSENT, known, money, text} from '../rendering/field-readers.js'
+import type {Column} from '../rendering/output.js'
+import {paint, STATUS_STYLES} from '../rendering/terminal.js'
 
 /**
  * How a customer's story looks to a person (`users inspect`, `wallets inspect`): the wallets and

@@ -3,7 +3,7 @@ import {randomBytes} from 'node:crypto'
 import {closeSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {networkInterfaces} from 'node:os'
 import {join} from 'node:path'
-import type {SandboxHealth} from '../contract/index.js'
+import type {SandboxHealth} from '../../contract/index.js'
 import {
   assertConfigDir,
   configDir,
@@ -16,7 +16,7 @@ import {
   readOwnFile,
   storedProfile,
   writePrivateFile,
-} from '../core/index.js'
+} from '../../core/index.js'
 
 /** What a running `payctl sandbox start` leaves in the config dir so `stop` and `status` can find it. */
 export interface SandboxState {

@@ -9,9 +9,9 @@ import {
   MAX_FAULT_SEED,
   MAX_REORDER,
   parseRoutePattern,
-} from '../contract/index.js'
-import {usageError} from '../core/errors.js'
-import type {Column} from './output.js'
+} from '../../contract/index.js'
+import {usageError} from '../../core/errors.js'
+import type {Column} from '../rendering/output.js'
 
 /**
  * The flags of faults on demand (`sandbox faults add`, `webhooks faults add`, `webhooks listen`),

@@ -1,6 +1,6 @@
 import {AsyncLocalStorage} from 'node:async_hooks'
-import {configDir} from '../core/config-dir.js'
-import type {PriorAnswer} from '../core/transport.js'
+import {configDir} from '../../core/config-dir.js'
+import type {PriorAnswer} from '../../core/transport.js'
 import {type Env, type IOStreams, systemIO} from './io.js'
 import {type Prompter, terminalPrompter} from './prompter.js'
 

@@ -1,7 +1,7 @@
 import type {Command} from '@oclif/core'
-import {PARTNER_NAME_RULE, PartnerName} from '../contract/index.js'
-import {PayctlError, storedProfile, usageError} from '../core/index.js'
-import {BaseCommand} from './base-command.js'
+import {PARTNER_NAME_RULE, PartnerName} from '../../contract/index.js'
+import {PayctlError, storedProfile, usageError} from '../../core/index.js'
+import {BaseCommand} from '../base-command.js'
 import {operatorProfile} from './sandbox-process.js'
 
 /**

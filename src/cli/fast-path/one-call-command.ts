@@ -1,6 +1,6 @@
 import type {Command} from '@oclif/core'
-import {type EndpointId, endpoints} from '../contract/index.js'
-import {BaseCommand} from './base-command.js'
+import {type EndpointId, endpoints} from '../../contract/index.js'
+import {BaseCommand} from '../base-command.js'
 import {type OneCallFlags, oneCallOf} from './one-call.js'
 
 /**
@@ -12,7 +12,7 @@ export abstract class OneCallCommand<T extends typeof Command> extends BaseComma
   async run(): Promise<unknown> {
     const call = oneCallOf(this.id ?? '')
     if (call === undefined)
-      throw new Error(`${this.id} is no entry of ONE_CALL_COMMANDS (src/cli/one-call.ts)`)
+      throw new Error(`${this.id} is no entry of ONE_CALL_COMMANDS (src/cli/fast-path/one-call.ts)`)
     const param = /\{(\w+)\}/.exec(endpoints[call.operation].path)![1]!
     const operation = call.operation as EndpointId
     const record = await this.out.spin(call.spin, () =>

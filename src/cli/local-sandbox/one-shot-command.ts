@@ -1,8 +1,8 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {constants} from 'node:os'
 import type {Readable} from 'node:stream'
-import type {IOStreams, OutputStream} from './io.js'
-import type {Runtime} from './runtime.js'
+import type {IOStreams, OutputStream} from '../runtime/io.js'
+import type {Runtime} from '../runtime/runtime.js'
 
 /**
  * The command of `sandbox run` (and each `payctl seed` before it): run to its end with its output

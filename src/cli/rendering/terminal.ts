@@ -1,6 +1,6 @@
 import {styleText} from 'node:util'
-import type {Env, IOStreams} from './io.js'
-import {currentRuntime} from './runtime.js'
+import type {Env, IOStreams} from '../runtime/io.js'
+import {currentRuntime} from '../runtime/runtime.js'
 
 type Style = Parameters<typeof styleText>[0]
 
