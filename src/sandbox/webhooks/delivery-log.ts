@@ -13,11 +13,9 @@ import {aboutCondition} from '../events.js'
 import {PagedList} from '../pagination.js'
 import {envelopeOf, type StoredEvent} from './envelope.js'
 import {registrationOf} from './registrations.js'
-import type {AttemptRow, DeliveryRow, EndpointRow} from './rows.js'
+import {type AttemptRow, type DeliveryRow, type EndpointRow, iso} from './rows.js'
 import type {WebhookService} from './service.js'
 import {displayUrl} from './url-policy.js'
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 function toDelivery(row: DeliveryRow): Delivery {
   return {

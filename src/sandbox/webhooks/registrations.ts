@@ -8,11 +8,9 @@ import {
 } from '../../contract/webhooks.js'
 import type {OperationInput, SandboxContext} from '../context.js'
 import {ApiError} from '../errors.js'
-import type {EndpointRow} from './rows.js'
+import {type EndpointRow, iso} from './rows.js'
 import type {WebhookStore} from './store.js'
 import {displayUrl, urlProblem} from './url-policy.js'
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 function toWebhook(row: EndpointRow, now: number): Webhook {
   const overlap = row.previous_secret !== null && (row.previous_secret_expires_at ?? 0) > now
