@@ -1,8 +1,6 @@
 import {request} from 'node:http'
-import type {AttemptOutcome, HttpRequest, HttpResponse} from './transport.js'
-
-/** Failures before a connection existed: the request cannot have reached the service. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
+// The fast path imports the transport already (its --debug lines): the list adds no module to it.
+import {type AttemptOutcome, type HttpRequest, type HttpResponse, NOT_CONNECTED_CODES} from './transport.js'
 
 /** What one attempt got; `sent: false` when it failed before reaching the service. */
 export type FirstAttempt = AttemptOutcome & {sent: boolean}
@@ -34,7 +32,7 @@ export function firstAttempt(
     const failed = (err: NodeJS.ErrnoException) => {
       // undici's names for a connection that broke, or an answer that never came whole.
       const code = typeof err.code === 'string' ? err.code : 'UND_ERR_SOCKET'
-      done({error: {code, message: err.message, stack: err.stack}, sent: !NOT_CONNECTED.has(code)})
+      done({error: {code, message: err.message, stack: err.stack}, sent: !NOT_CONNECTED_CODES.has(code)})
     }
     // One connection of its own, closed after the answer, so the process can end at once; asked
     // for as undici asks, kept alive, since the service's answer (its headers) may say so.

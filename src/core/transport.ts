@@ -130,8 +130,17 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ])
 
-// Failures before a connection existed: the request cannot have reached the service.
-const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
+/**
+ * Failures before a connection existed: the request cannot have reached the service, so sending it
+ * again is safe (the fast path's first attempt reads them too).
+ */
+export const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+])
 
 // Failures a retry will not mend: no such host, no route, a certificate refused.
 const PERMANENT_CODES =

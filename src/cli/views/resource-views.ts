@@ -29,33 +29,56 @@ export const status = (s: unknown) => {
   return value === undefined ? ABSENT : paint(STATUS_STYLES[value] ?? 'white', value)
 }
 
-/** The user's fields in either spelling the document mentions (snake_case, or the SDK's camelCase). */
-const USER_FIELDS = [
-  'id',
-  'email',
-  'first_name',
-  'firstName',
-  'last_name',
-  'lastName',
-  'partner_id',
-  'partnerId',
-  'external_id',
-  'externalId',
-  'created_at',
-  'createdAt',
+/**
+ * A row of a card of a loosely read record: its label, the fields it shows (their names as the
+ * record spells them), and how it shows their values, given in that order.
+ */
+type CardLine<T> = readonly [
+  label: string,
+  fields: readonly (keyof T & string)[],
+  show: (...values: unknown[]) => string | undefined,
+]
+
+/**
+ * The card of a loosely read record: a row for each line, then the fields no line shows
+ * (extraRows), so each field is named once, by the line that shows it.
+ */
+function looseCard<T>(
+  record: Record<string, unknown>,
+  lines: readonly CardLine<T>[],
+  currency?: unknown,
+): Row[] {
+  return [
+    ...lines.map(([label, fields, show]): Row => [label, show(...fields.map((f) => record[f]))]),
+    ...extraRows(
+      record,
+      lines.flatMap(([, fields]) => fields),
+      currency,
+    ),
+  ]
+}
+
+const boldMoney = (amount: unknown, currency: unknown) => paint('bold', money(amount, currency))
+
+/** A user's name from its parts, either of which may be missing. */
+const userName = (first: unknown, last: unknown) => [text(first), text(last)].filter(Boolean).join(' ')
+
+/** A user's fields in either spelling the document mentions (snake_case, or the SDK's camelCase). */
+const USER_CARD: readonly CardLine<Loose<User>>[] = [
+  ['id', ['id'], known],
+  ['email', ['email'], known],
+  [
+    'name',
+    ['first_name', 'firstName', 'last_name', 'lastName'],
+    (first, firstCamel, last, lastCamel) => userName(first ?? firstCamel, last ?? lastCamel) || ABSENT,
+  ],
+  ['partner', ['partner_id', 'partnerId'], (snake, camel) => known(snake ?? camel)],
+  ['external id', ['external_id', 'externalId'], (snake, camel) => text(snake ?? camel)],
+  ['created', ['created_at', 'createdAt'], (snake, camel) => known(snake ?? camel)],
 ]
 
 export function userCard(u: Loose<User>): Row[] {
-  const name = [text(u.first_name ?? u.firstName), text(u.last_name ?? u.lastName)].filter(Boolean)
-  return [
-    ['id', known(u.id)],
-    ['email', known(u.email)],
-    ['name', name.length > 0 ? name.join(' ') : ABSENT],
-    ['partner', known(u.partner_id ?? u.partnerId)],
-    ['external id', text(u.external_id ?? u.externalId)],
-    ['created', known(u.created_at ?? u.createdAt)],
-    ...extraRows(u, USER_FIELDS),
-  ]
+  return looseCard(u, USER_CARD)
 }
 
 export function walletCard(w: WalletView): Row[] {
@@ -88,16 +111,15 @@ export const walletColumns: Column<WalletView>[] = [
   {header: 'LABEL', get: (w) => w.label ?? ''},
 ]
 
-const BALANCE_FIELDS = ['available', 'pending', 'reserved', 'total', 'currency']
+const BALANCE_CARD: readonly CardLine<Balance>[] = [
+  ['available', ['available', 'currency'], money],
+  ['pending', ['pending', 'currency'], money],
+  ['reserved', ['reserved', 'currency'], money],
+  ['total', ['total', 'currency'], boldMoney],
+]
+
 export function balanceCard(b: Loose<Balance>): Row[] {
-  const m = (n: unknown) => money(n, b.currency)
-  return [
-    ['available', m(b.available)],
-    ['pending', m(b.pending)],
-    ['reserved', m(b.reserved)],
-    ['total', paint('bold', m(b.total))],
-    ...extraRows(b, BALANCE_FIELDS, b.currency),
-  ]
+  return looseCard(b, BALANCE_CARD, b.currency)
 }
 
 export function transactionCard(t: TransactionView): Row[] {
@@ -151,8 +173,7 @@ export const userColumns: Column<Loose<User>>[] = [
   {header: 'EMAIL', get: (u) => known(u.email)},
   {
     header: 'NAME',
-    get: (u) =>
-      [text(u.first_name ?? u.firstName), text(u.last_name ?? u.lastName)].filter(Boolean).join(' '),
+    get: (u) => userName(u.first_name ?? u.firstName, u.last_name ?? u.lastName),
   },
   {header: 'EXTERNAL ID', get: (u) => text(u.external_id ?? u.externalId) ?? ''},
   {header: 'CREATED', get: (u) => known(u.created_at ?? u.createdAt)},
@@ -213,108 +234,91 @@ export const userBalanceColumns: Column<Record<string, unknown>>[] = [
   {header: 'TOTAL', get: (b) => money(b.total, b.currency)},
 ]
 
-const CARD_FIELDS = ['id', 'userId', 'walletId', 'brand', 'number', 'last4', 'cvc', 'expMonth', 'expYear']
 /** A card number shown in full only when it was just issued; masked everywhere else. */
-export function virtualCardCard(c: Loose<VirtualCard>): Row[] {
-  const number = str(c.number)
-  const expiry =
-    c.expMonth === undefined ? undefined : `${known(c.expMonth).padStart(2, '0')}/${known(c.expYear)}`
-  return [
-    ['id', known(c.id)],
-    ['user', known(c.userId)],
-    ['wallet', text(c.walletId)],
-    ['brand', known(c.brand)],
-    [
-      'number',
-      number
-        ? paint('bold', number.replace(/(\d{4})(?=\d)/g, '$1 '))
-        : c.last4 === undefined
-          ? ABSENT
-          : `•••• •••• •••• ${known(c.last4)}`,
-    ],
-    ['cvc', text(c.cvc)],
-    ['expires', expiry],
-    ['status', status(c.status)],
-    ['label', text(c.label)],
-    ['created', known(c.createdAt)],
-    ...extraRows(c, [...CARD_FIELDS, 'status', 'label', 'createdAt']),
-  ]
+function cardNumber(full: unknown, last4: unknown): string {
+  const number = str(full)
+  if (number) return paint('bold', number.replace(/(\d{4})(?=\d)/g, '$1 '))
+  return last4 === undefined ? ABSENT : `•••• •••• •••• ${known(last4)}`
 }
+
+const VIRTUAL_CARD_CARD: readonly CardLine<VirtualCard>[] = [
+  ['id', ['id'], known],
+  ['user', ['userId'], known],
+  ['wallet', ['walletId'], text],
+  ['brand', ['brand'], known],
+  ['number', ['number', 'last4'], cardNumber],
+  ['cvc', ['cvc'], text],
+  [
+    'expires',
+    ['expMonth', 'expYear'],
+    (month, year) => (month === undefined ? undefined : `${known(month).padStart(2, '0')}/${known(year)}`),
+  ],
+  ['status', ['status'], status],
+  ['label', ['label'], text],
+  ['created', ['createdAt'], known],
+]
+
+export function virtualCardCard(c: Loose<VirtualCard>): Row[] {
+  return looseCard(c, VIRTUAL_CARD_CARD)
+}
+
+const WALLET_PAYMENT_CARD: readonly CardLine<WalletPayment>[] = [
+  ['id', ['id'], known],
+  ['status', ['status'], status],
+  ['amount', ['amount', 'currency'], boldMoney],
+  ['user', ['userId'], known],
+  ['wallet', ['walletId'], text],
+  ['transaction', ['transactionId'], text],
+  ['merchant', ['merchantName'], text],
+  ['created', ['createdAt'], known],
+]
 
 export function walletPaymentCard(p: Loose<WalletPayment>): Row[] {
-  return [
-    ['id', known(p.id)],
-    ['status', status(p.status)],
-    ['amount', paint('bold', money(p.amount, p.currency))],
-    ['user', known(p.userId)],
-    ['wallet', text(p.walletId)],
-    ['transaction', text(p.transactionId)],
-    ['merchant', text(p.merchantName)],
-    ['created', known(p.createdAt)],
-    ...extraRows(
-      p,
-      [
-        'id',
-        'status',
-        'amount',
-        'currency',
-        'userId',
-        'walletId',
-        'transactionId',
-        'merchantName',
-        'createdAt',
-      ],
-      p.currency,
-    ),
-  ]
+  return looseCard(p, WALLET_PAYMENT_CARD, p.currency)
 }
+
+const ELIGIBILITY_CARD: readonly CardLine<Eligibility>[] = [
+  [
+    'eligible',
+    ['eligible'],
+    (eligible) =>
+      eligible === true ? paint('green', 'yes') : eligible === false ? paint('red', 'no') : ABSENT,
+  ],
+  ['amount', ['amount', 'currency'], money],
+  ['available', ['available', 'currency'], money],
+  // A wallet that came as null is none; one that did not come is not known.
+  ['wallet', ['walletId'], (wallet) => (wallet === undefined ? ABSENT : (text(wallet) ?? 'none'))],
+  [
+    'reasons',
+    ['reasons'],
+    (reasons) =>
+      (Array.isArray(reasons) ? reasons.map((r) => known(r)).join(', ') : text(reasons)) || undefined,
+  ],
+]
 
 export function eligibilityCard(e: Loose<Eligibility>): Row[] {
-  const reasons = Array.isArray(e.reasons) ? e.reasons.map((r) => known(r)).join(', ') : text(e.reasons)
-  return [
-    [
-      'eligible',
-      e.eligible === true ? paint('green', 'yes') : e.eligible === false ? paint('red', 'no') : ABSENT,
-    ],
-    ['amount', money(e.amount, e.currency)],
-    ['available', money(e.available, e.currency)],
-    ['wallet', 'walletId' in e ? (text(e.walletId) ?? 'none') : ABSENT],
-    ['reasons', reasons || undefined],
-    ...extraRows(e, ['eligible', 'amount', 'available', 'currency', 'walletId', 'reasons'], e.currency),
-  ]
+  return looseCard(e, ELIGIBILITY_CARD, e.currency)
 }
 
+/** A user, and their wallet where one was named. */
+const party = (user: unknown, wallet: unknown) =>
+  wallet === undefined ? known(user) : `${known(user)} (${known(wallet)})`
+
+const P2P_CARD: readonly CardLine<P2PTransfer>[] = [
+  ['id', ['id'], known],
+  ['status', ['status'], status],
+  ['amount', ['amount', 'currency'], boldMoney],
+  ['from', ['fromUserId', 'fromWalletId'], party],
+  ['to', ['toUserId', 'toWalletId'], party],
+  ['note', ['note'], text],
+  [
+    'transactions',
+    ['transactionIds'],
+    (ids) => (Array.isArray(ids) ? ids.map((t) => known(t)).join(', ') : undefined),
+  ],
+  ['created', ['createdAt'], known],
+]
+
 export function p2pCard(p: Loose<P2PTransfer>): Row[] {
-  const party = (user: unknown, wallet: unknown) =>
-    wallet === undefined ? known(user) : `${known(user)} (${known(wallet)})`
-  return [
-    ['id', known(p.id)],
-    ['status', status(p.status)],
-    ['amount', paint('bold', money(p.amount, p.currency))],
-    ['from', party(p.fromUserId, p.fromWalletId)],
-    ['to', party(p.toUserId, p.toWalletId)],
-    ['note', text(p.note)],
-    [
-      'transactions',
-      Array.isArray(p.transactionIds) ? p.transactionIds.map((t) => known(t)).join(', ') : undefined,
-    ],
-    ['created', known(p.createdAt)],
-    ...extraRows(
-      p,
-      [
-        'id',
-        'status',
-        'amount',
-        'currency',
-        'fromUserId',
-        'fromWalletId',
-        'toUserId',
-        'toWalletId',
-        'note',
-        'transactionIds',
-        'createdAt',
-      ],
-      p.currency,
-    ),
-  ]
+  return looseCard(p, P2P_CARD, p.currency)
 }

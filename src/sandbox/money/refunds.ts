@@ -3,6 +3,7 @@ import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {externalOf, REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'
 import {requireActive, requireFunds} from './checks.js'
+import type {Posting, WalletState} from './ledger.js'
 import {newRecord, newTransactionId, type TxRecord} from './records.js'
 import type {MoneyService} from './service.js'
 
@@ -28,6 +29,12 @@ type RefundBase = Pick<
   | 'completedAt'
 > & {type: 'refund'}
 
+/** What a refund writes: its records, the one on the original's wallet first, and the posting that reverses the original's. */
+interface Reversal {
+  records: [TxRecord, ...TxRecord[]]
+  postings: Posting[]
+}
+
 /**
  * Give back all or part of a completed card-like deposit, wallet-to-wallet transfer or wallet
  * payment, as a new `refund` transaction that reverses the original's posting
@@ -51,15 +58,16 @@ export function refund(money: MoneyService, original: TxRecord, request: Refund)
       originalId: original.id,
       completedAt: nowIso,
     }
-    const refunds =
+    const {records, postings} =
       kind === 'deposit'
-        ? refundDeposit(money, original, base, nowIso)
+        ? refundDeposit(original, base, activeWallet(money, original), nowIso)
         : kind === 'payment'
-          ? refundPayment(money, original, base, nowIso)
+          ? refundPayment(base, activeWallet(money, original), nowIso)
           : refundTransfer(money, original, base, nowIso)
+    money.book(records, postings, nowIso)
     markRefunded(money, original, kind, amount)
-    for (const r of refunds) money.events.transaction(r, now)
-    return refunds
+    for (const r of records) money.events.transaction(r, now)
+    return records
   })
 }
 
@@ -111,70 +119,46 @@ function refundAmount(original: TxRecord, request: Refund): bigint {
   return amount
 }
 
-/** A deposit goes back to where it came from, its fee in proportion. */
-function refundDeposit(
-  money: MoneyService,
-  original: TxRecord,
-  base: RefundBase,
-  nowIso: string,
-): TxRecord[] {
-  const {partnerId, amount} = base
-  const wallet = money.wallet(original.walletId, partnerId)
+/** The wallet a deposit or a payment moved money in or out of, where its refund moves it back. */
+function activeWallet(money: MoneyService, original: TxRecord): WalletState {
+  const wallet = money.wallet(original.walletId, original.partnerId)
   requireActive(wallet)
+  return wallet
+}
+
+/** A deposit goes back to where it came from, its fee in proportion. */
+function refundDeposit(original: TxRecord, base: RefundBase, wallet: WalletState, nowIso: string): Reversal {
+  const {amount} = base
   // The fee goes back in proportion, so a full refund returns exactly what the deposit moved.
   const feeBack = (refunded: bigint) =>
     refunded === original.amount ? original.fee : (original.fee * refunded) / original.amount
   const fee = feeBack(original.refundedAmount + amount) - feeBack(original.refundedAmount)
   const debit = amount - fee
   requireFunds(wallet, debit)
-  const r = newRecord({...base, walletId: wallet.id, fee, sourceWalletId: wallet.id}, nowIso)
-  money.records.insert(r)
-  money.ledger.post(
-    partnerId,
-    r.id,
-    r.currency,
-    [
+  return {
+    records: [newRecord({...base, walletId: wallet.id, fee, sourceWalletId: wallet.id}, nowIso)],
+    postings: [
       {wallet, bucket: 'available', amount: -debit},
       {external: 'fees', amount: -fee},
       {external: externalOf(original.method ?? 'card'), amount},
     ],
-    nowIso,
-  )
-  return [r]
+  }
 }
 
 /** A wallet payment comes back from the merchants to the wallet. */
-function refundPayment(
-  money: MoneyService,
-  original: TxRecord,
-  base: RefundBase,
-  nowIso: string,
-): TxRecord[] {
-  const {partnerId, amount} = base
-  const wallet = money.wallet(original.walletId, partnerId)
-  requireActive(wallet)
-  const r = newRecord({...base, walletId: wallet.id, destinationWalletId: wallet.id}, nowIso)
-  money.records.insert(r)
-  money.ledger.post(
-    partnerId,
-    r.id,
-    r.currency,
-    [
+function refundPayment(base: RefundBase, wallet: WalletState, nowIso: string): Reversal {
+  const {amount} = base
+  return {
+    records: [newRecord({...base, walletId: wallet.id, destinationWalletId: wallet.id}, nowIso)],
+    postings: [
       {external: 'merchants', amount: -amount},
       {wallet, bucket: 'available', amount},
     ],
-    nowIso,
-  )
-  return [r]
+  }
 }
 
 /** A transfer goes back from its destination to its source: a refund record for each wallet. */
-function refundTransfer(
-  money: MoneyService,
-  original: TxRecord,
-  base: RefundBase,
-  nowIso: string,
-): TxRecord[] {
+function refundTransfer(money: MoneyService, original: TxRecord, base: RefundBase, nowIso: string): Reversal {
   const {partnerId, amount} = base
   const payer = money.wallet(original.sourceWalletId ?? '', partnerId)
   const payee = money.wallet(original.destinationWalletId ?? '', partnerId)
@@ -189,19 +173,13 @@ function refundTransfer(
     {...fields, id: outId, walletId: payee.id, pairedId: backId, originalId: original.pairedId},
     nowIso,
   )
-  money.records.insert(back)
-  money.records.insert(out)
-  money.ledger.post(
-    partnerId,
-    back.id,
-    back.currency,
-    [
+  return {
+    records: [back, out],
+    postings: [
       {wallet: payee, bucket: 'available', amount: -amount},
       {wallet: payer, bucket: 'available', amount},
     ],
-    nowIso,
-  )
-  return [back, out]
+  }
 }
 
 /** The original (and the incoming half of a transfer) count the refund, and are `refunded` once it is all back. */

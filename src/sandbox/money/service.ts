@@ -16,7 +16,7 @@ import {
 } from './catalog.js'
 import {requireActive, requireFunds} from './checks.js'
 import {MoneyEvents} from './events.js'
-import {Ledger, type WalletState} from './ledger.js'
+import {Ledger, type Posting, type WalletState} from './ledger.js'
 import type {Owner} from './owners.js'
 import {newRecord, newTransactionId, TransactionStore, type TxRecord} from './records.js'
 import {SavedMethods} from './saved-methods.js'
@@ -138,11 +138,8 @@ export class MoneyService {
       },
       nowIso,
     )
-    this.records.insert(r)
-    this.ledger.post(
-      wallet.partnerId,
-      r.id,
-      wallet.currency,
+    this.book(
+      [r],
       [
         {external: 'sandbox_funding', amount: -amount},
         {wallet, bucket: 'available', amount},
@@ -150,6 +147,16 @@ export class MoneyService {
       nowIso,
     )
     this.events.transaction(r, now)
+  }
+
+  /**
+   * Write a movement's records, then the one posting that moves its money, filed under the first
+   * record (both halves of a transfer are one posting).
+   */
+  book(records: readonly [TxRecord, ...TxRecord[]], postings: Posting[], nowIso: string): void {
+    for (const r of records) this.records.insert(r)
+    const [first] = records
+    this.ledger.post(first.partnerId, first.id, first.currency, postings, nowIso)
   }
 
   /** The wallet must hold `currency`, be active, and belong to the user whose instrument pays. */
@@ -213,13 +220,9 @@ export class MoneyService {
       {...shared, id: inId, walletId: destination.id, type: 'transfer_in', pairedId: outId},
       nowIso,
     )
-    this.records.insert(out)
-    this.records.insert(incoming)
     // Both halves are one posting, filed under the transfer_out.
-    this.ledger.post(
-      source.partnerId,
-      out.id,
-      currency,
+    this.book(
+      [out, incoming],
       [
         {wallet: source, bucket: 'available', amount: -amount},
         {wallet: destination, bucket: 'available', amount},
@@ -235,57 +238,31 @@ export class MoneyService {
 
   /** Money into the wallet from outside, by `method`: pending until it settles when the method is asynchronous. */
   deposit(wallet: WalletState, payment: Payment, now: Date, opts: Movement): TxRecord {
-    const {method, amount, instrument} = payment
-    this.checkWalletFits(wallet, payment.currency, instrument)
-    const nowIso = now.toISOString()
-    const volume = this.volumes.require(wallet, amount, nowIso)
-    const fee = feeFor(method, wallet.currency, amount)
-    const r = newRecord(
-      {
-        description: opts.description,
-        metadata: opts.metadata,
-        owner: opts.owner ?? null,
-        partnerId: wallet.partnerId,
-        walletId: wallet.id,
-        type: 'deposit',
-        method,
-        amount,
-        currency: wallet.currency,
-        fee,
-        destinationWalletId: wallet.id,
-        paymentMethodId: instrument?.id ?? null,
-      },
-      nowIso,
-    )
-    this.declineIfCardSaysSo(r, instrument, now)
-    const async = ASYNC_METHODS.has(method)
-    if (async) this.schedule(r, instrument, now)
-    else r.completedAt = nowIso
-    this.records.insert(r)
-    // Until an asynchronous deposit settles, its money waits in the pending bucket.
-    this.ledger.post(
-      r.partnerId,
-      r.id,
-      r.currency,
-      [
-        {external: externalOf(method), amount: -amount},
-        {wallet, bucket: async ? 'pending' : 'available', amount: r.netAmount},
-        {external: 'fees', amount: fee},
-      ],
-      nowIso,
-    )
-    this.volumes.count(wallet, volume)
-    if (!async) this.events.transaction(r, now)
-    return r
+    return this.external('deposit', wallet, payment, now, opts)
   }
 
   /** Money out of the wallet, by `method`: held in its reserved bucket until it settles when asynchronous. */
   withdraw(wallet: WalletState, payment: Payment, now: Date, opts: Movement): TxRecord {
+    return this.external('withdrawal', wallet, payment, now, opts)
+  }
+
+  /**
+   * A deposit or a withdrawal: the wallet checked, the record, a declining test card's refusal, then
+   * settlement scheduled (asynchronous methods) or done, the posting, and the volume counted.
+   */
+  private external(
+    type: 'deposit' | 'withdrawal',
+    wallet: WalletState,
+    payment: Payment,
+    now: Date,
+    opts: Movement,
+  ): TxRecord {
     const {method, amount, instrument} = payment
+    const out = type === 'withdrawal'
     this.checkWalletFits(wallet, payment.currency, instrument)
     const nowIso = now.toISOString()
     const volume = this.volumes.require(wallet, amount, nowIso)
-    requireFunds(wallet, amount)
+    if (out) requireFunds(wallet, amount)
     const fee = feeFor(method, wallet.currency, amount)
     const r = newRecord(
       {
@@ -294,12 +271,12 @@ export class MoneyService {
         owner: opts.owner ?? null,
         partnerId: wallet.partnerId,
         walletId: wallet.id,
-        type: 'withdrawal',
+        type,
         method,
         amount,
         currency: wallet.currency,
         fee,
-        sourceWalletId: wallet.id,
+        ...(out ? {sourceWalletId: wallet.id} : {destinationWalletId: wallet.id}),
         paymentMethodId: instrument?.id ?? null,
       },
       nowIso,
@@ -308,27 +285,11 @@ export class MoneyService {
     const async = ASYNC_METHODS.has(method)
     if (async) this.schedule(r, instrument, now)
     else r.completedAt = nowIso
-    this.records.insert(r)
-    this.ledger.post(
-      r.partnerId,
-      r.id,
-      r.currency,
-      async
-        ? [
-            {wallet, bucket: 'available', amount: -amount},
-            {wallet, bucket: 'reserved', amount},
-          ]
-        : [
-            {wallet, bucket: 'available', amount: -amount},
-            {external: externalOf(method), amount: r.netAmount},
-            {external: 'fees', amount: fee},
-          ],
-      nowIso,
-    )
+    this.book([r], externalPostings(r, wallet, method, async), nowIso)
     this.volumes.count(wallet, volume)
     if (!async) {
       this.events.transaction(r, now)
-      this.events.transfer(r, now)
+      if (out) this.events.transfer(r, now)
     }
     return r
   }
@@ -399,11 +360,8 @@ export class MoneyService {
       },
       nowIso,
     )
-    this.records.insert(r)
-    this.ledger.post(
-      r.partnerId,
-      r.id,
-      r.currency,
+    this.book(
+      [r],
       [
         {wallet, bucket: 'available', amount: -amount},
         {external: 'merchants', amount},
@@ -414,4 +372,29 @@ export class MoneyService {
     this.events.transaction(r, now)
     return r
   }
+}
+
+/**
+ * The posting of a deposit or a withdrawal. Until an asynchronous deposit settles its money waits in
+ * the pending bucket, and an asynchronous withdrawal's in the reserved one (settlement.ts moves it on).
+ */
+function externalPostings(r: TxRecord, wallet: WalletState, method: Method, async: boolean): Posting[] {
+  const {amount, netAmount, fee} = r
+  if (r.type === 'deposit') {
+    return [
+      {external: externalOf(method), amount: -amount},
+      {wallet, bucket: async ? 'pending' : 'available', amount: netAmount},
+      {external: 'fees', amount: fee},
+    ]
+  }
+  return async
+    ? [
+        {wallet, bucket: 'available', amount: -amount},
+        {wallet, bucket: 'reserved', amount},
+      ]
+    : [
+        {wallet, bucket: 'available', amount: -amount},
+        {external: externalOf(method), amount: netAmount},
+        {external: 'fees', amount: fee},
+      ]
 }

@@ -1,11 +1,10 @@
 import websocket from '@fastify/websocket'
 import type {FastifyInstance} from 'fastify'
-import {unixSeconds} from '../../contract/webhook-signature.js'
 import type {SandboxContext} from '../context.js'
 import {onEventRecorded} from '../event-log.js'
-import {attemptNote, DeliveryFaults, failOnPurpose, tamperSignature} from './delivery-faults.js'
-import {envelopeBody} from './envelope.js'
-import {DELIVERY_TIMEOUT_MS, deliveryHeaders, HttpPoster} from './http-delivery.js'
+import {type AttemptSources, prepareAttempt} from './attempt.js'
+import {DeliveryFaults} from './delivery-faults.js'
+import {DELIVERY_TIMEOUT_MS, HttpPoster} from './http-delivery.js'
 import {type DeliveryRow, receiverOf, signingSecrets} from './rows.js'
 import {WebhookStore} from './store.js'
 import {ListenHub} from './tunnel.js'
@@ -37,7 +36,7 @@ export class WebhookService {
   readonly faults: DeliveryFaults
   readonly #hub: ListenHub
   readonly #poster: HttpPoster
-  readonly #version: string
+  readonly #attempts: AttemptSources
   readonly #log: ((line: string) => void) | undefined
   #httpInFlight = 0
   /** Deliveries in flight by receiver origin. */
@@ -57,10 +56,10 @@ export class WebhookService {
     const scale = ctx.settings.webhookWaitScale ?? 1
     this.store = new WebhookStore(ctx.database, ctx.settings.webhookRetries, scale)
     this.faults = new DeliveryFaults(ctx.faults, scale)
-    this.#version = ctx.settings.version
+    this.#attempts = {store: this.store, faults: this.faults, version: ctx.settings.version}
     this.#poster = new HttpPoster({exposed: ctx.settings.listensBeyondLoopback === true})
     this.#log = log
-    this.#hub = new ListenHub(this.store, () => this.nudge(), this.#version, this.faults)
+    this.#hub = new ListenHub(this.#attempts, () => this.nudge())
   }
 
   /** Serve the listen WebSocket on `app`, and deliver while `app` is ready until it closes. */
@@ -166,7 +165,7 @@ export class WebhookService {
     this.#timer.unref()
   }
 
-  // Long: one attempt from lease to record, faults included, with its slot accounting around it.
+  /** One attempt over HTTP, from lease to record, with its slot accounting around it. */
   async #deliverHttp(row: DeliveryRow, reordered = false): Promise<void> {
     // Counted against the receiver the row was taken for, even if its registration changes meanwhile.
     const receiver =
@@ -175,35 +174,13 @@ export class WebhookService {
     this.#inFlightTo.set(receiver, (this.#inFlightTo.get(receiver) ?? 0) + 1)
     try {
       const startedAt = Date.now()
-      const event = this.store.event(row.event_id)
       const endpoint = row.endpoint_id === null ? undefined : this.store.endpointById(row.endpoint_id)
-      if (event === undefined || endpoint === undefined) {
-        this.store.abandon(
-          row.id,
-          event === undefined ? 'the event no longer exists' : 'the webhook was deleted',
-          startedAt,
-        )
-        return
-      }
-      const fault = this.faults.attempt(row, endpoint.id)
-      if (fault.fail !== undefined) {
-        failOnPurpose(this.store, row, fault, startedAt)
-        return
-      }
-      const body = envelopeBody(event)
-      const signatureT = unixSeconds(startedAt)
-      const attempt = row.attempts + 1
-      const signed = deliveryHeaders({
-        body,
-        secrets: signingSecrets(endpoint, startedAt),
-        timestamp: signatureT,
-        deliveryId: row.id,
-        eventId: event.id,
-        attempt,
-        version: this.#version,
-      })
-      const headers = fault.tamper ? tamperSignature(signed) : signed
-      const result = await this.#poster.post(endpoint.url, headers, body)
+      const target = endpoint && {id: endpoint.id, secrets: signingSecrets(endpoint, startedAt)}
+      const out = prepareAttempt(this.#attempts, row, target, startedAt, reordered)
+      // Nothing to send without a registration (prepareAttempt abandons the delivery then).
+      if (typeof out === 'string' || endpoint === undefined) return
+      const {event, attempt, signatureT} = out
+      const result = await this.#poster.post(endpoint.url, out.headers, out.body)
       if (this.#stopped) return
       const succeeded = result.error === null
       const state = this.store.recordAttempt(
@@ -218,7 +195,7 @@ export class WebhookService {
           responseBody: result.responseBody,
           succeeded,
           countsAsFailure: true,
-          injected: attemptNote(fault, reordered),
+          injected: out.injected,
         },
         Date.now(),
       )

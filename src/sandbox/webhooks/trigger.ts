@@ -1,8 +1,16 @@
 import type {EventName} from '../../contract/events.js'
 import {minorFrom} from '../../contract/money.js'
 import {TRIGGER_OVERRIDES} from '../../contract/trigger-overrides.js'
-import type {RawInput, ServedRoute} from '../context.js'
+import type {TriggerResult} from '../../contract/webhooks.js'
+import {
+  type OperationInput,
+  partnerOf,
+  type RawInput,
+  type ServedRoute,
+  type ServingContext,
+} from '../context.js'
 import {ApiError} from '../http/api-error.js'
+import {envelopeOf} from './envelope.js'
 import {
   FIXTURES,
   type Fixture,
@@ -12,6 +20,7 @@ import {
   type Step,
   wallet as walletStep,
 } from './fixtures.js'
+import type {WebhookStore} from './store.js'
 
 /** Finds the operation serving an endpoint, if this sandbox serves it; it parses its input as a request's. */
 export type OperationLookup = (operationId: string) => ServedRoute | undefined
@@ -205,4 +214,38 @@ export function runTrigger(
     `The flow of ${type} ran but recorded no ${type}${fixture.unrecorded ? `: ${fixture.unrecorded}` : ''}`,
     {event: type, ...(overrides.wallet === undefined ? {} : {walletId: overrides.wallet})},
   )
+}
+
+/**
+ * POST /sandbox/trigger: run the flow of the event as the caller, all or nothing, and answer the
+ * event it recorded with the ids of what it made, by step name.
+ */
+export function trigger(
+  ctx: Pick<ServingContext, 'database' | 'operation' | 'settings'>,
+  store: WebhookStore,
+  input: OperationInput<'sandboxTrigger'>,
+): TriggerResult {
+  const {event: type, ...overrides} = input.body
+  const partnerId = partnerOf(input)
+  // All or nothing, also when the request carries no Idempotency-Key (which would wrap it anyway).
+  const {objects, event} = ctx.database.transaction(() => {
+    const before = store.maxEventSeq()
+    const {objects, eventId} = runTrigger(type, overrides, {
+      lookup: ctx.operation,
+      caller: input,
+      transaction: (fn) => ctx.database.transaction(fn),
+      settings: {settleAfterSeconds: ctx.settings.settleAfterSeconds},
+      recorded: () => store.latestEvent(partnerId, type, before),
+    })
+    return {objects, event: store.event(eventId)!}
+  })
+  return {
+    event: envelopeOf(event),
+    synthesized: false,
+    objects: Object.fromEntries(
+      Object.entries(objects)
+        .filter(([, o]) => typeof o?.id === 'string')
+        .map(([name, o]) => [name, o.id as string]),
+    ),
+  }
 }

@@ -2,9 +2,8 @@ import type {WebSocket} from 'ws'
 import {unixSeconds} from '../../contract/webhook-signature.js'
 import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../contract/webhooks.js'
 import {randomHex} from '../storage/ids.js'
-import {attemptNote, type DeliveryFaults, failOnPurpose, tamperSignature} from './delivery-faults.js'
-import {envelopeBody} from './envelope.js'
-import {deliveryHeaders} from './http-delivery.js'
+import {type AttemptSources, prepareAttempt} from './attempt.js'
+import type {DeliveryFaults} from './delivery-faults.js'
 import type {DeliveryRow, SessionRow} from './rows.js'
 import type {WebhookStore} from './store.js'
 
@@ -40,19 +39,19 @@ interface Connection {
  * session, pushes the session's due deliveries over it and turns acknowledgements into attempts.
  */
 export class ListenHub {
+  readonly #attempts: AttemptSources
   readonly #store: WebhookStore
   readonly #nudge: () => void
-  readonly #version: string
   readonly #faults: DeliveryFaults
   readonly #tickets = new Map<string, {sessionId: string; expiresAt: number}>()
   readonly #connections = new Map<string, Connection>()
   #stopped = false
 
-  constructor(store: WebhookStore, nudge: () => void, version: string, faults: DeliveryFaults) {
-    this.#store = store
+  constructor(attempts: AttemptSources, nudge: () => void) {
+    this.#attempts = attempts
+    this.#store = attempts.store
+    this.#faults = attempts.faults
     this.#nudge = nudge
-    this.#version = version
-    this.#faults = faults
   }
 
   isConnected(sessionId: string): boolean {
@@ -170,33 +169,13 @@ export class ListenHub {
     }
   }
 
-  // Long: one attempt over the link, with what a delivery fault does to it.
+  /** One attempt over the link: pushed now, recorded when its acknowledgement comes or does not. */
   #deliver(conn: Connection, row: DeliveryRow, now: number, reordered = false): void {
-    const event = this.#store.event(row.event_id)
-    if (event === undefined) {
-      this.#store.abandon(row.id, 'the event no longer exists', now)
-      return
-    }
-    const fault = this.#faults.attempt(row, conn.session.id)
-    if (fault.fail !== undefined) {
-      failOnPurpose(this.#store, row, fault, now)
-      this.#nudge()
-      return
-    }
-    const body = envelopeBody(event)
-    const signatureT = unixSeconds(now)
-    const attempt = row.attempts + 1
-    const signed = deliveryHeaders({
-      body,
-      secrets: [conn.session.secret],
-      timestamp: signatureT,
-      deliveryId: row.id,
-      eventId: event.id,
-      attempt,
-      version: this.#version,
-    })
-    const headers = fault.tamper ? tamperSignature(signed) : signed
-    const injected = attemptNote(fault, reordered)
+    const target = {id: conn.session.id, secrets: [conn.session.secret]}
+    const out = prepareAttempt(this.#attempts, row, target, now, reordered)
+    if (out === 'failed on purpose') this.#nudge()
+    if (typeof out === 'string') return
+    const {event, signatureT, injected} = out
     const timer = setTimeout(() => this.#ackTimedOut(conn, row.id), ACK_TIMEOUT_MS)
     conn.inflight.set(row.id, {startedAt: now, signatureT, timer, injected})
     this.#send(conn, {
@@ -204,10 +183,10 @@ export class ListenHub {
       deliveryId: row.id,
       eventId: event.id,
       event: event.type,
-      attempt,
+      attempt: out.attempt,
       createdAt: event.created_at,
-      headers,
-      body: Buffer.from(body, 'utf8').toString('base64'),
+      headers: out.headers,
+      body: Buffer.from(out.body, 'utf8').toString('base64'),
       // The listener marks a tampered delivery as such, and forwards it as it came.
       ...(injected === null ? {} : {injected: injected.split(', ')}),
     })
@@ -265,6 +244,21 @@ export class ListenHub {
     const flight = conn.inflight.get(deliveryId)
     if (flight === undefined || this.#stopped) return
     conn.inflight.delete(deliveryId)
+    this.#unacknowledged(deliveryId, flight, 'timed out', Date.now())
+    this.#nudge()
+  }
+
+  /**
+   * Record an attempt pushed over a link and never acknowledged as failed. One whose link dropped
+   * does not count against the retry schedule: it goes out again as soon as the listener is back.
+   */
+  #unacknowledged(
+    deliveryId: string,
+    flight: InFlight,
+    why: 'timed out' | 'link dropped',
+    now: number,
+  ): void {
+    const dropped = why === 'link dropped'
     this.#store.recordAttempt(
       deliveryId,
       {
@@ -273,15 +267,16 @@ export class ListenHub {
         signatureT: flight.signatureT,
         status: null,
         durationMs: null,
-        error: `no acknowledgement within ${ACK_TIMEOUT_MS / 1000} s`,
+        error: dropped
+          ? 'the listen link dropped before the CLI acknowledged it'
+          : `no acknowledgement within ${ACK_TIMEOUT_MS / 1000} s`,
         responseBody: null,
         succeeded: false,
-        countsAsFailure: true,
+        countsAsFailure: !dropped,
         injected: flight.injected,
       },
-      Date.now(),
+      now,
     )
-    this.#nudge()
   }
 
   #beat(conn: Connection): void {
@@ -311,22 +306,7 @@ export class ListenHub {
     const now = Date.now()
     for (const [deliveryId, flight] of conn.inflight) {
       clearTimeout(flight.timer)
-      this.#store.recordAttempt(
-        deliveryId,
-        {
-          via: 'listen',
-          startedAt: flight.startedAt,
-          signatureT: flight.signatureT,
-          status: null,
-          durationMs: null,
-          error: 'the listen link dropped before the CLI acknowledged it',
-          responseBody: null,
-          succeeded: false,
-          countsAsFailure: false,
-          injected: flight.injected,
-        },
-        now,
-      )
+      this.#unacknowledged(deliveryId, flight, 'link dropped', now)
     }
     conn.inflight.clear()
     this.#store.touchSession(conn.session.id, now)
