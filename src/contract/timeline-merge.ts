@@ -41,7 +41,7 @@ const FIRST: FeedPosition = {page: null, skip: 0}
  * head of each of its sources and takes the newest, so it needs the next item of every source
  * before it can make a line, and never more than that (it streams).
  */
-export class Feed<T> {
+class Feed<T> {
   readonly #fetch: (cursor: string | undefined) => Promise<FeedPage<T>>
   readonly #timeOf: (item: T) => number
   readonly #onItem: ((item: T) => void) | undefined
@@ -122,11 +122,7 @@ function quiet<P>(page: Promise<P>): Promise<P> {
 }
 
 /** Run `work` on every item with at most `limit` at once, keeping their order. */
-export async function mapLimited<T, R>(
-  items: T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
+async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length)
   let next = 0
   const worker = async () => {
@@ -215,7 +211,7 @@ const nothing = <T>(): Feed<T> =>
   )
 
 /** The record's own wallet: a transfer's two records are each a wallet's history. */
-export function ownWallet(t: TransactionView): string | undefined {
+function ownWallet(t: TransactionView): string | undefined {
   if (t.type === 'transfer_out') return t.sourceWalletId
   if (t.type === 'transfer_in') return t.destinationWalletId
   if (t.sourceWalletId !== undefined && t.destinationWalletId !== undefined) return undefined
