@@ -453,7 +453,7 @@ describe('search', () => {
 })
 
 describe('the timeline of a user', () => {
-  it('pages through every transaction and event once, newest first', async () => {
+  it('pages through every ledger line and event once, newest first, each balance the one before it moved', async () => {
     const user = await t.user({email: 'busy@example.test'})
     const w = await wallet(t, 'USD', 0, user)
     for (let i = 0; i < 60; i++) {
@@ -475,14 +475,22 @@ describe('the timeline of a user', () => {
       seen.push(...page.lines)
       cursor = page.nextCursor
     } while (cursor !== null)
-    const txns = seen.filter((l) => l.source === 'transaction')
-    expect(txns).toHaveLength(60)
-    expect(new Set(txns.map((l) => l.id)).size).toBe(60)
+    // Each top-up moved the wallet once: a line of its ledger, with the balance it left.
+    const moved = seen.filter((l) => l.source === 'ledger')
+    expect(moved).toHaveLength(60)
+    expect(seen.filter((l) => l.source === 'transaction')).toEqual([])
+    expect(new Set(moved.map((l) => l.id)).size).toBe(60)
     const events = (await t.get(`/v1/events?userId=${user}&limit=100`)).body.data
     expect(seen.filter((l) => l.source === 'event')).toHaveLength(events.events.length)
     const times = seen.map((l) => Date.parse(l.at))
     expect(times).toEqual([...times].sort((a, b) => b - a))
-    expect(txns[0]).toMatchObject({what: 'card top-up', status: 'completed', currency: 'USD'})
+    expect(moved[0]).toMatchObject({what: 'card top-up', status: 'completed', currency: 'USD'})
+    // No line lost or told twice across the pages: each balance is the older one moved by the line.
+    const total = (l: TimelineLine) => Number(l.balanceAfter!.total)
+    expect(total(moved[0]!)).toBe((await t.get(`/v1/wallets/${w}`)).body.data.balance.total)
+    for (let i = 0; i + 1 < moved.length; i++)
+      expect(total(moved[i]!)).toBe(total(moved[i + 1]!) + Number(moved[i]!.amount))
+    expect(total(moved.at(-1)!)).toBe(Number(moved.at(-1)!.amount))
   })
 })
 

@@ -1,94 +1,112 @@
 import type {TimelinePage} from '../../contract/inspector.js'
 import type {TransactionView} from '../../contract/surface.js'
+import {productNotesOfBnpl, type TimelineLine} from '../../contract/timeline.js'
 import {
-  eventLine,
-  outcomesOf,
-  productNoteOfRecord,
-  productNotesOfEvent,
-  statusAt,
-  type TimelineLine,
-  transactionLine,
-} from '../../contract/timeline.js'
+  type FeedPage,
+  type FeedPosition,
+  Timeline,
+  type TimelinePosition,
+  type TimelineReads,
+} from '../../contract/timeline-merge.js'
+import type {LedgerEntry} from '../../contract/wallets.js'
 import type {EventDetail, EventSummary} from '../../contract/webhooks.js'
 import {ApiError} from '../http/api-error.js'
 import type {InspectorService} from './service.js'
 
 /** Lines of the timeline a page shows. */
 export const TIMELINE_PAGE = 50
+/** Records read at once from each source. */
+const READ = 100
 
-/** Where a source stands: the cursor of the page it is in, and how many of that page were shown. */
-interface Position {
-  cursor: string | undefined
-  skip: number
-}
-
-type Paged<T> = {items: T[]; nextCursor: string | undefined}
-
-/** One source of the timeline, read page by page, newest first, from where a cursor left it. */
-class Source<T> {
-  #items: T[] = []
-  #next: string | undefined
-  #loaded = false
-  #position: Position
-
-  constructor(
-    private readonly fetch: (cursor: string | undefined) => Promise<Paged<T>>,
-    start: Position,
-    readonly at: (item: T) => number,
+/**
+ * A record as the API sends it, read as the client reads it: the timeline is made from the shapes
+ * `users inspect` gets, so an amount beyond 2^53 (written exactly, as raw JSON) becomes a bigint.
+ */
+function asSent<T>(record: unknown): T {
+  const text = JSON.stringify(record)
+  // Without a run of 16 digits no integer is beyond 2^53.
+  if (!/\d{16}/.test(text)) return JSON.parse(text) as T
+  return JSON.parse(text, function (
+    this: unknown,
+    _key: string,
+    value: unknown,
+    context?: {source?: string},
   ) {
-    this.#position = {...start}
-  }
+    if (typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? ''))
+      return BigInt(context!.source!)
+    return value
+  } as (this: unknown, key: string, value: unknown) => unknown) as T
+}
 
-  /** The newest item not yet taken; undefined once the source is exhausted. */
-  async head(): Promise<T | undefined> {
-    while (this.#items.length === 0) {
-      if (!this.#loaded) {
-        const page = await this.fetch(this.#position.cursor)
-        this.#items = page.items.slice(this.#position.skip)
-        this.#next = page.nextCursor
-        this.#loaded = true
-      } else if (this.#next !== undefined) {
-        const cursor = this.#next
-        const page = await this.fetch(cursor)
-        this.#position = {cursor, skip: 0}
-        this.#items = page.items
-        this.#next = page.nextCursor
-      } else {
-        return undefined
-      }
-    }
-    return this.#items[0]
-  }
+type Paged = {hasMore?: boolean; nextCursor?: string | null}
+const nextOf = (page: Paged) =>
+  page.hasMore === true && typeof page.nextCursor === 'string' ? page.nextCursor : undefined
 
-  take(): T {
-    this.#position.skip++
-    return this.#items.shift()!
+/** The timeline's reads, from the sandbox's own operations for the signed-in partner. */
+function sandboxReads(service: InspectorService, partnerId: string, userId: string): TimelineReads {
+  const list = async <T>(
+    operation: 'listTransactions' | 'listEvents' | 'listLedgerEntries',
+    field: string,
+    input: {id?: string; query: Record<string, unknown>},
+    cursor: string | undefined,
+  ): Promise<FeedPage<T>> => {
+    const query = {...input.query, limit: READ, ...(cursor === undefined ? {} : {cursor})}
+    const page = asSent<Paged & Record<string, unknown>>(
+      await service.read(partnerId, operation, {...input, query}),
+    )
+    return {items: (page[field] ?? []) as T[], next: nextOf(page)}
   }
-
-  /** Where the next page starts in this source: its page's cursor, and how many of it were taken. */
-  get position(): Position {
-    return {...this.#position}
+  return {
+    transactions: (cursor) =>
+      list<TransactionView>('listTransactions', 'transactions', {query: {userId}}, cursor),
+    events: (cursor) => list<EventSummary>('listEvents', 'events', {query: {userId}}, cursor),
+    ledger: (id, cursor) => list<LedgerEntry>('listLedgerEntries', 'entries', {id, query: {}}, cursor),
+    transaction: async (id) => asSent<TransactionView>(await service.read(partnerId, 'getTransaction', {id})),
+    event: async (id) => asSent<EventDetail>(await service.read(partnerId, 'getEvent', {id})),
   }
 }
 
-/** The record's own wallet: a transfer's two records are each a wallet's history. */
-function ownWallet(t: TransactionView): string | undefined {
-  if (t.type === 'transfer_out') return t.sourceWalletId
-  if (t.type === 'transfer_in') return t.destinationWalletId
-  return t.sourceWalletId ?? t.destinationWalletId
+/** Every page of a list of the user's, as the sandbox answers it. */
+async function all<T>(
+  service: InspectorService,
+  partnerId: string,
+  operation: 'listWallets' | 'listBnplPayments',
+  field: string,
+  userId: string,
+): Promise<T[]> {
+  const items: T[] = []
+  let cursor: string | undefined
+  do {
+    const query = {userId, limit: READ, ...(cursor === undefined ? {} : {cursor})}
+    const page = asSent<Paged & Record<string, unknown>>(await service.read(partnerId, operation, {query}))
+    items.push(...((page[field] ?? []) as T[]))
+    cursor = nextOf(page)
+  } while (cursor !== undefined)
+  return items
 }
 
-const encode = (p: {t: Position; e: Position}) => Buffer.from(JSON.stringify(p)).toString('base64url')
+const encode = (p: TimelinePosition) => Buffer.from(JSON.stringify(p)).toString('base64url')
 
-function decode(cursor: string | undefined): {t: Position; e: Position} {
-  const start = {cursor: undefined, skip: 0}
-  if (cursor === undefined || cursor === '') return {t: start, e: start}
+const isPosition = (p: unknown): p is FeedPosition =>
+  p === 'end' ||
+  (typeof p === 'object' &&
+    p !== null &&
+    Number.isSafeInteger((p as {skip?: unknown}).skip) &&
+    (p as {skip: number}).skip >= 0 &&
+    ((p as {page?: unknown}).page === null || typeof (p as {page?: unknown}).page === 'string'))
+
+function decode(cursor: string | undefined): TimelinePosition | undefined {
+  if (cursor === undefined || cursor === '') return undefined
   try {
-    const p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {t: Position; e: Position}
-    for (const s of [p.t, p.e]) {
-      if (!Number.isSafeInteger(s.skip) || s.skip < 0 || !['string', 'undefined'].includes(typeof s.cursor))
-        throw new Error('bad position')
-    }
+    const p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as TimelinePosition
+    const ledgers = Object.values(p.ledgers ?? {})
+    const claimed = p.claimed
+    if (
+      ![p.transactions, p.events, ...ledgers].every(isPosition) ||
+      !Array.isArray(claimed) ||
+      !claimed.every((id) => typeof id === 'string')
+    )
+      throw new Error('bad position')
     return p
   } catch {
     throw new ApiError('VALIDATION_ERROR', 'Malformed timeline cursor', {field: 'cursor'})
@@ -96,10 +114,11 @@ function decode(cursor: string | undefined): {t: Position; e: Position} {
 }
 
 /**
- * A page of a user's timeline, newest first: each of their transactions, told from its wallet's
- * side with its status now (the CLI's words: `card top-up`, `transfer out`, `failed R01`), and each
- * event about them with how its deliveries fared. The two are merged page by page, so the first
- * page of a user with 10,000 transactions reads one page of each.
+ * A page of a user's timeline, newest first: the lines `payctl users inspect` tells (contract's
+ * timeline-merge.ts), made from the sandbox's own records in the shapes the API answers: each
+ * wallet's ledger lines with the amount that moved it and the balance they left, the transactions
+ * that moved nothing, and the events with how their deliveries fared. The cursor says where each
+ * source stopped, so the first page of a user with 10,000 transactions reads one page of each.
  */
 export async function timelinePage(
   service: InspectorService,
@@ -108,70 +127,25 @@ export async function timelinePage(
   cursor: string | undefined,
 ): Promise<TimelinePage<TimelineLine>> {
   await service.read(partnerId, 'getUser', {id: userId})
-  const start = decode(cursor)
-  const query = (c: string | undefined) => ({
-    userId,
-    limit: TIMELINE_PAGE,
-    ...(c === undefined ? {} : {cursor: c}),
-  })
-  const txns = new Source<TransactionView>(
-    async (c) => {
-      const page = (await service.read(partnerId, 'listTransactions', {query: query(c)})) as {
-        transactions: TransactionView[]
-        nextCursor: string | null
-      }
-      return {items: page.transactions, nextCursor: page.nextCursor ?? undefined}
-    },
-    start.t,
-    (t) => Date.parse(t.createdAt),
+  const from = decode(cursor)
+  const [wallets, bnpl] = await Promise.all([
+    all<{id: string}>(service, partnerId, 'listWallets', 'wallets', userId),
+    all<Record<string, unknown>>(service, partnerId, 'listBnplPayments', 'payments', userId),
+  ])
+  const timeline = new Timeline(
+    sandboxReads(service, partnerId, userId),
+    wallets.map((w) => w.id),
+    {from},
   )
-  const events = new Source<EventSummary>(
-    async (c) => {
-      const page = (await service.read(partnerId, 'listEvents', {query: query(c)})) as {
-        events: EventSummary[]
-        nextCursor: string | null
-      }
-      return {items: page.events, nextCursor: page.nextCursor ?? undefined}
-    },
-    start.e,
-    (e) => Date.parse(e.timestamp),
-  )
+  await timeline.start()
+  for (const p of bnpl) for (const [id, note] of productNotesOfBnpl(p)) timeline.notes.set(id, note)
   const lines: TimelineLine[] = []
-  while (lines.length < TIMELINE_PAGE) {
-    const [t, e] = [await txns.head(), await events.head()]
-    if (t === undefined && e === undefined) break
-    // At one instant the transaction comes before the events about it.
-    if (t !== undefined && (e === undefined || txns.at(t) >= events.at(e))) {
-      lines.push(await transactionOf(service, partnerId, txns.take()))
-    } else {
-      lines.push(await eventOf(service, partnerId, events.take()))
-    }
+  for (let line = await timeline.next(); line !== undefined; line = await timeline.next()) {
+    lines.push(line)
+    if (lines.length === TIMELINE_PAGE) break
   }
-  const more = (await txns.head()) !== undefined || (await events.head()) !== undefined
-  return {lines, nextCursor: more ? encode({t: txns.position, e: events.position}) : null}
-}
-
-async function transactionOf(
-  service: InspectorService,
-  partnerId: string,
-  t: TransactionView,
-): Promise<TimelineLine> {
-  // What a product's event says of its transaction names it best (a wallet payment, a P2P send).
-  let note = productNoteOfRecord(t)
-  if (note === undefined && (t.type === 'payment' || t.type === 'transfer_out' || t.type === 'transfer_in')) {
-    const {events} = (await service.read(partnerId, 'listEvents', {
-      query: {transactionId: t.id, limit: 10},
-    })) as {
-      events: EventSummary[]
-    }
-    note = events.flatMap(productNotesOfEvent).find(([id]) => id === t.id)?.[1]
-  }
-  const line = transactionLine(t, ownWallet(t), note, false)
-  return {...line, status: statusAt(t, false)}
-}
-
-async function eventOf(service: InspectorService, partnerId: string, e: EventSummary): Promise<TimelineLine> {
-  if (e.deliveries.total === 0) return eventLine(e, [])
-  const detail = (await service.read(partnerId, 'getEvent', {id: e.id})) as EventDetail
-  return eventLine(e, outcomesOf(detail))
+  if (lines.length < TIMELINE_PAGE) return {lines, nextCursor: null}
+  const position = timeline.position()
+  const more = (await timeline.next()) !== undefined
+  return {lines, nextCursor: more ? encode(position) : null}
 }

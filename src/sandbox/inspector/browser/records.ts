@@ -142,4 +142,6 @@ export interface TimelineLine {
   status?: string
   id: string
   source: 'ledger' | 'transaction' | 'event'
+  /** The wallet's balance right after the line, where its ledger gives it. */
+  balanceAfter?: Balance
 }

@@ -70,12 +70,22 @@ const timelineColumns: Column<TimelineLine>[] = [
       l.source === 'event' ? '' : html`<${Money} amount=${l.amount} currency=${l.currency} signed=${true} />`,
     className: 'num',
   },
+  {
+    title: 'Balance',
+    cell: (l) =>
+      l.balanceAfter === undefined
+        ? ''
+        : html`<${Money} amount=${l.balanceAfter.total} currency=${l.balanceAfter.currency} />`,
+    className: 'num',
+  },
   {title: 'Status', cell: (l) => html`<${Status} value=${l.status} />`},
   {title: 'Other side', cell: (l) => html`<${Id} id=${l.otherSide} />`},
   {title: 'ID', cell: (l) => html`<${Id} id=${l.id} />`},
 ]
 
-const lineKey = (l: TimelineLine) => `${l.source} ${l.id}`
+// A transaction may be several lines (an ACH payment when it came and when it was returned), one
+// per wallet and moment.
+const lineKey = (l: TimelineLine) => `${l.source} ${l.id} ${l.walletId ?? ''} ${l.at}`
 
 /** One user: who they are, their wallets with balances, and their timeline, newest first. */
 export function UserPage({id}: {id: string}): VNode {
@@ -114,7 +124,7 @@ export function UserPage({id}: {id: string}): VNode {
         : html`<${Table} caption="Wallets with balances" columns=${walletColumns} rows=${wallets.data} rowKey=${(w: WalletRecord) => w.id} empty="No wallets." />`
     }
     <h2>Timeline</h2>
-    <p class="hint">Transactions and the events about them, newest first; each wallet's page has its ledger with the balance after every entry.</p>
+    <p class="hint">What moved each wallet (net of fees) with its balance after, what tried to, and the events about it, newest first: the lines of <code>payctl users inspect</code>.</p>
     ${story.error === undefined ? null : html`<${Problem} error=${story.error} />`}
     <${Table} caption="Timeline, newest first" columns=${timelineColumns} rows=${story.items} rowKey=${lineKey} empty=${story.loading ? 'Loading…' : 'Nothing has happened yet.'} />
     <${More} more=${story.more} loading=${story.loading} />
