@@ -1,4 +1,4 @@
-import {formatMoney} from '../contract/money.js'
+import {formatMoney} from '../contract/money/amounts.js'
 import {PayctlError} from '../core/errors.js'
 import {stringifyExact} from '../core/exact-json.js'
 import {paint, terminalSafe} from './rendering/terminal.js'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {IDEMPOTENCY_KEY, SUPPORTED_CURRENCIES} from '../contract/index.js'
-import {TIMELINE_KINDS} from '../contract/timeline.js'
+import {TIMELINE_KINDS} from '../contract/timeline/lines.js'
 import {usageError} from '../core/errors.js'
 import {checkProfileName} from '../core/profiles.js'
 import {OUTPUT_FORMATS} from './rendering/list-output.js'

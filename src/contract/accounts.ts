@@ -1,7 +1,7 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {LinkTokenSurface} from './api/surface.js'
 import {Id, Timestamp} from './fields.js'
-import {LinkTokenSurface} from './surface.js'
 
 /**
  * Bank-account links: a link token, exchanged for a connected account that becomes an ACH payment

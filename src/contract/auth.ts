@@ -1,8 +1,8 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {SCOPES_B, TOKEN_SCOPES} from './api/scopes.js'
+import {AccessTokenSurface, notShown, RefreshedTokenSurface} from './api/surface.js'
 import {Id, Timestamp} from './fields.js'
-import {SCOPES_B, TOKEN_SCOPES} from './scopes.js'
-import {AccessTokenSurface, notShown, RefreshedTokenSurface} from './surface.js'
 
 /**
  * Credentials: the Variant A token exchange, refresh and revocation, and Variant B's JWT minting

@@ -1,7 +1,7 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {notShown} from './api/surface.js'
 import {Id, MinorAmount, PositiveMinorAmount, pageQuery, Timestamp} from './fields.js'
-import {notShown} from './surface.js'
 
 /**
  * Buy now, pay later (`bnplsvc`). The spec shows the five paths and nothing of their bodies; these

@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
 import {Timestamp} from './fields.js'
 
 /**

@@ -1,6 +1,6 @@
 import {closest} from 'fastest-levenshtein'
-import type {Endpoint} from './endpoint.js'
-import {endpoints} from './endpoints.js'
+import type {Endpoint} from './api/endpoint.js'
+import {endpoints} from './api/endpoints.js'
 
 /** The methods a fault's route may name; `*` is any of them. */
 export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', '*'] as const

@@ -1,6 +1,6 @@
 import {z} from 'zod'
-import {SUPPORTED_CURRENCIES} from './currencies.js'
-import {MAX_EXACT_DIGITS, minorFrom} from './money.js'
+import {MAX_EXACT_DIGITS, minorFrom} from './money/amounts.js'
+import {SUPPORTED_CURRENCIES} from './money/currencies.js'
 
 /**
  * The fields many records and queries share, defined once so that every feature bounds and

@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
 import {Id, pageQuery, Timestamp} from './fields.js'
 
 /** A user's saved payment methods, made from test tokens or by linking a bank account (docs/money.md). */

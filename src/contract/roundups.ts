@@ -1,8 +1,8 @@
 import {z} from 'zod'
-import {type Currency, MINOR_UNITS, minorPerMajor, ROUNDUP_CURRENCIES} from './currencies.js'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './api/surface.js'
 import {Id, Timestamp} from './fields.js'
-import {notShown, RoundupResultSurface, RoundupSettingsSurface} from './surface.js'
+import {type Currency, MINOR_UNITS, minorPerMajor, ROUNDUP_CURRENCIES} from './money/currencies.js'
 
 /**
  * Round-ups: the spec's two families, the common endpoints (`PUT /users/{id}/roundup-settings`,

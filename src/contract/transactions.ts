@@ -1,5 +1,6 @@
 import {z} from 'zod'
-import {type Endpoint, IDEMPOTENCY_KEY} from './endpoint.js'
+import {type Endpoint, IDEMPOTENCY_KEY} from './api/endpoint.js'
+import {TransactionSurface} from './api/surface.js'
 import {
   Id,
   MetadataSchema,
@@ -9,7 +10,6 @@ import {
   TimeBound,
   Timestamp,
 } from './fields.js'
-import {TransactionSurface} from './surface.js'
 
 /**
  * Money movement: creating a transaction, and the operations the spec names without paths (list,

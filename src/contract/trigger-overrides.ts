@@ -1,8 +1,8 @@
 import {z} from 'zod'
 import {BnplPaymentSchema, CreateBnplPaymentSchema} from './bnpl.js'
-import type {EventName} from './events.js'
+import type {EventName} from './events/envelope.js'
 import {CurrencySchema, MetadataSchema} from './fields.js'
-import {parseMinor} from './money.js'
+import {parseMinor} from './money/amounts.js'
 import {EnableRoundupsSchema, ProcessRoundupSchema, RoundupSchema, RoundupTransferSchema} from './roundups.js'
 import {CreateTransactionSchema, TransactionSchema} from './transactions.js'
 import {

@@ -1,7 +1,7 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {UserSurface} from './api/surface.js'
 import {Id, pageQuery, Timestamp} from './fields.js'
-import {UserSurface} from './surface.js'
 
 /** Users of a partner. */
 

@@ -1,7 +1,7 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {notShown} from './api/surface.js'
 import {Id, MinorAmount, PositiveMinorAmount, Timestamp} from './fields.js'
-import {notShown} from './surface.js'
 import {BalanceSchema} from './wallets.js'
 
 /** The wallet and payment-method product (`walletsvc`); bodies are the sandbox's (docs/money.md). */

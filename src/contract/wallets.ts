@@ -1,5 +1,12 @@
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
+import type {Endpoint} from './api/endpoint.js'
+import {
+  BalanceSurface,
+  notShown,
+  WalletLimitsSurface,
+  WalletListSurface,
+  WalletSurface,
+} from './api/surface.js'
 import {
   CURSOR_MAX_LENGTH,
   CurrencySchema,
@@ -10,7 +17,6 @@ import {
   pageQuery,
   Timestamp,
 } from './fields.js'
-import {BalanceSurface, notShown, WalletLimitsSurface, WalletListSurface, WalletSurface} from './surface.js'
 
 /**
  * Wallets: one per user and currency, with its balance and limits. The spec names updating a wallet

@@ -1,10 +1,10 @@
 import {closest, distance} from 'fastest-levenshtein'
 import {z} from 'zod'
-import type {Endpoint} from './endpoint.js'
-import {EVENT_NAMES, EventEnvelopeSchema, type EventName} from './events.js'
+import type {Endpoint} from './api/endpoint.js'
+import {notShown} from './api/surface.js'
+import {EVENT_NAMES, EventEnvelopeSchema, type EventName} from './events/envelope.js'
 import {DeliveryFaultSettingsSchema} from './faults.js'
 import {Id, pageQuery, TimeBound, Timestamp, URL_MAX_LENGTH} from './fields.js'
-import {notShown} from './surface.js'
 import {overrideProblems, TriggerSetSchema} from './trigger-overrides.js'
 
 /**

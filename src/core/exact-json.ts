@@ -1,4 +1,4 @@
-import {rawJSON} from '../contract/money.js'
+import {rawJSON} from '../contract/money/amounts.js'
 
 /**
  * JSON that keeps integers exact beyond 2^53: amounts of 18- and 24-decimal currencies (wei,

@@ -1,5 +1,5 @@
 export {connectableHost, isLocalUrl, isLoopbackHost} from '../contract/loopback.js'
-export {formatMinor, formatMoney} from '../contract/money.js'
+export {formatMinor, formatMoney} from '../contract/money/amounts.js'
 export {
   computeSignature,
   DEFAULT_TOLERANCE_SECONDS,
@@ -9,7 +9,7 @@ export {
   type VerifyOptions,
   type VerifyResult,
   verifySignature,
-} from '../contract/webhook-signature.js'
+} from '../contract/webhook-signing/signature.js'
 export {
   type CallArgs,
   type CallInput,
@@ -82,7 +82,7 @@ export {
   TIMELINE_KINDS,
   type TimelineKind,
   type TimelineLine,
-} from '../contract/timeline.js'
+} from '../contract/timeline/lines.js'
 export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
 export {type Check, runDoctor} from './doctor.js'
 export {

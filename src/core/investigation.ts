@@ -1,6 +1,6 @@
 import type {LedgerEntry, TransactionView, WalletView} from '../contract/index.js'
-import {productNotesOfBnpl, type TimelineKind, type TimelineLine} from '../contract/timeline.js'
-import {type FeedPage, Timeline, type TimelineReads} from '../contract/timeline-merge.js'
+import {productNotesOfBnpl, type TimelineKind, type TimelineLine} from '../contract/timeline/lines.js'
+import {type FeedPage, Timeline, type TimelineReads} from '../contract/timeline/merge.js'
 import {notOffered, type PayctlClient} from './client.js'
 import {PayctlError, usageError} from './errors.js'
 import {allItems} from './pagination.js'

@@ -1,4 +1,4 @@
-import {EVENT_NAMES, type EventName} from '../contract/events.js'
+import {EVENT_NAMES, type EventName} from '../contract/events/envelope.js'
 import {column} from './storage/column-rules.js'
 import {addColumn, byPartner, type Database, type Schema, type Statement} from './storage/database.js'
 

@@ -1,7 +1,7 @@
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {INSPECTOR_PATH} from '../../src/contract/inspector.js'
-import {formatMoney, signedMoney} from '../../src/contract/money-format.js'
+import {formatMoney, signedMoney} from '../../src/contract/money/format.js'
 import {browserTestsRun, launchBrowser} from '../helpers/browser.js'
 import {type SupportStory, supportStory} from '../helpers/support-story.js'
 

@@ -1,7 +1,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {signatureHeader} from '../../src/contract/webhook-signature.js'
+import {signatureHeader} from '../../src/contract/webhook-signing/signature.js'
 import {type Cli, cliFor, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {type Receiver, startReceiver} from '../helpers/webhooks-receiver.js'

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {EVENT_NAMES} from '../../src/contract/events.js'
+import {EVENT_NAMES} from '../../src/contract/events/envelope.js'
 import {type Cli, cliFor} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {type ListenLine, type ListenProcess, startListen} from '../helpers/webhooks-listen.js'

@@ -7,7 +7,7 @@ import {
 } from 'node:crypto'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {SCOPES_A} from '../../src/contract/scopes.js'
+import {SCOPES_A} from '../../src/contract/api/scopes.js'
 import {query, start, type TestSandbox, tempDir} from './helpers.js'
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {Endpoint} from '../../src/contract/endpoint.js'
-import {endpoints} from '../../src/contract/endpoints.js'
+import type {Endpoint} from '../../src/contract/api/endpoint.js'
+import {endpoints} from '../../src/contract/api/endpoints.js'
 import {type Reply, start, type TestSandbox} from './helpers.js'
 
 /**

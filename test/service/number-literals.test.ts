@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {minorToMajorText} from '../../src/contract/money.js'
+import {minorToMajorText} from '../../src/contract/money/amounts.js'
 import {parseRequestJson} from '../../src/sandbox/http/json.js'
 import {type Reply, start, type TestSandbox} from './helpers.js'
 import {data, wallet} from './money-helpers.js'

@@ -1,9 +1,9 @@
 import {Validator} from '@seriousme/openapi-schema-validator'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import type {Endpoint} from '../../src/contract/endpoint.js'
-import {endpoints} from '../../src/contract/endpoints.js'
-import {EVENT_NAMES} from '../../src/contract/events.js'
-import {buildOpenApiDocument} from '../../src/contract/openapi.js'
+import type {Endpoint} from '../../src/contract/api/endpoint.js'
+import {endpoints} from '../../src/contract/api/endpoints.js'
+import {buildOpenApiDocument} from '../../src/contract/api/openapi.js'
+import {EVENT_NAMES} from '../../src/contract/events/envelope.js'
 import {isEventSelector} from '../../src/contract/webhooks.js'
 import {start, type TestSandbox} from './helpers.js'
 

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {normaliseErrorBody, ResourceErrorSchema} from '../../src/contract/errors.js'
+import {normaliseErrorBody, ResourceErrorSchema} from '../../src/contract/api/error-codes.js'
 import {WalletSchema} from '../../src/contract/wallets.js'
 import {assertSandboxRecord, start, type TestSandbox} from './helpers.js'
 

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
-import {majorToMinor, minorToMajorText} from '../../src/contract/money.js'
+import {majorToMinor, minorToMajorText} from '../../src/contract/money/amounts.js'
 import {
   PendingRoundupsSchema,
   RoundupSchema,

@@ -3,7 +3,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
 import {expect} from 'vitest'
-import {EVENT_NAMES} from '../../src/contract/events.js'
+import {EVENT_NAMES} from '../../src/contract/events/envelope.js'
 import type {TestSandbox} from './helpers.js'
 
 /** Snapshot files as a test takes them apart and puts them together again, as anyone can. */

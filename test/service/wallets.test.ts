@@ -4,7 +4,7 @@ import {
   minorToUsdCents,
   SUPPORTED_CURRENCIES,
   usdCentsToMinor,
-} from '../../src/contract/currencies.js'
+} from '../../src/contract/money/currencies.js'
 import {WalletListSchema, WalletSchema} from '../../src/contract/wallets.js'
 import {query, start, type TestSandbox, tempDir} from './helpers.js'
 

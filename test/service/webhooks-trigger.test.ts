@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {EVENT_NAMES} from '../../src/contract/events.js'
+import {EVENT_NAMES} from '../../src/contract/events/envelope.js'
 import {settableNames, TRIGGER_OVERRIDES} from '../../src/contract/trigger-overrides.js'
 import {query, start, type TestSandbox, tempDir} from './helpers.js'
 import {ledgerProblems} from './money-helpers.js'

@@ -1,6 +1,6 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {EVENT_NAMES} from '../../src/contract/events.js'
-import {verifySignature} from '../../src/contract/webhook-signature.js'
+import {EVENT_NAMES} from '../../src/contract/events/envelope.js'
+import {verifySignature} from '../../src/contract/webhook-signing/signature.js'
 import {recordEvent} from '../../src/sandbox/event-log.js'
 import {openDatabase} from '../../src/sandbox/features.js'
 import {WebhookStore} from '../../src/sandbox/webhooks/store.js'

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import type {TransactionView} from '../../src/contract/surface.js'
-import type {TimelineLine} from '../../src/contract/timeline.js'
-import {Timeline, type TimelinePosition, type TimelineReads} from '../../src/contract/timeline-merge.js'
+import type {TransactionView} from '../../src/contract/api/surface.js'
+import type {TimelineLine} from '../../src/contract/timeline/lines.js'
+import {Timeline, type TimelinePosition, type TimelineReads} from '../../src/contract/timeline/merge.js'
 import type {LedgerEntry} from '../../src/contract/wallets.js'
 import type {EventDetail, EventSummary} from '../../src/contract/webhooks.js'
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {describeRequestFailure, readLimited} from '../../src/contract/webhook-http.js'
+import {describeRequestFailure, readLimited} from '../../src/contract/webhook-signing/http.js'
 
 describe('what deliveries and forwards share', () => {
   it('reads at most the limit of a body, and stops reading there', async () => {

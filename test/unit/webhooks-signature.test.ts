@@ -1,6 +1,10 @@
 import {createHmac} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
-import {computeSignature, signatureHeader, verifySignature} from '../../src/contract/webhook-signature.js'
+import {
+  computeSignature,
+  signatureHeader,
+  verifySignature,
+} from '../../src/contract/webhook-signing/signature.js'
 import {closestEventName, isEventSelector, selectsEvent} from '../../src/contract/webhooks.js'
 import type {PayctlError} from '../../src/core/errors.js'
 import {parseEventName, parseEventSelectors, verifyOrThrow} from '../../src/core/webhooks/index.js'

@@ -1,4 +1,4 @@
-import {unwrapEnvelope} from '../../contract/envelope.js'
+import {unwrapEnvelope} from '../../contract/api/envelope.js'
 import {assertCredentialFitsEnvironment} from '../../core/environments.js'
 import {isExactWithoutReviver, parseExact} from '../../core/exact-json.js'
 import {firstAttempt} from '../../core/first-attempt.js'

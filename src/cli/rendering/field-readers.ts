@@ -1,7 +1,8 @@
 // The modules themselves, not the contract's index: printing a record loads no schema (fast-path/fast-path.ts).
-import {ROUNDUP_CURRENCIES} from '../../contract/currencies.js'
+
 import type {RoundupSettingsRecord} from '../../contract/index.js'
-import {formatMoney, majorToMinor, minorFrom} from '../../contract/money.js'
+import {formatMoney, majorToMinor, minorFrom} from '../../contract/money/amounts.js'
+import {ROUNDUP_CURRENCIES} from '../../contract/money/currencies.js'
 import {stringifyExact} from '../../core/exact-json.js'
 
 /**

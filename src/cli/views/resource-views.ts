@@ -12,7 +12,7 @@ import type {
   WalletPayment,
   WalletView,
 } from '../../contract/index.js'
-import {minorFrom} from '../../contract/money.js'
+import {minorFrom} from '../../contract/money/amounts.js'
 import {ABSENT, extraRows, isRecord, known, money, type Row, str, text} from '../rendering/field-readers.js'
 import type {Column} from '../rendering/output.js'
 import {paint, STATUS_STYLES} from '../rendering/terminal.js'

@@ -1,4 +1,4 @@
-import {moneyOf} from '../../contract/event-amounts.js'
+import {moneyOf} from '../../contract/events/amounts.js'
 import type {
   Delivery,
   DeliveryWithAttempts,

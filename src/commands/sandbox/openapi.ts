@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {buildOpenApiDocument} from '../../contract/openapi.js'
+import {buildOpenApiDocument} from '../../contract/api/openapi.js'
 
 export default class SandboxOpenapi extends BaseCommand<typeof SandboxOpenapi> {
   static override summary = 'print the OpenAPI 3.1 document of the service, generated from the contract'

@@ -1,7 +1,7 @@
 import {basename} from 'node:path'
 import {z} from 'zod'
-import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
 import {CreateUserSchema, currencySuffix, PAYMENT_METHODS} from '../../contract/index.js'
+import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/money/currencies.js'
 import {readDocument, type Where} from './document.js'
 import {moneyFields, moneyProblem} from './money.js'
 import {type Position, Problems, problemsError} from './problems.js'

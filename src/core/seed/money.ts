@@ -1,5 +1,5 @@
-import {isSupportedCurrency} from '../../contract/currencies.js'
 import {majorToMinor, parseMinor} from '../../contract/index.js'
+import {isSupportedCurrency} from '../../contract/money/currencies.js'
 import {PayctlError} from '../errors.js'
 import {hasBareDecimals, parseAmount, readMajor} from '../money.js'
 

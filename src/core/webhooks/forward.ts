@@ -1,5 +1,5 @@
 import type {Agent} from 'undici'
-import {describeRequestFailure, readLimited} from '../../contract/webhook-http.js'
+import {describeRequestFailure, readLimited} from '../../contract/webhook-signing/http.js'
 import type {DeliveryOutcome} from './listen-state.js'
 
 /** A forward gives up when the local receiver has not answered in full within this time (by default). */

@@ -1,10 +1,14 @@
 import {readFile} from 'node:fs/promises'
-import {EVENT_NAMES, type EventName} from '../../contract/events.js'
-import {type SignatureFailure, type VerifyOptions, verifySignature} from '../../contract/webhook-signature.js'
+import {EVENT_NAMES, type EventName} from '../../contract/events/envelope.js'
+import {
+  type SignatureFailure,
+  type VerifyOptions,
+  verifySignature,
+} from '../../contract/webhook-signing/signature.js'
 import {closestEventName, unknownEventSelector} from '../../contract/webhooks.js'
 import {PayctlError, usageError} from '../errors.js'
 
-export * from '../../contract/webhook-signature.js'
+export * from '../../contract/webhook-signing/signature.js'
 export {closeForwarding, FORWARD_TIMEOUT_MS, forwardDelivery} from './forward.js'
 export {type ListenEvent, Listener, type ListenOptions, type ListenSummary, socketUrl} from './listen.js'
 export {type DeliveryOutcome, ListenState, settles} from './listen-state.js'

@@ -1,6 +1,6 @@
 import type {z} from 'zod'
 import type {DeliveryFaultSettings} from '../../contract/faults.js'
-import {SIGNATURE_HEADER, verifySignature} from '../../contract/webhook-signature.js'
+import {SIGNATURE_HEADER, verifySignature} from '../../contract/webhook-signing/signature.js'
 import {
   LISTEN_CLOSE,
   type ListenAckFrame,

@@ -1,4 +1,4 @@
-import type {EventName} from '../../contract/events.js'
+import type {EventName} from '../../contract/events/envelope.js'
 import {
   overrideFromText,
   overrideProblems,

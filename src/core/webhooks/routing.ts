@@ -1,4 +1,4 @@
-import {EVENT_NAMES} from '../../contract/events.js'
+import {EVENT_NAMES} from '../../contract/events/envelope.js'
 import {selectsEvent, unknownEventSelector} from '../../contract/webhooks.js'
 import {PayctlError, usageError} from '../errors.js'
 import {FORWARD_TIMEOUT_MS, forwardDelivery} from './forward.js'

@@ -1,5 +1,5 @@
 import type {BankAccount, LinkToken} from '../../contract/accounts.js'
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {forUserOfPath, type RouteSpec, route} from '../context.js'
 import type {Tenants} from '../tenancy/tenants.js'
 import type {AccountService} from './service.js'

@@ -1,6 +1,6 @@
+import {endpoints} from '../../contract/api/endpoints.js'
+import {TOKEN_SCOPES} from '../../contract/api/scopes.js'
 import type {AccessToken, MintedJwt} from '../../contract/auth.js'
-import {endpoints} from '../../contract/endpoints.js'
-import {TOKEN_SCOPES} from '../../contract/scopes.js'
 import {callerOf, partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../http/api-error.js'
 import {RATE_LIMITS} from '../http/rate-limiter.js'

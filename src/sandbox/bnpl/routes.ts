@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {partnerOf, type RouteSpec, route} from '../context.js'
 import type {BnplService} from './service.js'
 

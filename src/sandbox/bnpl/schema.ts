@@ -1,5 +1,5 @@
 import {BNPL_INSTALLMENT_STATUSES, BNPL_INSTALLMENTS, BNPL_STATUSES} from '../../contract/bnpl.js'
-import {FIAT_CURRENCIES} from '../../contract/currency-units.js'
+import {FIAT_CURRENCIES} from '../../contract/money/currency-units.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 import {column} from '../storage/column-rules.js'
 import {byPartner, type Schema, sqlMigration} from '../storage/database.js'

@@ -15,7 +15,7 @@ import {
   isSupportedCurrency,
   minorToUsdCents,
   usdCentsToMinor,
-} from '../../contract/currencies.js'
+} from '../../contract/money/currencies.js'
 import type {SandboxContext} from '../context.js'
 import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'

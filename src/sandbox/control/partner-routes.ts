@@ -1,5 +1,5 @@
+import {endpoints} from '../../contract/api/endpoints.js'
 import type {NewPartner} from '../../contract/control.js'
-import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../http/api-error.js'
 

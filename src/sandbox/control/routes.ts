@@ -1,5 +1,5 @@
+import {endpoints} from '../../contract/api/endpoints.js'
 import type {SandboxHealth} from '../../contract/control.js'
-import {endpoints} from '../../contract/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {partnerRoutes} from './partner-routes.js'
 

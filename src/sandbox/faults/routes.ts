@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {partnerOf, type RouteSpec, route, type SandboxContext} from '../context.js'
 import {ApiError} from '../http/api-error.js'
 import {addApiFault, listFaults} from './service.js'

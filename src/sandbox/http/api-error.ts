@@ -1,7 +1,7 @@
-import {SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import type {ErrorStyle} from '../../contract/endpoint.js'
-import type {ResponseShape} from '../../contract/envelope.js'
-import {ERROR_STATUS, type ErrorCode, errorCategory} from '../../contract/errors.js'
+import type {ErrorStyle} from '../../contract/api/endpoint.js'
+import type {ResponseShape} from '../../contract/api/envelope.js'
+import {ERROR_STATUS, type ErrorCode, errorCategory} from '../../contract/api/error-codes.js'
+import {SUPPORTED_CURRENCIES} from '../../contract/money/currencies.js'
 
 type Details = Record<string, unknown>
 

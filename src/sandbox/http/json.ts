@@ -1,12 +1,12 @@
 import {hash, randomBytes} from 'node:crypto'
-import type {Currency} from '../../contract/currencies.js'
 import {
   exactNumber,
   MAX_EXACT_DIGITS,
   MAX_SIGNIFICANT_DIGITS,
   minorToMajorText,
   rawJSON,
-} from '../../contract/money.js'
+} from '../../contract/money/amounts.js'
+import type {Currency} from '../../contract/money/currencies.js'
 
 /**
  * An amount for a response body: a plain number while it is a safe integer, otherwise the exact

@@ -7,8 +7,8 @@ import {
   hasOwnKeyCodes,
   IDEMPOTENCY_KEY,
   takesIdempotencyKey,
-} from '../../contract/endpoint.js'
-import {endpoints} from '../../contract/endpoints.js'
+} from '../../contract/api/endpoint.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from '../context.js'
 import {addDropAfterHook, injectApiFault} from '../faults/injection.js'
 import type {Feature, Served} from '../feature.js'

@@ -1,6 +1,6 @@
 import {z} from 'zod'
-import type {Endpoint} from '../../contract/endpoint.js'
-import {MAX_SIGNIFICANT_DIGITS} from '../../contract/money.js'
+import type {Endpoint} from '../../contract/api/endpoint.js'
+import {MAX_SIGNIFICANT_DIGITS} from '../../contract/money/amounts.js'
 import {ApiError} from './api-error.js'
 
 /** Bodiless POSTs (refresh, revoke, reset, connect): an empty object is tolerated, anything more is refused. */

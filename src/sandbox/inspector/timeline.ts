@@ -1,13 +1,13 @@
+import type {TransactionView} from '../../contract/api/surface.js'
 import type {TimelinePage} from '../../contract/inspector.js'
-import type {TransactionView} from '../../contract/surface.js'
-import {productNotesOfBnpl, type TimelineLine} from '../../contract/timeline.js'
+import {productNotesOfBnpl, type TimelineLine} from '../../contract/timeline/lines.js'
 import {
   type FeedPage,
   type FeedPosition,
   Timeline,
   type TimelinePosition,
   type TimelineReads,
-} from '../../contract/timeline-merge.js'
+} from '../../contract/timeline/merge.js'
 import type {LedgerEntry} from '../../contract/wallets.js'
 import type {EventDetail, EventSummary} from '../../contract/webhooks.js'
 import {ApiError} from '../http/api-error.js'

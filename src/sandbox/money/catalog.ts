@@ -3,7 +3,7 @@ import {
   type Currency,
   SUPPORTED_CURRENCIES,
   usdCentsToMinor,
-} from '../../contract/currencies.js'
+} from '../../contract/money/currencies.js'
 import type {PAYMENT_METHOD_TYPES} from '../../contract/payment-methods.js'
 import type {PAYMENT_METHODS} from '../../contract/transactions.js'
 import type {ExternalAccount} from './ledger.js'

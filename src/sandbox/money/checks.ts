@@ -1,5 +1,5 @@
-import {type Currency, isSupportedCurrency} from '../../contract/currencies.js'
-import {minorToMajorText} from '../../contract/money.js'
+import {minorToMajorText} from '../../contract/money/amounts.js'
+import {type Currency, isSupportedCurrency} from '../../contract/money/currencies.js'
 import {ApiError, invalidCurrency} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {MINIMUM_AMOUNT} from './catalog.js'

@@ -1,4 +1,4 @@
-import type {EventName} from '../../contract/events.js'
+import type {EventName} from '../../contract/events/envelope.js'
 import type {EventLog} from '../event-log.js'
 import {jsonAmount} from '../http/json.js'
 import type {TxRecord} from './records.js'

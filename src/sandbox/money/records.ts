@@ -1,4 +1,4 @@
-import type {Currency} from '../../contract/currencies.js'
+import type {Currency} from '../../contract/money/currencies.js'
 import type {Transaction} from '../../contract/transactions.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'

@@ -1,4 +1,4 @@
-import {minorToMajorText} from '../../contract/money.js'
+import {minorToMajorText} from '../../contract/money/amounts.js'
 import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import {externalOf, REFUNDABLE_DEPOSIT_METHODS} from './catalog.js'

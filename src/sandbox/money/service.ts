@@ -1,4 +1,4 @@
-import type {Currency} from '../../contract/currencies.js'
+import type {Currency} from '../../contract/money/currencies.js'
 import type {SandboxClock} from '../clock.js'
 import type {EventLog} from '../event-log.js'
 import {ApiError, walletNotFound} from '../http/api-error.js'

@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import type {PaymentMethod} from '../../contract/payment-methods.js'
 import {forUserOfPath, type RouteSpec, route} from '../context.js'
 import type {Tenants} from '../tenancy/tenants.js'

@@ -1,6 +1,6 @@
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
-import {IDEMPOTENCY_KEY} from '../../contract/endpoint.js'
-import {endpoints} from '../../contract/endpoints.js'
+import {IDEMPOTENCY_KEY} from '../../contract/api/endpoint.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {redactCredentials} from '../../contract/redaction.js'
 import type {RequestLogEntry} from '../../contract/request-log.js'

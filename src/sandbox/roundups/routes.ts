@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {forUserOfPath, partnerOf, type RouteSpec, route} from '../context.js'
 import type {Tenants} from '../tenancy/tenants.js'
 import type {RoundupService} from './service.js'

@@ -1,5 +1,5 @@
-import {ROUNDUP_CURRENCIES} from '../../contract/currencies.js'
 import {ID_MAX_LENGTH} from '../../contract/fields.js'
+import {ROUNDUP_CURRENCIES} from '../../contract/money/currencies.js'
 import {ROUNDUP_MULTIPLIERS} from '../../contract/roundups.js'
 import type {Owner, OwnerKind} from '../money/owners.js'
 import {column} from '../storage/column-rules.js'

@@ -1,4 +1,4 @@
-import {majorToMinor} from '../../contract/money.js'
+import {majorToMinor} from '../../contract/money/amounts.js'
 import {type PendingRoundups, type Roundup, roundupStep} from '../../contract/roundups.js'
 import type {SandboxContext} from '../context.js'
 import {ApiError} from '../http/api-error.js'

@@ -1,5 +1,5 @@
-import type {Currency} from '../../contract/currencies.js'
-import {majorToMinor, minorToMajorText} from '../../contract/money.js'
+import {majorToMinor, minorToMajorText} from '../../contract/money/amounts.js'
+import type {Currency} from '../../contract/money/currencies.js'
 import {
   DEFAULT_MAX_ROUNDUP,
   type RoundupCurrency,

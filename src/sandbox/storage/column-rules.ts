@@ -1,6 +1,6 @@
 import type {SQLOutputValue} from 'node:sqlite'
-import {SUPPORTED_CURRENCIES} from '../../contract/currencies.js'
-import {MAX_EXACT_DIGITS} from '../../contract/money.js'
+import {MAX_EXACT_DIGITS} from '../../contract/money/amounts.js'
+import {SUPPORTED_CURRENCIES} from '../../contract/money/currencies.js'
 
 /**
  * What each column of the data file holds, as the sandbox itself writes it: declared beside the

@@ -1,5 +1,5 @@
-import type {Endpoint} from '../../contract/endpoint.js'
-import {SANDBOX_ADMIN_SCOPE} from '../../contract/scopes.js'
+import type {Endpoint} from '../../contract/api/endpoint.js'
+import {SANDBOX_ADMIN_SCOPE} from '../../contract/api/scopes.js'
 import {AuthFailure} from '../http/api-error.js'
 import type {PartnerDirectory, SandboxCredentials} from './partners.js'
 import type {TokenClaims, TokenService, TokenVariant, VerifiedToken} from './tokens.js'

@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import type {Transaction, TransactionList} from '../../contract/transactions.js'
 import {partnerOf, type RouteSpec, route} from '../context.js'
 import type {TransactionService} from './service.js'

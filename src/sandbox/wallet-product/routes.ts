@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import type {
   Eligibility,
   P2PTransfer,

@@ -1,6 +1,6 @@
 import {randomInt} from 'node:crypto'
 import type {z} from 'zod'
-import type {Currency} from '../../contract/currencies.js'
+import type {Currency} from '../../contract/money/currencies.js'
 import type {
   CreateCardRequestSchema,
   Eligibility,

@@ -1,5 +1,5 @@
 import type {z} from 'zod'
-import {defaultWalletLimits, isSupportedCurrency} from '../../contract/currencies.js'
+import {defaultWalletLimits, isSupportedCurrency} from '../../contract/money/currencies.js'
 import type {
   Balance,
   CreateWalletSchema,

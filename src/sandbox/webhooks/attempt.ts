@@ -1,4 +1,4 @@
-import {unixSeconds} from '../../contract/webhook-signature.js'
+import {unixSeconds} from '../../contract/webhook-signing/signature.js'
 import {attemptNote, type DeliveryFaults, failOnPurpose, tamperSignature} from './delivery-faults.js'
 import {envelopeBody, type StoredEvent} from './envelope.js'
 import {deliveryHeaders} from './http-delivery.js'

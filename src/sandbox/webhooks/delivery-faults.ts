@@ -1,5 +1,5 @@
 import {REORDER_HOLD_MS} from '../../contract/faults.js'
-import {SIGNATURE_HEADER, unixSeconds} from '../../contract/webhook-signature.js'
+import {SIGNATURE_HEADER, unixSeconds} from '../../contract/webhook-signing/signature.js'
 import type {DeliveryFaultState, FaultStore} from '../faults/injection.js'
 import type {DeliveryPlanner, DeliveryRow} from './rows.js'
 import type {WebhookStore} from './store.js'

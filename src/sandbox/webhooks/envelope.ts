@@ -1,5 +1,5 @@
-import type {EventEnvelope, EventName} from '../../contract/events.js'
-import {rawJSON} from '../../contract/money.js'
+import type {EventEnvelope, EventName} from '../../contract/events/envelope.js'
+import {rawJSON} from '../../contract/money/amounts.js'
 
 /** An event as stored: `data` is the JSON text written when the event was recorded. */
 export interface StoredEvent {

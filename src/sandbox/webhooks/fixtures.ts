@@ -1,5 +1,5 @@
 import {BNPL_INSTALLMENTS, BNPL_INTERVAL_DAYS} from '../../contract/bnpl.js'
-import type {EventName} from '../../contract/events.js'
+import type {EventName} from '../../contract/events/envelope.js'
 import {randomHex} from '../storage/ids.js'
 
 /**

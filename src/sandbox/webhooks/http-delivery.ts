@@ -3,8 +3,8 @@
 
 import request from 'undici/lib/api/api-request.js'
 import Agent from 'undici/lib/dispatcher/agent.js'
-import {describeRequestFailure, readLimited} from '../../contract/webhook-http.js'
-import {SIGNATURE_HEADER, signatureHeader} from '../../contract/webhook-signature.js'
+import {describeRequestFailure, readLimited} from '../../contract/webhook-signing/http.js'
+import {SIGNATURE_HEADER, signatureHeader} from '../../contract/webhook-signing/signature.js'
 import {ERROR_RESPONSE_BODY_LIMIT, RESPONSE_BODY_LIMIT} from './rows.js'
 import {checkedLookup, RefusedAddressError, refusedUrl, type UrlPolicy} from './url-policy.js'
 

@@ -1,4 +1,4 @@
-import {endpoints} from '../../contract/endpoints.js'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {partnerOf, type RouteSpec, route, type ServingContext} from '../context.js'
 import {DeliveryLog} from './delivery-log.js'
 import {ListenSessions} from './listen-sessions.js'

@@ -1,5 +1,5 @@
-import type {EventName} from '../../contract/events.js'
-import {minorFrom} from '../../contract/money.js'
+import type {EventName} from '../../contract/events/envelope.js'
+import {minorFrom} from '../../contract/money/amounts.js'
 import {TRIGGER_OVERRIDES} from '../../contract/trigger-overrides.js'
 import type {TriggerResult} from '../../contract/webhooks.js'
 import {

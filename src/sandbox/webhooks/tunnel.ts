@@ -1,5 +1,5 @@
 import type {WebSocket} from 'ws'
-import {unixSeconds} from '../../contract/webhook-signature.js'
+import {unixSeconds} from '../../contract/webhook-signing/signature.js'
 import {LISTEN_CLOSE, type ListenAckFrame, ListenClientFrameSchema} from '../../contract/webhooks.js'
 import {randomHex} from '../storage/ids.js'
 import {type AttemptSources, prepareAttempt} from './attempt.js'

@@ -2,7 +2,7 @@ import htm from 'htm'
 import {type ComponentChildren, createContext, h, type VNode} from 'preact'
 import {useCallback, useContext, useEffect, useRef, useState} from 'preact/hooks'
 import {INSPECTOR_PATH} from '../../../contract/inspector.js'
-import {formatMoney, signedMoney, zonedTime} from '../../../contract/money-format.js'
+import {formatMoney, signedMoney, zonedTime} from '../../../contract/money/format.js'
 import {LoadError} from './api.js'
 
 /**

@@ -1,6 +1,6 @@
 import type {VNode} from 'preact'
 import {useEffect, useState} from 'preact/hooks'
-import {eventAmounts} from '../../../contract/event-amounts.js'
+import {eventAmounts} from '../../../contract/events/amounts.js'
 import {LoadError, read, resend} from './api.js'
 import {type Attempt, type Delivery, type EventDetail, type EventSummary, paged} from './records.js'
 import {

@@ -1,7 +1,7 @@
 import type {VNode} from 'preact'
 import {useEffect, useState} from 'preact/hooks'
 import type {SearchResult} from '../../../contract/inspector.js'
-import {zonedTime} from '../../../contract/money-format.js'
+import {zonedTime} from '../../../contract/money/format.js'
 import {advance, LoadError, read, search} from './api.js'
 import type {ClockReading, RequestEntry} from './records.js'
 import {type Column, Fields, html, Id, navigate, Problem, page, Status, Table, Time, useLoad} from './ui.js'

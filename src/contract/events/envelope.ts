@@ -1,6 +1,6 @@
 import {z} from 'zod'
-import {EVENT_NAMES} from './event-names.js'
-import {Timestamp} from './fields.js'
+import {Timestamp} from '../fields.js'
+import {EVENT_NAMES} from './names.js'
 
 /**
  * The events the service announces, apart from the features that record them: money movement,
@@ -8,7 +8,7 @@ import {Timestamp} from './fields.js'
  * of an event's fields are amounts, and in which unit, is EVENT_AMOUNTS (event-amounts.ts).
  */
 
-export {EVENT_NAMES, type EventName} from './event-names.js'
+export {EVENT_NAMES, type EventName} from './names.js'
 
 /** Webhook envelope: `event`, `data`, `timestamp`, plus the event `id`. */
 export const EventEnvelopeSchema = z

@@ -1,4 +1,7 @@
 import {z} from 'zod'
+import {EVENT_NAMES, EventEnvelopeSchema} from '../events/envelope.js'
+import {MetaSchema} from '../fields.js'
+import {ALL_EVENTS} from '../webhooks.js'
 import {
   COMMON_ERRORS,
   type Endpoint,
@@ -17,12 +20,9 @@ import {
   type ErrorCode,
   OverviewErrorSchema,
   ResourceErrorSchema,
-} from './errors.js'
-import {EVENT_NAMES, EventEnvelopeSchema} from './events.js'
-import {MetaSchema} from './fields.js'
+} from './error-codes.js'
 import {INSPECTOR_SECURITY_SCHEME, inspectorPaths} from './inspector-openapi.js'
 import {SANDBOX_ADMIN_SCOPE} from './scopes.js'
-import {ALL_EVENTS} from './webhooks.js'
 
 type Json = Record<string, unknown>
 

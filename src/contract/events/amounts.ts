@@ -1,7 +1,7 @@
-import {isSupportedCurrency} from './currency-units.js'
-import type {EventName} from './event-names.js'
-import {majorToMinor} from './money.js'
-import {minorFrom} from './money-format.js'
+import {majorToMinor} from '../money/amounts.js'
+import {isSupportedCurrency} from '../money/currency-units.js'
+import {minorFrom} from '../money/format.js'
+import type {EventName} from './names.js'
 
 /**
  * Where each event's data carries money, and in which unit: the smallest unit (an integer, as in

@@ -1,4 +1,4 @@
-import {CSRF_HEADER, INSPECTOR_API, INSPECTOR_COOKIE, INSPECTOR_PATH, INSPECTOR_READS} from './inspector.js'
+import {CSRF_HEADER, INSPECTOR_API, INSPECTOR_COOKIE, INSPECTOR_PATH, INSPECTOR_READS} from '../inspector.js'
 
 type Json = Record<string, unknown>
 

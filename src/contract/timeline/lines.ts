@@ -1,7 +1,7 @@
-import {exactNumber, formatMoney, minorFrom} from './money-format.js'
-import type {TransactionView} from './surface.js'
-import type {LedgerEntry} from './wallets.js'
-import type {EventDetail, EventSummary} from './webhooks.js'
+import type {TransactionView} from '../api/surface.js'
+import {exactNumber, formatMoney, minorFrom} from '../money/format.js'
+import type {LedgerEntry} from '../wallets.js'
+import type {EventDetail, EventSummary} from '../webhooks.js'
 
 /**
  * The lines of a customer's timeline and how each is made from what the service answers: a wallet's

@@ -1,5 +1,5 @@
 import type {z} from 'zod'
-import {authCodes, type ErrorCode} from './errors.js'
+import {authCodes, type ErrorCode} from './error-codes.js'
 import type {ScopeA, ScopeB} from './scopes.js'
 
 /**

@@ -8,7 +8,7 @@ export {
   minorToMajorText,
   signedMoney,
   zonedTime,
-} from './money-format.js'
+} from './format.js'
 
 /**
  * Money arithmetic, in one place for the client, the CLI and the sandbox alike: amounts are integers

@@ -1,4 +1,6 @@
-import type {TransactionView} from './surface.js'
+import type {TransactionView} from '../api/surface.js'
+import type {LedgerEntry} from '../wallets.js'
+import type {EventDetail, EventSummary} from '../webhooks.js'
 import {
   type DeliveryOutcome,
   eventLine,
@@ -12,9 +14,7 @@ import {
   type TimelineKind,
   type TimelineLine,
   transactionLine,
-} from './timeline.js'
-import type {LedgerEntry} from './wallets.js'
-import type {EventDetail, EventSummary} from './webhooks.js'
+} from './lines.js'
 
 /**
  * The one rule of a customer's timeline: which lines, each line's amount as it moved the wallet and
