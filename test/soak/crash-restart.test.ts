@@ -28,7 +28,11 @@ interface Operation {
   unanswered: number
 }
 
-describe('the sandbox killed with SIGKILL and restarted on the same data file during concurrent transfers', () => {
+// Rounds of kill -9 and restart, each a few processes: on a runner far busier than eight CPU-bound
+// processes beside two cores, the whole run has taken over two minutes.
+describe('the sandbox killed with SIGKILL and restarted on the same data file during concurrent transfers', {
+  timeout: 300_000,
+}, () => {
   const temp = tempConfigDir()
   const data = join(temp.dir, 'sandbox.db')
   let sandbox: SandboxProcess | undefined
