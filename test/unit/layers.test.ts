@@ -17,10 +17,12 @@ import {readSources} from '../helpers/typescript.js'
  *   core      the HTTP client library (and src/index.ts, the package entry that re-exports it)
  *   sandbox   the local server
  *   cli       terminal helpers
+ *   mcp       the Model Context Protocol server of `payctl mcp`, over the core
  *   commands  the oclif command files
  *
  * Each may import only itself and the layers MAY_IMPORT lists; the one exception, LAZY, lets
- * `sandbox start` and `sandbox run` load the sandbox through an `import()` expression (never a static import).
+ * `sandbox start` and `sandbox run` load the sandbox, and `mcp` the MCP server, through an `import()`
+ * expression (never a static import).
  *
  * Every import counts, type-only ones too: `import type`, `export type … from` and `typeof import('…')`
  * are erased at run time, but they still make one folder depend on another, so a type the sandbox
@@ -35,6 +37,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   core: ['core', 'contract'],
   sandbox: ['sandbox', 'contract'],
   cli: ['cli', 'core', 'contract'],
+  mcp: ['mcp', 'core', 'contract'],
   commands: ['commands', 'cli', 'core', 'contract'],
 }
 
@@ -49,6 +52,11 @@ const LAZY: readonly {file: string; layer: string; why: string}[] = [
     file: 'src/commands/sandbox/run.ts',
     layer: 'sandbox',
     why: 'a one-shot sandbox in its process, stopped with it whatever its command does; loaded lazily like start',
+  },
+  {
+    file: 'src/commands/mcp.ts',
+    layer: 'mcp',
+    why: 'the MCP server and its SDK load with this command only: lazily, they stay out of every other command',
   },
 ]
 
