@@ -193,7 +193,8 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     if (f.concurrency !== Seed.flags.concurrency.default) words.push('--concurrency', String(f.concurrency))
     if (f.rate !== undefined) words.push('--rate', f.rate)
     if (f.output !== undefined) words.push('--output', f.output)
-    if (this.jsonEnabled()) words.push('--json')
+    if (f.jq !== undefined) words.push('--jq', f.jq)
+    else if (this.jsonEnabled()) words.push('--json')
     if (f.yes) words.push('--yes')
     const again = `The records created so far are kept; to resume where this run stopped, run:\n  ${words.map(shellWord).join(' ')}`
     return this.profile.kind === 'local'
