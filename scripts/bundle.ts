@@ -538,8 +538,9 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Bundled CommonJS (oclif and a few dependencies) calls require(): give the ES modules a real one.
   banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
-  // oclif loads TypeScript only to run uncompiled plugins, which payctl never does.
-  external: ['typescript', 'ts-node'],
+  // oclif loads TypeScript only to run uncompiled plugins, which payctl never does. jq-wasm (for
+  // --jq) reads its jq.wasm beside its own module: imported from node_modules as it is.
+  external: ['typescript', 'ts-node', 'jq-wasm'],
   plugins: [
     commandsEntry,
     fastEntry,

@@ -39,6 +39,12 @@ const UNDERSTOOD: Record<string, FlagSpec> = {
   wide: {kind: 'boolean'},
 }
 const GLOBAL = ['profile', 'debug', 'no-input']
+/**
+ * Flags every command takes that the fast path leaves to the full CLI: left out of its table, so
+ * that an argument list with one is not one it matches (matchArgv), and goes to the full CLI whole.
+ * `--jq` loads jq, which costs more than the whole fast path saves.
+ */
+const HANDED_OVER = ['jq']
 
 /** Values a flag's parser must hand back unchanged; the fast path hands the rest over. */
 const PLAIN_VALUES = ['local', 'x', 'a b', '__proto__', 'usr_1', '0']
@@ -129,6 +135,7 @@ export async function flagSpecs(id: string, cls: Any, own: string[]): Promise<An
   const defined = {...cls.baseFlags, ...cls.flags} as Record<string, Any>
   const specs: Any[] = [{name: 'json', kind: 'boolean'}]
   for (const [name, flag] of Object.entries(defined)) {
+    if (HANDED_OVER.includes(name)) continue
     const spec = UNDERSTOOD[name]
     if (spec === undefined || (!GLOBAL.includes(name) && !own.includes(name)))
       throw new Error(

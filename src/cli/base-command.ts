@@ -14,6 +14,7 @@ import {
 } from '../core/index.js'
 import {renderError, toPayctlError} from './command-errors.js'
 import {globalFlags} from './flags.js'
+import {JqFilter} from './jq.js'
 import {reportedInOutput} from './rendering/list-output.js'
 import {Printer} from './rendering/printer.js'
 import {canPrompt, paint} from './rendering/terminal.js'
@@ -61,12 +62,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     wide: () => (this.flags as {wide?: boolean} | undefined)?.wide === true,
     describeError: (err) => redactValue(this.#decorate(err).toJSON().error),
     hasFlag: (name) => name in {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags},
+    jq: () => this.#jq,
   })
   protected readonly questions: Questions = new Questions(this.runtime.prompter, () => this.interactive)
 
   #store: ProfileStore | undefined
   #profile: ResolvedProfile | undefined
   #api: PayctlClient | undefined
+  /** The --jq expression, compiled before the command runs. */
+  #jq: JqFilter | undefined
   /** Every API client this command made, for the audit log. */
   readonly #clients: PayctlClient[] = []
   /** The connections this command's requests use, closed when it ends. */
@@ -105,6 +109,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
     this.positional = argv.map(String)
+    // Before the command sends anything: an expression that does not compile is a usage error.
+    if (this.flags.jq !== undefined) this.#jq = await JqFilter.compile(this.flags.jq)
   }
 
   /**
@@ -112,8 +118,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * (`--first-name --`) must not hide a --json after it, as oclif's own scan of the arguments would.
    */
   override jsonEnabled(): boolean {
+    if (this.#jqGiven()) return true
     const parsed = (this.flags as {json?: unknown} | undefined)?.json
     return parsed === undefined ? super.jsonEnabled() : parsed === true
+  }
+
+  /** Whether --jq was given (read from the arguments where parsing failed); it implies --json. */
+  #jqGiven(): boolean {
+    if (this.flags !== undefined) return this.flags.jq !== undefined
+    const end = this.argv.indexOf('--')
+    return this.argv.slice(0, end === -1 ? undefined : end).some((a) => a === '--jq' || a.startsWith('--jq='))
   }
 
   protected get store(): ProfileStore {
@@ -189,6 +203,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.out.json(json)
   }
 
+  /**
+   * One item of a stream (`listen`, `logs --follow`) as --json prints it, one line. With --jq, an
+   * item the expression fails on is told on stderr and the stream goes on, to exit 1 at its end (as
+   * jq does with a stream of documents).
+   */
+  protected jsonLine(item: unknown): string {
+    try {
+      return this.out.jsonText(item, {oneLine: true})
+    } catch (err) {
+      if (!(err instanceof PayctlError) || err.code !== 'JQ_FAILED') throw err
+      this.#printError(err)
+      this.runtime.exitCode = err.exitCode
+      return ''
+    }
+  }
+
   /** Sandbox-only operations refuse any profile that is not the local sandbox. */
   protected requireLocal(what: string): void {
     if (this.profile.kind === 'local') return
@@ -217,14 +247,34 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // oclif's own exit signal (this.exit) passes through untouched.
     if (err.constructor?.name === 'ExitError') throw err
     const error = this.#decorate(err)
-    // A listing that failed midway has already put the error in its JSON document on stdout.
-    if (this.jsonEnabled()) {
+    // A listing that failed midway has already put the error in its JSON document on stdout. With
+    // --jq, errors go to stderr as without --json: the expression is for what the command gives.
+    if (this.jsonEnabled() && !this.#jqGiven()) {
       if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
-    } else this.io.err.write(`${redactText(renderError(error, this.io.err))}\n`)
+    } else this.#printError(error)
+    this.exit(error.exitCode)
+  }
+
+  #printError(error: PayctlError): void {
+    this.io.err.write(`${redactText(renderError(error, this.io.err))}\n`)
     if (this.flags?.debug && error.cause instanceof Error && error.cause.stack) {
       this.io.err.write(`${redactText(error.cause.stack)}\n`)
     }
-    this.exit(error.exitCode)
+  }
+
+  /**
+   * oclif prints the record a command returns (logJson) after the command has ended, past its
+   * error handling: a --jq expression that fails on that record is told here, on stderr, exit 1.
+   */
+  protected override async _run<R>(): Promise<R> {
+    try {
+      return await super._run<R>()
+    } catch (err) {
+      if (!(err instanceof PayctlError) || err.code !== 'JQ_FAILED') throw err
+      this.#printError(err)
+      this.runtime.exitCode = err.exitCode
+      return undefined as R
+    }
   }
 
   /** Anything thrown, as the one error type with the suggestions that fit the profile. */

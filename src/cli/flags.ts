@@ -23,6 +23,11 @@ export const globalFlags = {
     summary: 'never prompt; a missing value is an error (also when stdin is not a TTY or CI is set)',
     helpGroup: 'GLOBAL',
   }),
+  jq: Flags.string({
+    summary: 'filter the JSON output with a jq expression, e.g. .id (implies --json; strings print raw)',
+    helpGroup: 'GLOBAL',
+    helpValue: 'EXPR',
+  }),
 }
 
 /** For commands that change state: skips the production confirmation. */

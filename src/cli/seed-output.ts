@@ -93,6 +93,8 @@ export interface SeedRun {
   output?: string | undefined
   json: boolean
   yes: boolean
+  /** The --jq expression the run was given, repeated by the resume line. */
+  jq?: string | undefined
 }
 
 /** What Ctrl-C leaves behind during a run of the fixtures at `paths`: how to resume, and the audit's note. */
@@ -117,7 +119,8 @@ function resumeNote(run: SeedRun): string {
   if (run.concurrency !== undefined) words.push('--concurrency', String(run.concurrency))
   if (run.rate !== undefined) words.push('--rate', run.rate)
   if (run.output !== undefined) words.push('--output', run.output)
-  if (run.json) words.push('--json')
+  if (run.jq !== undefined) words.push('--jq', run.jq)
+  else if (run.json) words.push('--json')
   if (run.yes) words.push('--yes')
   const again = `The records created so far are kept; to resume where this run stopped, run:\n  ${words.map(shellWord).join(' ')}`
   return run.profile.kind === 'local'

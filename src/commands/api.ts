@@ -47,7 +47,7 @@ PATH is relative to the base URL; /v1 is added unless present (sandbox control r
     const print = (res: Parameters<typeof errorFrom>[0], out: string) => {
       const failed = res.status >= 300
       if (failed && this.jsonEnabled()) throw errorFrom(res)
-      this.io.out.write(out)
+      this.io.out.write(this.out.filtered(out))
       if (failed) throw errorFrom(res)
     }
     if (!f.paginate) {

@@ -99,6 +99,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         rate: f.rate,
         output: f.output,
         json: this.jsonEnabled(),
+        jq: f.jq,
         yes: f.yes,
       },
       paths,

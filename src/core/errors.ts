@@ -19,6 +19,7 @@ export type ErrorKind =
   | 'config' // the profile file or environment is unusable
   | 'safety' // refused to send a credential to the wrong kind of environment
   | 'interrupted' // the user pressed Ctrl-C
+  | 'output' // the command did its work, but its output could not be made (a --jq expression failed on it)
 
 export interface PayctlErrorOptions {
   kind: ErrorKind

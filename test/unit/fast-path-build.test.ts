@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {flagSpecs} from '../../scripts/fast-path.ts'
 import {surfaceCheckSource} from '../../scripts/surface-check.ts'
+import {matchArgv} from '../../src/cli/fast-path/fast-table.js'
 import {ONE_CALL_COMMANDS} from '../../src/cli/fast-path/one-call.js'
 import {globalFlags, outputFlags} from '../../src/cli/flags.js'
 import {type EndpointId, endpoints, surfaceOf} from '../../src/contract/index.js'
@@ -33,6 +34,24 @@ describe('the build of the fast path', () => {
       'columns',
       'wide',
     ])
+  })
+
+  it('leaves --jq out of its table, so that a run with it goes to the full CLI', async () => {
+    expect(Object.keys(globalFlags)).toContain('jq')
+    const flags = await flagSpecs('wallets:get', command({}), [])
+    expect(flags.map((s: {name: string}) => s.name)).toEqual(['json', 'profile', 'debug', 'no-input'])
+    const table = [
+      {
+        id: 'wallets:get',
+        words: ['wallets', 'get'],
+        flags,
+        operation: {id: 'getWallet', path: '/wallets/{walletId}', versioned: true, param: 'walletId'},
+        check: () => true,
+      },
+    ]
+    expect(matchArgv(['wallets', 'get', 'wal_1', '--json'], table)).toBeDefined()
+    expect(matchArgv(['wallets', 'get', 'wal_1', '--jq', '.id'], table)).toBeUndefined()
+    expect(matchArgv(['wallets', 'get', 'wal_1', '--jq=.id'], table)).toBeUndefined()
   })
 
   it('fails when a one-call command gains a flag the fast path does not understand', async () => {

@@ -1,5 +1,6 @@
 import {format} from 'node:util'
 import {stringifyExact} from '../../core/exact-json.js'
+import {type JqFilter, jqFailed} from '../jq.js'
 import type {IOStreams} from '../runtime/io.js'
 import type {Row} from './field-readers.js'
 import {fitColumns} from './fit.js'
@@ -27,6 +28,8 @@ export interface PrinterOptions {
   describeError: (err: unknown) => unknown
   /** Whether the command takes a flag (without dashes): a hint names only flags it has. */
   hasFlag?: (name: string) => boolean
+  /** The --jq expression, compiled: what --json prints goes through it. */
+  jq?: () => JqFilter | undefined
 }
 
 /**
@@ -62,7 +65,28 @@ export class Printer {
    * indented, unless on `oneLine` (a stream of JSON lines).
    */
   json(value: unknown, opts: {oneLine?: boolean} = {}): void {
-    this.io.out.write(`${stringifyExact(value, opts.oneLine ? undefined : 2)}\n`)
+    this.io.out.write(this.jsonText(value, opts))
+  }
+
+  /** What json() prints for `value`; with --jq, what the expression makes of it. */
+  jsonText(value: unknown, opts: {oneLine?: boolean} = {}): string {
+    if (this.#opts.jq?.() === undefined) return `${stringifyExact(value, opts.oneLine ? undefined : 2)}\n`
+    return this.filtered(stringifyExact(value), value)
+  }
+
+  /**
+   * A JSON document's text (a response body, a list) as printed: itself, or with --jq what the
+   * expression makes of it. An expression that fails on it throws JQ_FAILED (`record` names what
+   * the command made), after the results it gave before failing.
+   */
+  filtered(document: string, record?: unknown): string {
+    const jq = this.#opts.jq?.()
+    if (jq === undefined) return document
+    const result = jq.apply(document, this.io.out.isTTY)
+    if (result.err !== '') this.io.err.write(result.err)
+    if (result.failure === undefined) return result.out
+    this.io.out.write(result.out)
+    throw jqFailed(jq, result.failure, record)
   }
 
   /** A --debug line (a request or an answer, secrets redacted) on stderr, dimmed; also under --json. */
@@ -150,6 +174,9 @@ export class Printer {
    */
   async list<T, P extends Page>(spec: ListSpec<T, P>, flags: ListFlagValues): Promise<void> {
     const format = this.#opts.json() ? 'json' : (flags.output ?? 'table')
+    // With --jq the expression takes the whole document: held until the last page is in.
+    const jq = format === 'json' && this.#opts.jq?.() !== undefined
+    let held = ''
     const {count, nextCursor} = await streamList(
       spec,
       {
@@ -159,8 +186,12 @@ export class Printer {
         width: this.tableWidth(flags.wide),
         onHidden: this.#hiddenNote,
       },
-      (text) => this.io.out.write(text),
+      (text) => {
+        if (jq) held += text
+        else this.io.out.write(text)
+      },
     )
+    if (jq) this.io.out.write(this.filtered(held))
     if (format !== 'table') return
     if (count === 0) this.log(spec.empty ?? `No ${spec.key.replace(/([A-Z])/g, ' $1').toLowerCase()}.`)
     if (nextCursor && this.#has('cursor') && this.#has('all'))

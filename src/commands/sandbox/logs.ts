@@ -115,7 +115,7 @@ With --json: {"entries": [...]}; with --follow --json, one JSON object per line.
   }
 
   #print(entry: RequestLogEntry): void {
-    if (this.jsonEnabled()) this.out.json(entry, {oneLine: true})
+    if (this.jsonEnabled()) this.io.out.write(this.jsonLine(entry))
     else this.out.log(logLine(entry, this.flags.utc, this.io.out))
   }
 }

@@ -5,13 +5,7 @@ import {terminalSafe} from '../../cli/rendering/terminal.js'
 import type {OutputStream} from '../../cli/runtime/io.js'
 import {listenLines} from '../../cli/views/webhooks-views.js'
 import {ALL_EVENTS} from '../../contract/index.js'
-import {
-  PayctlError,
-  privateSubdir,
-  stringifyExact,
-  type TransportOptions,
-  usageError,
-} from '../../core/index.js'
+import {PayctlError, privateSubdir, type TransportOptions, usageError} from '../../core/index.js'
 import {type ListenEvent, Listener, ListenState, parseEventSelectors} from '../../core/webhooks/index.js'
 import {type ForwardRoute, forwardTimingsFrom, parseHeaders, parseRoute} from '../../core/webhooks/routing.js'
 
@@ -148,7 +142,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
   render(event: ListenEvent): Promise<void> | undefined {
     const out = this.io.out
     const e = event.type === 'ready' ? {...event, routes: this.#routes} : event
-    if (this.jsonEnabled()) return writeOut(out, `${stringifyExact(e)}\n`)
+    if (this.jsonEnabled()) return writeOut(out, this.jsonLine(e))
     const {stdout, stderr} = listenLines(e, this.flags.debug, this.io.err)
     const written =
       stdout === undefined ? undefined : writeOut(out, `${terminalSafe(stdout, {lines: true})}\n`)
