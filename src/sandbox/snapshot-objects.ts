@@ -1,6 +1,6 @@
-import {DatabaseSync} from 'node:sqlite'
 import {Database, type Schema} from './database.js'
 import {invalid} from './snapshot-file.js'
+import {DatabaseSync} from './sqlite.js'
 
 /**
  * What the sandbox's own data file is made of, and the check that a snapshot's SQLite file holds

@@ -1,10 +1,11 @@
-import {DatabaseSync, type SQLOutputValue, type StatementSync} from 'node:sqlite'
+import type {SQLOutputValue, StatementSync} from 'node:sqlite'
 import {setImmediate as nextTurn} from 'node:timers/promises'
 import {pathToFileURL} from 'node:url'
 import {type ColumnRule, conditionOf, describeRule} from './column-rules.js'
 import {Database, type Schema, type Table} from './database.js'
 import {invalid, type SnapshotHeader} from './snapshot-file.js'
 import type {ObjectsFound} from './snapshot-objects.js'
+import {DatabaseSync} from './sqlite.js'
 
 /**
  * A snapshot file that this sandbox did not seal is rebuilt before anything of it is restored: its

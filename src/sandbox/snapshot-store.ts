@@ -1,6 +1,5 @@
 import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
-import {DatabaseSync} from 'node:sqlite'
 import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../contract/snapshots.js'
 import type {PartnerDirectory} from './auth/partners.js'
 import type {SandboxClock} from './clock.js'
@@ -23,6 +22,7 @@ import {checkObjects, ownObjects} from './snapshot-objects.js'
 import {type SnapshotQuota, usageOf} from './snapshot-quota.js'
 import {rebuildRows} from './snapshot-rebuild.js'
 import {columnsOf, copyDataFile, mergeInto, refuseOthersKept, rowCount} from './snapshot-swap.js'
+import {DatabaseSync} from './sqlite.js'
 
 /** What a snapshot reads, replaces and tells: the data file and what keeps a partner in memory. */
 export interface SnapshotParts {

@@ -1,9 +1,9 @@
 import {copyFileSync} from 'node:fs'
-import {DatabaseSync} from 'node:sqlite'
 import type {SnapshotScope} from '../contract/snapshots.js'
 import type {Database, Table} from './database.js'
 import type {PartnerRows} from './partner-rows.js'
 import {invalid, SNAPSHOT_APPLICATION_ID} from './snapshot-file.js'
+import {DatabaseSync} from './sqlite.js'
 
 /**
  * Snapshots as whole files, for a sandbox on a data file: SQLite's pages copied as they are rather

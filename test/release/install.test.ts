@@ -1,26 +1,11 @@
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cliEnv, ROOT} from '../helpers/cli.js'
+import {olderNode} from '../helpers/older-node.js'
 import {startSandboxProcess} from '../helpers/sandbox.js'
-
-/** A `node` on the PATH older than 24 (the machine's own, outside npm's PATH), if there is one. */
-function olderNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'node')
-    if (!existsSync(candidate)) continue
-    const version = spawnSync(candidate, ['--version'], {encoding: 'utf8'}).stdout.trim()
-    if (/^v\d+/.test(version) && Number(version.slice(1).split('.')[0]) < 24) return candidate
-  }
-  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
-    if (!existsSync(candidate)) continue
-    const version = spawnSync(candidate, ['--version'], {encoding: 'utf8'}).stdout.trim()
-    if (Number(version.slice(1).split('.')[0]) < 24) return candidate
-  }
-  return undefined
-}
 
 const OLD_NODE = olderNode()
 const temps: string[] = []
