@@ -1,5 +1,6 @@
 export {
   type Fixture,
+  fixtureFromDocument,
   loadFixture,
   loadFixtures,
   RECORD_KINDS,
