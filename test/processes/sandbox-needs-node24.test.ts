@@ -28,7 +28,7 @@ describe('payctl/sandbox on a Node without node:sqlite', () => {
   })
 
   it.runIf(OLD_NODE)('fails its import with that line, not with an unknown builtin', () => {
-    for (const entry of ['payctl/sandbox']) {
+    for (const entry of ['payctl/sandbox', 'payctl/testing']) {
       const caught = runModule(
         OLD_NODE!,
         `import(${JSON.stringify(entry)}).then(() => console.log('loaded'), (e) => console.log(e.message))`,

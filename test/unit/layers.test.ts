@@ -18,6 +18,7 @@ import {readSources} from '../helpers/typescript.js'
  *   sandbox   the local server
  *   cli       terminal helpers
  *   commands  the oclif command files
+ *   testing   payctl/testing: the sandbox started for a test suite, with the client to drive it
  *
  * Each may import only itself and the layers MAY_IMPORT lists; the one exception, LAZY, lets
  * `sandbox start` and `sandbox run` load the sandbox through an `import()` expression (never a static import).
@@ -36,6 +37,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   sandbox: ['sandbox', 'contract'],
   cli: ['cli', 'core', 'contract'],
   commands: ['commands', 'cli', 'core', 'contract'],
+  // The one layer that joins the server and the client; nothing of ours imports it.
+  testing: ['testing', 'core', 'sandbox', 'contract'],
 }
 
 /** The files that may load a layer they otherwise may not, and then only through an `import()` expression. */
