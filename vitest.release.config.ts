@@ -12,6 +12,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // One file at a time: each packs the checkout's build (scripts/build.ts --pack swaps dist for a
+    // copy, and --unpack back) or rebuilds it, which another file's pack must not meet half-done.
+    fileParallelism: false,
     globalSetup: ['test/helpers/run-setup.ts'],
     setupFiles: ['test/helpers/worker-setup.ts'],
   },

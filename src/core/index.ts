@@ -1,6 +1,14 @@
 export {connectableHost, isLocalUrl, isLoopbackHost} from '../contract/loopback.js'
 export {formatMinor, formatMoney} from '../contract/money/amounts.js'
 export {
+  type BalanceAfter,
+  type DeliveryOutcome,
+  deliveryWords,
+  TIMELINE_KINDS,
+  type TimelineKind,
+  type TimelineLine,
+} from '../contract/timeline/lines.js'
+export {
   computeSignature,
   DEFAULT_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
@@ -10,6 +18,7 @@ export {
   type VerifyResult,
   verifySignature,
 } from '../contract/webhook-signing/signature.js'
+export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
 export {
   type CallArgs,
   type CallInput,
@@ -30,6 +39,14 @@ export {
   writePrivateFile,
 } from './config-dir.js'
 export {
+  type ConnectOptions,
+  connect,
+  type PartnerCredentialsOptions,
+  type ProfileConnectOptions,
+  type SecretKeyOptions,
+} from './connect.js'
+export {type Check, runDoctor} from './doctor.js'
+export {
   assertCredentialFitsEnvironment,
   DEFAULT_LOCAL_URL,
   type EnvironmentKind,
@@ -37,7 +54,15 @@ export {
 } from './environments.js'
 export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
 export {parseExact, stringifyExact} from './exact-json.js'
+export {
+  boundMs,
+  type Investigation,
+  type InvestigationOptions,
+  investigate,
+  type Missing,
+} from './investigation.js'
 export {hasBareDecimals, isPlainMajor, parseAmount, readMajor} from './money.js'
+export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {
   type CachedToken,
   checkProfileName,
@@ -57,45 +82,19 @@ export {
   useProfile,
   type ValueSource,
 } from './profiles.js'
-export {isSecretHeader, redactText, redactValue} from './redact.js'
-export {TokenManager} from './token-manager.js'
-export {Connections, closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
-
-import {PayctlClient} from './client.js'
-import {type ProfileOverrides, ProfileStore, resolveProfile} from './profiles.js'
-import type {TransportOptions} from './transport.js'
-
-/**
- * A client for a profile, resolved the way the CLI does it (flags, then `PAYCTL_*` env vars, then
- * the profile file), for use of payctl as a library.
- */
-export function connect(opts: ProfileOverrides & TransportOptions & {configDir?: string} = {}): PayctlClient {
-  const {profile, environment, baseUrl, configDir: dir, ...transport} = opts
-  const store = new ProfileStore(dir)
-  const resolved = resolveProfile(store.read(), {profile, environment, baseUrl})
-  return new PayctlClient({profile: resolved, store, ...transport})
-}
-export {
-  type BalanceAfter,
-  type DeliveryOutcome,
-  deliveryWords,
-  TIMELINE_KINDS,
-  type TimelineKind,
-  type TimelineLine,
-} from '../contract/timeline/lines.js'
-export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
-export {type Check, runDoctor} from './doctor.js'
-export {
-  boundMs,
-  type Investigation,
-  type InvestigationOptions,
-  investigate,
-  type Missing,
-} from './investigation.js'
-export {allItems, followPages, nextCursorOf} from './pagination.js'
 export {TokenBucket} from './rate-limiter.js'
+export {isSecretHeader, redactText, redactValue} from './redact.js'
+export {
+  type ClockAdvance,
+  type PartnerCredentials,
+  SandboxClient,
+  type SandboxClientOptions,
+  type SandboxConnection,
+  sandboxClient,
+} from './sandbox-client.js'
 export {probeSandbox} from './sandbox-probe.js'
 export {exportFixture, writeFixtureFile} from './seed/export.js'
+export type {SeedResult} from './seed/index.js'
 export {
   assertReachable,
   type LoginInput,
@@ -108,4 +107,6 @@ export {
   verifyCredentials,
 } from './session.js'
 export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
+export {TokenManager} from './token-manager.js'
+export {Connections, closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
 export {isFinal, waitForFinal} from './wait.js'

@@ -264,7 +264,7 @@ export function resolveProfile(
  * loopback URL or none; elsewhere production for a live key and sandbox otherwise, so that a live
  * key gets production's safeguards and a test key is never taken for local.
  */
-function unnamedEnvironment(baseUrl: string | undefined, auth: StoredAuth | undefined): string {
+export function unnamedEnvironment(baseUrl: string | undefined, auth: StoredAuth | undefined): string {
   if (baseUrl === undefined || isLocalUrl(baseUrl)) return 'local'
   const key = auth === undefined ? '' : auth.variant === 'A' ? auth.apiKey : auth.secretKey
   return /^(?:pk_|sk_)?live_/.test(key) ? 'production' : 'sandbox'

@@ -1,3 +1,5 @@
+// First, so that on a Node without node:sqlite the import fails with one line saying which it needs.
+import './storage/sqlite.js'
 import {randomBytes} from 'node:crypto'
 import {existsSync, mkdtempSync, readFileSync, renameSync} from 'node:fs'
 import type {AddressInfo} from 'node:net'

@@ -1,26 +1,12 @@
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {copyFileSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {cliEnv, ROOT} from '../helpers/cli.js'
+import {olderNode} from '../helpers/older-node.js'
+import {asPacked, cleanEnv, npmCache, packInto} from '../helpers/release.js'
 import {startSandboxProcess} from '../helpers/sandbox.js'
-
-/** A `node` on the PATH older than 24 (the machine's own, outside npm's PATH), if there is one. */
-function olderNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'node')
-    if (!existsSync(candidate)) continue
-    const version = spawnSync(candidate, ['--version'], {encoding: 'utf8'}).stdout.trim()
-    if (/^v\d+/.test(version) && Number(version.slice(1).split('.')[0]) < 24) return candidate
-  }
-  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
-    if (!existsSync(candidate)) continue
-    const version = spawnSync(candidate, ['--version'], {encoding: 'utf8'}).stdout.trim()
-    if (Number(version.slice(1).split('.')[0]) < 24) return candidate
-  }
-  return undefined
-}
 
 const OLD_NODE = olderNode()
 const temps: string[] = []
@@ -32,28 +18,6 @@ const temp = (prefix: string) => {
 afterAll(() => {
   for (const dir of temps) rmSync(dir, {recursive: true, force: true})
 })
-
-/** The environment of a clean shell: our own HOME, no PAYCTL_* or npm_* variables. */
-function cleanEnv(home: string, path: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith('PAYCTL_') && !k.toLowerCase().startsWith('npm_') && k !== 'INIT_CWD') env[k] = v
-  }
-  return {...env, HOME: home, PATH: path, NO_COLOR: '1'}
-}
-
-/**
- * Run `fn` with the build copied to dist/ as npm packs it (it packs no link: `npm pack` does this
- * in prepack and postpack, which a pack with --ignore-scripts skips, the build being there already).
- */
-function asPacked<T>(fn: () => T): T {
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts'), '--pack'], {cwd: ROOT})
-  try {
-    return fn()
-  } finally {
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts'), '--unpack'], {cwd: ROOT})
-  }
-}
 
 describe('installing payctl', () => {
   it('npm builds only for npm ci or npm install in the checkout, not for other commands that run prepare', () => {
@@ -112,14 +76,7 @@ describe('installing payctl', () => {
     const work = temp('payctl-pack-')
     const home = join(work, 'home')
     const prefix = join(work, 'prefix')
-    // The build is already there (npm test builds first): pack it as it is.
-    asPacked(() =>
-      execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], {
-        cwd: ROOT,
-        stdio: 'ignore',
-      }),
-    )
-    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!
+    const tarball = packInto(work)
     // Outside the checkout, so that nothing of it is on the way.
     const machinePath = [join(prefix, 'bin'), ...(OLD_NODE ? [join(OLD_NODE, '..')] : []), '/usr/bin', '/bin']
       .concat((process.env.PATH ?? '').split(delimiter))
@@ -127,7 +84,7 @@ describe('installing payctl', () => {
     const env = cleanEnv(home, machinePath)
     execFileSync('npm', ['install', '-g', '--prefer-offline', '--prefix', prefix, join(work, tarball)], {
       cwd: work,
-      env: {...env, npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, '.npm')},
+      env: {...env, npm_config_cache: npmCache(home)},
       stdio: 'ignore',
     })
     const payctl = join(prefix, 'bin', 'payctl')
@@ -216,7 +173,7 @@ describe('installing payctl', () => {
         encoding: 'utf8',
         env: {
           ...env,
-          npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? work, '.npm'),
+          npm_config_cache: npmCache(work),
         },
         timeout: 60_000,
       })

@@ -19,6 +19,7 @@ import {readSources} from '../helpers/typescript.js'
  *   cli       terminal helpers
  *   mcp       the Model Context Protocol server of `payctl mcp`, over the core
  *   commands  the oclif command files
+ *   testing   payctl/testing: the sandbox started for a test suite, with the client to drive it
  *
  * Each may import only itself and the layers MAY_IMPORT lists; the one exception, LAZY, lets
  * `sandbox start` and `sandbox run` load the sandbox, and `mcp` the MCP server, through an `import()`
@@ -39,6 +40,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['cli', 'core', 'contract'],
   mcp: ['mcp', 'core', 'contract'],
   commands: ['commands', 'cli', 'core', 'contract'],
+  // The one layer that joins the server and the client; nothing of ours imports it.
+  testing: ['testing', 'core', 'sandbox', 'contract'],
 }
 
 /** The files that may load a layer they otherwise may not, and then only through an `import()` expression. */

@@ -7,8 +7,9 @@ import type {Position, Problems} from './problems.js'
 export type Where = (segments: (string | number)[]) => Position
 
 /**
- * The file's YAML (or JSON) as plain data, and where each part of it is, for error messages; or
- * undefined when it cannot be read as a document at all (its problems are in `problems`).
+ * The file's YAML (or JSON), or the `given` text read as one, as plain data, and where each part
+ * of it is, for error messages; or undefined when it cannot be read as a document at all (its
+ * problems are in `problems`).
  *
  * Every number a money field holds is replaced by the text it was written as: YAML reads `10.00`
  * as 10 and `1e3` as 1000, and a wei amount past 2^53 as the nearest double, none of which is the
@@ -17,11 +18,13 @@ export type Where = (segments: (string | number)[]) => Position
 export async function readDocument(
   path: string,
   problems: Problems,
+  given?: string,
 ): Promise<{raw: unknown; where: Where} | undefined> {
   const YAML = await import('yaml')
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    // The text itself, for a fixture given as a document rather than a file.
+    text = given ?? readFileSync(path, 'utf8')
   } catch (err) {
     problems.add(undefined, `cannot read ${path}: ${(err as Error).message}`)
     return undefined

@@ -2,6 +2,7 @@ import {basename} from 'node:path'
 import {z} from 'zod'
 import {CreateUserSchema, currencySuffix, PAYMENT_METHODS} from '../../contract/index.js'
 import {isSupportedCurrency, SUPPORTED_CURRENCIES} from '../../contract/money/currencies.js'
+import {stringifyExact} from '../exact-json.js'
 import {readDocument, type Where} from './document.js'
 import {moneyFields, moneyProblem} from './money.js'
 import {type Position, Problems, problemsError} from './problems.js'
@@ -141,6 +142,22 @@ export async function loadFixtures(
   return fixtures
 }
 
+/**
+ * Check a fixture given as a document (an object, as a fixture file's YAML reads) rather than a
+ * file, as loadFixture checks a file: every problem at once, named after `label`, the fixture's
+ * name unless the document has one.
+ */
+export async function fixtureFromDocument(
+  document: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+  label = 'fixture',
+): Promise<Fixture> {
+  const problems = new Problems(label)
+  const fixture = await readFixture(label, env, problems, stringifyExact(document, 2))
+  if (problems.size > 0 || fixture === undefined) throw problemsError([problems])
+  return fixture
+}
+
 const TOP = z.strictObject({
   version: z.literal(1).optional(),
   name: z.string().regex(NAME).optional(),
@@ -155,8 +172,9 @@ async function readFixture(
   path: string,
   env: NodeJS.ProcessEnv,
   problems: Problems,
+  text?: string,
 ): Promise<Fixture | undefined> {
-  const document = await readDocument(path, problems)
+  const document = await readDocument(path, problems, text)
   if (document === undefined) return undefined
   const {raw, where} = document
   const top = TOP.safeParse(raw ?? {})

@@ -11,6 +11,7 @@ export {
 } from './files.js'
 export {
   type Fixture,
+  fixtureFromDocument,
   loadFixture,
   loadFixtures,
   RECORD_KINDS,

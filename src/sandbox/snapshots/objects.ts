@@ -1,5 +1,5 @@
-import {DatabaseSync} from 'node:sqlite'
 import {Database, type Schema} from '../storage/database.js'
+import {DatabaseSync} from '../storage/sqlite.js'
 import {invalid} from './file.js'
 
 /**

@@ -1,8 +1,9 @@
-import {DatabaseSync, type SQLOutputValue, type StatementSync} from 'node:sqlite'
+import type {SQLOutputValue, StatementSync} from 'node:sqlite'
 import {setImmediate as nextTurn} from 'node:timers/promises'
 import {pathToFileURL} from 'node:url'
 import {type ColumnRule, conditionOf, describeRule} from '../storage/column-rules.js'
 import {Database, type Schema, type Table} from '../storage/database.js'
+import {DatabaseSync} from '../storage/sqlite.js'
 import {invalid, type SnapshotHeader} from './file.js'
 import type {ObjectsFound} from './objects.js'
 

@@ -1,11 +1,11 @@
 import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
-import {DatabaseSync} from 'node:sqlite'
 import {SNAPSHOT_FORMAT, type Snapshot, type SnapshotScope} from '../../contract/snapshots.js'
 import type {SandboxClock} from '../clock.js'
 import type {FaultStore} from '../faults/injection.js'
 import {ApiError} from '../http/api-error.js'
 import {type Database, SCHEMA_VERSION, type Schema, type Table} from '../storage/database.js'
+import {DatabaseSync} from '../storage/sqlite.js'
 import type {PartnerRows} from '../tenancy/partner-rows.js'
 import type {PartnerDirectory} from '../tenancy/partners.js'
 import {

@@ -1,7 +1,7 @@
 import {copyFileSync} from 'node:fs'
-import {DatabaseSync} from 'node:sqlite'
 import type {SnapshotScope} from '../../contract/snapshots.js'
 import type {Database, Table} from '../storage/database.js'
+import {DatabaseSync} from '../storage/sqlite.js'
 import type {PartnerRows} from '../tenancy/partner-rows.js'
 import {invalid, SNAPSHOT_APPLICATION_ID} from './file.js'
 

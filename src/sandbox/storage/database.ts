@@ -1,13 +1,8 @@
 import {chmodSync, closeSync, constants, openSync, renameSync} from 'node:fs'
-import {
-  DatabaseSync,
-  type SQLInputValue,
-  type SQLOutputValue,
-  type StatementResultingChanges,
-  type StatementSync,
-} from 'node:sqlite'
+import type {SQLInputValue, SQLOutputValue, StatementResultingChanges, StatementSync} from 'node:sqlite'
 import type {ColumnRules, RowRules} from './column-rules.js'
 import type {MetaShape} from './meta-shapes.js'
+import {DatabaseSync} from './sqlite.js'
 
 /** Make a data file readable by its owner only, if it exists. */
 function chmodPrivate(file: string): void {
