@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import {globalFlags} from '../cli/flags.js'
 import {usageError} from '../core/index.js'
 
 export default class Mcp extends BaseCommand<typeof Mcp> {
@@ -12,8 +13,9 @@ export default class Mcp extends BaseCommand<typeof Mcp> {
     '<%= config.bin %> <%= command.id %> --profile local',
     '<%= config.bin %> <%= command.id %> --profile live --allow-mutations production',
   ]
-  // stdout is the protocol's: no JSON document of the command's own ever follows it.
+  // stdout is the protocol's: no JSON document of the command's own ever follows it, nor --jq's.
   static override enableJsonFlag = false
+  static override baseFlags = (({jq: _, ...rest}) => rest)(globalFlags) as typeof globalFlags
   static override flags = {
     'allow-mutations': Flags.string({
       summary:
