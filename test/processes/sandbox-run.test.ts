@@ -210,14 +210,35 @@ const NODE =
     : join(ROOT, 'node_modules', 'node', 'bin', 'node')
 
 /** Whether a process has ended (one ended but not yet reaped by whoever took it over counts). */
-function ended(pid: number): boolean {
+/** A process as its pid and its start time (/proc, in clock ticks since boot), which no later process of that pid shares. */
+interface Proc {
+  pid: number
+  start: string | undefined
+}
+
+function startOf(pid: number): string | undefined {
   try {
-    process.kill(pid, 0)
+    // "PID (COMM) STATE …": the fields after COMM, of which starttime is the 20th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether `proc` has ended: gone, a zombie, or its pid taken by a later process (pids wrap around
+ * quickly on a machine running the whole suite).
+ */
+function ended(proc: Proc): boolean {
+  try {
+    process.kill(proc.pid, 0)
   } catch {
     return true
   }
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true
+    const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8')
+    return stat.split(') ')[1]?.startsWith('Z') === true || startOf(proc.pid) !== proc.start
   } catch {
     // Reaped in between where there is a /proc; where there is none (macOS), alive as kill said.
     return existsSync('/proc/self')
@@ -258,14 +279,15 @@ describe("sandbox run: the command's output and its end", () => {
   // A temporary dir of the tests' own, where the runs keep their private dirs.
   const tmp = tempConfigDir()
   const runs = () => readdirSync(tmp.dir).filter((name) => name.startsWith('payctl-run-'))
-  const pids: number[] = []
+  const procs: Proc[] = []
   const payctls: ChildProcess[] = []
   /** The pid a script wrote to `file`, once whole, to be killed in the end should a test fail. */
-  const pidIn = (file: string) => {
+  const pidIn = (file: string): Proc => {
     const pid = Number(readFileSync(join(tmp.dir, file), 'utf8'))
     expect(pid).toBeGreaterThan(1)
-    pids.push(pid)
-    return pid
+    const proc = {pid, start: startOf(pid)}
+    procs.push(proc)
+    return proc
   }
   const written = (file: string) => () =>
     existsSync(join(tmp.dir, file)) && readFileSync(join(tmp.dir, file), 'utf8').endsWith('\n')
@@ -284,9 +306,11 @@ describe("sandbox run: the command's output and its end", () => {
       child.stdin?.destroy()
       child.kill('SIGKILL')
     }
-    for (const pid of pids) {
+    // Only those still running: a pid may belong to another test's process by now.
+    for (const proc of procs) {
+      if (ended(proc)) continue
       try {
-        process.kill(pid, 'SIGKILL')
+        process.kill(proc.pid, 'SIGKILL')
       } catch {}
     }
     config.cleanup()
