@@ -1,8 +1,10 @@
 // npm's `prepare` step: build payctl when `npm ci` or `npm install` sets up this checkout, and at no
 // other time. npm also runs `prepare` for `npm link`, for a global install of this folder and when
 // `npm exec` installs it into npm's cache; a build then would rewrite dist/ under whatever is
-// running from it (a test run, a sandbox) as a side effect of another command. `npm pack` builds
-// through `prepack`. Plain JavaScript: npm may run it with an older `node`.
+// running from it (a test run, a sandbox) as a side effect of another command. `npm pack` and
+// `npm publish` build through `prepack`, which runs just before: for them nothing is said, as
+// "no build" would read as if the package held none. Plain JavaScript: npm may run it with an
+// older `node`.
 import {spawnSync} from 'node:child_process'
 import {realpathSync} from 'node:fs'
 import {dirname, resolve} from 'node:path'
@@ -29,6 +31,6 @@ if (settingUpThisCheckout) {
     shell: process.platform === 'win32',
   })
   process.exit(result.status ?? 1)
-} else {
+} else if (command !== 'pack' && command !== 'publish') {
   console.log(`payctl: no build on "npm ${command ?? '?'}" (npm ci builds; npm run build rebuilds)`)
 }

@@ -183,8 +183,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       debug: this.flags.debug ? this.out.debugLine : undefined,
       prior: this.runtime.prior,
       wait: this.runtime.clock.wait,
-      onRetry: ({delayMs, reason}) =>
-        this.out.warn(`${reason}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
+      onRetry: ({delayMs, description}) =>
+        this.out.warn(`${description}: retrying in ${(delayMs / 1000).toFixed(1)} s`),
     }
   }
 

@@ -22,7 +22,10 @@ export interface HttpResponse {
 export interface RetryInfo {
   attempt: number
   delayMs: number
+  /** What failed, as a code: `HTTP 503`, or the network error's (`UND_ERR_SOCKET`). */
   reason: string
+  /** The same for a person, in words, the code after: `The connection closed before an answer (UND_ERR_SOCKET)`. */
+  description: string
 }
 
 export interface TransportOptions {
@@ -113,22 +116,36 @@ export function requestHeaders(req: HttpRequest, userAgent = 'payctl'): Record<s
   return {'user-agent': userAgent, accept: 'application/json', ...req.headers}
 }
 
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504])
-// Failures worth another attempt: the connection broke or timed out.
-const TRANSIENT_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-])
+// Answers worth another attempt, with their reason phrases (a retry names them).
+const RETRYABLE_STATUS: Readonly<Record<number, string>> = {
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+}
+// Failures worth another attempt (the connection broke or timed out), each in words for a person:
+// a retry is told as what happened, the code after it.
+const TRANSIENT_CODES: Readonly<Record<string, string>> = {
+  ECONNRESET: 'The connection was reset',
+  ECONNREFUSED: 'The connection was refused',
+  EPIPE: 'The connection broke while the request was sent',
+  ETIMEDOUT: 'The connection timed out',
+  EAI_AGAIN: 'The host name could not be looked up for now',
+  UND_ERR_SOCKET: 'The connection closed before an answer',
+  UND_ERR_CLOSED: 'The connection was closed',
+  UND_ERR_CONNECT_TIMEOUT: 'Connecting timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'No answer came in time',
+  UND_ERR_BODY_TIMEOUT: 'The answer stopped coming in time',
+  UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'The request was not sent whole',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'The answer came cut short',
+}
+
+/** A retry's reason in words, its code after: `The service answered 503 Service Unavailable`. */
+function retryDescription(failure: {code: string} | {status: number}): string {
+  if ('status' in failure) return `The service answered ${failure.status} ${RETRYABLE_STATUS[failure.status]}`
+  return `${TRANSIENT_CODES[failure.code] ?? 'The request failed'} (${failure.code})`
+}
 
 /**
  * Failures before a connection existed: the request cannot have reached the service, so sending it
@@ -250,7 +267,7 @@ function networkCode(err: unknown): {code: string; transient: boolean} | undefin
   let e: unknown = err
   for (let i = 0; i < 4 && e; i++) {
     const code = (e as {code?: unknown}).code
-    if (typeof code === 'string' && TRANSIENT_CODES.has(code)) return {code, transient: true}
+    if (typeof code === 'string' && Object.hasOwn(TRANSIENT_CODES, code)) return {code, transient: true}
     if (typeof code === 'string' && PERMANENT_CODES.test(code)) return {code, transient: false}
     e = (e as {cause?: unknown}).cause
   }
@@ -299,16 +316,27 @@ export class Transport {
           })
         }
         const delayMs = backoffDelay(attempt)
-        this.#opts.onRetry?.({attempt: attempt + 1, delayMs, reason: code})
+        this.#opts.onRetry?.({
+          attempt: attempt + 1,
+          delayMs,
+          reason: code,
+          description: retryDescription({code}),
+        })
         this.#opts.debug?.(`retrying in ${delayMs} ms after ${code}`)
         await (this.#opts.wait ?? sleep)(delayMs)
         continue
       }
-      if (!RETRYABLE_STATUS.has(res.status) || attempt + 1 >= maxAttempts) return res
+      if (!Object.hasOwn(RETRYABLE_STATUS, res.status) || attempt + 1 >= maxAttempts) return res
       const retryAfter = parseRetryAfter(res.headers['retry-after'])
       if (retryAfter !== undefined && retryAfter > this.#opts.maxRetryAfterMs) return res
       const delayMs = Math.max(retryAfter ?? 0, backoffDelay(attempt))
-      this.#opts.onRetry?.({attempt: attempt + 1, delayMs, reason: `HTTP ${res.status}`})
+      const {status} = res
+      this.#opts.onRetry?.({
+        attempt: attempt + 1,
+        delayMs,
+        reason: `HTTP ${status}`,
+        description: retryDescription({status}),
+      })
       this.#opts.debug?.(`retrying in ${delayMs} ms after HTTP ${res.status}`)
       await (this.#opts.wait ?? sleep)(delayMs)
     }

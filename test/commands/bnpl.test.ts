@@ -81,6 +81,13 @@ describe('bnpl', () => {
     expect(id).toMatch(/^bnpl_[0-9a-f]{24}$/)
     const shown = await cli('bnpl', 'payments', 'get', id)
     expect(shown.stdout).toMatch(/status\s+pending/)
+    // Labelled in words, as every card: `created` and `updated`, no field name (`updatedAt`).
+    const card = shown.stdout.slice(0, shown.stdout.search(/^#/m)).split('\n').filter(Boolean)
+    expect(card.map((line) => line.split(/\s{2,}/)[0]).filter((label) => !/^[a-z ]+$/.test(label!))).toEqual(
+      [],
+    )
+    expect(shown.stdout).toMatch(/^created\s+\S+Z$/m)
+    expect(shown.stdout).toMatch(/^updated\s+\S+Z$/m)
     expect(shown.stdout).toMatch(/amount\s+240\.00 USD/)
     expect(shown.stdout.match(/60\.00 USD\s+\S+\s+scheduled/g)).toHaveLength(4)
     await api('POST', '/_sandbox/clock/advance', {seconds: 3600})

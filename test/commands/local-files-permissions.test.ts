@@ -150,7 +150,9 @@ describe('local files', () => {
       }
       writeFileSync(join(temp.dir, 'sandbox.json'), JSON.stringify(state), {mode: 0o600})
       const r = await payctl(['sandbox', 'stop', '--json'], {configDir: temp.dir})
-      expect(r.json<{stopped: boolean}>().stopped).toBe(false)
+      // Not a sandbox of this config dir after all: none to stop.
+      expect(r.exitCode).toBe(1)
+      expect(r.json<{error: {code: string}}>().error.code).toBe('SANDBOX_NOT_RUNNING')
       expect(stat()).toBe('T')
       expect(pending()).toEqual(['SigPnd:\t0000000000000000', 'ShdPnd:\t0000000000000000'])
     } finally {

@@ -63,6 +63,24 @@ describe('retries', () => {
     }
   })
 
+  it('says in words what failed before each retry, its code after', async () => {
+    const faults: Fault[] = ['drop-before', 'drop-after-forward']
+    const proxy = await startFaultProxy(sandbox.url, (req) =>
+      req.url?.startsWith('/v1/wallets') ? (faults.shift() ?? 'pass') : 'pass',
+    )
+    try {
+      const r = await via(proxy.url, [])('wallets', 'list', '--user', userId)
+      expect(r.exitCode, r.stderr).toBe(0)
+      const retries = r.stderr.split('\n').filter((line) => line.includes('retrying'))
+      expect(retries).toHaveLength(2)
+      for (const line of retries)
+        expect(line).toMatch(/^The connection \w[\w ]+ \([A-Z_]+\): retrying in 0\.\d s$/)
+      expect(r.stderr).toContain('The connection closed before an answer (UND_ERR_SOCKET): retrying in 0.')
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('waits out 503s and 429 with Retry-After, then succeeds', async () => {
     const faults = [
       {status: 503, body: '{}'},
@@ -80,8 +98,8 @@ describe('retries', () => {
       expect(waits[0]).toBeGreaterThanOrEqual(100)
       expect(waits[0]).toBeLessThanOrEqual(200)
       expect(waits[1]).toBe(1000)
-      expect(r.stderr).toContain('HTTP 503: retrying in 0.')
-      expect(r.stderr).toContain('HTTP 429: retrying in 1.0 s')
+      expect(r.stderr).toContain('The service answered 503 Service Unavailable: retrying in 0.')
+      expect(r.stderr).toContain('The service answered 429 Too Many Requests: retrying in 1.0 s')
     } finally {
       await proxy.close()
     }
@@ -166,7 +184,7 @@ describe('retries', () => {
       expect(retryAfter).toBeGreaterThanOrEqual(1)
       // It waited what the sandbox's Retry-After asked (moved on by the test, not waited).
       expect(waits[0]).toBeGreaterThanOrEqual(retryAfter * 1000)
-      expect(r.stderr).toContain('HTTP 429: retrying')
+      expect(r.stderr).toContain('The service answered 429 Too Many Requests: retrying')
       expect(proxy.seen.length).toBeGreaterThanOrEqual(2)
     } finally {
       await proxy.close()

@@ -98,6 +98,11 @@ describe('payctl seed', () => {
       `${ok}  a: {email: not-an-email, first_name: A, last_name: B}\n${okWallet}`,
       /bad\.yaml:3:\d+: users\.a\.email: "not-an-email" is not an email/,
     ],
+    // An unset variable, at the field it is in.
+    [
+      `${ok}${okWallet}  w:\n    user: "\${users.ok.id}"\n    currency: "\${env.PAYCTL_UNSET_IN_TESTS}"\n`,
+      /bad\.yaml:7:5: wallets\.w\.currency: environment variable PAYCTL_UNSET_IN_TESTS is not set/,
+    ],
     [
       `${ok}${okWallet}  again: {user: "\${users.ok.id}", currency: usd}\n`,
       /bad\.yaml:5:\d+: wallets\.again\.currency: wallets\.okw is already this user's USD wallet/,

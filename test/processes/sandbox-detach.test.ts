@@ -245,11 +245,33 @@ describe('sandbox start --detach: two starts for one config dir at once, and the
     }
   })
 
-  it('stop in a config dir that started none says which run elsewhere and how to stop each, stopping none', async () => {
-    const other = await cliFor(second.dir)('sandbox', 'stop')
-    expect(other.stderr).toContain('No sandbox was started with this config dir')
-    expect(other.stderr).toContain(`pid ${winner.pid}: PAYCTL_CONFIG_DIR=${first.dir} payctl sandbox stop`)
+  it('stop in a config dir that started none says so and exits 1, naming others only when asked', async () => {
+    const cli = cliFor(second.dir)
+    const other = await cli('sandbox', 'stop')
+    expect(other.exitCode, other.stderr).toBe(1)
+    expect(other.stdout).toBe('')
+    expect(other.stderr).toContain(`SANDBOX_NOT_RUNNING: no sandbox runs for this config dir (${second.dir})`)
+    expect(other.stderr).toContain('Try: payctl sandbox status --all')
+    // Another config dir's sandbox is neither stopped nor named.
+    expect(other.stderr).not.toContain(first.dir)
+    expect(other.stderr).not.toContain(String(winner.pid))
     expect(() => process.kill(winner.pid, 0)).not.toThrow()
+    const json = await cli('sandbox', 'stop', '--json')
+    expect(json.exitCode).toBe(1)
+    expect(json.json<{error: {code: string}}>().error.code).toBe('SANDBOX_NOT_RUNNING')
+
+    // Asked: every sandbox of this user on this machine, its config dir and how to stop it.
+    const all = await cli('sandbox', 'status', '--all')
+    expect(all.exitCode, all.stderr).toBe(0)
+    const row = all.stdout.split('\n').find((line) => line.startsWith(`${winner.pid} `))
+    expect(row, all.stdout).toMatch(new RegExp(`\\s${winner.url.replaceAll('.', '\\.')}\\s.*${first.dir}`))
+    expect(all.stderr).toContain('PAYCTL_CONFIG_DIR=DIR payctl sandbox stop')
+    const listed = await cli('sandbox', 'status', '--all', '--json')
+    expect(listed.json<{sandboxes: unknown[]}>().sandboxes).toContainEqual({
+      pid: winner.pid,
+      url: winner.url,
+      configDir: first.dir,
+    })
   })
 
   it('status and stop agree on a sandbox started with another config dir; stopped, it is not running', async () => {

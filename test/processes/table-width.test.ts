@@ -58,3 +58,28 @@ describe.runIf(hasScript)('tables in a terminal', () => {
     expect(wide!.split(/\s{2,}/).length).toBeGreaterThan(narrow!.split(/\s{2,}/).length)
   })
 })
+
+// `script` without a size gives a pseudo-terminal of 0 columns: a terminal with no width.
+describe.runIf(hasScript)('tables in a terminal that reports no width', () => {
+  const widest = (lines: string[]) => Math.max(...lines.map((l) => l.trimEnd().length))
+
+  it.concurrent('fit COLUMNS when it is set, else 80 columns', async () => {
+    const [wide, narrow] = await Promise.all(
+      [{COLUMNS: undefined}, {COLUMNS: '60'}].map(async (env) => {
+        const {lines, code} = await screenOf(['bnpl', 'payments', 'list'], {
+          cols: 0,
+          configDir: sandbox.configDir,
+          env,
+        })
+        expect(code, lines.join('\n')).toBe(0)
+        expect(lines.find((l) => l.startsWith('ID'))).toBeDefined()
+        return lines
+      }),
+    )
+    // Piped, the same list is wider than either: there is something to fit.
+    const piped = (await cli('bnpl', 'payments', 'list')).stdout.split('\n')
+    expect(widest(piped)).toBeGreaterThan(80)
+    expect(widest(wide!), wide!.join('\n')).toBeLessThanOrEqual(80)
+    expect(widest(narrow!), narrow!.join('\n')).toBeLessThanOrEqual(60)
+  })
+})

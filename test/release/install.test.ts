@@ -38,6 +38,21 @@ describe('installing payctl', () => {
     expect(statSync(join(ROOT, 'dist/bundle/main.js')).mtimeMs).toBe(before)
   })
 
+  it('says nothing of a build on npm pack or npm publish, whose prepack has just built', () => {
+    const before = statSync(join(ROOT, 'dist/bundle/main.js')).mtimeMs
+    // As npm runs prepare for them (npm run would set npm_command to run-script).
+    for (const command of ['pack', 'publish']) {
+      const run = spawnSync(process.execPath, [join(ROOT, 'scripts/prepare.js')], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {...process.env, npm_command: command, INIT_CWD: ROOT},
+      })
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stdout + run.stderr, command).toBe('')
+    }
+    expect(statSync(join(ROOT, 'dist/bundle/main.js')).mtimeMs).toBe(before)
+  })
+
   it('ships the built CLI and the Node 24 it runs on in the package', () => {
     const [packed] = JSON.parse(
       asPacked(() =>

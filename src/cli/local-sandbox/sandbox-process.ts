@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {closeSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {networkInterfaces} from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import type {SandboxHealth} from '../../contract/index.js'
 import {
   assertConfigDir,
@@ -148,18 +148,27 @@ function isSuspended(pid: number): boolean {
   }
 }
 
+/** A `payctl sandbox start` process of this user on this machine, as `sandbox status --all` lists it. */
+export interface RunningSandbox {
+  pid: number
+  /** The config dir it was started with. */
+  configDir: string
+  /** Where it listens, as its config dir's state file says (absent: the file names another pid). */
+  url?: string
+}
+
 /**
  * The sandboxes this user runs on this machine, each with the config dir it was started with
- * (Linux: from /proc; elsewhere none are found). For a `stop` that found none of its own.
+ * (Linux: from /proc; elsewhere none are found).
  */
-export function runningSandboxes(): {pid: number; configDir: string}[] {
+export function runningSandboxes(): RunningSandbox[] {
   let pids: string[]
   try {
     pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
   } catch {
     return []
   }
-  const found: {pid: number; configDir: string}[] = []
+  const found: RunningSandbox[] = []
   for (const name of pids) {
     const pid = Number(name)
     if (pid === process.pid || !isSandboxProcess(pid)) continue
@@ -168,12 +177,32 @@ export function runningSandboxes(): {pid: number; configDir: string}[] {
       const env = Object.fromEntries(
         environ.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
       )
-      found.push({pid, configDir: configDir(env)})
+      // A relative PAYCTL_CONFIG_DIR is the process's own, from where it started.
+      const dir = resolve(readlinkSync(`/proc/${pid}/cwd`), configDir(env))
+      const state = readState(dir)
+      found.push({pid, configDir: dir, ...(state?.pid === pid ? {url: state.url} : {})})
     } catch {
       // Another user's process, or gone meanwhile.
     }
   }
   return found
+}
+
+/**
+ * The error of a `stop` that finds no sandbox of this config dir `dir` (none answers at `url`
+ * either): as `kill` for no such process, and as `status`, exit 1. Those of other config dirs are
+ * counted, not listed: they are other people's or other jobs', and `status --all` lists them.
+ */
+export function noSandboxHere(dir: string, url: string): PayctlError {
+  const others = runningSandboxes().filter((s) => s.configDir !== resolve(dir)).length
+  return new PayctlError({
+    kind: 'api',
+    code: 'SANDBOX_NOT_RUNNING',
+    message: `no sandbox runs for this config dir (${dir}), and none answers at ${url}${
+      others === 0 ? '' : `; ${others} ${others === 1 ? 'runs' : 'run'} under other config dirs`
+    }`,
+    suggestions: others === 0 ? [] : ['Try: payctl sandbox status --all'],
+  })
 }
 
 /** Remove the state file if it still describes this process. */

@@ -155,7 +155,7 @@ export class Printer {
 
   /** The width to fit tables to: a terminal's, unless --wide; none when stdout is not a terminal. */
   tableWidth(wide: boolean | undefined): number | undefined {
-    return wide ? undefined : this.io.out.columns
+    return wide ? undefined : this.io.out.width
   }
 
   /** Whether the command takes `--name`: hints name no flag it lacks. */

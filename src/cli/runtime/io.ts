@@ -11,6 +11,11 @@ export interface OutputStream {
   readonly isTTY: boolean
   /** The terminal's width; undefined when it is no terminal or reports none. */
   readonly columns: number | undefined
+  /**
+   * The width to lay text out to in a terminal (undefined when it is none): its own, or, where it
+   * reports 0 columns (a pseudo-terminal given no size, as `script` makes one), `COLUMNS`, then 80.
+   */
+  readonly width: number | undefined
   /** Whether colour codes belong in it (see colourWanted). */
   readonly colour: boolean
   /** Whether its reader went away: nothing written now arrives. */
@@ -54,6 +59,12 @@ export function colourWanted(stream: {isTTY?: boolean}, env: Env): boolean {
   return stream.isTTY === true && depth() > 2
 }
 
+/** `COLUMNS`, when it is a width: a whole number above 0. */
+function widthFromEnv(env: Env): number | undefined {
+  const columns = env.COLUMNS?.trim() ?? ''
+  return /^\d+$/.test(columns) && Number(columns) > 0 ? Number(columns) : undefined
+}
+
 function systemOutput(stream: NodeJS.WriteStream, env: Env): OutputStream {
   return {
     stream,
@@ -62,6 +73,10 @@ function systemOutput(stream: NodeJS.WriteStream, env: Env): OutputStream {
     },
     get columns() {
       return stream.isTTY && stream.columns ? stream.columns : undefined
+    },
+    get width() {
+      if (stream.isTTY !== true) return undefined
+      return stream.columns || widthFromEnv(env) || 80
     },
     get colour() {
       return colourWanted(stream, env)
@@ -198,6 +213,7 @@ function testOutput(isTTY: boolean, columns: number | undefined, colour: boolean
     stream,
     isTTY,
     columns: isTTY ? columns : undefined,
+    width: isTTY ? columns || 80 : undefined,
     colour,
     get closed() {
       return stream.destroyed

@@ -4,18 +4,18 @@ import {
   findSandbox,
   isAlive,
   isSandboxProcess,
+  noSandboxHere,
   readState,
-  runningSandboxes,
 } from '../../cli/local-sandbox/sandbox-process.js'
 import {isLocalUrl} from '../../core/index.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static override summary = 'stop the sandbox started with payctl sandbox start'
   static override description =
-    'Stops the sandbox that `payctl sandbox status` reports: the one started with this config dir, or else the one answering at the profile’s local URL.'
+    'Stops the sandbox that `payctl sandbox status` reports: the one started with this config dir, or else the one answering at the profile’s local URL. Exits 1 when there is none (`payctl sandbox status --all` lists those of other config dirs).'
   static override examples = ['<%= config.bin %> <%= command.id %>']
 
-  async run(): Promise<{stopped: boolean; pid?: number; elsewhere?: {pid: number; configDir: string}[]}> {
+  async run(): Promise<{stopped: boolean; pid?: number}> {
     const dir = this.runtime.configDir
     const recorded = readState(dir)
     // Signal a process only if it is a `payctl sandbox start` on this machine and the sandbox
@@ -37,17 +37,7 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
         this.out.warn(`The sandbox at ${url} does not say which process it is; stop it where it runs.`)
         return {stopped: false}
       }
-      // None of this config dir's: say which run elsewhere, and how to stop each.
-      const elsewhere = runningSandboxes()
-      this.out.warn(
-        elsewhere.length === 0
-          ? 'No sandbox is running.'
-          : [
-              `No sandbox was started with this config dir (${dir}). Running elsewhere:`,
-              ...elsewhere.map((s) => `  pid ${s.pid}: PAYCTL_CONFIG_DIR=${s.configDir} payctl sandbox stop`),
-            ].join('\n'),
-      )
-      return {stopped: false, ...(elsewhere.length > 0 ? {elsewhere} : {})}
+      throw noSandboxHere(dir, url)
     }
     if (silent) this.out.warn(`The sandbox at ${url} (pid ${pid}) does not answer; stopping it anyway.`)
     process.kill(pid, 'SIGTERM')

@@ -244,17 +244,18 @@ function expandEntries(
         ...(countUnknown ? {countUnknown} : {}),
       })
       for (let i = 0; i < (n ?? 1); i++) {
-        const template = (s: string) =>
+        // An unset variable is told at the field it is in (`at`: its path in the record).
+        const template = (s: string, at: (string | number)[]) =>
           substituteEnv(s.replaceAll('{{i}}', String(i)).replaceAll('{{n}}', String(i + 1)), env, (message) =>
-            problems.add(where([kind, name]), message),
+            problems.add(where([kind, name, ...at]), `${[kind, name, ...at].join('.')}: ${message}`),
           )
         records.push({
           kind,
           name: n === undefined ? name : `${name}[${i}]`,
-          fields: fill(fields, template) as Record<string, unknown>,
+          fields: fillAt(fields, [], template) as Record<string, unknown>,
           dependsOn: [],
           // `after: [section.name]` orders like a reference to that record's id would.
-          after: (after ?? []).map((a) => template(`\${${a}.id}`)),
+          after: (after ?? []).map((a, j) => template(`\${${a}.id}`, ['after', j])),
         })
       }
     }
@@ -343,6 +344,23 @@ function fill(value: unknown, onString: (s: string) => unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => fill(v, onString))
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, onString)]))
+  }
+  return value
+}
+
+/**
+ * `fill`, telling `onString` where each string is: its path from `value`, under `at` (for reading a
+ * fixture; a run fills references with `fill`, which builds no paths).
+ */
+function fillAt(
+  value: unknown,
+  at: (string | number)[],
+  onString: (s: string, at: (string | number)[]) => unknown,
+): unknown {
+  if (typeof value === 'string') return onString(value, at)
+  if (Array.isArray(value)) return value.map((v, i) => fillAt(v, [...at, i], onString))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillAt(v, [...at, k], onString)]))
   }
   return value
 }
