@@ -12,7 +12,8 @@ export const roundupSettingsFlags = {
     aliases: ['max-roundup-amount'],
   }),
   'destination-account': Flags.string({
-    summary: 'where transfers go: a wallet id, or a connected bank account id (USD only); "none" removes it',
+    summary:
+      'where transfers go: a bank account the user connected (ba_…, USD only) or another user\'s wallet in the round-up currency (not the user\'s own: it is the source); "none" removes it',
   }),
   currency: Flags.string({
     summary: 'the fiat currency round-ups are kept in (default USD)',

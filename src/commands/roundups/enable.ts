@@ -12,9 +12,11 @@ import type {Loose, RoundupSettingsRecord} from '../../contract/index.js'
 
 export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
   static override summary = 'turn round-ups on for a user, optionally changing the settings too'
+  static override description =
+    "Transfers go to --destination-account: a bank account the user connected, for USD round-ups (in the sandbox, payctl accounts connect USER --complete --jq .id prints a new one's ba_… id), or a wallet of another user in the round-up currency, such as one kept for savings. Not the user's own wallet, which is where the round-ups come from, and not a second one: a user has one wallet per currency."
   static override examples = [
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567',
-    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --multiplier 2 --max 5 --destination-account wal_…',
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --multiplier 2 --max 5 --destination-account ba_0123456789abcdef01234567',
   ]
   static override args = {user: Args.string({description: 'user id', required: true})}
   static override flags = {...roundupSettingsFlags, 'idempotency-key': idempotencyKeyFlag, yes: yesFlag}
