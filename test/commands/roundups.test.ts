@@ -244,6 +244,60 @@ describe('round-up destinations', () => {
   })
 })
 
+describe('round-up amounts with more decimals than the currency has', () => {
+  const process = (user: string, amount: string, ...more: string[]) =>
+    cli(
+      'roundups',
+      'process',
+      '--user',
+      user,
+      '--amount',
+      amount,
+      '--merchant',
+      'M',
+      '--transaction-id',
+      'pos-d',
+      ...more,
+    )
+
+  it('are refused before anything is sent, naming the flag and the decimal places', async () => {
+    const user = await newUser('decimals')
+    await json('roundups', 'enable', user)
+    const r = await process(user, '4.355', '--debug')
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      '--amount 4.355 has 3 decimal places, but the round-ups are in USD, which has 2',
+    )
+    expect(r.stderr).not.toContain('POST /v1/transactions/process')
+    expect(r.stderr).not.toContain('/transactions/process')
+    // What the currency allows goes through; trailing zeros are no decimals of the number sent.
+    const ok = await process(user, '4.350', '--json')
+    expect(ok.exitCode, ok.stderr).toBe(0)
+    expect(ok.json()).toMatchObject({amount: 4.35, duplicate: false})
+    const max = await cli('roundups', 'settings', 'set', user, '--max', '2.505')
+    expect(max.exitCode).toBe(2)
+    expect(max.stderr).toContain(
+      '--max 2.505 has 3 decimal places, but the round-ups are in USD, which has 2',
+    )
+  })
+
+  it('in a currency without decimals, say so; a known one is checked for any decimals', async () => {
+    const user = await newUser('yen')
+    await json('roundups', 'enable', user, '--currency', 'JPY', '--max', '500')
+    const r = await process(user, '435.555')
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      '--amount 435.555 has 3 decimal places, but the round-ups are in JPY, which has none',
+    )
+    // --currency says it without a request.
+    const set = await cli('roundups', 'settings', 'set', user, '--currency', 'JPY', '--max', '2.5')
+    expect(set.exitCode).toBe(2)
+    expect(set.stderr).toContain(
+      '--max 2.5 has 1 decimal place, but the round-ups are in JPY, which has none',
+    )
+  })
+})
+
 describe('roundups settings set, in a terminal', () => {
   const current: RoundupSettingsRecord = {
     user_id: 'usr_1',

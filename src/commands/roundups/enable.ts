@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
 import {
-  checkRoundupCurrency,
+  checkMaxFlag,
   roundupCurrency,
   roundupSettingsFlags,
   settingsChange,
@@ -23,10 +23,7 @@ export default class RoundupsEnable extends BaseCommand<typeof RoundupsEnable> {
 
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const given = settingsChange(this.flags)
-    await checkRoundupCurrency(
-      {flag: 'max', currency: given.maxCurrency},
-      async () => this.flags.currency ?? roundupCurrency(this.api, this.args.user),
-    )
+    await checkMaxFlag(given.max, this.flags.currency, () => roundupCurrency(this.api, this.args.user))
     const {enabled: _enabled, ...change} = given.change
     await this.confirmProduction(`turn round-ups on for ${this.args.user}`, this.flags.yes)
     const settings = await this.out.spin('Enabling round-ups', () =>

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
 import {
-  checkRoundupCurrency,
+  checkMaxFlag,
   roundupCurrency,
   roundupSettingsFlags,
   settingsChange,
@@ -32,10 +32,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const user = this.args.user
     const given = settingsChange(this.flags)
-    await checkRoundupCurrency(
-      {flag: 'max', currency: given.maxCurrency},
-      async () => this.flags.currency ?? roundupCurrency(this.api, user),
-    )
+    await checkMaxFlag(given.max, this.flags.currency, () => roundupCurrency(this.api, user))
     let change = given.change
     if (Object.keys(change).length === 0) {
       if (!this.interactive) {
