@@ -1,4 +1,10 @@
-import {currencySuffix, formatMoney, SUPPORTED_CURRENCIES, splitAmount} from '../contract/index.js'
+import {
+  currencySuffix,
+  formatMoney,
+  MINOR_UNITS,
+  SUPPORTED_CURRENCIES,
+  splitAmount,
+} from '../contract/index.js'
 import {hasBareDecimals, PayctlError, parseAmount, usageError} from '../core/index.js'
 import type {Questions} from './runtime/questions.js'
 
@@ -12,18 +18,21 @@ export interface MoneyFlagValues {
 /**
  * The amount and currency of a command's --amount, --currency and --decimal, under one rule for
  * every command: the currency comes from --currency or from the amount's suffix (12.34USD); a bare
- * amount with neither is asked for in a terminal, and otherwise refused (exit 2), naming both ways
- * to give it, never taken for USD. `example` is the prompt's example of an amount, when none is given.
+ * amount with neither is asked for in a terminal (where a bare integer may be typed again with its
+ * currency, 10.00USD), and otherwise refused (exit 2), naming both ways to give it, never taken for
+ * USD. `example` is the prompt's example of an amount, when none is given.
  */
 export async function moneyFrom(
   f: MoneyFlagValues,
   questions: Questions,
   example: string,
 ): Promise<{amount: number | bigint; currency: string; text: string}> {
-  const text = f.amount ?? (await questions.ask('amount', `Amount (e.g. ${example})`))
+  const given = f.amount ?? (await questions.ask('amount', `Amount (e.g. ${example})`))
   const decimal = f.decimal ?? false
-  checkReadable(text, f.currency, decimal)
-  const currency = currencyFrom(f.currency, text) ?? (await askCurrency(text, decimal, questions))
+  checkReadable(given, f.currency, decimal)
+  const known = currencyFrom(f.currency, given)
+  const {text, currency} =
+    known === undefined ? await askCurrency(given, decimal, questions) : {text: given, currency: known}
   return {amount: amountFrom(text, currency, decimal), currency, text}
 }
 
@@ -63,17 +72,58 @@ function checkReadable(text: string, currency: string | undefined, decimal: bool
   }
 }
 
-/** The currency of an amount that names none: asked in a terminal, an error naming both ways otherwise. */
-async function askCurrency(text: string, decimal: boolean, questions: Questions): Promise<string> {
-  if (!questions.interactive) throw missingCurrency(text, decimal)
-  const answer = await questions.ask('currency', 'Currency', {
-    default: 'USD',
-    validate: (v) =>
-      (SUPPORTED_CURRENCIES as readonly string[]).includes(v.trim().toUpperCase())
-        ? true
-        : `one of ${SUPPORTED_CURRENCIES.join(', ')}`,
-  })
-  return answer.trim().toUpperCase()
+/**
+ * The currency of an amount that names none: asked in a terminal, an error naming both ways
+ * otherwise. A bare integer is in the smallest unit, which a person typing `10` for ten dollars
+ * does not expect: the question says what it means (10 = 0.10 USD) and takes the amount again
+ * with its currency (10.00USD) instead, which then replaces it.
+ */
+async function askCurrency(
+  given: string,
+  decimal: boolean,
+  questions: Questions,
+): Promise<{text: string; currency: string}> {
+  if (!questions.interactive) throw missingCurrency(given, decimal)
+  const minor = decimal ? undefined : smallestUnits(given)
+  const isCurrency = (v: string) =>
+    (SUPPORTED_CURRENCIES as readonly string[]).includes(v.trim().toUpperCase())
+  if (minor === undefined) {
+    const answer = await questions.ask('currency', 'Currency', {
+      default: 'USD',
+      validate: (v) => (isCurrency(v) ? true : `one of ${SUPPORTED_CURRENCIES.join(', ')}`),
+    })
+    return {text: given, currency: answer.trim().toUpperCase()}
+  }
+  const whole = `${minor}.${'0'.repeat(MINOR_UNITS.USD)}USD`
+  const answer = await questions.ask(
+    'currency',
+    `Currency: ${minor} = ${formatMoney(minor, 'USD')} (the smallest unit); for ${minor} dollars, type ${whole}`,
+    {
+      default: 'USD',
+      validate: (v) => {
+        if (isCurrency(v)) return true
+        if (currencySuffix(v) === undefined)
+          return `one of ${SUPPORTED_CURRENCIES.join(', ')}, or an amount with its currency (${whole})`
+        try {
+          amountFrom(v, currencyFrom(undefined, v), false)
+          return true
+        } catch (err) {
+          return (err as Error).message
+        }
+      },
+    },
+  )
+  if (isCurrency(answer)) return {text: given, currency: answer.trim().toUpperCase()}
+  return {text: answer.trim(), currency: currencyFrom(undefined, answer)!}
+}
+
+/** A bare positive integer's value (the smallest unit of its currency); undefined for any other text. */
+function smallestUnits(text: string): bigint | undefined {
+  const parts = splitAmount(text)
+  if (parts === undefined || parts.sign !== '' || parts.fraction !== undefined || parts.suffix !== undefined)
+    return undefined
+  const minor = BigInt(parts.whole.replaceAll('_', ''))
+  return minor > 0n ? minor : undefined
 }
 
 /** A bare amount without a currency: the two ways to give one, with what each would mean. */

@@ -56,7 +56,7 @@ export async function askRoundupSettings(
     (value) => capProblem(value, currency),
   )
   const destinationText = await prompter.input(
-    'Destination account: a wallet id or a connected bank account id (blank for none)',
+    `Destination account: ${currency === 'USD' ? 'a bank account the user connected (ba_…) or ' : ''}a ${currency} wallet of another user (blank for none)`,
     current.destination_account_id ?? '',
     (value) => (value.trim() === '' ? true : checkDestination(value.trim())),
   )
@@ -120,7 +120,7 @@ export function destinationChecker(
       if (wallet.currency !== currency)
         return `wallet ${id} holds ${wallet.currency}; these round-ups are in ${currency}`
       if (wallet.userId === user)
-        return `wallet ${id} is ${user}'s own ${currency} wallet, where the round-ups come from: give another ${currency} wallet (a savings wallet kept for the user) or a connected bank account (ba_…)`
+        return `wallet ${id} is ${user}'s own ${currency} wallet, where the round-ups come from: give ${currency === 'USD' ? `a bank account ${user} connected (ba_…) or ` : ''}a ${currency} wallet of another user, such as one kept for savings (a user has one wallet per currency)`
       return true
     }
     if (id.startsWith('ba_')) {

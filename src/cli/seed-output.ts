@@ -1,6 +1,13 @@
 import {basename} from 'node:path'
 import {type ResolvedProfile, usageError} from '../core/index.js'
-import {type FileProgress, type Fixture, plan, type SeedProgress} from '../core/seed/index.js'
+import {
+  type FileProgress,
+  type Fixture,
+  plan,
+  registrations,
+  type SeedProgress,
+  type SeedResult,
+} from '../core/seed/index.js'
 import type {Printer} from './rendering/printer.js'
 import {isCI} from './rendering/terminal.js'
 import type {Env, OutputStream} from './runtime/io.js'
@@ -144,4 +151,34 @@ export function seededLine(o: {
   const skippedNote = o.skipped ? ` (${o.skipped} already existed)` : ''
   const files = o.files > 1 ? ` from ${o.files} files` : ''
   return `✓ ${o.made} records created${files} in ${o.seconds.toFixed(1)} s${skippedNote}${o.output ? `; ids in ${o.output}` : ''}`
+}
+
+/** Registrations named one a line before the rest are counted. */
+const NAMED_REGISTRATIONS = 5
+
+/**
+ * Where the signing secrets of a finished run's webhook registrations are, for a person (stderr;
+ * nothing under --json, whose output holds them). A secret is given once, by the run that
+ * registers it, and a human run prints none: it is in the --output file, or, where this run did
+ * not write one (or had no secret to write: an earlier run made the registration), the command
+ * that gives the registration a new one.
+ */
+export function secretNotes(result: SeedResult, output: string | undefined): string[] {
+  const all = registrations(result)
+  const kept = output === undefined ? [] : all.filter((r) => r.secret !== undefined)
+  const missing = all.filter((r) => !kept.includes(r))
+  const notes: string[] = []
+  if (kept.length > 0)
+    notes.push(
+      `The signing secret of each webhook registration made is in ${output} (${kept[0]!.name}.secret${kept.length > 1 ? ', …' : ''}).`,
+    )
+  if (missing.length === 0) return notes
+  notes.push(
+    'A webhook signing secret is given once, in the --json output or --output file of the run that registers it; to give these a new one:',
+  )
+  for (const r of missing.slice(0, NAMED_REGISTRATIONS))
+    notes.push(`  payctl webhooks rotate-secret ${r.id}   # ${r.name}`)
+  if (missing.length > NAMED_REGISTRATIONS)
+    notes.push(`  … and ${missing.length - NAMED_REGISTRATIONS} more (payctl webhooks list)`)
+  return notes
 }

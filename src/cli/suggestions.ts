@@ -62,7 +62,28 @@ export function addSuggestions(
     s.push('Try: payctl users create --email … --first-name … --last-name … (then use its id)')
   else if (err.code === 'RATE_LIMIT_EXCEEDED' || err.code === 'RATE_LIMITED')
     s.push('Wait a minute and retry, or lower the request rate.')
+  else if (err.code === 'INVALID_DESTINATION_ACCOUNT') s.push(...destinationHints(err, env))
   err.suggestions.push(...s)
+}
+
+/**
+ * What a round-up destination may be, as commands: a bank account the user connected (USD only),
+ * or a wallet of another user in the round-up currency. A second wallet of the user, the first
+ * thing a person tries, cannot be made (one wallet per currency). The sandbox names the user and
+ * the currency in the error's details; against a service that does not, the hints say USER.
+ */
+function destinationHints(err: PayctlError, environment: string): string[] {
+  const user = typeof err.details?.user_id === 'string' ? err.details.user_id : 'USER'
+  const currency = typeof err.details?.currency === 'string' ? err.details.currency : undefined
+  const wallet = `a ${currency ?? 'round-up currency'} wallet of another user, such as one kept for savings (not a second wallet of ${user}'s: a user has one per currency)`
+  if (currency !== undefined && currency !== 'USD')
+    return [`Give ${wallet}; a bank account takes USD round-ups only.`]
+  // Finishing the link at once is the sandbox's; elsewhere the user connects one on the bank's screen.
+  const bank =
+    environment === 'production'
+      ? `Try: payctl accounts list ${user}   (a connected bank account's ba_… id is a destination, for USD round-ups)`
+      : `Try: payctl accounts connect ${user} --complete --jq .id   (connects a bank account and prints its ba_… id: a destination for USD round-ups)`
+  return [bank, `Or give ${wallet}.`]
 }
 
 /**

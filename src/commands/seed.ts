@@ -2,7 +2,14 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {yesFlag} from '../cli/flags.js'
 import {collectGarbage, favourSmallHeap} from '../cli/runtime/heap.js'
-import {interruptNote, printPlan, seededLine, seedProgress, seedRateFlag} from '../cli/seed-output.js'
+import {
+  interruptNote,
+  printPlan,
+  secretNotes,
+  seededLine,
+  seedProgress,
+  seedRateFlag,
+} from '../cli/seed-output.js'
 import {TokenBucket, usageError} from '../core/index.js'
 import {
   fixturePaths,
@@ -22,10 +29,12 @@ export default class Seed extends BaseCommand<typeof Seed> {
   static override description =
     `A fixture is YAML or JSON. Records refer to each other by the fixture's names (\${wallets.alice_usd.id}), "count: N" makes N records with {{i}} (0…N-1) and {{n}} (1…N) in their fields, and \${env.NAME} or \${env.NAME:-default} reads the environment. See docs/seed.md.
 Independent records are created concurrently, paced to the environment's rate limit. Safe to rerun: each record has an idempotency key derived from the fixture and its name, and a journal remembers what exists, so a run that was killed finishes the job with no duplicates; a run that failed says what to change, and the fixed fixture's run creates the rest.
-Several files (or a quoted glob) are checked first, then seeded one after another; their ids are printed as one document, so their record names must differ. Progress goes to stderr, under --json too: a bar in a terminal, a line every few seconds elsewhere.`
+Several files (or a quoted glob) are checked first, then seeded one after another; their ids are printed as one document, so their record names must differ. Progress goes to stderr, under --json too: a bar in a terminal, a line every few seconds elsewhere.
+A webhook registration's signing secret is given once, by the run that registers it: in its --json output and --output file (webhooks.NAME.secret), and nowhere else.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/fixtures/shop.yaml',
     '<%= config.bin %> <%= command.id %> fixture.yaml --json | jq -r .wallets.alice_usd.id',
+    '<%= config.bin %> <%= command.id %> examples/fixtures/webhooks.json --output ids.json && jq -r .webhooks.local_app.secret ids.json',
     '<%= config.bin %> <%= command.id %> examples/fixtures/*.yaml --json > ids.json',
     '<%= config.bin %> <%= command.id %> bulk.yaml --concurrency 32 --rate off --output ids.json',
     '<%= config.bin %> <%= command.id %> fixture.yaml --dry-run',
@@ -50,7 +59,10 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
         'requests a minute, or "off" (default: the environment\'s limit; a local sandbox says its own)',
     }),
     'dry-run': Flags.boolean({summary: 'print the plan and create nothing'}),
-    output: Flags.string({summary: 'also write the created ids, by fixture name, to this JSON file'}),
+    output: Flags.string({
+      summary:
+        "also write the created ids, by fixture name, to this JSON file (with the webhook registrations' signing secrets: then only you can read it)",
+    }),
     journal: Flags.string({
       summary: 'journal file (default: one per fixture and profile in the config dir; one fixture only)',
     }),
@@ -65,9 +77,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
       throw usageError(
         '--journal names the journal of one fixture; give one file, or leave --journal out',
         'INVALID_FLAG',
-        {
-          flag: '--journal',
-        },
+        {flag: '--journal'},
       )
     favourSmallHeap()
     // Every file is read and checked before anything is sent, and every problem found is reported.
@@ -116,6 +126,7 @@ Several files (or a quoted glob) are checked first, then seeded one after anothe
     if (f.output) writeSeedIds(f.output, result)
     const seconds = (performance.now() - started) / 1000
     this.out.log(seededLine({made, skipped, files: paths.length, seconds, output: f.output}))
+    for (const note of secretNotes(result, f.output)) this.out.warn(note)
     return result
   }
 }

@@ -94,7 +94,7 @@ export {
 } from './sandbox-client.js'
 export {probeSandbox} from './sandbox-probe.js'
 export {exportFixture, writeFixtureFile} from './seed/export.js'
-export type {SeedResult} from './seed/index.js'
+export type {SeedRecordIds, SeedResult} from './seed/index.js'
 export {
   assertReachable,
   type LoginInput,

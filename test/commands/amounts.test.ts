@@ -138,10 +138,26 @@ describe('the rule, in process', () => {
       currency: 'EUR',
       text: '1234',
     })
-    expect(asked.prompter.asked).toEqual(['Currency'])
+    expect(asked.prompter.asked).toEqual([
+      'Currency: 1234 = 12.34 USD (the smallest unit); for 1234 dollars, type 1234.00USD',
+    ])
     const given = questions(true, [])
     expect(await moneyFrom({amount: '12.34USD'}, given.questions, '')).toMatchObject({amount: 1234})
     expect(given.prompter.asked).toEqual([])
+  })
+
+  it('takes a bare integer again with its currency, in place of it, at the currency question', async () => {
+    const asked = questions(true, ['10.00USD'])
+    expect(await moneyFrom({amount: '10'}, asked.questions, '1234 or 12.34USD')).toEqual({
+      amount: 1000,
+      currency: 'USD',
+      text: '10.00USD',
+    })
+    // Neither a currency nor an amount with its currency: asked again, saying both.
+    const refused = questions(true, ['10.00'])
+    await expect(moneyFrom({amount: '10'}, refused.questions, '')).rejects.toThrow(
+      /refused: one of USD, .*, or an amount with its currency \(10\.00USD\)$/,
+    )
   })
 
   it('asks for the amount too, then its currency, when neither is given', async () => {

@@ -1,7 +1,9 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {askRoundupSettings, type Prompter} from '../../src/cli/roundups-wizard.js'
 import type {RoundupSettingsRecord} from '../../src/contract/index.js'
-import {type Cli, type CliResult, cliFor} from '../helpers/cli.js'
+import {type Cli, type CliResult, cliFor, ROOT} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 let sandbox: LocalSandbox
@@ -168,6 +170,131 @@ describe('roundups', () => {
     const again = await cli('roundups', 'transfer', user, '--json')
     expect(again.exitCode).toBe(1)
     expect(errorOf(again)).toMatchObject({code: 'NO_PENDING_ROUNDUPS', status: 422})
+  })
+})
+
+describe('round-up destinations', () => {
+  it("refuses the user's own wallet naming what is accepted, and how to make one", async () => {
+    const user = await newUser('own-wallet')
+    const own = await newWallet(user)
+    const r = await cli('roundups', 'enable', user, '--destination-account', own)
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain(`INVALID_DESTINATION_ACCOUNT: Wallet ${own} is user ${user}'s own USD wallet`)
+    // What is accepted, in the message (the service's) and as commands (the CLI's).
+    expect(r.stderr).toContain(`A destination is a bank account ${user} connected (its ba_… id`)
+    expect(r.stderr).toContain('or a USD wallet of another user')
+    expect(r.stderr).toContain('a user has one wallet per currency')
+    expect(r.stderr).toContain(`Try: payctl accounts connect ${user} --complete --jq .id`)
+    // A connected account's payment method, which `accounts connect` prints piped, names its account.
+    const account = await json<{id: string; paymentMethodId: string}>(
+      'accounts',
+      'connect',
+      user,
+      '--complete',
+    )
+    const pm = await cli('roundups', 'enable', user, '--destination-account', account.paymentMethodId)
+    expect(pm.exitCode).toBe(1)
+    expect(pm.stderr).toContain(
+      `is the payment method of bank account ${account.id}, not an account: give ${account.id}`,
+    )
+  })
+
+  it('in another currency, names a wallet of another user only', async () => {
+    const user = await newUser('euro-saver')
+    const r = await cli(
+      'roundups',
+      'enable',
+      user,
+      '--currency',
+      'EUR',
+      '--destination-account',
+      'wal_000000000000000000000000',
+      '--json',
+    )
+    expect(r.exitCode).toBe(1)
+    const error = errorOf(r) as {message: string; suggestions?: string[]}
+    expect(error.message).toContain('A destination is a EUR wallet of another user')
+    expect(error.message).toContain('a bank account takes USD round-ups only')
+    expect(error.suggestions?.join('\n')).not.toContain('accounts connect')
+  })
+
+  it('works as docs/roundups.md shows it', async () => {
+    const docs = readFileSync(join(ROOT, 'docs/roundups.md'), 'utf8')
+    const block = /## CLI\n\n```sh\n([\s\S]*?)```/.exec(docs)![1]!
+    const steps = block
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter((line) => /^payctl (accounts connect|roundups enable) /.test(line))
+    expect(steps.some((s) => s.startsWith('payctl roundups enable'))).toBe(true)
+    // As a reader follows it: usr_… is the user, wal_… the user's wallet, ba_… the account just printed.
+    const user = await newUser('reader')
+    const own = await newWallet(user)
+    let printed = ''
+    for (const step of steps) {
+      const args = step
+        .split(/\s+/)
+        .slice(1)
+        .map((a) => a.replace('usr_…', user).replace('wal_…', own).replace('ba_…', printed))
+      const r = await cli(...args)
+      expect(r.exitCode, `${step}\n${r.stderr}`).toBe(0)
+      printed = r.stdout.trim()
+    }
+    const settings = await json<RoundupSettingsRecord>('roundups', 'settings', 'get', user)
+    expect(settings.destination_account_id).toMatch(/^ba_/)
+  })
+})
+
+describe('round-up amounts with more decimals than the currency has', () => {
+  const process = (user: string, amount: string, ...more: string[]) =>
+    cli(
+      'roundups',
+      'process',
+      '--user',
+      user,
+      '--amount',
+      amount,
+      '--merchant',
+      'M',
+      '--transaction-id',
+      'pos-d',
+      ...more,
+    )
+
+  it('are refused before anything is sent, naming the flag and the decimal places', async () => {
+    const user = await newUser('decimals')
+    await json('roundups', 'enable', user)
+    const r = await process(user, '4.355', '--debug')
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      '--amount 4.355 has 3 decimal places, but the round-ups are in USD, which has 2',
+    )
+    expect(r.stderr).not.toContain('POST /v1/transactions/process')
+    expect(r.stderr).not.toContain('/transactions/process')
+    // What the currency allows goes through; trailing zeros are no decimals of the number sent.
+    const ok = await process(user, '4.350', '--json')
+    expect(ok.exitCode, ok.stderr).toBe(0)
+    expect(ok.json()).toMatchObject({amount: 4.35, duplicate: false})
+    const max = await cli('roundups', 'settings', 'set', user, '--max', '2.505')
+    expect(max.exitCode).toBe(2)
+    expect(max.stderr).toContain(
+      '--max 2.505 has 3 decimal places, but the round-ups are in USD, which has 2',
+    )
+  })
+
+  it('in a currency without decimals, say so; a known one is checked for any decimals', async () => {
+    const user = await newUser('yen')
+    await json('roundups', 'enable', user, '--currency', 'JPY', '--max', '500')
+    const r = await process(user, '435.555')
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      '--amount 435.555 has 3 decimal places, but the round-ups are in JPY, which has none',
+    )
+    // --currency says it without a request.
+    const set = await cli('roundups', 'settings', 'set', user, '--currency', 'JPY', '--max', '2.5')
+    expect(set.exitCode).toBe(2)
+    expect(set.stderr).toContain(
+      '--max 2.5 has 1 decimal place, but the round-ups are in JPY, which has none',
+    )
   })
 })
 

@@ -29,3 +29,17 @@ describe.concurrent.each(amountCommands(() => parties))('%s', (_, args) => {
     expect(screen).not.toMatch(/MISSING_FLAG/)
   })
 })
+
+describe('a bare integer in a terminal', () => {
+  // A newcomer types 10 meaning ten dollars: the question says it is ten cents, and how to say ten dollars.
+  it.runIf(hasScript)('says what it is in the smallest unit, and takes 10.00USD instead', async () => {
+    const args = amountCommands(() => parties).find(([name]) => name === 'transactions create')![1]
+    const {screen, code} = await converse(args('10'), [[/Currency/, '10.00USD\r']], {
+      configDir: sandbox.configDir,
+    })
+    expect(code, screen).toBe(0)
+    expect(screen).toContain('Currency: 10 = 0.10 USD (the smallest unit); for 10 dollars, type 10.00USD')
+    expect(screen).toMatch(/amount\s+10\.00 USD/)
+    expect(screen).not.toMatch(/AMOUNT_TOO_SMALL/)
+  })
+})

@@ -181,7 +181,8 @@ describe('secrets stay out of every output, log and file of a realistic session'
     })
     for (const m of rotatedHuman.stderr.matchAll(/whsec_[\w+/=-]+/g)) secrets.add(m[0])
 
-    // Seed, with a webhook among the records: neither its answer nor the journal holds the secret.
+    // Seed, with a webhook among the records: its --json result gives the registration's secret
+    // once, by design; its human output, --debug, the journal and the audit log never do.
     const fixture = join(dir, 'fixture.yaml')
     writeFileSync(
       fixture,
@@ -193,7 +194,14 @@ webhooks:
   h: {url: "http://127.0.0.1:9/seeded", events: ["*"]}
 `,
     )
-    await run(['seed', fixture, '--json', '--debug'], {expectExit: 0})
+    const seeded = await run(['seed', fixture, '--json'], {
+      showsSecret: 'seed --json gives each webhook registration it makes its signing secret, once',
+      expectExit: 0,
+    })
+    const seededSecret = seeded.json<{webhooks: {h: {secret: string}}}>().webhooks.h.secret
+    expect(seededSecret).toMatch(/^whsec_/)
+    secrets.add(seededSecret)
+    await run(['seed', fixture, '--debug', '--fresh'], {expectExit: 0})
     await run(['seed', fixture, '--debug'], {expectExit: 0})
 
     // Errors: a wrong secret, a missing record, a refused overdraft, a revoked token.

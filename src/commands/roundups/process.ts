@@ -1,14 +1,19 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {idempotencyKeyFlag, yesFlag} from '../../cli/flags.js'
-import {checkRoundupCurrency, majorFlag, roundupCurrency} from '../../cli/roundups-flags.js'
+import {
+  checkRoundupCurrency,
+  checkRoundupDecimals,
+  majorFlag,
+  roundupCurrency,
+} from '../../cli/roundups-flags.js'
 import {roundupCard} from '../../cli/views/roundups-views.js'
 import type {Loose, Roundup} from '../../contract/index.js'
 
 export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess> {
   static override summary = "process a user's purchase: its round-up, once per transaction id"
   static override description =
-    'The amount is in major units of the round-up currency (4.35 is 4.35 USD). The round-up is the spare change to the next whole unit (100 yen for JPY), times the multiplier, capped; a whole amount or a user with round-ups off yields 0. The same --transaction-id again answers the first result.'
+    'The amount is in major units of the round-up currency (4.35 is 4.35 USD), with no more decimals than the currency has (4.355 is refused before it is sent). The round-up is the spare change to the next whole unit (100 yen for JPY), times the multiplier, capped; a whole amount or a user with round-ups off yields 0. The same --transaction-id again answers the first result.'
   static override examples = [
     '<%= config.bin %> <%= command.id %> --user usr_0123456789abcdef01234567 --amount 4.35 --merchant "Blue Bottle Coffee" --transaction-id pos_1001',
   ]
@@ -36,9 +41,9 @@ export default class RoundupsProcess extends BaseCommand<typeof RoundupsProcess>
       f.amount ?? (await this.questions.ask('amount', 'Purchase amount, e.g. 4.35')),
       'amount',
     )
-    await checkRoundupCurrency({flag: 'amount', currency: amount.currency}, () =>
-      roundupCurrency(this.api, user),
-    )
+    const lookup = () => roundupCurrency(this.api, user)
+    await checkRoundupCurrency({flag: 'amount', currency: amount.currency}, lookup)
+    await checkRoundupDecimals('amount', amount, {lookup})
     const merchant = f.merchant ?? (await this.questions.ask('merchant', 'Merchant name'))
     const transactionId =
       f['transaction-id'] ?? (await this.questions.ask('transaction-id', 'Transaction id of the purchase'))

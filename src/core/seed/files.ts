@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import fs, {existsSync, writeFileSync} from 'node:fs'
 import {basename, join, resolve} from 'node:path'
 import type {PayctlClient} from '../client.js'
-import {privateSubdir} from '../config-dir.js'
+import {privateSubdir, writePrivateFile} from '../config-dir.js'
 import type {EnvironmentKind} from '../environments.js'
 import {usageError} from '../errors.js'
 import {stringifyExact} from '../exact-json.js'
@@ -161,7 +161,22 @@ export async function seedFiles(
   return {result, made, skipped}
 }
 
-/** Write the ids of a run to `path`, as the JSON document the run returns. */
+/**
+ * Write the ids of a run to `path`, as the JSON document the run returns. One that holds a webhook
+ * registration's signing secret is written as the config dir's files are: 0600, never through a
+ * link planted there.
+ */
 export function writeSeedIds(path: string, result: SeedResult): void {
-  writeFileSync(path, `${stringifyExact(result, 2)}\n`)
+  const text = `${stringifyExact(result, 2)}\n`
+  if (registrations(result).some((r) => r.secret !== undefined)) writePrivateFile(path, text)
+  else writeFileSync(path, text)
+}
+
+/** The webhook registrations of a run's result, by their fixture names (`webhooks.orders`, `webhooks.hook[0]`). */
+export function registrations(result: SeedResult): {name: string; id: string; secret?: string}[] {
+  return Object.entries(result.webhooks ?? {}).flatMap(([name, ids]) =>
+    Array.isArray(ids)
+      ? ids.map((r, i) => ({...r, name: `webhooks.${name}[${i}]`}))
+      : [{...ids, name: `webhooks.${name}`}],
+  )
 }

@@ -3,6 +3,7 @@ export {
   fixturePaths,
   journalPath,
   refuseSharedNames,
+  registrations,
   type SeedFilesOptions,
   sandboxInstance,
   seedFiles,
@@ -19,4 +20,12 @@ export {
   type SeedRecord,
 } from './fixture.js'
 export {Journal} from './journal.js'
-export {plan, type SeedOptions, type SeedProgress, type SeedResult, seed, seedKey} from './runner.js'
+export {
+  plan,
+  type SeedOptions,
+  type SeedProgress,
+  type SeedRecordIds,
+  type SeedResult,
+  seed,
+  seedKey,
+} from './runner.js'

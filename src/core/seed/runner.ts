@@ -28,8 +28,19 @@ export interface SeedOptions {
   onProgress?: ((p: SeedProgress) => void) | undefined
 }
 
-/** Created ids by fixture name: `{wallets: {alice_usd: {id}, bulk: [{id}, …]}}`. */
-export type SeedResult = Record<string, Record<string, {id: string} | {id: string}[]>>
+/**
+ * Created ids by fixture name: `{wallets: {alice_usd: {id}, bulk: [{id}, …]}}`. A webhook
+ * registration this run made carries its signing secret too (`{id, secret}`), the one time the
+ * service gives it; one an earlier run made has its id only.
+ */
+export type SeedResult = Record<string, Record<string, SeedRecordIds | SeedRecordIds[]>>
+
+/** What the result holds of one created record. */
+export interface SeedRecordIds {
+  id: string
+  /** A webhook registration's signing secret (`whsec_…`), when this run made it. */
+  secret?: string
+}
 
 type Create = (
   client: PayctlClient,
@@ -234,6 +245,8 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
   const started = performance.now()
   let done = created.size
   const lookup = fieldsOf(created)
+  // The signing secrets of the registrations this run makes, for its result only (never the journal).
+  const secrets = new Map<string, string>()
 
   const runOne = async (record: SeedRecord) => {
     const key = recordKey(record)
@@ -245,6 +258,7 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
       seedKey(fixture.name, key, fields),
     )) as Record<string, unknown>
     created.set(key, kept(key, result))
+    if (record.kind === 'webhooks' && typeof result.secret === 'string') secrets.set(key, result.secret)
     for (const d of record.dependsOn) settle(d)
     opts.journal?.append({key, id: String(result.id), ...journalled(fixture, key, result)})
     done++
@@ -268,7 +282,7 @@ export async function seed(client: PayctlClient, fixture: Fixture, opts: SeedOpt
 
   const failure = await drain(ready, opts.concurrency, runOne).finally(() => opts.journal?.close())
   if (failure) throw failedRun(failure.record, failure.error, done, records.size)
-  return resultOf(fixture, created)
+  return resultOf(fixture, created, secrets)
 }
 
 /** The records that refer to (or come after) each record, by its key. */
@@ -398,18 +412,24 @@ function recovery(record: SeedRecord, e: PayctlError): string[] {
   }
 }
 
-function resultOf(fixture: Fixture, created: Map<string, Record<string, unknown>>): SeedResult {
+function resultOf(
+  fixture: Fixture,
+  created: Map<string, Record<string, unknown>>,
+  secrets: Map<string, string>,
+): SeedResult {
   const out: SeedResult = {}
   for (const r of fixture.records) {
-    const id = String(created.get(recordKey(r))?.id)
+    const key = recordKey(r)
+    const secret = secrets.get(key)
+    const ids: SeedRecordIds = {id: String(created.get(key)?.id), ...(secret === undefined ? {} : {secret})}
     // Without a prototype, a record named `constructor` is a key like any other, not Object's.
     out[r.kind] ??= Object.create(null)
     const kind = out[r.kind]!
     const m = /^(.*)\[(\d+)\]$/.exec(r.name)
     if (m) {
       kind[m[1]!] ??= []
-      ;(kind[m[1]!] as {id: string}[])[Number(m[2])] = {id}
-    } else kind[r.name] = {id}
+      ;(kind[m[1]!] as SeedRecordIds[])[Number(m[2])] = ids
+    } else kind[r.name] = ids
   }
   return out
 }

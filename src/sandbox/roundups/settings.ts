@@ -196,14 +196,18 @@ export class RoundupSettings {
   /**
    * Resolve a destination: a wallet of the partner in the round-up currency other than the user's own
    * (the source of transfers), or a bank account the user connected (USD only: it is paid by ACH).
+   * A refusal says why, then what is accepted: a second wallet of the user in the currency, the
+   * first thing a person tries, cannot exist (one wallet per currency).
    */
   destination(partnerId: string, userId: string, id: string, currency: Currency): Destination {
     const {money} = this.deps
-    const refuse = (reason: string, message: string) =>
-      new ApiError('INVALID_DESTINATION_ACCOUNT', message, {
+    const refuse = (reason: string, why: string) =>
+      new ApiError('INVALID_DESTINATION_ACCOUNT', `${why}. ${acceptedDestinations(userId, currency)}`, {
         field: 'destination_account_id',
         value: id,
         reason,
+        user_id: userId,
+        currency,
       })
     const wallet = money.ledger.wallet(id, partnerId)
     if (wallet !== undefined) {
@@ -216,7 +220,7 @@ export class RoundupSettings {
       if (wallet.userId === userId) {
         throw refuse(
           'source_wallet',
-          `Wallet ${id} is where user ${userId}'s round-ups come from; choose another wallet or a connected bank account`,
+          `Wallet ${id} is user ${userId}'s own ${currency} wallet, where the round-ups come from`,
         )
       }
       return {type: 'wallet', wallet}
@@ -234,9 +238,24 @@ export class RoundupSettings {
       }
       return {type: 'bank_account', id, paymentMethodId: account.payment_method_id}
     }
-    throw refuse(
-      'not_found',
-      `No wallet or connected bank account ${id}: use a wallet id (wal_…) or one of GET /v1/users/${userId}/accounts`,
-    )
+    // The payment method of a connected account is what `accounts connect` prints piped: name its account.
+    const of = money.saved.bankAccountsOf(userId, partnerId).find((a) => a.payment_method_id === id)
+    if (of !== undefined)
+      throw refuse(
+        'not_found',
+        `${id} is the payment method of bank account ${of.id}, not an account: give ${of.id}`,
+      )
+    throw refuse('not_found', `No wallet or connected bank account ${id}`)
   }
+}
+
+/**
+ * What a round-up destination may be, for `userId`'s round-ups in `currency`: the end of every
+ * INVALID_DESTINATION_ACCOUNT message.
+ */
+export function acceptedDestinations(userId: string, currency: Currency): string {
+  const wallet = `a ${currency} wallet of another user, such as one the partner keeps for savings (not a second wallet of ${userId}'s: a user has one wallet per currency)`
+  return currency === 'USD'
+    ? `A destination is a bank account ${userId} connected (its ba_… id, from GET /v1/users/${userId}/accounts) or ${wallet}`
+    : `A destination is ${wallet}; a bank account takes USD round-ups only`
 }

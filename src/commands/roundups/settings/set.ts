@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {yesFlag} from '../../../cli/flags.js'
 import {
-  checkRoundupCurrency,
+  checkMaxFlag,
   roundupCurrency,
   roundupSettingsFlags,
   settingsChange,
@@ -19,7 +19,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
     'Only the settings given change. Without flags, in a terminal, it asks for each one (the multiplier from a list) and confirms before turning round-ups on; without a terminal, give at least one flag.'
   static override examples = [
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --multiplier 2 --max 5',
-    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --destination-account wal_0123456789abcdef01234567 --enabled',
+    '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --destination-account ba_0123456789abcdef01234567 --enabled',
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --no-enabled',
   ]
   static override args = {user: Args.string({description: 'user id', required: true})}
@@ -32,10 +32,7 @@ export default class RoundupsSettingsSet extends BaseCommand<typeof RoundupsSett
   async run(): Promise<Loose<RoundupSettingsRecord>> {
     const user = this.args.user
     const given = settingsChange(this.flags)
-    await checkRoundupCurrency(
-      {flag: 'max', currency: given.maxCurrency},
-      async () => this.flags.currency ?? roundupCurrency(this.api, user),
-    )
+    await checkMaxFlag(given.max, this.flags.currency, () => roundupCurrency(this.api, user))
     let change = given.change
     if (Object.keys(change).length === 0) {
       if (!this.interactive) {
