@@ -4,6 +4,7 @@ import {type FeedPage, Timeline, type TimelineReads} from '../contract/timeline/
 import {notOffered, type PayctlClient} from './client.js'
 import {PayctlError, usageError} from './errors.js'
 import {allItems} from './pagination.js'
+import {resolveUserId} from './users.js'
 
 /**
  * A customer's whole story from what the service answers (`payctl users inspect`, `wallets
@@ -13,7 +14,10 @@ import {allItems} from './pagination.js'
  */
 
 export interface InvestigationOptions {
-  /** The user to inspect, or the wallet (then its owner is the user, and the timeline its own). */
+  /**
+   * The user to inspect (an id, or the email of one user), or the wallet (then its owner is the
+   * user, and the timeline its own).
+   */
   subject: {user: string} | {wallet: string}
   /** Narrow a user's timeline to one of their wallets. */
   wallet?: string | undefined
@@ -91,7 +95,7 @@ async function subjectOf(client: PayctlClient, opts: InvestigationOptions) {
     const user = await client.call('getUser', {params: {id: wallet.userId}})
     return {user: user as Record<string, unknown>, wallets: [wallet], scope: {walletId: wallet.id}}
   }
-  const userId = opts.subject.user
+  const userId = await resolveUserId(client, opts.subject.user)
   const user = await client.call('getUser', {params: {id: userId}})
   const wallets: WalletView[] = []
   for await (const w of allItems(
