@@ -1,5 +1,10 @@
 import type {LedgerEntry, TransactionView, WalletView} from '../contract/index.js'
-import {productNotesOfBnpl, type TimelineKind, type TimelineLine} from '../contract/timeline/lines.js'
+import {
+  eventLinesShown,
+  productNotesOfBnpl,
+  type TimelineKind,
+  type TimelineLine,
+} from '../contract/timeline/lines.js'
 import {type FeedPage, Timeline, type TimelineReads} from '../contract/timeline/merge.js'
 import {notOffered, type PayctlClient} from './client.js'
 import {PayctlError, usageError} from './errors.js'
@@ -26,6 +31,11 @@ export interface InvestigationOptions {
   until?: string | undefined
   /** Only lines of these kinds. */
   kinds?: readonly TimelineKind[] | undefined
+  /**
+   * Events as lines of their own (default: only where `kinds` asks for a kind only events make);
+   * either way each line of money says how the webhooks about it fared.
+   */
+  events?: boolean | undefined
   /** Whether the service is the local sandbox, whose clock (the partner's) is its now. */
   sandbox?: boolean | undefined
 }
@@ -155,7 +165,7 @@ export async function investigate(client: PayctlClient, opts: InvestigationOptio
   const timeline = new Timeline(
     reads,
     subject.wallets.map((w) => w.id),
-    {scopeWallet},
+    {scopeWallet, events: eventLinesShown(opts.events === true, opts.kinds)},
   )
   const [bnpl] = await Promise.all([
     bnplPaymentsOf(client, userId, missing),

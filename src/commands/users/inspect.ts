@@ -31,6 +31,7 @@ export default class UsersInspect extends BaseCommand<typeof UsersInspect> {
         since: f.since,
         until: f.until,
         kinds: f.kind,
+        events: f.events,
         sandbox: this.profile.kind === 'local',
       }),
     )

@@ -35,7 +35,9 @@ function pageOf(path: string, query: URLSearchParams): VNode {
     case 'transactions':
       return id === undefined ? html`<${TransactionsPage} />` : one(TransactionPage)
     case 'users':
-      return id === undefined ? html`<${UsersPage} />` : one(UserPage)
+      return id === undefined
+        ? html`<${UsersPage} />`
+        : html`<${UserPage} id=${id} events=${query.get('events') === '1'} key=${id} />`
     case 'wallets':
       return id === undefined ? html`<${UsersPage} />` : one(WalletPage)
     case 'events':
