@@ -62,8 +62,8 @@ async function rowsShown(): Promise<Row[]> {
         what: text('What'),
         amount: text('Amount'),
         balance: text('Balance'),
-        status: text('Status'),
-        webhook: text('Webhook'),
+        status: cell('Status')?.querySelector('.status')?.textContent?.trim() ?? '(no status)',
+        webhook: cell('Status')?.querySelector('.webhook .status')?.textContent?.trim() ?? '',
         id: text('ID'),
       }
     }),
@@ -77,7 +77,7 @@ const rowOf = (l: Line): Row => ({
   amount: l.source === 'event' ? '' : signedMoney(l.amount, l.currency),
   balance: l.balanceAfter === undefined ? '' : formatMoney(l.balanceAfter.total, l.balanceAfter.currency),
   status: l.status ?? '—',
-  webhook: l.webhook ?? '—',
+  webhook: l.webhook ?? '',
   id: l.id,
 })
 

@@ -66,7 +66,11 @@ export class InspectorService {
    */
   async search(partnerId: string, text: string): Promise<SearchResult> {
     const q = text.trim()
-    if (q === '') return {kind: 'none', message: 'Type an id (usr_, wal_, txn_, evt_, req_) or an email'}
+    if (q === '')
+      return {
+        kind: 'none',
+        message: 'Type an id (usr_, wal_, txn_, evt_, req_), or a part of an email or a name',
+      }
     const prefix = q.slice(0, 3)
     if (RECORD_ID.test(q) && prefix in PAGES) {
       const {read, page, what} = PAGES[prefix as keyof typeof PAGES]

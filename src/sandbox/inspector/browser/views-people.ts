@@ -80,8 +80,17 @@ const timelineColumns: Column<TimelineLine>[] = [
         : html`<${Money} amount=${l.balanceAfter.total} currency=${l.balanceAfter.currency} />`,
     className: 'num',
   },
-  {title: 'Status', cell: (l) => html`<${Status} value=${l.status} />`},
-  {title: 'Webhook', cell: (l) => html`<${Status} value=${l.webhook} />`},
+  {
+    // How the webhooks about the line fared goes under its status, where a column has no room at
+    // 1280 pixels (the CLI's WEBHOOK column).
+    title: 'Status',
+    cell: (l) =>
+      html`<span><${Status} value=${l.status} />${
+        l.webhook === undefined
+          ? null
+          : html`<span class="webhook">webhook <${Status} value=${l.webhook} /></span>`
+      }</span>`,
+  },
   {title: 'Other side', cell: (l) => html`<${Id} id=${l.otherSide} />`},
   {title: 'ID', cell: (l) => html`<${Id} id=${l.id} />`},
 ]
@@ -133,7 +142,7 @@ export function UserPage({id, events}: {id: string; events: boolean}): VNode {
     }
     <h2>Timeline</h2>
     <p class="hint">What moved each wallet (net of fees) with its balance after, what tried to, and how the webhooks about it fared, newest first: the lines of <code>payctl users inspect</code>.</p>
-    <label class="inline"><input type="checkbox" checked=${events} onChange=${showEvents} /> Show the webhook events as lines of their own (<code>--events</code>)</label>
+    <label class="inline"><input type="checkbox" checked=${events} onChange=${showEvents} /><span>Show the webhook events as lines of their own (<code>--events</code>)</span></label>
     ${story.error === undefined ? null : html`<${Problem} error=${story.error} />`}
     <${Table} caption="Timeline, newest first" columns=${timelineColumns} rows=${story.items} rowKey=${lineKey} empty=${story.loading ? 'Loading…' : 'Nothing has happened yet.'} />
     <${More} more=${story.more} loading=${story.loading} />
