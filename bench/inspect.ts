@@ -62,9 +62,11 @@ async function main(): Promise<void> {
       `${TRANSACTIONS} card top-ups of one user in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
     )
     const cases = {
-      'users inspect (table)': () => inspect(sandbox.env, [user], (l) => / txn_\w+\s*$| evt_\w+\s*$/.test(l)),
-      'users inspect --output ndjson': () =>
-        inspect(sandbox.env, [user, '--output', 'ndjson'], (l) => l.startsWith('{')),
+      // With the events as lines of their own: the most lines a timeline of these top-ups has.
+      'users inspect --events (table)': () =>
+        inspect(sandbox.env, [user, '--events'], (l) => / txn_\w+\s*$| evt_\w+\s*$/.test(l)),
+      'users inspect --events --output ndjson': () =>
+        inspect(sandbox.env, [user, '--events', '--output', 'ndjson'], (l) => l.startsWith('{')),
     }
     const figures = new Map<string, {first: number[]; end: number[]; lines: number}>()
     for (const run of Object.values(cases)) await run() // warm-up

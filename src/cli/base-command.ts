@@ -10,6 +10,7 @@ import {
   redactText,
   redactValue,
   resolveProfile,
+  resolveUserId,
   type TransportOptions,
 } from '../core/index.js'
 import {renderError, toPayctlError} from './command-errors.js'
@@ -164,6 +165,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected get api(): PayctlClient {
     this.#api ??= this.newClient(this.transportOptions)
     return this.#api
+  }
+
+  /** The id of the user a flag names, by id or by the email of one user (read commands take either). */
+  protected async userIdOf(given: string | undefined): Promise<string | undefined> {
+    return given === undefined ? undefined : resolveUserId(this.api, given)
   }
 
   /** An API client for the profile with options of its own (the mutations it sends are audited). */

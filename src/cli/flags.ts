@@ -174,6 +174,10 @@ export const inspectFlags = {
   kind: Flags.option({options: TIMELINE_KINDS, multiple: true, multipleNonGreedy: true, delimiter: ','})({
     summary: 'only lines of these kinds (repeatable, or comma-separated)',
   }),
+  events: Flags.boolean({
+    summary:
+      'the webhook events as lines of their own (without it, each line of money says how the webhooks about it fared)',
+  }),
   'oldest-first': Flags.boolean({summary: 'oldest line first (reads the whole window before printing)'}),
   utc: Flags.boolean({summary: "times in UTC, not this terminal's time zone"}),
   output: Flags.option({options: ['table', 'json', 'ndjson'] as const, char: 'o'})({

@@ -58,6 +58,8 @@ export function addSuggestions(
   else if (err.code === 'NETWORK_ERROR' && profile?.kind === 'local') s.push('Try: payctl sandbox start')
   else if (err.code === 'WALLET_EXISTS' && typeof err.details?.existingWalletId === 'string')
     s.push(`Try: payctl wallets get ${err.details.existingWalletId}`)
+  else if (err.code === 'NOT_FOUND' && err.details?.resource === 'user')
+    s.push('Try: payctl users list --search TEXT   (a part of their email or name, in any case)')
   else if (err.code === 'INVALID_USER_ID')
     s.push('Try: payctl users create --email … --first-name … --last-name … (then use its id)')
   else if (err.code === 'RATE_LIMIT_EXCEEDED' || err.code === 'RATE_LIMITED')

@@ -58,9 +58,31 @@ export const ListUsersQuerySchema = z
       .max(201)
       .optional()
       .describe('only users whose "first last" name contains this, in any case'),
+    search: z
+      .string()
+      .min(1)
+      .max(254)
+      .optional()
+      .describe('only users whose email or "first last" name contains this, in any case'),
     ...pageQuery,
   })
   .meta({id: 'ListUsersQuery'})
+
+/**
+ * Whether a user is one that `search` finds: their email or their "first last" name contains the
+ * text, in any case. The sandbox's GET /v1/users?search= and its inspector's search box find users
+ * by this rule (in SQL: sandbox/users/service.ts); payctl applies it to the pages of a service
+ * that lists users but does not search them.
+ */
+export function userMatchesSearch(
+  user: {email?: unknown; first_name?: unknown; last_name?: unknown; firstName?: unknown; lastName?: unknown},
+  search: string,
+): boolean {
+  const text = search.toLowerCase()
+  const words = (v: unknown) => (typeof v === 'string' ? v : '')
+  const name = `${words(user.first_name ?? user.firstName)} ${words(user.last_name ?? user.lastName)}`
+  return words(user.email).toLowerCase().includes(text) || name.toLowerCase().includes(text)
+}
 
 export const UserListSchema = z
   .object({users: z.array(UserSchema), hasMore: z.boolean(), nextCursor: z.string().nullable()})
@@ -102,7 +124,8 @@ export const userEndpoints = {
     operationId: 'listUsers',
     method: 'GET',
     path: '/users',
-    summary: "sandbox extension: find the partner's users by email, external id or name, oldest first",
+    summary:
+      "sandbox extension: find the partner's users by email, external id, name or a search of both, oldest first",
     tag: 'users',
     auth: 'bearer',
     scopes: {a: 'users:read', b: 'payments:read'},

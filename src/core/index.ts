@@ -109,4 +109,5 @@ export {
 export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
 export {TokenManager} from './token-manager.js'
 export {Connections, closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
+export {findUsersPage, resolveUserId, type UserFilters} from './users.js'
 export {isFinal, waitForFinal} from './wait.js'

@@ -1,9 +1,15 @@
 import type {LedgerEntry, TransactionView, WalletView} from '../contract/index.js'
-import {productNotesOfBnpl, type TimelineKind, type TimelineLine} from '../contract/timeline/lines.js'
+import {
+  eventLinesShown,
+  productNotesOfBnpl,
+  type TimelineKind,
+  type TimelineLine,
+} from '../contract/timeline/lines.js'
 import {type FeedPage, Timeline, type TimelineReads} from '../contract/timeline/merge.js'
 import {notOffered, type PayctlClient} from './client.js'
 import {PayctlError, usageError} from './errors.js'
 import {allItems} from './pagination.js'
+import {resolveUserId} from './users.js'
 
 /**
  * A customer's whole story from what the service answers (`payctl users inspect`, `wallets
@@ -13,7 +19,10 @@ import {allItems} from './pagination.js'
  */
 
 export interface InvestigationOptions {
-  /** The user to inspect, or the wallet (then its owner is the user, and the timeline its own). */
+  /**
+   * The user to inspect (an id, or the email of one user), or the wallet (then its owner is the
+   * user, and the timeline its own).
+   */
   subject: {user: string} | {wallet: string}
   /** Narrow a user's timeline to one of their wallets. */
   wallet?: string | undefined
@@ -22,6 +31,11 @@ export interface InvestigationOptions {
   until?: string | undefined
   /** Only lines of these kinds. */
   kinds?: readonly TimelineKind[] | undefined
+  /**
+   * Events as lines of their own (default: only where `kinds` asks for a kind only events make);
+   * either way each line of money says how the webhooks about it fared.
+   */
+  events?: boolean | undefined
   /** Whether the service is the local sandbox, whose clock (the partner's) is its now. */
   sandbox?: boolean | undefined
 }
@@ -91,7 +105,7 @@ async function subjectOf(client: PayctlClient, opts: InvestigationOptions) {
     const user = await client.call('getUser', {params: {id: wallet.userId}})
     return {user: user as Record<string, unknown>, wallets: [wallet], scope: {walletId: wallet.id}}
   }
-  const userId = opts.subject.user
+  const userId = await resolveUserId(client, opts.subject.user)
   const user = await client.call('getUser', {params: {id: userId}})
   const wallets: WalletView[] = []
   for await (const w of allItems(
@@ -151,7 +165,7 @@ export async function investigate(client: PayctlClient, opts: InvestigationOptio
   const timeline = new Timeline(
     reads,
     subject.wallets.map((w) => w.id),
-    {scopeWallet},
+    {scopeWallet, events: eventLinesShown(opts.events === true, opts.kinds)},
   )
   const [bnpl] = await Promise.all([
     bnplPaymentsOf(client, userId, missing),

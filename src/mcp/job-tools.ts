@@ -28,13 +28,19 @@ const Bound = z
   )
 
 const InspectUserInput = z.strictObject({
-  user: z.string().min(1).describe('the user id (usr_…)'),
+  user: z.string().min(1).describe('the user id (usr_…), or the email of one user'),
   wallet: z.string().min(1).optional().describe("only this one of the user's wallets (wal_…)"),
   since: Bound.optional().describe(
     'start of the window: a duration back from now (24h, 7d) or an instant; default 30d',
   ),
   until: Bound.optional().describe('end of the window, as since; default now'),
   kinds: z.array(z.enum(TIMELINE_KINDS)).optional().describe('only lines of these kinds'),
+  events: z
+    .boolean()
+    .optional()
+    .describe(
+      'the webhook events as lines of their own; without it, each line of money says how the webhooks about it fared (`webhook`, `events`)',
+    ),
   limit: z
     .number()
     .int()
@@ -49,7 +55,7 @@ function inspectUserTool(client: PayctlClient, profile: ResolvedProfile): Tool {
     name: 'inspect_user',
     title: "a user's whole story",
     description:
-      "A user's whole story, as `payctl users inspect` reads it: who they are, their wallets and balances, their BNPL payments, and a timeline newest first merged from the wallets' ledger entries, their transactions and the events about them (with their webhook deliveries). `missing` names what the service does not offer.",
+      "A user's whole story, as `payctl users inspect` reads it: who they are, their wallets and balances, their BNPL payments, and a timeline newest first merged from the wallets' ledger entries, their transactions and the events about them (each line of money with how its webhooks fared). `missing` names what the service does not offer.",
     input: InspectUserInput,
     mutates: false,
     localOnly: false,
@@ -63,6 +69,7 @@ function inspectUserTool(client: PayctlClient, profile: ResolvedProfile): Tool {
           since: a.since,
           until: a.until,
           kinds: a.kinds,
+          events: a.events,
           sandbox: profile.kind === 'local',
         })
         const timeline: TimelineLine[] = []

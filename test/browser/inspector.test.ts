@@ -35,6 +35,20 @@ const offset = (page: Page) =>
     "fetch('/_sandbox/ui/api/read/sandboxClock').then((r) => r.json()).then((c) => c.offsetSeconds)",
   ) as Promise<number>
 
+/**
+ * Whether the search box shows the whole of its placeholder: the text's width, in the input's
+ * font, within the input's room for text.
+ */
+const placeholderFits = (page: Page) =>
+  page.evaluate(`(() => {
+    const input = document.querySelector('#search')
+    const style = getComputedStyle(input)
+    const context = document.createElement('canvas').getContext('2d')
+    context.font = style.fontWeight + ' ' + style.fontSize + ' ' + style.fontFamily
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+    return {placeholder: input.placeholder, fits: context.measureText(input.placeholder).width <= room}
+  })()`) as Promise<{placeholder: string; fits: boolean}>
+
 /** Sign in through the form, the way a person does. */
 async function signIn(page: Page): Promise<void> {
   await page.goto(ui())
@@ -160,7 +174,7 @@ describe.runIf(runs)('the inspector in a browser', () => {
     const page = await signedIn.newPage()
     await page.goto(ui(`/users/${ada}`))
     await page.getByRole('heading', {level: 1, name: 'Ada Lovelace'}).waitFor()
-    await page.getByRole('status').filter({hasText: 'live'}).waitFor()
+    await page.getByRole('status').filter({hasText: 'auto-updating'}).waitFor()
     // Gone if the page reloads.
     await page.evaluate('window.notReloaded = true')
     const txn = await id(
@@ -350,6 +364,47 @@ describe.runIf(runs)('the inspector in a browser', () => {
     await Promise.all([page.close(), other.close()])
   })
 
+  it('says it updates itself in words no payments person reads as production', async () => {
+    const page = await signedIn.newPage()
+    await page.goto(ui('/transactions'))
+    const badge = page.getByRole('status').filter({hasText: 'auto-updating'})
+    await badge.waitFor()
+    expect(await badge.getAttribute('title')).toBe('This page updates itself as the sandbox changes')
+    expect(await page.getByText('live', {exact: true}).count()).toBe(0)
+    // Not the green of a good status.
+    expect(await page.evaluate("getComputedStyle(document.querySelector('.live')).color")).not.toBe(
+      'rgb(27, 122, 61)',
+    )
+    expect(await placeholderFits(page)).toEqual({placeholder: 'Id, email or name  ( / )', fits: true})
+    await page.close()
+  })
+
+  it("shows a refund's card where the money went back to it", async () => {
+    const deposit = await id(
+      'transactions',
+      'create',
+      '--method',
+      'card',
+      '--amount',
+      '30.00USD',
+      '--to',
+      adaWallet,
+      '--payment-method',
+      'pm_card_visa',
+    )
+    const refund = await id('transactions', 'refund', deposit, '--amount', '10.00USD')
+    const page = await signedIn.newPage()
+    await page.goto(ui('/transactions'))
+    const row = page.getByRole('row').filter({hasText: refund})
+    await row.waitFor()
+    expect(await row.locator('td[data-label="From"]').textContent()).toBe(adaWallet)
+    expect(await row.locator('td[data-label="To"]').textContent()).toBe('pm_card_visa')
+    await page.goto(ui(`/transactions/${refund}`))
+    const to = page.locator('dl.fields > div').filter({has: page.getByText('To', {exact: true})})
+    await expect.poll(() => to.locator('dd').textContent()).toBe('pm_card_visa')
+    await page.close()
+  })
+
   it('breaks none of its own Content-Security-Policy on any page it showed', () => {
     expect(cspViolations).toEqual([])
   })
@@ -369,6 +424,7 @@ describe.runIf(runs)('the inspector in a browser', () => {
       await expect
         .poll(() => page.evaluate('document.documentElement.scrollWidth'), {message: path})
         .toBeLessThanOrEqual(400)
+      expect((await placeholderFits(page)).fits, path).toBe(true)
     }
     await narrow.close()
   })

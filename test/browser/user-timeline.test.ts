@@ -8,7 +8,8 @@ import {type SupportStory, supportStory} from '../helpers/support-story.js'
 /**
  * One customer, two readers: the inspector's user page (read in Chromium) and `payctl users
  * inspect --json` tell the same lines, with the same amounts (what each moved in the wallet, net of
- * fees) and the same balance after each, in the same order. A support person comparing the two
+ * fees), the same balance after each and the same webhook outcome, in the same order, with the
+ * event lines (`--events`, the page's switch) and without. A support person comparing the two
  * for a "money went missing" ticket must never find a gap that one of them made up. The customer
  * is the support ticket's (test/helpers/support-story.ts, built through the CLI): a card top-up
  * with its fee, a failed ACH, a wallet transfer, a partial refund, a round-up, a BNPL instalment
@@ -25,6 +26,7 @@ interface Line {
   currency?: string
   walletId?: string
   balanceAfter?: {total: number; currency: string}
+  webhook?: string
 }
 
 /** What a row of the timeline shows, by column. */
@@ -34,6 +36,7 @@ interface Row {
   amount: string
   balance: string
   status: string
+  webhook: string
   id: string
 }
 
@@ -59,7 +62,8 @@ async function rowsShown(): Promise<Row[]> {
         what: text('What'),
         amount: text('Amount'),
         balance: text('Balance'),
-        status: text('Status'),
+        status: cell('Status')?.querySelector('.status')?.textContent?.trim() ?? '(no status)',
+        webhook: cell('Status')?.querySelector('.webhook .status')?.textContent?.trim() ?? '',
         id: text('ID'),
       }
     }),
@@ -73,6 +77,7 @@ const rowOf = (l: Line): Row => ({
   amount: l.source === 'event' ? '' : signedMoney(l.amount, l.currency),
   balance: l.balanceAfter === undefined ? '' : formatMoney(l.balanceAfter.total, l.balanceAfter.currency),
   status: l.status ?? '—',
+  webhook: l.webhook ?? '',
   id: l.id,
 })
 
@@ -100,14 +105,16 @@ describe.runIf(runs)("a user's timeline in the inspector and in users inspect", 
       timeline: Line[]
       wallets: {id: string; balance: {total: number}}[]
     }>('users', 'inspect', ada)
-    // The story is all there: what moved the wallet, net of fees, and the failed delivery retried.
+    // The story is all there: what moved the wallet, net of fees, and the failed delivery retried,
+    // told on the line of the top-up it was about.
     const moved = (txn: string) => timeline.filter((l) => l.source !== 'event' && l.id === txn)
     const topUp = await json<{fee: number; netAmount: number}>('transactions', 'get', card)
     expect(topUp.fee).toBeGreaterThan(0)
     expect(moved(card).map((l) => l.amount)).toEqual([topUp.netAmount])
     expect(moved(refund)[0]!.amount).toBeLessThan(0)
     expect(moved(story.ach).map((l) => l.status)).toEqual(['failed R01', 'processing'])
-    expect(timeline.map((l) => l.status)).toContain('delivered on try 2')
+    expect(moved(card).map((l) => l.webhook)).toEqual(['delivered on try 2'])
+    expect(timeline.filter((l) => l.source === 'event')).toEqual([])
     const wallet = wallets.find((w) => w.id === usd)!
     expect(timeline.reduce((n, l) => n + (l.walletId === usd ? (l.amount ?? 0) : 0), 0)).toBe(
       wallet.balance.total,
@@ -120,5 +127,14 @@ describe.runIf(runs)("a user's timeline in the inspector and in users inspect", 
     // The newest balance of the wallet the page shows is the wallet's.
     const newest = timeline.find((l) => l.walletId === usd && l.balanceAfter !== undefined)!
     expect(rowOf(newest).balance).toBe(formatMoney(wallet.balance.total, 'USD'))
+
+    // The switch shows the events as lines of their own, as --events does, at an address of its own.
+    const everything = await json<{timeline: Line[]}>('users', 'inspect', ada, '--events')
+    expect(everything.timeline.filter((l) => l.source === 'event').length).toBeGreaterThan(0)
+    await page.getByLabel('Show the webhook events as lines of their own').check()
+    await expect.poll(rowsShown, {timeout: 15_000}).toEqual(everything.timeline.map(rowOf))
+    expect(new URL(page.url()).search).toBe('?events=1')
+    await page.getByLabel('Show the webhook events as lines of their own').uncheck()
+    await expect.poll(rowsShown, {timeout: 15_000}).toEqual(expected)
   })
 })

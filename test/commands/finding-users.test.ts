@@ -1,5 +1,8 @@
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliFor} from '../helpers/cli.js'
+import {ProfileStore, saveLocalProfile} from '../../src/core/index.js'
+import {cliFor, tempConfigDir} from '../helpers/cli.js'
 import {customerRecords} from '../helpers/customer-records.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
@@ -46,6 +49,131 @@ describe('finding the customer', () => {
     const table = await cli('users', 'list', '--name', 'love')
     expect(table.stdout).toMatch(new RegExp(`${ada}\\s+Ada@Example.test\\s+Ada Lovelace`))
     expect((await cli('users', 'list', '--email', 'nobody@example.test')).stdout).toMatch(/^No users\./)
+  })
+})
+
+describe('a part of an email or a name: users list --search', () => {
+  const ids = async (...args: string[]) =>
+    (await json<{users: {id: string}[]}>('users', 'list', '--all', ...args)).users.map((u) => u.id)
+
+  it('finds a part of an email or of a name, in any case, and nothing else', async () => {
+    expect(await ids('--search', 'LOVE')).toEqual([ada])
+    expect(await ids('--search', 'ada@EXAMPLE')).toEqual([ada])
+    expect(await ids('--search', 'hopper')).toHaveLength(1)
+    expect(await ids('--search', 'grace@')).toEqual(await ids('--search', 'hopper'))
+    expect(await ids('--search', 'example.test')).toEqual(await ids())
+    // A LIKE wildcard is a character like any other.
+    expect(await ids('--search', '%')).toEqual([])
+    const table = await cli('users', 'list', '--search', 'lovelace')
+    expect(table.stdout).toMatch(new RegExp(`${ada}\\s+Ada@Example.test\\s+Ada Lovelace`))
+    expect((await cli('users', 'list', '--search', 'jane')).stdout).toMatch(/^No users\./)
+  })
+
+  /** A service in front of the sandbox whose GET /v1/users refuses `search`, or ignores it. */
+  async function withoutSearch(
+    mode: 'refuses' | 'ignores',
+    run: (cli: ReturnType<typeof cliFor>) => Promise<void>,
+  ) {
+    const proxy: Server = createServer(async (req, res) => {
+      const url = new URL(req.url ?? '/', sandbox.url)
+      const chunks: Buffer[] = []
+      for await (const c of req) chunks.push(c as Buffer)
+      if (url.pathname === '/v1/users' && req.method === 'GET' && url.searchParams.has('search')) {
+        if (mode === 'refuses') {
+          res.writeHead(400, {'content-type': 'application/json'})
+          const error = {code: 'VALIDATION_ERROR', message: 'Invalid query: search: Unknown field'}
+          res.end(JSON.stringify({success: false, error: {...error, details: {field: 'search'}}}))
+          return
+        }
+        url.searchParams.delete('search')
+      }
+      const headers: Record<string, string> = {}
+      for (const name of ['authorization', 'content-type', 'idempotency-key'])
+        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name]
+      const answer = await fetch(url, {
+        method: req.method,
+        headers,
+        ...(chunks.length > 0 ? {body: Buffer.concat(chunks)} : {}),
+      })
+      res.writeHead(answer.status, {'content-type': answer.headers.get('content-type') ?? 'application/json'})
+      res.end(Buffer.from(await answer.arrayBuffer()))
+    })
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
+    const temp = tempConfigDir()
+    try {
+      const {apiKey, apiSecret, partnerId} = sandbox.credentials
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+      await saveLocalProfile(new ProfileStore(temp.dir), 'local', url, {
+        variant: 'A',
+        apiKey,
+        apiSecret,
+        partnerId,
+      })
+      await run(cliFor(temp.dir, {timeoutMs: 60_000}))
+    } finally {
+      proxy.close()
+      temp.cleanup()
+    }
+  }
+
+  it.each(['refuses', 'ignores'] as const)(
+    'against a service that lists users but %s the search, finds the same users from its pages',
+    async (mode) => {
+      // Grace is the second user: on the second page of one, after Ada.
+      const expected = await ids('--search', 'HOPPER')
+      expect(expected).toHaveLength(1)
+      await withoutSearch(mode, async (other) => {
+        const r = await other('users', 'list', '--search', 'HOPPER', '--limit', '1', '--json')
+        expect(r.exitCode, r.stderr).toBe(0)
+        expect(r.json<{users: {id: string}[]}>().users.map((u) => u.id)).toEqual(expected)
+        const table = await other('users', 'list', '--search', 'lovelace')
+        expect(table.stdout).toContain(ada)
+        expect(table.stderr).toMatch(/does not search users: payctl reads its pages and keeps the matches/)
+      })
+    },
+  )
+})
+
+describe('a ticket that names the customer by email', () => {
+  it('users inspect, get and balance take the email of one user, in any case', async () => {
+    const inspected = await cli('users', 'inspect', 'ada@example.test')
+    expect(inspected.exitCode, inspected.stderr).toBe(0)
+    expect(inspected.stdout).toMatch(new RegExp(`^id\\s+${ada}$`, 'm'))
+    expect(inspected.stdout).toContain(usd)
+    expect((await json<{user: {id: string}}>('users', 'inspect', 'ADA@example.TEST')).user.id).toBe(ada)
+    expect((await json<{id: string}>('users', 'get', 'ada@example.test')).id).toBe(ada)
+    const balance = await cli('users', 'balance', 'Ada@Example.test')
+    expect(balance.exitCode, balance.stderr).toBe(0)
+    expect(balance.stdout).toContain('USD')
+  })
+
+  it("the lists of a user's records take the email too", async () => {
+    const wallets = await json<{wallets: {id: string}[]}>('wallets', 'list', '--user', 'ada@example.test')
+    expect(wallets.wallets.map((w) => w.id).sort()).toEqual([usd, eur].sort())
+    const txns = await json<{transactions: {id: string}[]}>(
+      'transactions',
+      'list',
+      '--user',
+      'ada@example.test',
+    )
+    expect(txns.transactions.map((t) => t.id)).toContain(card)
+    const events = await json<{events: {id: string}[]}>('events', 'list', '--user', 'ada@example.test')
+    expect(events.events.length).toBeGreaterThan(0)
+  })
+
+  it('an email of no user, or of several, is an error that says which command finds them', async () => {
+    const none = await cli('users', 'inspect', 'jane@example.test')
+    expect(none.exitCode).toBe(1)
+    expect(none.stderr).toContain('NOT_FOUND: No user with the email jane@example.test')
+    expect(none.stderr).toContain('payctl users list --search jane')
+    const unknownId = await cli('users', 'get', 'usr_000000000000000000000000')
+    expect(unknownId.exitCode).toBe(1)
+    expect(unknownId.stderr).toContain('payctl users list --search')
+    await id('users', 'create', '--email', 'BOB@example.test', '--first-name', 'Bobby', '--last-name', 'B')
+    const two = await cli('users', 'get', 'bob@example.test')
+    expect(two.exitCode).toBe(2)
+    expect(two.stderr).toContain('AMBIGUOUS_USER: More than one user has the email bob@example.test')
+    expect(two.stderr).toContain('payctl users list --email bob@example.test')
   })
 })
 

@@ -25,6 +25,8 @@ interface Line {
   sourceIds: Record<string, string>
   balanceAfter?: {total: number}
   deliveries?: {status: string; attempts: number; tries: {status: number | null}[]}[]
+  webhook?: string
+  events?: {event: string; deliveries?: Line['deliveries']}[]
 }
 interface Story {
   user: {id: string}
@@ -95,8 +97,10 @@ describe('users inspect', () => {
     expect(of(refund)).toMatchObject([{kind: 'refund', otherSide: card, walletId: usd}])
     expect(of(refund)[0]!.amount).toBeLessThan(0)
     const kinds = new Set(timeline.map((l) => l.kind))
-    for (const kind of ['deposit', 'transfer', 'refund', 'roundup', 'bnpl', 'wallet', 'event'])
+    for (const kind of ['deposit', 'transfer', 'refund', 'roundup', 'bnpl'])
       expect(kinds, kind).toContain(kind)
+    const withEvents = new Set((await story('users', 'inspect', ada, '--events')).timeline.map((l) => l.kind))
+    for (const kind of ['wallet', 'event']) expect(withEvents, kind).toContain(kind)
     expect(timeline.find((l) => l.kind === 'transfer')).toMatchObject({what: 'transfer out', otherSide: bobs})
     expect(timeline.find((l) => l.kind === 'roundup' && l.source === 'ledger')).toMatchObject({
       what: 'round-up transfer',
@@ -107,6 +111,32 @@ describe('users inspect', () => {
       otherSide: 'Shoes',
       amount: -2000,
     })
+  })
+
+  it('says on the line of each movement how the webhooks about it fared; the events themselves with --events', async () => {
+    const {timeline} = await story('users', 'inspect', ada)
+    expect(timeline.filter((l) => l.source === 'event')).toEqual([])
+    const of = (txn: string) => timeline.filter((l) => l.id === txn)
+    expect(of(card)).toMatchObject([{what: 'card top-up', webhook: 'delivered on try 2'}])
+    const [completed] = of(card)[0]!.events!
+    expect(completed!.event).toBe('transaction.completed')
+    expect(completed!.deliveries![0]!.tries.map((t) => t.status)).toEqual([500, 200])
+    expect(of(ach).map((l) => [l.status, l.webhook])).toEqual([
+      ['failed R01', 'delivered'],
+      ['processing', undefined],
+    ])
+    expect(of(refund)[0]!.webhook).toBe('delivered')
+    // The table: a WEBHOOK column, and no line of an event.
+    const table = await cli('users', 'inspect', ada)
+    expect(table.stdout).toMatch(/STATUS\s+WEBHOOK/)
+    expect(table.stdout).toMatch(/card top-up .*completed\s+delivered on try 2/)
+    expect(table.stdout).not.toContain('transaction.completed')
+    // --events: the event lines too, and the same lines of money.
+    const all = (await story('users', 'inspect', ada, '--events')).timeline
+    const events = all.filter((l) => l.source === 'event')
+    expect(events.map((l) => l.what)).toContain('transaction.failed')
+    expect(all.filter((l) => l.source !== 'event')).toEqual(timeline)
+    expect((await cli('users', 'inspect', ada, '--events')).stdout).toMatch(/transaction\.completed\s+/)
   })
 
   it("shows each webhook delivery's outcome: the one that failed, then succeeded", async () => {

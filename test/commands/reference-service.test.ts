@@ -234,6 +234,21 @@ describe.each<ResponseShape>(['envelope', 'direct'])('a spec-only service, %s sh
     expect(json.json<{error: {code: string}}>().error.code).toBe('NOT_OFFERED')
   })
 
+  it('a user named by email, where the service finds no users, is said in one line: give the id', async () => {
+    for (const args of [
+      ['users', 'inspect', 'ada@example.test'],
+      ['users', 'get', 'ada@example.test'],
+    ]) {
+      const r = await session.run(...args)
+      expect(r.exitCode, args.join(' ')).toBe(1)
+      const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !l.includes('profile reference →'))
+      expect(lines, r.stderr).toHaveLength(1)
+      expect(lines[0]).toMatch(
+        /^NOT_OFFERED: ada@example\.test is an email, and this service offers no way to find a user by email .*sandbox extension.*give the user's id/,
+      )
+    }
+  })
+
   it('users inspect shows what can be had, says in one line what is missing and why, and exits 0', async () => {
     const own = (
       await session.run(

@@ -64,6 +64,17 @@ describe.runIf(hasScript)('in an 80-column terminal', () => {
     expect(header).not.toMatch(/USER/)
   })
 
+  it.concurrent('users list --email shows the email as the record has it, in whatever case it was asked', async () => {
+    // The service matches the email in any case: the column may say more than the flag did.
+    const [asStored, upper] = await Promise.all([
+      inTerminal('users', 'list', '--email', 'Ada@Example.test'),
+      inTerminal('users', 'list', '--email', 'ADA@EXAMPLE.TEST'),
+    ])
+    expectFitted(asStored)
+    expect(asStored.join('\n')).toContain('Ada@Example.test')
+    expect(asStored).toEqual(upper)
+  })
+
   it.concurrent('audit list shows whole command lines and times', async () => {
     const lines = await inTerminal('audit', 'list', '--limit', '5')
     expectFitted(lines)

@@ -546,6 +546,22 @@ describe.concurrent('the fast path against a sandbox', () => {
     )
   })
 
+  it('hands a user named by email to the full CLI, which finds their id', {timeout: TIMEOUT}, async () => {
+    await Promise.all(
+      [
+        ['users', 'get', 'FAST@example.test', '--json'],
+        ['users', 'balance', 'fast@example.test'],
+        ['roundups', 'settings', 'get', 'fast@example.test'],
+      ].map(async (args) => {
+        const {fast} = await same(args, sandbox.configDir)
+        expect(fast.full, args.join(' ')).toBe(true)
+        expect(fast.exitCode, fast.stderr).toBe(0)
+      }),
+    )
+    const {fast} = await same(['users', 'get', 'fast@example.test', '--json'], sandbox.configDir)
+    expect(JSON.parse(fast.stdout)).toMatchObject({id: ids.user})
+  })
+
   it('roundups pending takes its own flags on the fast path', {timeout: TIMEOUT}, async () => {
     await Promise.all([
       ...[

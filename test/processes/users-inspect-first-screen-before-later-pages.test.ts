@@ -60,10 +60,14 @@ it('prints its first screen while the later pages are still on their way', async
     return released
   })
   try {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'run.js'), 'users', 'inspect', busy], {
-      env: cliEnv(sandbox.configDir, {PAYCTL_BASE_URL: proxy.url}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'run.js'), 'users', 'inspect', busy, '--events'],
+      {
+        env: cliEnv(sandbox.configDir, {PAYCTL_BASE_URL: proxy.url}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let out = ''
     const firstScreen = new Promise<void>((resolve) =>
       child.stdout.on('data', (c: Buffer) => {
@@ -82,7 +86,7 @@ it('prints its first screen while the later pages are still on their way', async
     expect(out).not.toContain('wallet.created')
     release()
     expect(await exited).toBe(0)
-    // 120 top-ups, each a ledger line and an event, and the wallet's creation.
+    // 120 top-ups, each a ledger line and (--events) an event, and the wallet's creation.
     expect(out.match(/ txn_\w+/g)?.length).toBe(240)
     expect(out).toContain('wallet.created')
   } finally {

@@ -466,15 +466,25 @@ describe('the timeline of a user', () => {
       })
       expect(res.status).toBe(201)
     }
-    const seen: TimelineLine[] = []
-    let cursor: string | null = null
-    do {
-      const path: string = `${UI}/api/users/${user}/timeline${cursor === null ? '' : `?cursor=${cursor}`}`
-      const page = (await body(get(t, path, operator))) as TimelinePage<TimelineLine>
-      expect(page.lines.length).toBeLessThanOrEqual(50)
-      seen.push(...page.lines)
-      cursor = page.nextCursor
-    } while (cursor !== null)
+    const read = async (events: boolean) => {
+      const lines: TimelineLine[] = []
+      let cursor: string | null = null
+      do {
+        const query = new URLSearchParams(events ? {events: '1'} : {})
+        if (cursor !== null) query.set('cursor', cursor)
+        const path: string = `${UI}/api/users/${user}/timeline?${query}`
+        const page = (await body(get(t, path, operator))) as TimelinePage<TimelineLine>
+        expect(page.lines.length).toBeLessThanOrEqual(50)
+        lines.push(...page.lines)
+        cursor = page.nextCursor
+      } while (cursor !== null)
+      return lines
+    }
+    const seen = await read(true)
+    // Without the event lines: the lines of money alone, each saying how the webhooks about it fared.
+    const money = await read(false)
+    expect(money).toEqual(seen.filter((l) => l.source !== 'event'))
+    expect(money.filter((l) => l.source === 'ledger').every((l) => l.webhook === 'no webhook')).toBe(true)
     // Each top-up moved the wallet once: a line of its ledger, with the balance it left.
     const moved = seen.filter((l) => l.source === 'ledger')
     expect(moved).toHaveLength(60)

@@ -182,8 +182,8 @@ const reads: TimelineReads = {
     }) as unknown as EventDetail,
 }
 
-async function whole(): Promise<TimelineLine[]> {
-  const timeline = new Timeline(reads, [A, B])
+async function whole(events = true, from: TimelineReads = reads): Promise<TimelineLine[]> {
+  const timeline = new Timeline(from, [A, B], {events})
   await timeline.start()
   const lines: TimelineLine[] = []
   for await (const line of timeline.lines()) lines.push(line)
@@ -191,11 +191,11 @@ async function whole(): Promise<TimelineLine[]> {
 }
 
 /** The timeline read `size` lines at a time, each reading from where the last stopped (through JSON, as a cursor). */
-async function inPages(size: number): Promise<TimelineLine[]> {
+async function inPages(size: number, events = true): Promise<TimelineLine[]> {
   const lines: TimelineLine[] = []
   let from: TimelinePosition | undefined
   for (;;) {
-    const timeline = new Timeline(reads, [A, B], {from})
+    const timeline = new Timeline(reads, [A, B], {from, events})
     await timeline.start()
     let taken = 0
     for (let line = await timeline.next(); line !== undefined; line = await timeline.next()) {
@@ -227,11 +227,43 @@ describe('the timeline', () => {
     ])
   })
 
-  it('is the same read a few lines at a time, from where each reading stopped', async () => {
-    const all = await whole()
-    for (let size = 1; size <= all.length + 1; size++)
-      expect(await inPages(size), `${size} a page`).toEqual(all)
+  it('without event lines, says on each line of money how the webhooks about it fared', async () => {
+    const lines = await whole(false)
+    expect(lines.map((l) => [l.id, l.what, l.webhook ?? null, l.events?.map((e) => e.id) ?? null])).toEqual([
+      ['txn_in', 'transfer in', null, null],
+      ['txn_ach', 'ACH top-up failed', 'no webhook', ['evt_failed']],
+      ['txn_declined', 'card top-up of 9.00 USD', null, null],
+      // Both lines of a transfer between the user's wallets: the first carries its events.
+      ['txn_out', 'transfer out', 'delivered', ['evt_out']],
+      ['txn_back', 'transfer in', null, null],
+      ['txn_ach', 'ACH top-up', null, null],
+      ['txn_card', 'card top-up', 'delivered', ['evt_card']],
+    ])
+    expect(lines.find((l) => l.id === 'txn_card')!.events![0]!.deliveries![0]).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    })
+    // With event lines, the lines of money carry the same.
+    const withEvents = (await whole(true)).filter((l) => l.source !== 'event')
+    expect(withEvents).toEqual(lines)
   })
+
+  it('carries an event recorded a moment after the movement it is about', async () => {
+    const later = (e: EventSummary) =>
+      e.id === 'evt_card' ? {...e, timestamp: new Date(Date.parse(e.timestamp) + 30_000).toISOString()} : e
+    const late: TimelineReads = {...reads, events: (cursor) => paged(events.map(later), cursor)}
+    const lines = await whole(false, late)
+    expect(lines.find((l) => l.id === 'txn_card')).toMatchObject({webhook: 'delivered'})
+  })
+
+  it.each([true, false])(
+    'is the same read a few lines at a time, from where each reading stopped (event lines: %s)',
+    async (events) => {
+      const all = await whole(events)
+      for (let size = 1; size <= all.length + 1; size++)
+        expect(await inPages(size, events), `${size} a page`).toEqual(all)
+    },
+  )
 
   it('starts a wallet the position does not name at its end: it was made after the reading began', async () => {
     const timeline = new Timeline(reads, [A], {})

@@ -41,6 +41,8 @@ export interface OneCall<K extends EndpointId = EndpointId> {
   spin: string
   /** Its own flags, which `show` reads. */
   flags: readonly OneCallFlag[]
+  /** Whether its argument names a user, then by id or by email (the full CLI finds an email's id). */
+  user?: true
   /** Print the record, as a person reads it; under --json the record itself is printed after this. */
   show(out: Printer, record: EndpointResult<K>, flags: OneCallFlags): void | Promise<void>
 }
@@ -50,12 +52,14 @@ const oneCall = <K extends EndpointId>(c: OneCall<K>): OneCall<K> => c
 export const ONE_CALL_COMMANDS = {
   'users:get': oneCall({
     operation: 'getUser',
+    user: true,
     spin: 'Fetching user',
     flags: [],
     show: (out, user) => out.card(userCard(user)),
   }),
   'users:balance': oneCall({
     operation: 'getUserBalance',
+    user: true,
     spin: 'Fetching balance',
     flags: [],
     show: async (out, balance) => {
@@ -119,12 +123,14 @@ export const ONE_CALL_COMMANDS = {
   }),
   'roundups:settings:get': oneCall({
     operation: 'getRoundupSettings',
+    user: true,
     spin: 'Fetching round-up settings',
     flags: [],
     show: (out, settings) => out.card(roundupSettingsCard(settings)),
   }),
   'roundups:pending': oneCall({
     operation: 'getPendingRoundups',
+    user: true,
     spin: 'Fetching pending round-ups',
     flags: ['output', 'columns', 'wide'],
     show: async (out, pending, flags) => {

@@ -20,8 +20,9 @@ const statusCell = (s: string | undefined) => {
 }
 
 /**
- * The timeline's columns: when, what, how much, the balance after and how it ended first; at 80
- * columns the other side and the id go on a line under their row.
+ * The timeline's columns: when, what, how much, the balance after and how it ended first, then how
+ * the webhooks about it fared; at 80 columns those, the other side and the id go on a line under
+ * their row.
  */
 export function timelineColumns(utc: boolean): Column<TimelineLine>[] {
   return [
@@ -34,6 +35,7 @@ export function timelineColumns(utc: boolean): Column<TimelineLine>[] {
       kind: 'amount',
     },
     {header: 'STATUS', get: (l) => statusCell(l.status)},
+    {header: 'WEBHOOK', get: (l) => statusCell(l.webhook)},
     {header: 'OTHER SIDE', get: (l) => l.otherSide ?? ''},
     {header: 'ID', get: (l) => l.id, kind: 'id'},
   ]

@@ -20,7 +20,8 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
     }),
     user: Flags.string({
       char: 'u',
-      summary: 'only events about this user, their wallets, and transactions touching their wallets',
+      summary:
+        'only events about this user (id or email), their wallets, and transactions touching their wallets',
     }),
     wallet: Flags.string({char: 'w', summary: 'only events about this wallet and transactions touching it'}),
     transaction: Flags.string({
@@ -32,6 +33,7 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
 
   async run(): Promise<void> {
     const f = this.flags
+    const user = await this.userIdOf(f.user)
     await this.out.list(
       {
         key: 'events',
@@ -40,7 +42,7 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
             query: {
               type: f.type,
               delivery: f.delivery,
-              userId: f.user,
+              userId: user,
               walletId: f.wallet,
               transactionId: f.transaction,
               since: f.since,

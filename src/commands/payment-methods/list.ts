@@ -7,17 +7,18 @@ export default class PaymentMethodsList extends BaseCommand<typeof PaymentMethod
   static override summary = "list a user's payment methods"
   static override examples = ['<%= config.bin %> <%= command.id %> --user usr_… --json']
   static override flags = {
-    user: Flags.string({char: 'u', summary: 'user id', required: true}),
+    user: Flags.string({char: 'u', summary: 'user id, or the email of one user', required: true}),
     ...listFlags,
   }
 
   async run(): Promise<void> {
     const f = this.flags
+    const user = (await this.userIdOf(f.user))!
     await this.out.list(
       {
         key: 'paymentMethods',
         fetch: (cursor, limit) =>
-          this.api.call('listPaymentMethods', {params: {id: f.user}, query: {limit, cursor}}),
+          this.api.call('listPaymentMethods', {params: {id: user}, query: {limit, cursor}}),
         items: (page) => page.paymentMethods,
         columns: paymentMethodColumns,
       },

@@ -6,6 +6,8 @@ import {outputFlags} from '../../cli/flags.js'
 export default class RoundupsPending extends OneCallCommand<typeof RoundupsPending> {
   static override summary = "show a user's round-ups not yet transferred, and their total"
   static override examples = ['<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567']
-  static override args = {user: Args.string({description: 'user id', required: true})}
+  static override args = {
+    user: Args.string({description: 'user id (usr_…), or the email of one user', required: true}),
+  }
   static override flags = {...outputFlags}
 }

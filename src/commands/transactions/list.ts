@@ -14,7 +14,7 @@ export default class TransactionsList extends BaseCommand<typeof TransactionsLis
   ]
   static override flags = {
     wallet: Flags.string({char: 'w', summary: 'only transactions of this wallet'}),
-    user: Flags.string({char: 'u', summary: "only transactions of this user's wallets"}),
+    user: Flags.string({char: 'u', summary: "only transactions of this user's wallets (id or email)"}),
     status: Flags.option({options: TRANSACTION_STATUSES})({summary: 'only this status'}),
     type: Flags.option({options: TRANSACTION_TYPES})({summary: 'only this type'}),
     ...timeFlags,
@@ -23,6 +23,7 @@ export default class TransactionsList extends BaseCommand<typeof TransactionsLis
 
   async run(): Promise<void> {
     const f = this.flags
+    const user = await this.userIdOf(f.user)
     await this.out.list(
       {
         key: 'transactions',
@@ -30,7 +31,7 @@ export default class TransactionsList extends BaseCommand<typeof TransactionsLis
           this.api.call('listTransactions', {
             query: {
               walletId: f.wallet,
-              userId: f.user,
+              userId: user,
               status: f.status,
               type: f.type,
               since: f.since,

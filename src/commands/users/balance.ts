@@ -5,5 +5,7 @@ import {OneCallCommand} from '../../cli/fast-path/one-call-command.js'
 export default class UsersBalance extends OneCallCommand<typeof UsersBalance> {
   static override summary = "show a user's balance in every currency they hold"
   static override examples = ['<%= config.bin %> <%= command.id %> usr_… --json']
-  static override args = {id: Args.string({description: 'user id', required: true})}
+  static override args = {
+    id: Args.string({description: 'user id (usr_…), or the email of one user', required: true}),
+  }
 }

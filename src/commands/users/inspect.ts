@@ -9,11 +9,14 @@ export default class UsersInspect extends BaseCommand<typeof UsersInspect> {
     "a user's whole story: who, their wallets and balances, and what moved their money"
   static override examples = [
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567',
+    '<%= config.bin %> <%= command.id %> ada@example.test --since 48h',
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --since 24h --utc',
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --wallet wal_0123456789abcdef01234567 --kind deposit --kind refund',
     '<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --since 2026-11-20 --until 2026-11-21 --output ndjson',
   ]
-  static override args = {user: Args.string({description: 'user id (usr_…)', required: true})}
+  static override args = {
+    user: Args.string({description: 'user id (usr_…), or the email of one user', required: true}),
+  }
   static override flags = {
     wallet: Flags.string({char: 'w', summary: "only this one of the user's wallets"}),
     ...inspectFlags,
@@ -28,6 +31,7 @@ export default class UsersInspect extends BaseCommand<typeof UsersInspect> {
         since: f.since,
         until: f.until,
         kinds: f.kind,
+        events: f.events,
         sandbox: this.profile.kind === 'local',
       }),
     )

@@ -22,6 +22,7 @@ export default class WalletsInspect extends BaseCommand<typeof WalletsInspect> {
         since: f.since,
         until: f.until,
         kinds: f.kind,
+        events: f.events,
         sandbox: this.profile.kind === 'local',
       }),
     )

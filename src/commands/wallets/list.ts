@@ -11,21 +11,22 @@ export default class WalletsList extends BaseCommand<typeof WalletsList> {
     '<%= config.bin %> <%= command.id %> --limit 50 --json',
   ]
   static override flags = {
-    user: Flags.string({char: 'u', summary: 'only wallets of this user'}),
+    user: Flags.string({char: 'u', summary: 'only wallets of this user (id or email)'}),
     currency: currencyFlag(),
     ...listFlags,
   }
 
   async run(): Promise<void> {
     const f = this.flags
+    const user = await this.userIdOf(f.user)
     await this.out.list(
       {
         key: 'wallets',
         fetch: (cursor, limit) =>
-          this.api.call('listWallets', {query: {userId: f.user, currency: f.currency, limit, cursor}}),
+          this.api.call('listWallets', {query: {userId: user, currency: f.currency, limit, cursor}}),
         items: (page) => page.wallets,
         columns: walletColumns,
-        filters: [f.user, f.currency],
+        filters: [user, f.currency],
       },
       f,
     )

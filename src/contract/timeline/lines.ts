@@ -44,6 +44,16 @@ export interface DeliveryOutcome {
   tries: {at: string; status: number | null; error: string | null}[]
 }
 
+/** A webhook event about a line's money movement, and how its deliveries fared. */
+export interface LineEvent {
+  id: string
+  event: string
+  /** What its deliveries came to, in words, as its own line says it (`delivered on try 2`). */
+  status: string
+  /** Its deliveries, where the service shows them. */
+  deliveries?: DeliveryOutcome[]
+}
+
 /** One line of the timeline: one thing that happened to the customer's money, or an event about it. */
 export interface TimelineLine {
   /** When, as the service recorded it. */
@@ -67,6 +77,13 @@ export interface TimelineLine {
   balanceAfter?: BalanceAfter
   /** An event's deliveries (where the service shows them). */
   deliveries?: DeliveryOutcome[]
+  /**
+   * What the webhooks about the line's movement came to, in a few words (`delivered on try 2`, `no
+   * webhook`): absent where no event is about it, and on an event's own line (its `status` says).
+   */
+  webhook?: string
+  /** The webhook events about the line's movement (about its transaction, or the other leg of a transfer). */
+  events?: LineEvent[]
   /** An event's data, as recorded. */
   data?: Record<string, unknown>
 }
@@ -266,7 +283,7 @@ export function outcomesOf(detail: EventDetail): DeliveryOutcome[] {
 }
 
 /** The transaction an event is about, where it names one. */
-function transactionOf(data: Record<string, unknown>): string | undefined {
+export function transactionOf(data: Record<string, unknown>): string | undefined {
   const id = str(data.transactionId) ?? str(data.transaction_id) ?? str(data.transferId) ?? str(data.id)
   return id?.startsWith('txn_') ? id : undefined
 }
@@ -276,17 +293,17 @@ function subjectOf(data: Record<string, unknown>): string | undefined {
   return str(data.merchantName) ?? str(data.merchant_name) ?? transactionOf(data) ?? str(data.id)
 }
 
+/** How an event's deliveries fared, in words: each delivery's, or the counts where they are not shown. */
+function eventStatus(e: EventSummary, deliveries: DeliveryOutcome[] | undefined): string {
+  const counts = e.deliveries
+  if (deliveries !== undefined)
+    return deliveries.length === 0 ? 'no webhook' : deliveries.map(deliveryWords).join(', ')
+  return counts.total === 0 ? 'no webhook' : `${counts.succeeded}/${counts.total} delivered`
+}
+
 /** The line of an event: what it announced, about what, and how its deliveries fared. */
 export function eventLine(e: EventSummary, deliveries: DeliveryOutcome[] | undefined): TimelineLine {
-  const counts = e.deliveries
-  const status =
-    deliveries !== undefined
-      ? deliveries.length === 0
-        ? 'no webhook'
-        : deliveries.map(deliveryWords).join(', ')
-      : counts.total === 0
-        ? 'no webhook'
-        : `${counts.succeeded}/${counts.total} delivered`
+  const status = eventStatus(e, deliveries)
   const about = subjectOf(e.data)
   const txn = transactionOf(e.data)
   return {
@@ -301,6 +318,49 @@ export function eventLine(e: EventSummary, deliveries: DeliveryOutcome[] | undef
     ...(deliveries === undefined ? {} : {deliveries}),
     data: e.data,
   }
+}
+
+/**
+ * A line of money with the webhook events about its movement: each event, and what their
+ * deliveries came to in a few words (each outcome once: `delivered, delivered on try 2`).
+ */
+export function withWebhooks(
+  line: TimelineLine,
+  found: {summary: EventSummary; deliveries: DeliveryOutcome[] | undefined}[],
+): TimelineLine {
+  if (found.length === 0) return line
+  const events = found.map(
+    ({summary, deliveries}): LineEvent => ({
+      id: summary.id,
+      event: summary.event,
+      status: eventStatus(summary, deliveries),
+      ...(deliveries === undefined ? {} : {deliveries}),
+    }),
+  )
+  const words = events.flatMap((e) =>
+    e.deliveries !== undefined
+      ? e.deliveries.map(deliveryWords)
+      : e.status === 'no webhook'
+        ? []
+        : [e.status],
+  )
+  const webhook = words.length === 0 ? 'no webhook' : [...new Set(words)].join(', ')
+  return {...line, webhook, events}
+}
+
+/**
+ * The kinds whose lines are all events' (a wallet or a card made, and the webhook events about
+ * money): asking for one by `--kind` shows those event lines without `--events`.
+ */
+const EVENT_KINDS: ReadonlySet<TimelineKind> = new Set(['event', 'wallet', 'card'])
+
+/**
+ * Whether a timeline shows events as lines of their own: when asked (`--events`, the inspector's
+ * switch), or when the kinds asked for are made only by events. Otherwise a line of money says
+ * how the webhooks about it fared, and the events are no lines of their own.
+ */
+export function eventLinesShown(events: boolean, kinds?: Iterable<TimelineKind>): boolean {
+  return events || [...(kinds ?? [])].some((k) => EVENT_KINDS.has(k))
 }
 
 /** What the product events and records say of the transactions they moved, by transaction id. */

@@ -14,6 +14,8 @@ import {
   type TimelineKind,
   type TimelineLine,
   transactionLine,
+  transactionOf,
+  withWebhooks,
 } from './lines.js'
 
 /**
@@ -95,6 +97,11 @@ class Feed<T> {
     return this.#buffer.shift()?.item
   }
 
+  /** The items read and not taken yet, newest first. */
+  buffered(): readonly T[] {
+    return this.#buffer.map((b) => b.item)
+  }
+
   /** Read pages until every item at or after `ms` is buffered (what a line at `ms` may refer to). */
   async readTo(ms: number): Promise<void> {
     for (;;) {
@@ -153,6 +160,8 @@ export interface TimelinePosition {
   /** By wallet id; a wallet not named (one made since) has nothing older than where it stopped. */
   ledgers: Record<string, FeedPosition>
   claimed: string[]
+  /** The events not read past yet that a line already carries (at its instant). */
+  carried?: string[]
 }
 
 /** A source of the timeline, as a service may not offer it. */
@@ -223,8 +232,10 @@ type Pick = {from: 'ledger'; index: number} | {from: 'txn' | 'event'}
 /**
  * A customer's timeline from its sources, line by line. `wallets` are the wallets whose ledgers
  * it tells; `scopeWallet` the one wallet it is narrowed to, if any; `from` where an earlier
- * reading stopped. What product records say of transactions (a BNPL payment's schedule) goes in
- * `notes` before the first line.
+ * reading stopped; `events` whether events are lines of their own (eventLinesShown). Either way a
+ * line of money carries the events about its movement, with how their webhooks fared. What
+ * product records say of transactions (a BNPL payment's schedule) goes in `notes` before the
+ * first line.
  */
 export class Timeline {
   readonly notes = new Map<string, ProductNote>()
@@ -232,6 +243,11 @@ export class Timeline {
   readonly #fetched = new Map<string, Promise<TransactionView | undefined>>()
   readonly #claimed: Set<string>
   readonly #scopeWallet: string | undefined
+  readonly #eventLines: boolean
+  /** Events taken before the line of the transaction they are about (a later instant), by its id. */
+  readonly #waiting = new Map<string, EventItem[]>()
+  /** Events a line of money carries that are not taken yet (at its instant, in the buffer). */
+  readonly #carried: Set<string>
   #ledgers: LedgerGroups[]
   #ledgerMissing = false
   #txns: Feed<TransactionView>
@@ -240,11 +256,17 @@ export class Timeline {
   constructor(
     private readonly reads: TimelineReads,
     wallets: readonly string[],
-    opts: {scopeWallet?: string | undefined; from?: TimelinePosition | undefined} = {},
+    opts: {
+      scopeWallet?: string | undefined
+      from?: TimelinePosition | undefined
+      events?: boolean | undefined
+    } = {},
   ) {
     const from = opts.from
     this.#scopeWallet = opts.scopeWallet
+    this.#eventLines = opts.events ?? true
     this.#claimed = new Set(from?.claimed)
+    this.#carried = new Set(from?.carried)
     this.#txns = new Feed(
       (cursor) => reads.transactions(cursor),
       (t) => ms(t.createdAt),
@@ -325,6 +347,7 @@ export class Timeline {
       events: this.#events.position(),
       ledgers: Object.fromEntries(this.#ledgers.map((l) => [l.walletId, l.position()])),
       claimed: [...this.#claimed].slice(-CLAIMED_KEPT),
+      ...(this.#carried.size === 0 ? {} : {carried: [...this.#carried]}),
     }
   }
 
@@ -400,7 +423,7 @@ export class Timeline {
         t === undefined
           ? undefined
           : (this.notes.get(t.id) ?? this.notes.get(g.transactionId) ?? productNoteOfRecord(t))
-      return ledgerLine(g, t, note)
+      return this.#webhooks(ledgerLine(g, t, note), [g.transactionId, ...idsOf(t)], g.at)
     }
     if (next.from === 'txn') {
       const t = this.#txns.take()!
@@ -409,10 +432,42 @@ export class Timeline {
       // Each record comes once: what its ledger lines told of it is needed no longer.
       this.#claimed.delete(t.id)
       if (told) return undefined
+      await this.#events.readTo(ms(t.createdAt))
       const note = this.notes.get(t.id) ?? productNoteOfRecord(t)
-      return transactionLine(t, ownWallet(t) ?? this.#scopeWallet, note, !this.#ledgerMissing)
+      const line = transactionLine(t, ownWallet(t) ?? this.#scopeWallet, note, !this.#ledgerMissing)
+      return this.#webhooks(line, idsOf(t), t.createdAt)
     }
     const e = this.#events.take()!
-    return eventLine(e.summary, e.deliveries)
+    const carried = this.#carried.delete(e.summary.id)
+    const about = transactionOf(e.summary.data)
+    // An event after the line of its transaction (newest first: taken before it) waits for it.
+    if (!carried && about !== undefined) this.#waiting.set(about, [...(this.#waiting.get(about) ?? []), e])
+    return this.#eventLines ? eventLine(e.summary, e.deliveries) : undefined
   }
+
+  /**
+   * A line of money with the events about its movement that no newer line carries: those taken
+   * since (at a later instant) and those read at or after its instant, not taken yet.
+   */
+  #webhooks(line: TimelineLine, ids: string[], at: string): TimelineLine {
+    const found: EventItem[] = []
+    for (const id of ids) {
+      found.push(...(this.#waiting.get(id) ?? []))
+      this.#waiting.delete(id)
+    }
+    for (const e of this.#events.buffered()) {
+      if (ms(e.summary.timestamp) < ms(at)) break
+      const about = transactionOf(e.summary.data)
+      if (about === undefined || !ids.includes(about) || this.#carried.has(e.summary.id)) continue
+      this.#carried.add(e.summary.id)
+      found.push(e)
+    }
+    return withWebhooks(line, found)
+  }
+}
+
+/** The transactions a line of money is about: its record, and the other leg of a transfer. */
+function idsOf(t: TransactionView | undefined): string[] {
+  if (t === undefined) return []
+  return typeof t.pairedTransactionId === 'string' ? [t.id, t.pairedTransactionId] : [t.id]
 }

@@ -62,7 +62,7 @@ export async function preloadFor(
   for (const r of reads) await quietly(readAddress(r), () => service.read(partnerId, r.operation, r))
   if (timelineOf !== undefined) {
     const address = `/users/${encodeURIComponent(timelineOf)}/timeline`
-    await quietly(address, () => timelinePage(service, partnerId, timelineOf, undefined))
+    await quietly(address, () => timelinePage(service, partnerId, timelineOf, {events: false}))
   }
   return found
 }

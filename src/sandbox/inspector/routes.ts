@@ -163,14 +163,12 @@ function dataRoutes(scope: FastifyInstance, parts: InspectorParts): void {
   })
   scope.get('/api/users/:id/timeline', async (request, reply) => {
     const {session} = requireSession(sessions, request)
-    const {cursor} = request.query as {cursor?: unknown}
+    const {cursor, events} = request.query as {cursor?: unknown; events?: unknown}
     const {id} = request.params as {id: string}
-    const page = await timelinePage(
-      service,
-      session.partnerId,
-      id,
-      typeof cursor === 'string' ? cursor : undefined,
-    )
+    const page = await timelinePage(service, session.partnerId, id, {
+      cursor: typeof cursor === 'string' ? cursor : undefined,
+      events: events === '1' || events === 'true',
+    })
     return sendJson(reply, 200, page)
   })
   scope.get('/api/stream', (request, reply) => {

@@ -61,12 +61,16 @@ export class InspectorService {
   }
 
   /**
-   * Where a search leads: an id opens its record's page (if the partner has it); an email the
-   * users with it (in any case); anything else the users whose name contains it.
+   * Where a search leads: an id opens its record's page (if the partner has it); anything else the
+   * users whose email or name contains it (in any case), the one user with that very email first.
    */
   async search(partnerId: string, text: string): Promise<SearchResult> {
     const q = text.trim()
-    if (q === '') return {kind: 'none', message: 'Type an id (usr_, wal_, txn_, evt_, req_) or an email'}
+    if (q === '')
+      return {
+        kind: 'none',
+        message: 'Type an id (usr_, wal_, txn_, evt_, req_), or a part of an email or a name',
+      }
     const prefix = q.slice(0, 3)
     if (RECORD_ID.test(q) && prefix in PAGES) {
       const {read, page, what} = PAGES[prefix as keyof typeof PAGES]
@@ -83,12 +87,14 @@ export class InspectorService {
         ? {kind: 'found', path: `${INSPECTOR_PATH}/requests/${q}`}
         : {kind: 'none', message: `No request ${q} in this partner's request log`}
     }
-    const byEmail = q.includes('@')
-    const query = byEmail ? {email: q, limit: 20} : {name: q, limit: 20}
+    // The rule of `payctl users list --search` (GET /v1/users?search=), one user opening their page.
+    const query = {search: q, limit: 20}
     const {users} = (await this.read(partnerId, 'listUsers', {query})) as {users: UserRecord[]}
-    if (users.length === 1) return {kind: 'found', path: `${INSPECTOR_PATH}/users/${users[0]!.id}`}
+    const exact = users.filter((u) => u.email?.toLowerCase() === q.toLowerCase())
+    const one = users.length === 1 ? users[0] : exact.length === 1 ? exact[0] : undefined
+    if (one !== undefined) return {kind: 'found', path: `${INSPECTOR_PATH}/users/${one.id}`}
     if (users.length > 1) return {kind: 'users', users: users.map(briefUser)}
-    return {kind: 'none', message: `No user ${byEmail ? 'with the email' : 'whose name contains'} ${q}`}
+    return {kind: 'none', message: `No user whose email or name contains ${q}`}
   }
 
   async #exists(find: () => Promise<unknown>): Promise<boolean> {

@@ -1,6 +1,6 @@
 import type {TransactionView} from '../../contract/api/surface.js'
 import type {TimelinePage} from '../../contract/inspector.js'
-import {productNotesOfBnpl, type TimelineLine} from '../../contract/timeline/lines.js'
+import {eventLinesShown, productNotesOfBnpl, type TimelineLine} from '../../contract/timeline/lines.js'
 import {
   type FeedPage,
   type FeedPosition,
@@ -100,11 +100,11 @@ function decode(cursor: string | undefined): TimelinePosition | undefined {
   try {
     const p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as TimelinePosition
     const ledgers = Object.values(p.ledgers ?? {})
-    const claimed = p.claimed
+    const ids = (list: unknown) => Array.isArray(list) && list.every((id) => typeof id === 'string')
     if (
       ![p.transactions, p.events, ...ledgers].every(isPosition) ||
-      !Array.isArray(claimed) ||
-      !claimed.every((id) => typeof id === 'string')
+      !ids(p.claimed) ||
+      (p.carried !== undefined && !ids(p.carried))
     )
       throw new Error('bad position')
     return p
@@ -115,19 +115,20 @@ function decode(cursor: string | undefined): TimelinePosition | undefined {
 
 /**
  * A page of a user's timeline, newest first: the lines `payctl users inspect` tells (contract's
- * timeline-merge.ts), made from the sandbox's own records in the shapes the API answers: each
- * wallet's ledger lines with the amount that moved it and the balance they left, the transactions
- * that moved nothing, and the events with how their deliveries fared. The cursor says where each
- * source stopped, so the first page of a user with 10,000 transactions reads one page of each.
+ * timeline/merge.ts), made from the sandbox's own records in the shapes the API answers: each
+ * wallet's ledger lines with the amount that moved it, the balance they left and how the webhooks
+ * about it fared, the transactions that moved nothing, and (`events`, as `--events`) the events
+ * as lines of their own. The cursor says where each source stopped, so the first page of a user
+ * with 10,000 transactions reads one page of each.
  */
 export async function timelinePage(
   service: InspectorService,
   partnerId: string,
   userId: string,
-  cursor: string | undefined,
+  page: {cursor?: string | undefined; events: boolean},
 ): Promise<TimelinePage<TimelineLine>> {
   await service.read(partnerId, 'getUser', {id: userId})
-  const from = decode(cursor)
+  const from = decode(page.cursor)
   const [wallets, bnpl] = await Promise.all([
     all<{id: string}>(service, partnerId, 'listWallets', 'wallets', userId),
     all<Record<string, unknown>>(service, partnerId, 'listBnplPayments', 'payments', userId),
@@ -135,7 +136,7 @@ export async function timelinePage(
   const timeline = new Timeline(
     sandboxReads(service, partnerId, userId),
     wallets.map((w) => w.id),
-    {from},
+    {from, events: eventLinesShown(page.events)},
   )
   await timeline.start()
   for (const p of bnpl) for (const [id, note] of productNotesOfBnpl(p)) timeline.notes.set(id, note)

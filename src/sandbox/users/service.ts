@@ -20,9 +20,13 @@ function toUser(row: Omit<UserRow, 'seq'>): User {
   }
 }
 
+/** A LIKE pattern for values that contain `text`, its own `%`, `_` and backslash taken as they are. */
+const containing = (text: string | undefined) =>
+  text === undefined ? undefined : `%${text.replace(/[\\%_]/g, '\\$&')}%`
+
 /** The users of each partner (kept in the tenants' table, which every feature checks against). */
 export class UserService {
-  readonly #list: PagedList<UserRow, 'email' | 'external_id' | 'name'>
+  readonly #list: PagedList<UserRow, 'email' | 'external_id' | 'name' | 'search'>
 
   constructor(private readonly deps: Pick<SandboxContext, 'tenants' | 'clock' | 'database' | 'cursors'>) {
     this.#list = new PagedList(deps.database, deps.cursors, {
@@ -33,17 +37,20 @@ export class UserService {
         email: 'email = ? COLLATE NOCASE',
         external_id: 'external_id = ?',
         name: "first_name || ' ' || last_name LIKE ? ESCAPE '\\'",
+        // The rule of contract/users.ts userMatchesSearch: the email or the name contains the text.
+        search: "(email LIKE ? ESCAPE '\\' OR first_name || ' ' || last_name LIKE ? ESCAPE '\\')",
       },
     })
   }
 
   /**
    * A page of the partner's users, oldest first: those with an email (in any case), an external id,
-   * or a name containing the text given (in any case).
+   * a name containing the text given, or an email or name containing the search (in any case).
    */
   list(partnerId: string, query: ListUsersQuery): UserList {
-    const name = query.name === undefined ? undefined : `%${query.name.replace(/[\\%_]/g, '\\$&')}%`
-    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, {...query, name}, query)
+    const name = containing(query.name)
+    const search = containing(query.search)
+    const {rows, hasMore, nextCursor} = this.#list.page(partnerId, {...query, name, search}, query)
     return {users: rows.map(toUser), hasMore, nextCursor}
   }
 

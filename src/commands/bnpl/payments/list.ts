@@ -12,18 +12,19 @@ export default class BnplPaymentsList extends BaseCommand<typeof BnplPaymentsLis
     '<%= config.bin %> <%= command.id %> --status active --all --output csv --columns id,outstanding',
   ]
   static override flags = {
-    user: Flags.string({char: 'u', summary: 'only payments of this user'}),
+    user: Flags.string({char: 'u', summary: 'only payments of this user (id or email)'}),
     status: Flags.option({options: BNPL_STATUSES})({summary: 'only this status'}),
     ...listFlags,
   }
 
   async run(): Promise<void> {
     const f = this.flags
+    const user = await this.userIdOf(f.user)
     await this.out.list(
       {
         key: 'payments',
         fetch: (cursor, limit) =>
-          this.api.call('listBnplPayments', {query: {userId: f.user, status: f.status, limit, cursor}}),
+          this.api.call('listBnplPayments', {query: {userId: user, status: f.status, limit, cursor}}),
         items: (page) => (Array.isArray(page.payments) ? page.payments.filter(isRecord) : []),
         columns: bnplColumns,
       },

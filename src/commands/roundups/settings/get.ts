@@ -5,5 +5,7 @@ import {OneCallCommand} from '../../../cli/fast-path/one-call-command.js'
 export default class RoundupsSettingsGet extends OneCallCommand<typeof RoundupsSettingsGet> {
   static override summary = "show a user's round-up settings (the defaults until they are set)"
   static override examples = ['<%= config.bin %> <%= command.id %> usr_0123456789abcdef01234567 --json']
-  static override args = {user: Args.string({description: 'user id', required: true})}
+  static override args = {
+    user: Args.string({description: 'user id (usr_…), or the email of one user', required: true}),
+  }
 }

@@ -95,8 +95,11 @@ export function read<T>(operation: InspectorRead, query: Query = {}): Promise<T>
 
 export const search = (q: string) => request<SearchResult>(`/search${queryString({q})}`)
 
-export const timeline = (userId: string, cursor?: string) =>
-  request<TimelinePage<TimelineLine>>(`/users/${encodeURIComponent(userId)}/timeline${queryString({cursor})}`)
+/** A page of a user's timeline; `events`: the webhook events as lines of their own. */
+export const timeline = (userId: string, cursor: string | undefined, events: boolean) =>
+  request<TimelinePage<TimelineLine>>(
+    `/users/${encodeURIComponent(userId)}/timeline${queryString({cursor, events: events ? 1 : undefined})}`,
+  )
 
 function change<T>(path: string, body: unknown = {}): Promise<T> {
   return request<T>(path, {

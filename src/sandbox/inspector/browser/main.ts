@@ -35,7 +35,9 @@ function pageOf(path: string, query: URLSearchParams): VNode {
     case 'transactions':
       return id === undefined ? html`<${TransactionsPage} />` : one(TransactionPage)
     case 'users':
-      return id === undefined ? html`<${UsersPage} />` : one(UserPage)
+      return id === undefined
+        ? html`<${UsersPage} />`
+        : html`<${UserPage} id=${id} events=${query.get('events') === '1'} key=${id} />`
     case 'wallets':
       return id === undefined ? html`<${UsersPage} />` : one(WalletPage)
     case 'events':
@@ -50,6 +52,9 @@ function pageOf(path: string, query: URLSearchParams): VNode {
       return html`<section><h1 tabindex="-1">Not found</h1><p>The inspector has no page at ${path}.</p></section>`
   }
 }
+
+/** What the search box takes, said in full where its placeholder has no room (its label, its tooltip). */
+const SEARCH_HELP = 'Find an id (usr_, wal_, txn_, evt_, req_), or a user by a part of their email or name'
 
 function SearchBox(): VNode {
   const input = useRef<HTMLInputElement>(null)
@@ -74,8 +79,8 @@ function SearchBox(): VNode {
     if (q !== '') navigate(`${INSPECTOR_PATH}/search?q=${encodeURIComponent(q)}`)
   }
   return html`<form role="search" class="search" onSubmit=${submit}>
-    <label for="search" class="visually-hidden">Find an id or an email</label>
-    <input id="search" ref=${input} type="search" name="q" placeholder="usr_, wal_, txn_, evt_, req_ or an email  ( / )" autocomplete="off" />
+    <label for="search" class="visually-hidden">${SEARCH_HELP}</label>
+    <input id="search" ref=${input} type="search" name="q" placeholder="Id, email or name  ( / )" title=${SEARCH_HELP} autocomplete="off" />
     <button type="submit">Find</button>
   </form>`
 }
@@ -85,7 +90,7 @@ function Header({section, live}: {section: string; live: boolean}): VNode {
     <a class="skip" href="#main">Skip to the page</a>
     <div class="brand"><a href=${INSPECTOR_PATH}>Sandbox inspector</a>
       <span class="partner" title=${session.partnerId}>${session.partner}</span>
-      <span class=${`live ${live ? 'on' : 'off'}`} role="status">${live ? 'live' : 'reconnecting…'}</span>
+      <span class=${`live ${live ? 'on' : 'off'}`} role="status" title=${live ? 'This page updates itself as the sandbox changes' : 'Reconnecting to the sandbox to update this page'}>${live ? 'auto-updating' : 'reconnecting…'}</span>
     </div>
     <nav aria-label="Sections"><ul>${NAV.map(
       ([path, label]) =>

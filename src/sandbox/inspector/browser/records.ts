@@ -144,4 +144,6 @@ export interface TimelineLine {
   source: 'ledger' | 'transaction' | 'event'
   /** The wallet's balance right after the line, where its ledger gives it. */
   balanceAfter?: Balance
+  /** How the webhooks about the line's movement fared, in a few words (a line of money). */
+  webhook?: string
 }

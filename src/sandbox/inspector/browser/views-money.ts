@@ -35,6 +35,15 @@ export function kindOf(t: TransactionRecord): string {
   return t.type.replace('_', ' ')
 }
 
+/**
+ * Where a transaction's money went: a wallet, or for a withdrawal and for a refund that went back
+ * to the card it came from (a card deposit's refund), the payment method the record names.
+ */
+function destinationOf(t: TransactionRecord): string | undefined {
+  if (t.destinationWalletId !== undefined) return t.destinationWalletId
+  return t.type === 'withdrawal' || t.type === 'refund' ? t.paymentMethodId : undefined
+}
+
 const statusOf = (t: TransactionRecord) =>
   t.status === 'failed' && t.failureReason !== undefined
     ? `failed ${t.failureReason.split(':', 1)[0]}`
@@ -54,11 +63,7 @@ export const transactionColumns: Column<TransactionRecord>[] = [
     cell: (t) =>
       html`<${Id} id=${t.sourceWalletId ?? (t.type === 'deposit' ? t.paymentMethodId : undefined)} />`,
   },
-  {
-    title: 'To',
-    cell: (t) =>
-      html`<${Id} id=${t.destinationWalletId ?? (t.type === 'withdrawal' ? t.paymentMethodId : undefined)} />`,
-  },
+  {title: 'To', cell: (t) => html`<${Id} id=${destinationOf(t)} />`},
   {title: 'ID', cell: (t) => html`<${Id} id=${t.id} />`},
 ]
 
@@ -121,7 +126,7 @@ export function TransactionPage({id}: {id: string}): VNode {
             ['Fee', html`<${Money} amount=${t.fee} currency=${t.currency} />`],
             ['Net amount', html`<${Money} amount=${t.netAmount} currency=${t.currency} />`],
             ['From', html`<${Id} id=${t.sourceWalletId} />`],
-            ['To', html`<${Id} id=${t.destinationWalletId} />`],
+            ['To', html`<${Id} id=${destinationOf(t)} />`],
             ['Payment method', t.paymentMethodId ?? '—'],
             ['Other leg', html`<${Id} id=${t.pairedTransactionId} />`],
             ['Refund of', html`<${Id} id=${t.originalTransactionId} />`],

@@ -8,7 +8,9 @@ import {
   Id,
   Money,
   More,
+  navigate,
   Problem,
+  page,
   Status,
   Table,
   Time,
@@ -78,7 +80,17 @@ const timelineColumns: Column<TimelineLine>[] = [
         : html`<${Money} amount=${l.balanceAfter.total} currency=${l.balanceAfter.currency} />`,
     className: 'num',
   },
-  {title: 'Status', cell: (l) => html`<${Status} value=${l.status} />`},
+  {
+    // How the webhooks about the line fared goes under its status, where a column has no room at
+    // 1280 pixels (the CLI's WEBHOOK column).
+    title: 'Status',
+    cell: (l) =>
+      html`<span><${Status} value=${l.status} />${
+        l.webhook === undefined
+          ? null
+          : html`<span class="webhook">webhook <${Status} value=${l.webhook} /></span>`
+      }</span>`,
+  },
   {title: 'Other side', cell: (l) => html`<${Id} id=${l.otherSide} />`},
   {title: 'ID', cell: (l) => html`<${Id} id=${l.id} />`},
 ]
@@ -87,8 +99,11 @@ const timelineColumns: Column<TimelineLine>[] = [
 // per wallet and moment.
 const lineKey = (l: TimelineLine) => `${l.source} ${l.id} ${l.walletId ?? ''} ${l.at}`
 
-/** One user: who they are, their wallets with balances, and their timeline, newest first. */
-export function UserPage({id}: {id: string}): VNode {
+/**
+ * One user: who they are, their wallets with balances, and their timeline, newest first; with
+ * `events` (`?events=1`, a switch on the page) the webhook events as lines of their own.
+ */
+export function UserPage({id, events}: {id: string; events: boolean}): VNode {
   const user = useLoad(() => read<UserRecord>('getUser', {id}), [id])
   const wallets = useLoad(
     async () => (await read<{wallets: WalletRecord[]}>('listWallets', {userId: id, limit: 100})).wallets,
@@ -96,12 +111,14 @@ export function UserPage({id}: {id: string}): VNode {
   )
   const story = usePaged(
     async (cursor) => {
-      const page = await timeline(id, cursor)
-      return {items: page.lines, next: page.nextCursor}
+      const answer = await timeline(id, cursor, events)
+      return {items: answer.lines, next: answer.nextCursor}
     },
     lineKey,
-    [id],
+    [id, events],
   )
+  const showEvents = (e: Event) =>
+    navigate(`${page('users', id)}${(e.target as HTMLInputElement).checked ? '?events=1' : ''}`, true)
   if (user.error !== undefined)
     return html`<section><h1 tabindex="-1">User ${id}</h1><${Problem} error=${user.error} /></section>`
   const u = user.data
@@ -124,7 +141,8 @@ export function UserPage({id}: {id: string}): VNode {
         : html`<${Table} caption="Wallets with balances" columns=${walletColumns} rows=${wallets.data} rowKey=${(w: WalletRecord) => w.id} empty="No wallets." />`
     }
     <h2>Timeline</h2>
-    <p class="hint">What moved each wallet (net of fees) with its balance after, what tried to, and the events about it, newest first: the lines of <code>payctl users inspect</code>.</p>
+    <p class="hint">What moved each wallet (net of fees) with its balance after, what tried to, and how the webhooks about it fared, newest first: the lines of <code>payctl users inspect</code>.</p>
+    <label class="inline"><input type="checkbox" checked=${events} onChange=${showEvents} /><span>Show the webhook events as lines of their own (<code>--events</code>)</span></label>
     ${story.error === undefined ? null : html`<${Problem} error=${story.error} />`}
     <${Table} caption="Timeline, newest first" columns=${timelineColumns} rows=${story.items} rowKey=${lineKey} empty=${story.loading ? 'Loading…' : 'Nothing has happened yet.'} />
     <${More} more=${story.more} loading=${story.loading} />
