@@ -12,15 +12,20 @@
  * - `dist`, switched; builds before the previous one, removed.
  *
  * `npm pack` packs no symbolic link: `node scripts/build.ts --pack` (prepack) puts a copy of the
- * build at `dist` for it, and `--unpack` (postpack) the link back. A `dist` that is a folder (a
- * checkout from before, or a pack that did not finish) is moved aside at the next build, and removed
- * at the one after.
+ * build at `dist` for it, and `--unpack` (postpack) the link back. The copy holds what an installed
+ * payctl runs, no more: no source maps (they were most of the package), no tsc build of the commands
+ * (the bundle has them). package.json loses its `prepare` script meanwhile: it sets up a checkout,
+ * its file is not packed, and npm's allow-scripts policy would ask every user to approve it.
+ *
+ * A `dist` that is a folder (a checkout from before, or a pack that did not finish) is moved aside at
+ * the next build, and removed at the one after.
  *
  *   node scripts/build.ts [--pack|--unpack]
  */
 import {spawnSync} from 'node:child_process'
 import {
   cpSync,
+  globSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -40,6 +45,9 @@ const PREFIX = '.dist-'
 const folder = (id: string) => join(ROOT, `${PREFIX}${id}`)
 /** Which build `npm pack` has a copy of at `dist` (between --pack and --unpack). */
 const PACKED = join(ROOT, `${PREFIX}packed`)
+const PACKAGE = join(ROOT, 'package.json')
+/** package.json as it was before --pack took out its `prepare` script, until --unpack. */
+const MANIFEST_KEPT = join(ROOT, `${PREFIX}packed.package.json`)
 
 /** Run a step of the build, stopping the build where it fails. */
 function step(command: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
@@ -86,7 +94,7 @@ function build(): void {
   renameSync(join(beside, 'oclif.manifest.json'), join(ROOT, 'oclif.manifest.json'))
   rmSync(beside, {recursive: true, force: true})
   // The previous build stays for a payctl still running from it; those before it go.
-  const kept = new Set([id, previous, 'packed'].map((b) => `${PREFIX}${b}`))
+  const kept = new Set([id, previous, 'packed', 'packed.package.json'].map((b) => `${PREFIX}${b}`))
   for (const name of readdirSync(ROOT))
     if (name.startsWith(PREFIX) && !kept.has(name)) rmSync(join(ROOT, name), {recursive: true, force: true})
 }
@@ -98,9 +106,17 @@ function pack(): void {
   const copy = `${folder(id)}.pack`
   rmSync(copy, {recursive: true, force: true})
   cpSync(folder(id), copy, {recursive: true})
+  for (const unused of ['commands', 'mcp']) rmSync(join(copy, unused), {recursive: true, force: true})
+  for (const map of globSync('**/*.map', {cwd: copy})) rmSync(join(copy, map))
   rmSync(DIST)
   renameSync(copy, DIST)
   writeFileSync(PACKED, id)
+  const manifest = readFileSync(PACKAGE, 'utf8')
+  const packed = JSON.parse(manifest)
+  if (packed.scripts?.prepare === undefined) return
+  writeFileSync(MANIFEST_KEPT, manifest)
+  delete packed.scripts.prepare
+  writeFileSync(PACKAGE, `${JSON.stringify(packed, null, 2)}\n`)
 }
 
 /** After `npm pack`: the link back in place of the copy (which point() moves aside, to be removed). */
@@ -113,6 +129,9 @@ function unpack(): void {
   }
   if (lstatSync(DIST, {throwIfNoEntry: false})?.isSymbolicLink() === false) point(id)
   rmSync(PACKED, {force: true})
+  try {
+    renameSync(MANIFEST_KEPT, PACKAGE)
+  } catch {}
 }
 
 const mode = process.argv[2]
