@@ -68,6 +68,69 @@ describe('installing payctl', () => {
     )
   })
 
+  it('packs what an installed payctl needs, at most 8.9 MB unpacked: no source maps, a LICENSE, the docs and fixtures the help names', () => {
+    const [packed] = JSON.parse(
+      asPacked(() =>
+        execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+        }),
+      ),
+    ) as [{files: {path: string}[]; unpackedSize: number}]
+    const files = packed.files.map((f) => f.path)
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([])
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'CHANGELOG.md',
+        'SECURITY.md',
+        'docs/seed.md',
+        'examples/fixtures/shop.yaml',
+      ]),
+    )
+    expect(packed.unpackedSize).toBeLessThanOrEqual(8.9e6)
+  })
+
+  it.runIf(OLD_NODE)(
+    'the packed tarball installs on an older node with and without --allow-scripts, asking nothing of the user, and runs the sandbox',
+    () => {
+      const work = temp('payctl-allow-')
+      const tarball = join(work, packInto(work))
+      const pkg = JSON.parse(
+        execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], {encoding: 'utf8'}),
+      )
+      expect(pkg.scripts?.prepare).toBeUndefined()
+      for (const allow of [[], ['--allow-scripts=payctl']]) {
+        const prefix = join(work, `prefix${allow.length}`)
+        const home = join(work, `home${allow.length}`)
+        const env = cleanEnv(
+          home,
+          [join(prefix, 'bin'), join(OLD_NODE!, '..'), '/usr/bin', '/bin'].join(delimiter),
+        )
+        const install = spawnSync(
+          'npm',
+          ['install', '-g', '--prefer-offline', '--prefix', prefix, ...allow, tarball],
+          {
+            cwd: work,
+            encoding: 'utf8',
+            env: {...env, npm_config_cache: npmCache(home)},
+            timeout: 150_000,
+          },
+        )
+        const said = install.stdout + install.stderr
+        expect(install.status, said).toBe(0)
+        expect(said).not.toMatch(/allow-?scripts|install-scripts|EALLOWSCRIPTS/i)
+        const run = (...args: string[]) =>
+          spawnSync(join(prefix, 'bin', 'payctl'), args, {cwd: work, encoding: 'utf8', env, timeout: 30_000})
+        expect(run('--version').stdout).toMatch(/^payctl\/\S+ linux-\S+ node-v2[4-9]\./)
+        const started = run('sandbox', 'start', '--detach', '--data', ':memory:', '--port', '0', '--json')
+        expect(started.status, started.stderr).toBe(0)
+        expect(run('sandbox', 'stop').status).toBe(0)
+      }
+    },
+    400_000,
+  )
+
   it.skipIf(!OLD_NODE)(
     'bin/run.js started by an older node runs the command on the pinned Node 24 (node:sqlite works)',
     () => {
