@@ -250,6 +250,7 @@ function contextOf(
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
     settings: settingsOf(options),
+    now,
   }
 }
 
