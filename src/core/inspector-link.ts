@@ -23,7 +23,7 @@ export async function mintInspectorLink(api: PayctlClient): Promise<InspectorLin
       status: 404,
       message:
         'this sandbox serves no inspector (it was started with --no-ui, or is older than sign-in links)',
-      suggestions: ['Try: payctl sandbox stop && payctl sandbox start --detach'],
+      suggestions: ['Try: payctl sandbox stop', 'Try: payctl sandbox start --detach'],
     })
   }
   const error = body.error

@@ -15,6 +15,7 @@ import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext, type SandboxSe
 import {EventLog} from './event-log.js'
 import {FaultStore} from './faults/injection.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
+import {allowOrigins} from './http/cors.js'
 import {IdempotencyStore} from './http/idempotency.js'
 import {Cursors} from './http/pagination.js'
 import {RateLimiter} from './http/rate-limiter.js'
@@ -330,7 +331,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         ...(adopted === undefined ? {} : {partnerId: adopted}),
       })
       const ctx = contextOf(database, tokens, credentials.partnerId, options, now)
-      return {ctx, app: buildServer(ctx, FEATURES, {log, cors: options.cors}), credentials}
+      const app = buildServer(ctx, FEATURES, {log})
+      // Registered before it listens, its hooks run ahead of every route's own (authentication first).
+      allowOrigins(app, options.cors)
+      return {ctx, app, credentials}
     })
     server = app
     // Outside the set-up's transaction: a restore attaches the snapshot's file, which SQLite does only there.

@@ -51,7 +51,7 @@ describe.runIf(runs)('tools beside a sandbox process', () => {
     try {
       const query = new URLSearchParams({api: sandbox.url, path, ...(key ? {key} : {})})
       await page.goto(`${origin}/?${query}`)
-      await page.waitForFunction(() => document.title !== '')
+      await page.waitForFunction("document.title !== ''")
       return await page.title()
     } finally {
       await page.close()

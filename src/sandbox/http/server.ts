@@ -16,7 +16,6 @@ import {newId} from '../storage/ids.js'
 import type {Principal} from '../tenancy/authenticate.js'
 import {Authenticator} from '../tenancy/authenticate.js'
 import {ApiError, AuthFailure, renderError} from './api-error.js'
-import {allowOrigins} from './cors.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {parseRequestJson} from './json.js'
 import {RATE_LIMITS} from './rate-limiter.js'
@@ -95,8 +94,6 @@ function sendJson(reply: FastifyReply, status: number, body: string): FastifyRep
 
 export interface ServerOptions {
   log?: ((line: string) => void) | undefined
-  /** Origins whose pages may call the API from a browser (docs/sandbox.md#cors); none by default. */
-  cors?: readonly string[] | undefined
 }
 
 /**
@@ -111,7 +108,6 @@ export function buildServer(
   const {settings} = ctx
   const log = options.log
   const app = createApp(settings)
-  allowOrigins(app, options.cors ?? [])
   addJsonParsers(app)
   addResponseHooks(app, ctx, log)
   // Faults on demand: after the hook that holds each answer until its commit.
