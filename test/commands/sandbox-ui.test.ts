@@ -58,3 +58,16 @@ describe('sandbox ui', () => {
     expect(forged.status).toBe(401)
   })
 })
+
+describe('sandbox ui against a sandbox with no inspector', () => {
+  it('says so, with how to get one', async () => {
+    const sandbox = await startLocalSandbox({ui: false})
+    try {
+      const r = await cliFor(sandbox.configDir)('sandbox', 'ui', '--json')
+      expect(r.exitCode).toBe(1)
+      expect(JSON.parse(r.stdout || r.stderr).error).toMatchObject({code: 'INSPECTOR_OFF'})
+    } finally {
+      await sandbox.stop()
+    }
+  })
+})
