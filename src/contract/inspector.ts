@@ -10,6 +10,20 @@ export const INSPECTOR_PATH = '/_sandbox/ui'
 export const INSPECTOR_API = `${INSPECTOR_PATH}/api`
 /** The session cookie: HttpOnly, SameSite=Strict, scoped to INSPECTOR_PATH. */
 export const INSPECTOR_COOKIE = 'payctl_inspector'
+/**
+ * Where a partner's client mints a one-time sign-in link (`payctl sandbox ui`), with the
+ * credentials of sandbox control routes; POST, from this machine only.
+ */
+export const INSPECTOR_LINKS = `${INSPECTOR_PATH}/links`
+/** Where a browser follows one: `?token=…`, once, within its minute, from this machine only. */
+export const INSPECTOR_LINK = `${INSPECTOR_PATH}/link`
+
+/** A minted sign-in link: the URL to open, and until when it may be. */
+export interface InspectorLink {
+  url: string
+  expiresAt: string
+}
+
 /** The header a change (resend, advance, sign out) carries its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token'
 

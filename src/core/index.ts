@@ -54,6 +54,7 @@ export {
 } from './environments.js'
 export {type ErrorKind, EXIT, PayctlError, usageError} from './errors.js'
 export {parseExact, stringifyExact} from './exact-json.js'
+export {mintInspectorLink} from './inspector-link.js'
 export {
   boundMs,
   type Investigation,

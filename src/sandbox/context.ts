@@ -58,6 +58,11 @@ export interface SandboxContext {
   /** Seals and opens the cursors of every list (http/pagination.ts). */
   cursors: Cursors
   settings: SandboxSettings
+  /**
+   * The wall clock in ms (startSandbox's `now`), that token lifetimes, rate-limit windows and the
+   * inspector's sign-in links are read on: not a partner's clock.
+   */
+  now: () => number
   /** The sandbox clock that dates and settles transactions. */
   clock: SandboxClock
   /** Money movement over the ledger (docs/money.md). */

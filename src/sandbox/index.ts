@@ -7,6 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {z} from 'zod'
 import {RESPONSE_SHAPES, type ResponseShape} from '../contract/api/envelope.js'
+import {corsOriginProblem} from '../contract/cors-origin.js'
 import {connectableHost, isLoopbackHost} from '../contract/loopback.js'
 import {redactCredentials} from '../contract/redaction.js'
 import {DueWork, SandboxClock} from './clock.js'
@@ -14,6 +15,7 @@ import {RETRY_SCHEDULES, type RetrySchedule, type SandboxContext, type SandboxSe
 import {EventLog} from './event-log.js'
 import {FaultStore} from './faults/injection.js'
 import {FEATURES, openDatabase, SCHEMAS} from './features.js'
+import {allowOrigins} from './http/cors.js'
 import {IdempotencyStore} from './http/idempotency.js'
 import {Cursors} from './http/pagination.js'
 import {RateLimiter} from './http/rate-limiter.js'
@@ -98,6 +100,11 @@ export interface SandboxOptions {
    * token expire or a window end without waiting for it.
    */
   now?: () => number
+  /**
+   * Origins (`http://localhost:3000`) whose pages may call the API from a browser: CORS, off by
+   * default; never `*`, never with cookies (docs/sandbox.md#cors).
+   */
+  cors?: string[]
 }
 
 export interface RunningSandbox {
@@ -139,6 +146,14 @@ const OptionsSchema = z.object({
     .object({files: z.number().int().min(0), bytes: z.number().int().min(0)})
     .default(DEFAULT_SNAPSHOT_QUOTA),
   ui: z.boolean().default(true),
+  cors: z
+    .array(
+      z.string().superRefine((origin, check) => {
+        const problem = corsOriginProblem(origin)
+        if (problem !== undefined) check.addIssue({code: 'custom', message: problem})
+      }),
+    )
+    .default([]),
 })
 
 function packageVersion(): string {
@@ -236,6 +251,7 @@ function contextOf(
     idempotency: new IdempotencyStore(database),
     cursors: new Cursors(database),
     settings: settingsOf(options),
+    now,
   }
 }
 
@@ -315,7 +331,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         ...(adopted === undefined ? {} : {partnerId: adopted}),
       })
       const ctx = contextOf(database, tokens, credentials.partnerId, options, now)
-      return {ctx, app: buildServer(ctx, FEATURES, {log}), credentials}
+      const app = buildServer(ctx, FEATURES, {log})
+      // Registered before it listens, its hooks run ahead of every route's own (authentication first).
+      allowOrigins(app, options.cors)
+      return {ctx, app, credentials}
     })
     server = app
     // Outside the set-up's transaction: a restore attaches the snapshot's file, which SQLite does only there.

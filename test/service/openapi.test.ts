@@ -263,3 +263,30 @@ describe('the OpenAPI document says what the sandbox enforces', () => {
     expect(doc.components.responses.MethodNotAllowed.headers.Allow).toBeDefined()
   })
 })
+
+describe('the running sandbox serves its OpenAPI document', () => {
+  let t: TestSandbox
+  beforeAll(async () => {
+    t = await start()
+  })
+  afterAll(() => t.close())
+
+  test('at /openapi.json, without credentials, valid, naming the address it answers at', async () => {
+    const res = await fetch(`${t.sb.url}/openapi.json`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    const served = (await res.json()) as Json
+    const result = await new Validator().validate(served)
+    expect(result.errors).toBeUndefined()
+    expect(served.servers).toEqual([{url: t.sb.url, description: expect.any(String)}])
+    expect(t.sb.url).not.toMatch(/:4010$/)
+    // The document printed, but for its server.
+    expect({...served, servers: []}).toEqual({...(buildOpenApiDocument() as Json), servers: []})
+  })
+
+  test('also beside the sandbox’s own routes, but not at a path tools do not look', async () => {
+    const res = await fetch(`${t.sb.url}/_sandbox/openapi.json`)
+    expect(((await res.json()) as Json).servers[0].url).toBe(t.sb.url)
+    expect((await fetch(`${t.sb.url}/.well-known/openapi.json`)).status).toBe(404)
+  })
+})

@@ -59,6 +59,7 @@ export interface ServeFlags {
   'webhook-retries': 'realtime' | 'fast'
   'rate-limit': 'spec' | 'off'
   ui: boolean
+  cors?: string[] | undefined
   quiet: boolean
   'api-key'?: string | undefined
   'partner-id'?: string | undefined
@@ -92,6 +93,7 @@ export function sandboxOptions(
     settleAfterSeconds: settings.settleAfterSeconds,
     rateLimit: f['rate-limit'],
     ui: f.ui,
+    cors: f.cors ?? [],
     credentials: {
       ...(f['api-key'] ? {apiKey: f['api-key']} : {}),
       ...(secrets.apiSecret ? {apiSecret: secrets.apiSecret} : {}),

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {corsOriginProblem} from '../../contract/cors-origin.js'
 import {usageError} from '../../core/index.js'
 import {parseDuration} from '../duration.js'
 import type {Env, IOStreams} from '../runtime/io.js'
@@ -62,6 +63,11 @@ export const sandboxStartFlags = {
     default: true,
     allowNo: true,
   }),
+  cors: Flags.string({
+    summary: 'let pages of this origin call the API from a browser (repeat for each; never *)',
+    helpValue: 'ORIGIN',
+    multiple: true,
+  }),
   quiet: Flags.boolean({char: 'q', summary: 'do not log requests to stderr'}),
   'show-secrets': Flags.boolean({
     summary:
@@ -80,7 +86,12 @@ export function startSettings(f: {
   'token-ttl': string
   'settle-after': string
   'snapshot-quota': string
+  cors?: string[] | undefined
 }): StartSettings {
+  for (const origin of f.cors ?? []) {
+    const problem = corsOriginProblem(origin)
+    if (problem !== undefined) throw usageError(`--cors ${problem}`, 'INVALID_FLAG', {flag: '--cors'})
+  }
   return {
     tokenTtlSeconds: parseDuration(f['token-ttl'], 'token-ttl'),
     settleAfterSeconds: parseDuration(f['settle-after'], 'settle-after'),

@@ -1,4 +1,13 @@
-import {CSRF_HEADER, INSPECTOR_API, INSPECTOR_COOKIE, INSPECTOR_PATH, INSPECTOR_READS} from '../inspector.js'
+import {
+  CSRF_HEADER,
+  INSPECTOR_API,
+  INSPECTOR_COOKIE,
+  INSPECTOR_LINK,
+  INSPECTOR_LINKS,
+  INSPECTOR_PATH,
+  INSPECTOR_READS,
+} from '../inspector.js'
+import {SANDBOX_ADMIN_SCOPE} from './scopes.js'
 
 type Json = Record<string, unknown>
 
@@ -81,10 +90,52 @@ function sessionPaths(): Record<string, Record<string, Json>> {
         },
       ),
     },
+    ...linkPaths(),
     [`${INSPECTOR_PATH}/sign-out`]: {
       post: operation('inspectorSignOut', 'end the session', {
         parameters: [csrf],
         responses: {'204': {description: 'signed out'}, ...changeRefusals},
+      }),
+    },
+  }
+}
+
+/** One-time sign-in links (`payctl sandbox ui`): minted with the control routes' credentials, followed by a browser. */
+function linkPaths(): Record<string, Record<string, Json>> {
+  const loopbackOnly = 'answered only to a socket from loopback, whatever address the sandbox listens on'
+  return {
+    [INSPECTOR_LINKS]: {
+      post: operation(
+        'inspectorSignInLinkCreate',
+        `a one-time sign-in link for the caller's partner, valid for 60 seconds; ${loopbackOnly}`,
+        {
+          security: [{accessToken: [SANDBOX_ADMIN_SCOPE]}, {secretKey: []}],
+          responses: {
+            '201': json('the link', {
+              type: 'object',
+              required: ['url', 'expiresAt'],
+              properties: {
+                url: {type: 'string', format: 'uri'},
+                expiresAt: {type: 'string', format: 'date-time'},
+              },
+            }),
+            '401': json('no credentials, or refused ones'),
+            '403': json('INSUFFICIENT_PERMISSIONS: not from loopback, or a token without the scope'),
+          },
+        },
+      ),
+    },
+    [INSPECTOR_LINK]: {
+      get: operation('inspectorSignInLinkFollow', `sign this browser in with a link, once; ${loopbackOnly}`, {
+        security: [],
+        parameters: [{name: 'token', in: 'query', required: true, schema: {type: 'string'}}],
+        responses: {
+          '303': {description: 'signed in (the session cookie set): to the inspector'},
+          '401': html(
+            'the link was used already, has expired, or was never made: the sign-in form, saying so',
+          ),
+          '403': html('not from loopback'),
+        },
       }),
     },
   }

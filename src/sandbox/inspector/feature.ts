@@ -1,9 +1,12 @@
 import type {FastifyInstance} from 'fastify'
+import {endpoints} from '../../contract/api/endpoints.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {onEventRecorded, subjectsOf} from '../event-log.js'
 import type {Feature} from '../feature.js'
 import type {} from '../http/fastify-request.js'
 import type {Database} from '../storage/database.js'
+import {Authenticator} from '../tenancy/authenticate.js'
+import {SignInLinks} from './links.js'
 import {type InspectorParts, inspectorRoutes} from './routes.js'
 import {InspectorService} from './service.js'
 import {Sessions} from './sessions.js'
@@ -20,16 +23,26 @@ export const inspector: Feature = {
   serve(context) {
     if (context.settings.ui === false) return {routes: []}
     const sessions = new Sessions()
+    const links = new SignInLinks(context.now)
     const live = new LiveStreams()
     sessions.onEnd((key) => live.endSession(key))
     context.partnerRows.afterDelete((partnerId, which) => {
-      if (which === 'all') sessions.endPartner(partnerId)
+      if (which !== 'all') return
+      sessions.endPartner(partnerId)
+      links.endPartner(partnerId)
     })
+    const authenticator = new Authenticator(context.partners, context.tokens)
     const parts: InspectorParts = {
       service: new InspectorService(context),
       sessions,
       live,
       signIn: signInWith(context),
+      links,
+      // A sign-in link is the partner's own act, as moving its clock is: the same credentials.
+      partnerOf: async (authorization) => {
+        const principal = await authenticator.authenticate(endpoints.sandboxClock, authorization)
+        return principal!.partner.partnerId
+      },
       log: context.log,
     }
     return {

@@ -6,6 +6,7 @@ import {
   type InspectorSession,
 } from '../../contract/inspector.js'
 import {ApiError} from '../http/api-error.js'
+import {type LinkParts, linkRoutes} from './link-routes.js'
 import {appPage, assetOf, SECURITY_HEADERS, safeNext, signInPage} from './pages.js'
 import {preloadFor} from './preload.js'
 import {
@@ -25,7 +26,7 @@ import type {LiveStreams} from './stream.js'
 import {timelinePage} from './timeline.js'
 
 /** What the inspector's routes are served from. */
-export interface InspectorParts {
+export interface InspectorParts extends Omit<LinkParts, 'sessions'> {
   service: InspectorService
   sessions: Sessions
   live: LiveStreams
@@ -63,6 +64,7 @@ export function inspectorRoutes(parts: InspectorParts) {
       })
     })
     pageRoutes(scope, parts)
+    linkRoutes(scope, parts)
     dataRoutes(scope, parts)
     changeRoutes(scope, parts)
   }
