@@ -15,7 +15,6 @@ import {converse, hasScript, screenOf} from '../helpers/terminal.js'
 let sandbox: LocalSandbox
 let user: string
 let dir: string
-let fakeBin: string
 
 const recorded = (name: string) => join(dir, name)
 const read = (name: string) => readFileSync(recorded(name), 'utf8')
@@ -44,7 +43,6 @@ beforeAll(async () => {
     await post<{id: string}>('/users', {email: 'paged@example.test', first_name: 'Pa', last_name: 'Ged'})
   ).id
   dir = mkdtempSync(join(tmpdir(), 'payctl-pager-'))
-  fakeBin = join(dir, 'bin')
   // A `less` that says how it was called, then keeps its input as the recorder does.
   writeFileSync(
     join(dir, 'less'),
