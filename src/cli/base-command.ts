@@ -19,7 +19,8 @@ import {JqFilter} from './jq.js'
 import {reportedInOutput} from './rendering/list-output.js'
 import {Printer} from './rendering/printer.js'
 import {canPrompt, paint} from './rendering/terminal.js'
-import type {Env, IOStreams} from './runtime/io.js'
+import type {Env, IOStreams, OutputStream} from './runtime/io.js'
+import {choosePager, missingProgram, type Pager, pagedOnFirstWrite, startPager} from './runtime/pager.js'
 import {Questions} from './runtime/questions.js'
 import {currentRuntime, type Runtime} from './runtime/runtime.js'
 import {addSuggestions} from './suggestions.js'
@@ -57,7 +58,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** The world this command runs in: a process's own, or an in-process run's (runtime/runtime.ts). */
   protected readonly runtime: Runtime = currentRuntime()
-  protected readonly out: Printer = new Printer(this.runtime.io, {
+  /** The runtime's streams, stdout through the pager once the command prints, if it pages (pagesOutput). */
+  readonly #io: IOStreams = pagedOnFirstWrite(this.runtime.io, () => this.#startPager())
+  protected readonly out: Printer = new Printer(this.#io, {
     json: () => this.jsonEnabled(),
     debug: () => this.flags?.debug === true,
     wide: () => (this.flags as {wide?: boolean} | undefined)?.wide === true,
@@ -77,9 +80,85 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The connections this command's requests use, closed when it ends. */
   readonly #connections = new Connections(this.runtime.env)
   #offInterrupt: (() => void) | undefined
+  /** The pager stdout goes through, once started. */
+  #pager: Pager | undefined
+  /** Whether Ctrl-C was pressed: payctl is ending. */
+  #interrupting = false
 
   protected get io(): IOStreams {
-    return this.runtime.io
+    return this.#io
+  }
+
+  /**
+   * Whether this run's output goes through the pager in a terminal, as git's and gh's long outputs
+   * do (`users inspect`, `sandbox logs`): such a command takes --no-pager (pagerFlag).
+   */
+  protected pagesOutput(): boolean {
+    return false
+  }
+
+  /**
+   * The pager's input, when this run pages: a command that pages, stdout a terminal of this
+   * process, no --no-pager, and a pager chosen (choosePager). A pager that is not installed is
+   * named in one line on stderr, and the output printed as it is.
+   */
+  #startPager(): OutputStream | undefined {
+    const {out, err} = this.runtime.io
+    const off = (this.flags as {'no-pager'?: boolean} | undefined)?.['no-pager'] === true
+    if (!this.pagesOutput() || off || !out.isTTY || out.fd === undefined) return undefined
+    const choice = choosePager(this.env)
+    if (choice === undefined) return undefined
+    const missing = missingProgram(choice.command, this.env)
+    if (missing !== undefined) {
+      err.write(
+        `${paint('yellow', `pager ${missing} not found: printing directly (PAYCTL_PAGER, PAGER or --no-pager choose)`, err)}\n`,
+      )
+      return undefined
+    }
+    // The user quit the pager before the end: nothing more can be shown, so stop quietly.
+    const pager = startPager(choice, {...out, fd: out.fd}, err, () =>
+      this.runtime.exit(this.runtime.exitCode ?? 0),
+    )
+    this.#pager = pager
+    // Ctrl-C reaches the pager too; a command that handles it itself must still wait for the pager.
+    if ((this.ctor as typeof BaseCommand).handlesInterrupt) this.runtime.onSignal('SIGINT', this.#onInterrupt)
+    return pager.output
+  }
+
+  /**
+   * Ctrl-C: the pager, if one runs, gets the end of its input and is waited for (the user reads
+   * what came, as with git), then "Interrupted." and exit 130.
+   */
+  readonly #onInterrupt = (): void => {
+    // Ctrl-C again while the pager is still open (the user's reflex in less) changes nothing: the
+    // pager is left first, or the terminal is left to it.
+    if (this.#interrupting) return
+    this.#interrupting = true
+    const pager = this.#pager
+    if (pager === undefined) {
+      this.#interrupted()
+      return
+    }
+    this.#pager = undefined
+    void pager.stop().then(() => this.#interrupted())
+  }
+
+  #interrupted(): void {
+    const note = this.interruptNote
+    this.io.err.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
+    // What was sent before Ctrl-C happened at the service: the audit log keeps it.
+    this.#audit(
+      new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted'}),
+      note?.audit,
+    )
+    this.runtime.exit(130)
+  }
+
+  /** End the pager's input and wait for the user to leave it: before an error, and at the end. */
+  async #stopPager(): Promise<void> {
+    const pager = this.#pager
+    this.#pager = undefined
+    await pager?.stop()
   }
 
   protected get env(): Env {
@@ -88,18 +167,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async init(): Promise<void> {
     await super.init()
-    if (!(this.ctor as typeof BaseCommand).handlesInterrupt) {
-      this.#offInterrupt = this.runtime.onSignal('SIGINT', () => {
-        const note = this.interruptNote
-        this.io.err.write(`\nInterrupted.${note === undefined ? '' : ` ${note.text}`}\n`)
-        // What was sent before Ctrl-C happened at the service: the audit log keeps it.
-        this.#audit(
-          new PayctlError({kind: 'interrupted', code: 'INTERRUPTED', message: 'interrupted'}),
-          note?.audit,
-        )
-        this.runtime.exit(130)
-      })
-    }
+    if (!(this.ctor as typeof BaseCommand).handlesInterrupt)
+      this.#offInterrupt = this.runtime.onSignal('SIGINT', this.#onInterrupt)
     const {flags, args, argv} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
@@ -257,7 +326,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // --jq, errors go to stderr as without --json: the expression is for what the command gives.
     if (this.jsonEnabled() && !this.#jqGiven()) {
       if (!reportedInOutput(err)) this.logJson(redactValue(error.toJSON()))
-    } else this.#printError(error)
+    } else {
+      // On stderr, after what the pager shows: not drawn over it.
+      await this.#stopPager()
+      this.#printError(error)
+    }
     this.exit(error.exitCode)
   }
 
@@ -277,9 +350,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return await super._run<R>()
     } catch (err) {
       if (!(err instanceof PayctlError) || err.code !== 'JQ_FAILED') throw err
+      await this.#stopPager()
       this.#printError(err)
       this.runtime.exitCode = err.exitCode
       return undefined as R
+    } finally {
+      // After the --json record too, which oclif prints once the command has ended.
+      await this.#stopPager()
     }
   }
 

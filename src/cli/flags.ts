@@ -113,6 +113,13 @@ export const outputFlags = {
   wide: Flags.boolean({summary: 'show every column of a table, however wide the terminal'}),
 }
 
+/** For a command whose output goes through the pager in a terminal (docs/output.md). */
+export const pagerFlag = {
+  'no-pager': Flags.boolean({
+    summary: 'print straight to the terminal, not through the pager (PAYCTL_PAGER, PAGER, else less -FRX)',
+  }),
+}
+
 /** Flags of every list command that pages through the service. */
 export const listFlags = {
   limit: Flags.integer({summary: 'show at most this many (default: one page of 20)', min: 1}),

@@ -18,6 +18,8 @@ export interface OutputStream {
   readonly width: number | undefined
   /** Whether colour codes belong in it (see colourWanted). */
   readonly colour: boolean
+  /** The file descriptor of a process's own stream, which a pager it starts writes to; none in a test's run. */
+  readonly fd?: number | undefined
   /** Whether its reader went away: nothing written now arrives. */
   readonly closed: boolean
   /** Text, or bytes passed on as they are (a command's output). */
@@ -68,6 +70,7 @@ function widthFromEnv(env: Env): number | undefined {
 function systemOutput(stream: NodeJS.WriteStream, env: Env): OutputStream {
   return {
     stream,
+    fd: (stream as {fd?: number}).fd,
     get isTTY() {
       return stream.isTTY === true
     },

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {pagerFlag} from '../../cli/flags.js'
 import {
   logCard,
   logLine,
@@ -50,6 +51,12 @@ With --json: {"entries": [...]}; with --follow --json, one JSON object per line.
       max: 100,
     }),
     utc: Flags.boolean({summary: 'show times in UTC rather than the local time zone'}),
+    ...pagerFlag,
+  }
+
+  /** Through the pager in a terminal, but never a stream (--follow), which has no end to page. */
+  protected override pagesOutput(): boolean {
+    return this.flags?.follow !== true
   }
 
   /** Under --follow --json every line of stdout is one object, an error included. */

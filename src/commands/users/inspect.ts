@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
-import {inspectFlags} from '../../cli/flags.js'
+import {inspectFlags, pagerFlag} from '../../cli/flags.js'
 import {type InvestigationRecord, printInvestigation} from '../../cli/views/inspect-output.js'
 import {investigate} from '../../core/index.js'
 
@@ -20,6 +20,12 @@ export default class UsersInspect extends BaseCommand<typeof UsersInspect> {
   static override flags = {
     wallet: Flags.string({char: 'w', summary: "only this one of the user's wallets"}),
     ...inspectFlags,
+    ...pagerFlag,
+  }
+
+  /** Hundreds of lines: through the pager in a terminal. */
+  protected override pagesOutput(): boolean {
+    return true
   }
 
   async run(): Promise<InvestigationRecord | undefined> {
