@@ -17,7 +17,8 @@ export const hasScript = (() => {
 
 /**
  * Run payctl in a real pseudo-terminal and answer its prompts: each step waits for a text on the
- * screen, then types its keys. Resolves with the screen text once payctl exits.
+ * screen, then types its keys. Resolves with the screen text once payctl exits. No pager (PAGER=cat):
+ * the prompts are what is under test.
  */
 export function converse(
   args: string[],
@@ -26,7 +27,7 @@ export function converse(
 ): Promise<{screen: string; code: number | null}> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
   const child = spawn('script', ['-qec', `stty cols 120; ${command}`, '/dev/null'], {
-    env: cliEnv(opts.configDir, {CI: undefined, ...opts.env}),
+    env: cliEnv(opts.configDir, {CI: undefined, PAGER: 'cat', ...opts.env}),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   let screen = ''
