@@ -178,6 +178,23 @@ interface Dispatchers {
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
 
 /**
+ * The proxy variables as the transport's proxy agent gets them: the lower-case spelling first (as
+ * curl reads them), '' for none, so that the agent reads nothing of process.env itself. Where
+ * `httpsProxy` is '', HTTPS requests go through `httpProxy` (undici's rule).
+ */
+export function proxySettings(env: NodeJS.ProcessEnv): {
+  httpProxy: string
+  httpsProxy: string
+  noProxy: string
+} {
+  return {
+    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+  }
+}
+
+/**
  * Whether a request to `url` skips the proxy: it stays on this machine (loopback or the
  * unspecified address, in any spelling; see loopback.ts). Such requests never go through a proxy
  * unless PAYCTL_PROXY_LOOPBACK=1: the local sandbox's secret key has no business travelling in
@@ -231,12 +248,7 @@ export class Connections {
   async #create(): Promise<Dispatchers> {
     const env = this.#env
     const proxied = PROXY_VARIABLES.some((name) => env[name])
-    // Given whole, with '' for none, so that the agent reads nothing of process.env itself.
-    const proxies = {
-      httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
-      httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
-      noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-    }
+    const proxies = proxySettings(env)
     const [{default: Agent}, {default: request}, proxy, ca] = await Promise.all([
       import('undici/lib/dispatcher/agent.js'),
       import('undici/lib/api/api-request.js'),
