@@ -28,7 +28,7 @@ describe('HTTPS through a proxy, with a company CA', () => {
   })
 
   /** `payctl ARGS` against `baseUrl` with a test secret key, and only the network variables given. */
-  const run = (args: string[], baseUrl: string, env: Record<string, string>) =>
+  const run = (args: string[], baseUrl: string, env: Record<string, string | undefined>) =>
     runCli(args, {
       configDir: temp.dir,
       env: {
@@ -81,6 +81,19 @@ describe('HTTPS through a proxy, with a company CA', () => {
     expect(error.message).toContain('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
     expect(error.suggestions.join('\n')).toContain('set PAYCTL_CA_FILE')
     expect(net.tunnelled).toEqual([`CONNECT ${net.serviceName}:443`])
+    expect(net.served).toEqual([])
+  })
+
+  it('refuses a certificate made for another host, saying so', async () => {
+    const r = await run(['users', 'list', '--json'], 'https://elsewhere.payments.test', {
+      HTTPS_PROXY: net.proxyUrl,
+      PAYCTL_CA_FILE: net.caFile,
+    })
+    expect(r.exitCode).toBe(1)
+    const {error} = r.json<{error: {code: string; message: string}}>()
+    expect(error.code).toBe('CERTIFICATE_INVALID')
+    expect(error.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID')
+    expect(error.message).toContain('it names another host')
     expect(net.served).toEqual([])
   })
 
@@ -137,6 +150,13 @@ describe('HTTPS through a proxy, with a company CA', () => {
     expect(net.tunnelled.length).toBeGreaterThan(0)
     expect(new Set(net.tunnelled)).toEqual(new Set([`CONNECT ${net.serviceName}:443`]))
     expect(net.served.map((s) => s.path)).toContain('/v1/')
+
+    // With HTTP_PROXY alone, HTTPS goes through it too: doctor says so, and checks through it.
+    net.tunnelled.length = 0
+    const httpOnly = await run(['doctor'], remote(), {http_proxy: net.proxyUrl, PAYCTL_CA_FILE: net.caFile})
+    expect(httpOnly.exitCode, httpOnly.stderr + httpOnly.stdout).toBe(0)
+    expect(httpOnly.stdout).toContain(`${net.serviceName} is reached through ${net.proxyUrl}`)
+    expect(net.tunnelled).toContain(`CONNECT ${net.serviceName}:443`)
 
     const refused = await run(['doctor'], remote(), {HTTPS_PROXY: net.proxyUrl})
     expect(refused.exitCode).toBe(1)
