@@ -502,18 +502,28 @@ function compileModuleBodiesEagerly(code: string): {code: string; count: number}
 
 /**
  * The transport loads undici's Agent, EnvHttpProxyAgent and request API by their paths instead of
- * its index (src/core/transport.ts). They must be the very objects the index exports: an undici
- * that moves or replaces one fails the build here, not a user's command.
+ * its index (src/core/transport.ts), and with a proxy puts the request methods on its Dispatcher as
+ * the index does. They must be the very objects the index exports: an undici that moves or
+ * replaces one fails the build here, not a user's command.
  */
 function checkUndiciParts(): void {
   const undici = requireFromRoot('undici') as Record<string, unknown> & {Dispatcher: {prototype: object}}
+  const prototype = undici.Dispatcher.prototype as Record<string, unknown>
+  const api = requireFromRoot('undici/lib/api/index.js') as Record<string, unknown>
   const parts: [string, unknown][] = [
     ['undici/lib/dispatcher/agent.js', undici.Agent],
     ['undici/lib/dispatcher/env-http-proxy-agent.js', undici.EnvHttpProxyAgent],
-    ['undici/lib/api/api-request.js', (undici.Dispatcher.prototype as {request?: unknown}).request],
+    ['undici/lib/api/api-request.js', prototype.request],
+    ['undici/lib/dispatcher/dispatcher.js', undici.Dispatcher],
+    ...Object.entries(api).map(([name, method]): [string, unknown] => [
+      `undici/lib/api/index.js#${name}`,
+      method,
+    ]),
   ]
   for (const [path, exported] of parts) {
-    if (requireFromRoot(path) !== exported || typeof exported !== 'function') {
+    const [file, name] = path.split('#') as [string, string | undefined]
+    const part = name === undefined ? requireFromRoot(file) : prototype[name]
+    if (part !== exported || typeof exported !== 'function') {
       throw new Error(`${path} is no longer what undici's index exports: update src/core/transport.ts`)
     }
   }

@@ -13,7 +13,7 @@ import {
 } from './profiles.js'
 import {redactText} from './redact.js'
 import {status as sessionStatus} from './session.js'
-import {bypassesProxy, Connections, Transport} from './transport.js'
+import {bypassesProxy, Connections, proxySettings, Transport} from './transport.js'
 
 /** One line of `payctl doctor`: what was checked, how it went, and how to mend it. */
 export interface Check {
@@ -198,13 +198,13 @@ function credentialsCheck(profile: ResolvedProfile, store: ProfileStore, env: No
  * any plain-http request (its credentials travel in clear), is a warning: it reads the secret.
  */
 function proxyCheck(urls: string[], env: NodeJS.ProcessEnv): Check {
-  const https = env.HTTPS_PROXY ?? env.https_proxy
-  const http = env.HTTP_PROXY ?? env.http_proxy
-  const noProxy = env.NO_PROXY ?? env.no_proxy
+  // Read as the transport reads them, so that the check names the proxy requests really take.
+  const {httpsProxy: https, httpProxy: http} = proxySettings(env)
+  const noProxy = env.no_proxy ?? env.NO_PROXY
   if (!https && !http) return {name: 'proxy', status: 'pass', detail: 'none set; connecting directly'}
   const shown = (v: string | undefined) => (v ? redactText(v.replace(/\/\/[^@/]*@/, '//***@')) : 'unset')
   const routes = urls.map((url) => {
-    const proxy = url.startsWith('https:') ? https : http
+    const proxy = url.startsWith('https:') ? https || http : http
     const host = new URL(url).hostname
     const exempt =
       bypassesProxy(url, env) ||

@@ -3,6 +3,7 @@ import type {Dispatcher} from 'undici'
 import {isLocalUrl} from '../contract/loopback.js'
 import {PayctlError} from './errors.js'
 import {redactHeaders, redactText, redactValue} from './redact.js'
+import {certificateError, trustedAuthorities} from './tls-trust.js'
 
 export interface HttpRequest {
   method: string
@@ -161,7 +162,7 @@ export const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
 
 // Failures a retry will not mend: no such host, no route, a certificate refused.
 const PERMANENT_CODES =
-  /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/
+  /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|ERR_SSL_)/
 
 interface Dispatchers {
   /** undici's `Dispatcher.prototype.request`, called with the dispatcher as `this`. */
@@ -175,6 +176,23 @@ interface Dispatchers {
 }
 
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
+
+/**
+ * The proxy variables as the transport's proxy agent gets them: the lower-case spelling first (as
+ * curl reads them), '' for none, so that the agent reads nothing of process.env itself. Where
+ * `httpsProxy` is '', HTTPS requests go through `httpProxy` (undici's rule).
+ */
+export function proxySettings(env: NodeJS.ProcessEnv): {
+  httpProxy: string
+  httpsProxy: string
+  noProxy: string
+} {
+  return {
+    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+  }
+}
 
 /**
  * Whether a request to `url` skips the proxy: it stays on this machine (loopback or the
@@ -197,7 +215,12 @@ export function bypassesProxy(url: string, env: NodeJS.ProcessEnv = process.env)
  * build checks that these modules are the very ones undici's index exports (scripts/bundle.ts).
  * EnvHttpProxyAgent keeps connections alive and honours HTTP(S)_PROXY and NO_PROXY; without a
  * proxy variable everything goes through a plain Agent, which spares every request its NO_PROXY
- * check (and the process the proxy agent's code).
+ * check (and the process the proxy agent's code). The proxy agent opens its HTTPS tunnels with
+ * `connect()`, one of the request methods undici's index puts on every dispatcher: with a proxy,
+ * they are put there as the index does, from the same module.
+ *
+ * PAYCTL_CA_FILE adds a company's CA to the authorities trusted, for the service's certificate and
+ * for an https:// proxy's own (tls-trust.ts).
  */
 export class Connections {
   #dispatchers: Promise<Dispatchers> | undefined
@@ -208,31 +231,39 @@ export class Connections {
     this.#env = env
   }
 
-  /** The dispatchers, loaded and created on the first request. */
+  /** The CA file added to the trusted authorities (PAYCTL_CA_FILE), if any. */
+  get caFile(): string | undefined {
+    return this.#env.PAYCTL_CA_FILE || undefined
+  }
+
+  /** The dispatchers, loaded and created on the first request (again after a failure). */
   dispatchers(): Promise<Dispatchers> {
-    this.#dispatchers ??= (async () => {
-      const env = this.#env
-      const options = {keepAliveTimeout: 10_000, connections: 64}
-      const proxied = PROXY_VARIABLES.some((name) => env[name])
-      // Given whole, with '' for none, so that the agent reads nothing of process.env itself.
-      const proxies = {
-        httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
-        httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
-        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-      }
-      const [{default: Agent}, {default: request}, proxy] = await Promise.all([
-        import('undici/lib/dispatcher/agent.js'),
-        import('undici/lib/api/api-request.js'),
-        proxied ? import('undici/lib/dispatcher/env-http-proxy-agent.js') : undefined,
-      ])
-      return {
-        request,
-        direct: new Agent(options),
-        proxied: proxy === undefined ? undefined : new proxy.default({...options, ...proxies}),
-        bypasses: (url: string) => bypassesProxy(url, env),
-      }
-    })()
+    this.#dispatchers ??= this.#create().catch((err: unknown) => {
+      this.#dispatchers = undefined
+      throw err
+    })
     return this.#dispatchers
+  }
+
+  async #create(): Promise<Dispatchers> {
+    const env = this.#env
+    const proxied = PROXY_VARIABLES.some((name) => env[name])
+    const proxies = proxySettings(env)
+    const [{default: Agent}, {default: request}, proxy, ca] = await Promise.all([
+      import('undici/lib/dispatcher/agent.js'),
+      import('undici/lib/api/api-request.js'),
+      proxied ? proxyAgent() : undefined,
+      trustedAuthorities(env),
+    ])
+    const options = {keepAliveTimeout: 10_000, connections: 64, ...(ca === undefined ? {} : {connect: {ca}})}
+    // Through a proxy: `requestTls` for the service at the tunnel's end, `proxyTls` for an https:// proxy.
+    const tls = ca === undefined ? {} : {requestTls: {ca}, proxyTls: {ca}}
+    return {
+      request,
+      direct: new Agent(options),
+      proxied: proxy === undefined ? undefined : new proxy({...options, ...tls, ...proxies}),
+      bypasses: (url: string) => bypassesProxy(url, env),
+    }
   }
 
   /** Close every connection; a later request opens new ones. */
@@ -240,9 +271,23 @@ export class Connections {
     const pending = this.#dispatchers
     if (pending === undefined) return
     this.#dispatchers = undefined
-    const d = await pending
-    await Promise.all([d.direct.close(), d.proxied?.close()])
+    const d = await pending.catch(() => undefined)
+    await Promise.all([d?.direct.close(), d?.proxied?.close()])
   }
+}
+
+/**
+ * undici's EnvHttpProxyAgent, with the request methods its tunnels call on a dispatcher
+ * (`connect`) put on undici's Dispatcher as its index puts them (scripts/bundle.ts checks both).
+ */
+async function proxyAgent() {
+  const [{default: Dispatcher}, {default: api}, {default: EnvHttpProxyAgent}] = await Promise.all([
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/index.js'),
+    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+  ])
+  Object.assign(Dispatcher.prototype, api)
+  return EnvHttpProxyAgent
 }
 
 /** The pool of transports given none, as a library's callers use them. */
@@ -304,16 +349,7 @@ export class Transport {
         // Refused on this machine: nothing listens there, and waiting will not start it.
         const notRunning = code === 'ECONNREFUSED' && isLocalUrl(req.url)
         if (!failure.transient || notRunning || attempt + 1 >= maxAttempts) {
-          const origin = new URL(req.url).origin
-          throw new PayctlError({
-            kind: 'network',
-            code: 'NETWORK_ERROR',
-            message: notRunning
-              ? `nothing is listening at ${origin} (${code}): the local sandbox is not running`
-              : `could not reach ${origin} (${code}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''})`,
-            details: {errno: code, url: redactText(req.url), ...(mayHaveArrived ? {} : {sent: false})},
-            cause: err,
-          })
+          throw this.#failure(req, {code, attempt, mayHaveArrived, notRunning}, err)
         }
         const delayMs = backoffDelay(attempt)
         this.#opts.onRetry?.({
@@ -340,6 +376,30 @@ export class Transport {
       this.#opts.debug?.(`retrying in ${delayMs} ms after HTTP ${res.status}`)
       await (this.#opts.wait ?? sleep)(delayMs)
     }
+  }
+
+  /** The error of a request given up on after a network failure (`code`). */
+  #failure(
+    req: HttpRequest,
+    f: {code: string; attempt: number; mayHaveArrived: boolean; notRunning: boolean},
+    cause: unknown,
+  ): PayctlError {
+    const {code, attempt} = f
+    const origin = new URL(req.url).origin
+    const details = {errno: code, url: redactText(req.url), ...(f.mayHaveArrived ? {} : {sent: false})}
+    const caFile = (this.#opts.connections ?? shared).caFile
+    return (
+      certificateError(code, origin, caFile, details, cause) ??
+      new PayctlError({
+        kind: 'network',
+        code: 'NETWORK_ERROR',
+        message: f.notRunning
+          ? `nothing is listening at ${origin} (${code}): the local sandbox is not running`
+          : `could not reach ${origin} (${code}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''})`,
+        details,
+        cause,
+      })
+    )
   }
 
   async #once(req: HttpRequest): Promise<HttpResponse> {

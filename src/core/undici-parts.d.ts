@@ -1,4 +1,4 @@
-// The two parts of undici that the transport loads instead of its index (see transport.ts); the
+// The parts of undici that the transport loads instead of its index (see transport.ts); the
 // build checks that they are what undici's index exports (scripts/bundle.ts).
 declare module 'undici/lib/dispatcher/agent.js' {
   import type {Agent} from 'undici'
@@ -17,4 +17,17 @@ declare module 'undici/lib/api/api-request.js' {
 
   function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>
   export = request
+}
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import type {Dispatcher} from 'undici'
+
+  const DispatcherClass: typeof Dispatcher
+  export = DispatcherClass
+}
+declare module 'undici/lib/api/index.js' {
+  import type {Dispatcher} from 'undici'
+
+  /** The request methods undici's index puts on Dispatcher.prototype (`connect` among them). */
+  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>
+  export = api
 }
