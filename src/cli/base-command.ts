@@ -165,6 +165,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.runtime.env
   }
 
+  /** The connections this command's requests use (a listener's WebSocket too), closed when it ends. */
+  protected get connections(): Connections {
+    return this.#connections
+  }
+
   protected override async init(): Promise<void> {
     await super.init()
     if (!(this.ctor as typeof BaseCommand).handlesInterrupt)

@@ -266,6 +266,15 @@ export class Connections {
     }
   }
 
+  /**
+   * The dispatcher a connection to `url` goes through: the proxy's, unless the URL bypasses it
+   * (NO_PROXY, or this machine), else the direct one; both trust PAYCTL_CA_FILE.
+   */
+  async dispatcherFor(url: string): Promise<Dispatcher> {
+    const d = await this.dispatchers()
+    return d.proxied && !d.bypasses(url) ? d.proxied : d.direct
+  }
+
   /** Close every connection; a later request opens new ones. */
   async close(): Promise<void> {
     const pending = this.#dispatchers
@@ -413,20 +422,21 @@ export class Transport {
       return prior.outcome.response
     }
     const started = performance.now()
-    const undici = await (this.#opts.connections ?? shared).dispatchers()
+    const connections = this.#opts.connections ?? shared
+    const [undici, dispatcher] = await Promise.all([
+      connections.dispatchers(),
+      connections.dispatcherFor(req.url),
+    ])
     const url = new URL(req.url)
-    const res = await undici.request.call(
-      undici.proxied && !undici.bypasses(req.url) ? undici.proxied : undici.direct,
-      {
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: req.method as Dispatcher.HttpMethod,
-        headers,
-        body: req.body,
-        headersTimeout: this.#opts.timeoutMs,
-        bodyTimeout: this.#opts.timeoutMs,
-      },
-    )
+    const res = await undici.request.call(dispatcher, {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: req.method as Dispatcher.HttpMethod,
+      headers,
+      body: req.body,
+      headersTimeout: this.#opts.timeoutMs,
+      bodyTimeout: this.#opts.timeoutMs,
+    })
     const text = await res.body.text()
     const durationMs = Math.round(performance.now() - started)
     const out: HttpResponse = {status: res.statusCode, headers: res.headers, text, durationMs}

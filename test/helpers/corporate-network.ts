@@ -5,6 +5,7 @@ import {createServer as createHttpsServer} from 'node:https'
 import {type AddressInfo, connect, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {WebSocketServer} from 'ws'
 
 /**
  * A corporate network on this machine: a certificate authority of its own (made here with openssl,
@@ -24,6 +25,8 @@ export interface CorporateNetwork {
   tunnelled: string[]
   /** The requests that reached the service, through the proxy or not. */
   served: {method: string; path: string; authorization: string | undefined}[]
+  /** The WebSocket upgrades that reached the service (their paths): a listen tunnel's, which it ends at once. */
+  upgraded: string[]
   close: () => Promise<void>
 }
 
@@ -38,6 +41,46 @@ export const USER = {
   partner_id: 'ptn_corporate',
   external_id: null,
   created_at: '2026-01-05T10:00:00.000Z',
+}
+
+/**
+ * A payctl environment for `baseUrl` with a test secret key and, of the network variables (proxies,
+ * NO_PROXY, NODE_EXTRA_CA_CERTS), only those in `env`: none inherited from the machine.
+ */
+export function behindTheProxy(
+  baseUrl: string,
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  const inherited = [
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+    'NO_PROXY',
+    'no_proxy',
+    'NODE_EXTRA_CA_CERTS',
+  ]
+  return {
+    PAYCTL_BASE_URL: baseUrl,
+    PAYCTL_ENV: 'sandbox',
+    PAYCTL_SECRET_KEY: 'test_behind_the_proxy',
+    ...Object.fromEntries(inherited.map((name) => [name, undefined])),
+    ...env,
+  }
+}
+
+/** The listen session the service opens (`POST /v1/webhooks/listen-sessions`). */
+const LISTEN_SESSION = {
+  id: 'lss_behind_proxy',
+  secret: 'whsec_behind_the_proxy',
+  events: ['*'],
+  resumed: false,
+  pending: 0,
+  socketPath: '/v1/webhooks/listen',
+  ticket: 'tkt_behind_proxy',
+  heartbeatSeconds: 30,
+  replayWindowSeconds: 300,
+  createdAt: '2026-01-05T10:00:00.000Z',
 }
 
 /** A CA, and a certificate it signs for `SERVICE_NAME`, localhost and 127.0.0.1, in `dir`. */
@@ -115,17 +158,35 @@ export async function startCorporateNetwork(): Promise<CorporateNetwork> {
     const path = req.url ?? '/'
     served.push({method: req.method ?? '', path, authorization: req.headers.authorization})
     const meta = {requestId: `req_${served.length}`, timestamp: new Date().toISOString()}
-    const body = path.startsWith('/v1/users')
-      ? {success: true, data: {users: [USER], hasMore: false, nextCursor: null}, meta}
+    const data = path.startsWith('/v1/users')
+      ? {users: [USER], hasMore: false, nextCursor: null}
+      : path === '/v1/webhooks/listen-sessions'
+        ? LISTEN_SESSION
+        : undefined
+    const body = data
+      ? {success: true, data, meta}
       : {success: false, error: {code: 'NOT_FOUND', message: 'no such path', details: {}}, meta}
-    res.writeHead(path.startsWith('/v1/users') ? 200 : 404, {'content-type': 'application/json'})
+    req.resume()
+    res.writeHead(data ? 200 : 404, {'content-type': 'application/json'})
     res.end(JSON.stringify(body))
+  })
+  // A listen tunnel: the sandbox's handshake, its `ready` frame, then the session ended (4410).
+  const upgraded: string[] = []
+  const sockets = new Set<Socket>()
+  const tunnels = new WebSocketServer({noServer: true})
+  service.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    upgraded.push(req.url ?? '/')
+    sockets.add(socket)
+    tunnels.handleUpgrade(req, socket, head, (ws) => {
+      const {id: sessionId, heartbeatSeconds} = LISTEN_SESSION
+      ws.send(JSON.stringify({type: 'ready', sessionId, pending: 0, heartbeatSeconds}))
+      setTimeout(() => ws.close(4410, 'session ended'), 100)
+    })
   })
   await listening(service)
   const servicePort = (service.address() as AddressInfo).port
 
   const tunnelled: string[] = []
-  const sockets = new Set<Socket>()
   const proxy = createHttpServer((req: IncomingMessage, res) => {
     // A plain (not tunnelled) request: recorded and refused, never forwarded.
     tunnelled.push(`${req.method} ${req.url}`)
@@ -160,7 +221,9 @@ export async function startCorporateNetwork(): Promise<CorporateNetwork> {
     proxyUrl: `http://127.0.0.1:${proxyPort}`,
     tunnelled,
     served,
+    upgraded,
     close: async () => {
+      tunnels.close()
       for (const s of sockets) s.destroy()
       service.closeAllConnections()
       proxy.closeAllConnections()

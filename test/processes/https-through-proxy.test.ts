@@ -2,7 +2,12 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
-import {type CorporateNetwork, startCorporateNetwork, USER} from '../helpers/corporate-network.js'
+import {
+  behindTheProxy,
+  type CorporateNetwork,
+  startCorporateNetwork,
+  USER,
+} from '../helpers/corporate-network.js'
 
 /**
  * payctl behind a corporate network, as real processes: a CONNECT proxy that records what it
@@ -31,23 +36,7 @@ describe('HTTPS through a proxy, with a company CA', () => {
   const run = (args: string[], baseUrl: string, env: Record<string, string | undefined>) =>
     runCli(args, {
       configDir: temp.dir,
-      env: {
-        PAYCTL_BASE_URL: baseUrl,
-        PAYCTL_ENV: 'sandbox',
-        PAYCTL_SECRET_KEY: 'test_behind_the_proxy',
-        ...Object.fromEntries(
-          [
-            'HTTPS_PROXY',
-            'https_proxy',
-            'HTTP_PROXY',
-            'http_proxy',
-            'NO_PROXY',
-            'no_proxy',
-            'NODE_EXTRA_CA_CERTS',
-          ].map((name) => [name, undefined]),
-        ),
-        ...env,
-      },
+      env: behindTheProxy(baseUrl, env),
     })
 
   it('lists users through HTTPS_PROXY (a CONNECT tunnel), trusting the CA of PAYCTL_CA_FILE', async () => {

@@ -103,6 +103,7 @@ With --json, every line of stdout is one JSON object: {"type": "ready" | "event"
     this.runtime.onSignal('SIGTERM', stop)
     const listener = new Listener({
       client: this.api,
+      connections: this.connections,
       state,
       events,
       faults: deliveryFaultsFrom(f) ?? null,

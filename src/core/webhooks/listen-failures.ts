@@ -28,8 +28,12 @@ export function listenFailure(err: unknown): PayctlError {
   })
 }
 
-/** Errors worth reconnecting after: no answer, or a server error; anything else is for the user. */
+/**
+ * Errors worth reconnecting after: no answer, or a server error; anything else is for the user, a
+ * refused certificate too (it stays refused until PAYCTL_CA_FILE or the base URL changes).
+ */
 export function retryable(err: unknown): boolean {
   if (!(err instanceof PayctlError)) return true
+  if (err.code === 'CERTIFICATE_UNTRUSTED' || err.code === 'CERTIFICATE_INVALID') return false
   return err.kind === 'network' || err.kind === 'rate_limited' || (err.status ?? 0) >= 500
 }

@@ -12,9 +12,10 @@ import {
 } from '../../contract/webhooks.js'
 import type {PayctlClient} from '../client.js'
 import {PayctlError} from '../errors.js'
-import {backoffDelay} from '../transport.js'
+import {backoffDelay, Connections} from '../transport.js'
 import {closeForwarding} from './forward.js'
 import {closeReason, describeFailure, listenFailure, retryable} from './listen-failures.js'
+import {openListenSocket} from './listen-socket.js'
 import {type DeliveryOutcome, type ListenState, settles} from './listen-state.js'
 import {Forwarder, type ForwardRoute, type ForwardTimings} from './routing.js'
 
@@ -76,6 +77,11 @@ export type ListenEvent =
 /** With ForwardTimings: how long a forward may take before it fails, and before it stalls its target. */
 export interface ListenOptions extends ForwardTimings {
   client: PayctlClient
+  /**
+   * The connections the WebSocket goes through (proxy, NO_PROXY, PAYCTL_CA_FILE, as the client's
+   * requests): a command's own; without them, the listener's, from process.env, closed when it stops.
+   */
+  connections?: Connections | undefined
   state: ListenState
   /** Event selectors (`wallet.created`, `bnplsvc.*`, `*`). */
   events: string[]
@@ -160,9 +166,13 @@ export class Listener {
   readonly #inHand = new Map<string, Promise<void>>()
   readonly #summary: ListenSummary = {sessionId: undefined, received: 0, forwarded: 0, failed: 0}
   readonly #forwarder: Forwarder
+  readonly #connections: Connections
+  readonly #ownConnections: boolean
 
   constructor(options: ListenOptions) {
     this.#o = options
+    this.#connections = options.connections ?? new Connections()
+    this.#ownConnections = options.connections === undefined
     this.#forwarder = new Forwarder(options)
     this.#signal = AbortSignal.any([options.signal, this.#failed.signal])
   }
@@ -187,7 +197,11 @@ export class Listener {
           })
           sessionId = session.id
           if (signal.aborted) break
-          const link = await this.#link(session, ready)
+          const socket = await openListenSocket(
+            socketUrl(this.#o.client.profile.baseUrl, session),
+            this.#connections,
+          )
+          const link = await this.#link(socket, session, ready)
           if (link.ready) {
             ready = true
             wasLinked = true
@@ -239,6 +253,7 @@ export class Listener {
       if (this.#o.signal.aborted && this.#failure === undefined && sessionId !== undefined)
         await this.#end(sessionId)
       await closeForwarding()
+      if (this.#ownConnections) await this.#connections.close()
     }
     if (this.#failure !== undefined) throw this.#failure
     return this.#summary
@@ -277,12 +292,15 @@ export class Listener {
 
   /** One WebSocket, from open to close. Resolves with why it ended and whether it ever got ready. */
   // Long: the socket's handlers share its state (ready, last heard, ended) in one closure.
-  #link(session: ListenSession, wasReady: boolean): Promise<{ready: boolean; code: number; reason: string}> {
+  #link(
+    ws: WebSocket,
+    session: ListenSession,
+    wasReady: boolean,
+  ): Promise<{ready: boolean; code: number; reason: string}> {
     const signal = this.#signal
     return new Promise(
       // Long: the executor is the link's whole life, for the same reason.
       (resolve) => {
-        const ws = new WebSocket(socketUrl(this.#o.client.profile.baseUrl, session))
         let ready = false
         let lastHeard = Date.now()
         let ended = false
