@@ -357,8 +357,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       close() {
         ticks.stop()
         purges.stop()
-        closing ??= app
-          .close()
+        closing ??= closeServer(app, CLOSE_GRACE_MS)
           .then(() => checkpoints.stop())
           .then(() => database.close())
         return closing
@@ -369,5 +368,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     await server?.close().catch(() => undefined)
     database.close()
     throw err
+  }
+}
+
+/** How long requests in flight at close get to finish before their connections are cut. */
+const CLOSE_GRACE_MS = 5_000
+
+/**
+ * Close the server: no new connection is taken, requests in flight get `graceMs` to finish, then
+ * every connection still open is cut (a stream such as `sandbox logs --follow` whose client went
+ * quiet, or a request a proxy holds), so that closing always ends.
+ */
+async function closeServer(
+  app: {close(): Promise<unknown>; server: {closeAllConnections(): void}},
+  graceMs: number,
+): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs)
+  cut.unref()
+  try {
+    await app.close()
+  } finally {
+    clearTimeout(cut)
   }
 }
