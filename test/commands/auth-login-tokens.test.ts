@@ -1,7 +1,5 @@
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
-import {loginArgs, payctl, tempConfigDir} from '../helpers/cli.js'
+import {loggedInConfigDir, payctl, readProfileFile, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
@@ -18,18 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.stop()
 })
-
-/** A fresh config dir logged in to the sandbox with partner credentials. */
-async function loggedInVariantA(): Promise<{dir: string; cleanup: () => void}> {
-  const temp = tempConfigDir()
-  const r = await payctl(loginArgs(sandbox), {configDir: temp.dir})
-  expect(r.exitCode, r.stderr).toBe(0)
-  return temp
-}
-
-function profileFile(dir: string) {
-  return JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'))
-}
 
 /**
  * Run `work` with this process's clock (Date: the sandbox's, and that of payctl's runs in this
@@ -148,16 +134,16 @@ describe('auth login', () => {
 
 describe('tokens', () => {
   it('auth refresh replaces the cached token with a later-expiring one', async () => {
-    const temp = await loggedInVariantA()
+    const temp = await loggedInConfigDir(sandbox)
     try {
-      const before = profileFile(temp.dir).profiles.local.token
+      const before = readProfileFile(temp.dir).profiles.local.token
       // A minute later (not a millisecond later, or in the same second of the service's clock).
       const r = await withMovableClock(async (jump) => {
         jump(60_000)
         return payctl(['auth', 'refresh', '--json'], {configDir: temp.dir})
       })
       expect(r.exitCode, r.stderr).toBe(0)
-      const after = profileFile(temp.dir).profiles.local.token
+      const after = readProfileFile(temp.dir).profiles.local.token
       expect(after.accessToken).not.toBe(before.accessToken)
       expect(Date.parse(after.expiresAt)).toBeGreaterThan(Date.parse(before.expiresAt))
     } finally {
@@ -166,11 +152,11 @@ describe('tokens', () => {
   })
 
   it('auth token prints only the token on stdout', async () => {
-    const temp = await loggedInVariantA()
+    const temp = await loggedInConfigDir(sandbox)
     try {
       const r = await payctl(['auth', 'token'], {configDir: temp.dir})
       expect(r.exitCode).toBe(0)
-      expect(r.stdout.trim()).toBe(profileFile(temp.dir).profiles.local.token.accessToken)
+      expect(r.stdout.trim()).toBe(readProfileFile(temp.dir).profiles.local.token.accessToken)
       expect(r.stdout.trim().split('\n')).toHaveLength(1)
     } finally {
       temp.cleanup()
@@ -178,9 +164,9 @@ describe('tokens', () => {
   })
 
   it('logout revokes the token with the service and forgets the credentials', async () => {
-    const temp = await loggedInVariantA()
+    const temp = await loggedInConfigDir(sandbox)
     try {
-      const token = profileFile(temp.dir).profiles.local.token.accessToken
+      const token = readProfileFile(temp.dir).profiles.local.token.accessToken
       const r = await payctl(['auth', 'logout', '--json'], {configDir: temp.dir})
       expect(r.exitCode, r.stderr).toBe(0)
       expect(r.json()).toEqual({profile: 'local', revoked: true})
@@ -189,7 +175,7 @@ describe('tokens', () => {
       })
       expect(res.status).toBe(401)
       expect(JSON.stringify(await res.json())).toContain('TOKEN_INVALID')
-      expect(profileFile(temp.dir).profiles.local.auth).toBeUndefined()
+      expect(readProfileFile(temp.dir).profiles.local.auth).toBeUndefined()
       const after = await payctl(['wallets', 'list'], {configDir: temp.dir})
       expect(after.exitCode).toBe(4)
       expect(after.stderr).toContain('Try: payctl auth login --env local')
@@ -209,7 +195,7 @@ describe('idempotency keys', () => {
   }
 
   it('go with every mutation but the token calls, which are never replayed', async () => {
-    const temp = await loggedInVariantA()
+    const temp = await loggedInConfigDir(sandbox)
     try {
       const refresh = await payctl(['auth', 'refresh', '--debug'], {configDir: temp.dir})
       expect(refresh.exitCode, refresh.stderr).toBe(0)
@@ -244,7 +230,7 @@ describe('token expiry', () => {
       try {
         const login = await payctl(['auth', 'login', '--env', 'local'], {configDir: short.configDir})
         expect(login.exitCode, login.stderr).toBe(0)
-        const first = profileFile(short.configDir).profiles.local.token.accessToken
+        const first = readProfileFile(short.configDir).profiles.local.token.accessToken
         const stale = await fetch(`${short.url}/v1/wallets?limit=1`, {
           headers: {authorization: `Bearer ${first}`},
         })
@@ -257,7 +243,7 @@ describe('token expiry', () => {
         expect(JSON.stringify(await expired.json())).toContain('TOKEN_EXPIRED')
         const r = await payctl(['wallets', 'list', '--json'], {configDir: short.configDir})
         expect(r.exitCode, r.stderr).toBe(0)
-        expect(profileFile(short.configDir).profiles.local.token.accessToken).not.toBe(first)
+        expect(readProfileFile(short.configDir).profiles.local.token.accessToken).not.toBe(first)
       } finally {
         await short.stop()
       }
@@ -268,10 +254,10 @@ describe('token expiry', () => {
 // Last in the file: it revokes every token of the sandbox's partner.
 describe('logout --everywhere', () => {
   it("revokes every token of the partner, the other profiles' included", async () => {
-    const here = await loggedInVariantA()
-    const elsewhere = await loggedInVariantA()
+    const here = await loggedInConfigDir(sandbox)
+    const elsewhere = await loggedInConfigDir(sandbox)
     try {
-      const other = profileFile(elsewhere.dir).profiles.local.token.accessToken
+      const other = readProfileFile(elsewhere.dir).profiles.local.token.accessToken
       const minted = await fetch(`${sandbox.url}/v1/auth/jwt`, {
         method: 'POST',
         headers: {

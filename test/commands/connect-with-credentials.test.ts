@@ -1,8 +1,8 @@
-import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest'
 import {connect, type PayctlClient, PayctlError, type RetryInfo, sandboxClient} from '../../src/core/index.js'
-import {tempConfigDir} from '../helpers/cli.js'
+import {readProfileFile, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
@@ -152,7 +152,7 @@ describe('connect() with credentials', () => {
     vi.unstubAllEnvs()
     const client = connect({configDir: sandbox.configDir, profile: 'local'})
     await createUser(client, 'ada.profile@example.test')
-    const file = JSON.parse(readFileSync(join(sandbox.configDir, 'profiles.json'), 'utf8')) as {
+    const file = readProfileFile(sandbox.configDir) as {
       profiles: {local: {token?: {accessToken: string}}}
     }
     expect(file.profiles.local.token?.accessToken).toBe(client.tokens.cached()?.accessToken)

@@ -1,18 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type Cli, cliFor} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
-import {independentlyVerify, type Received, startReceiver} from '../helpers/webhooks-receiver.js'
-
-interface Delivery {
-  injected: string | null
-  status: string
-  attemptLog: {injected: string | null}[]
-}
-
-/** The events processed: each verified delivery's event id, counted once (as a receiver dedupes). */
-function processedIds(received: Received[]): Set<string> {
-  return new Set(received.filter((r) => r.status === 200).map((r) => r.json.id as string))
-}
+import {
+  type Delivery,
+  independentlyVerify,
+  processedIds,
+  startReceiver,
+} from '../helpers/webhooks-receiver.js'
 
 /** `webhooks faults add` on a registration, through the commands a partner types. */
 describe('delivery faults of a registration, through the CLI', () => {

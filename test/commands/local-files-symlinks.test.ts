@@ -14,7 +14,7 @@ import {
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {payctl, tempConfigDir} from '../helpers/cli.js'
+import {payctl, readProfileFile, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8)
@@ -52,8 +52,7 @@ describe('nothing in the config dir is written through a symlink planted there',
       {configDir, timeoutMs: 10_000},
     )
   const isLink = (path: string) => lstatSync(path).isSymbolicLink()
-  const profileNames = (configDir: string) =>
-    Object.keys(JSON.parse(readFileSync(join(configDir, 'profiles.json'), 'utf8')).profiles)
+  const profileNames = (configDir: string) => Object.keys(readProfileFile(configDir).profiles)
 
   it('profiles.json: a link to nothing is replaced by the file, never creating what it names', async () => {
     const temp = tempConfigDir()

@@ -1,9 +1,9 @@
-import {chmodSync, existsSync, readFileSync} from 'node:fs'
+import {chmodSync, existsSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cliFor, loginArgs, payctl, tempConfigDir} from '../helpers/cli.js'
+import {cliFor, loginArgs, payctl, readProfileFile, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 let sandbox: LocalSandbox
@@ -327,8 +327,7 @@ describe('--debug', () => {
       const r = await cliFor(temp.dir)(...loginArgs(sandbox, '--debug'))
       expect(r.exitCode, r.stderr).toBe(0)
       const w = await payctl(['wallets', 'list', '--debug'], {configDir: temp.dir})
-      const token = JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8')).profiles.local.token
-        .accessToken
+      const token = readProfileFile(temp.dir).profiles.local.token.accessToken
       const all = r.stdout + r.stderr + w.stdout + w.stderr
       expect(all).toContain('--> POST')
       expect(all).toContain('<-- 200')
@@ -449,9 +448,7 @@ describe('credentials never cross between test and live environments', () => {
       )
       expect(login.exitCode).toBe(4)
       expect(login.stderr).toContain('TEST_CREDENTIAL_IN_PRODUCTION')
-      const saved = existsSync(join(temp.dir, 'profiles.json'))
-        ? JSON.parse(readFileSync(join(temp.dir, 'profiles.json'), 'utf8'))
-        : {profiles: {}}
+      const saved = existsSync(join(temp.dir, 'profiles.json')) ? readProfileFile(temp.dir) : {profiles: {}}
       expect(saved.profiles).toEqual({})
       expect(rec.seen).toEqual([])
       // The control: a live key does go to production (the recorder hears it).

@@ -2,15 +2,8 @@ import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {RequestLogEntry} from '../../src/contract/request-log.js'
-import {cliFor, tempConfigDir} from '../helpers/cli.js'
+import {cliFor, readProfileFile, requestIdIn, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
-
-/** The request id an error printed (`request id: req_…`). */
-function requestIdIn(stderr: string): string {
-  const id = /request id: (req_[0-9a-f]+)/.exec(stderr)?.[1]
-  if (id === undefined) throw new Error(`no request id in:\n${stderr}`)
-  return id
-}
 
 /**
  * `payctl sandbox logs` reads the request log of the sandbox its profile points at. What needs a
@@ -147,7 +140,7 @@ describe('payctl sandbox logs, against a sandbox and its data file', () => {
 
     expect(statSync(logFile).mode & 0o777).toBe(0o600)
     // The partner's secrets (what `sandbox start` keeps in sandbox.json: test/processes/sandbox-logs.test.ts).
-    const profile = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8')).profiles.local
+    const profile = readProfileFile(dir).profiles.local
     const secrets = [
       profile.auth.apiSecret,
       profile.token?.accessToken,

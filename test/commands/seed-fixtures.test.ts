@@ -1,7 +1,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {type Cli, cliFor, ROOT} from '../helpers/cli.js'
+import {type Cli, cliFor, listedCount, ROOT} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
@@ -11,11 +11,6 @@ import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
  */
 let sandbox: LocalSandbox
 let cli: Cli
-const countAll = async (what: 'wallets' | 'transactions') => {
-  const r = await cli(what, 'list', '--all', '--json')
-  expect(r.exitCode, r.stderr).toBe(0)
-  return r.json<Record<string, unknown[]>>()[what]!.length
-}
 
 beforeEach(async () => {
   sandbox = await startLocalSandbox()
@@ -51,7 +46,7 @@ describe('payctl seed', () => {
     // A second run creates nothing new and answers the same ids.
     const again = await cli('seed', join(ROOT, 'examples/fixtures/shop.yaml'), '--json')
     expect(again.json()).toEqual(ids)
-    expect(await countAll('wallets')).toBe(4)
+    expect(await listedCount(cli, 'wallets')).toBe(4)
     // Round-ups: the coffee (4.35) rounds up to 0.65, doubled, under the 5.00 cap.
     const pending = (await cli('roundups', 'pending', ids.users.alice!.id, '--json')).json<{
       total: number | string
@@ -113,7 +108,7 @@ describe('payctl seed', () => {
     const r = await cli('seed', fixture)
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(message)
-    expect(await countAll('wallets')).toBe(0)
+    expect(await listedCount(cli, 'wallets')).toBe(0)
   })
 
   it('creates wallets with the balances the command line would read from the same text', async () => {
@@ -175,7 +170,7 @@ describe('payctl seed', () => {
       `${money}:8:45: wallets.e.initial_balance: "-500" must be 0 or more`,
     ])
       expect(r.stderr).toContain(`\n  ${line}\n`)
-    expect(await countAll('wallets')).toBe(0)
+    expect(await listedCount(cli, 'wallets')).toBe(0)
   })
 
   it('reports all seven mistakes of a fixture in one run, each at its place, and creates nothing', async () => {
@@ -200,7 +195,7 @@ describe('payctl seed', () => {
       '9:3 wallets.g:',
       '11:7 transactions.t.method:',
     ])
-    expect(await countAll('wallets')).toBe(0)
+    expect(await listedCount(cli, 'wallets')).toBe(0)
   })
 
   it('prints the ids of records named constructor or toString like any other', async () => {
@@ -238,6 +233,6 @@ describe('payctl seed', () => {
     expect(r.stdout).toMatch(/1\s+users\s+100/)
     expect(r.stdout).toMatch(/3\s+transactions\s+99/)
     expect(r.stdout).toContain('299 records in 3 waves; nothing sent.')
-    expect(await countAll('wallets')).toBe(0)
+    expect(await listedCount(cli, 'wallets')).toBe(0)
   })
 })

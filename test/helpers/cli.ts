@@ -269,3 +269,36 @@ export function runCli(args: string[], opts: CliOptions): Promise<CliResult> {
     child.stdin.end(opts.input ?? '')
   })
 }
+
+/** The profile file of config dir `dir`, as payctl wrote it. */
+// biome-ignore lint/suspicious/noExplicitAny: a test reads whatever shape the file has
+export function readProfileFile(dir: string): any {
+  return JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'))
+}
+
+/** A fresh config dir logged in to `sandbox` with its partner credentials (Variant A), in this process. */
+export async function loggedInConfigDir(
+  sandbox: Parameters<typeof loginArgs>[0],
+): Promise<ReturnType<typeof tempConfigDir>> {
+  const temp = tempConfigDir()
+  const r = await payctl(loginArgs(sandbox), {configDir: temp.dir})
+  if (r.exitCode !== 0) {
+    temp.cleanup()
+    throw new Error(`auth login failed (exit ${r.exitCode}):\n${r.stderr}`)
+  }
+  return temp
+}
+
+/** The request id an error printed (`request id: req_…`). */
+export function requestIdIn(stderr: string): string {
+  const id = /request id: (req_[0-9a-f]+)/.exec(stderr)?.[1]
+  if (id === undefined) throw new Error(`no request id in:\n${stderr}`)
+  return id
+}
+
+/** How many `what` the service lists in all, read with `list --all --json` through `cli`. */
+export async function listedCount(cli: Cli, what: 'wallets' | 'transactions'): Promise<number> {
+  const r = await cli(what, 'list', '--all', '--json')
+  if (r.exitCode !== 0) throw new Error(`${what} list failed (exit ${r.exitCode}):\n${r.stderr}`)
+  return r.json<Record<string, unknown[]>>()[what]!.length
+}

@@ -105,3 +105,15 @@ export async function startReceiver(
       }),
   }
 }
+
+/** A delivery as the API lists it, with the fault injected into it and into each attempt. */
+export interface Delivery {
+  injected: string | null
+  status: string
+  attemptLog: {injected: string | null}[]
+}
+
+/** The events processed: each verified delivery's event id, counted once (as a receiver dedupes). */
+export function processedIds(received: Received[]): Set<string> {
+  return new Set(received.filter((r) => r.status === 200).map((r) => r.json.id as string))
+}

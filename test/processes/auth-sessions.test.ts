@@ -1,7 +1,7 @@
 import {readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {loginArgs, payctl, runCli, tempConfigDir} from '../helpers/cli.js'
+import {loggedInConfigDir, payctl, readProfileFile, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type SandboxProcess, startSandboxProcess} from '../helpers/sandbox.js'
 import {converse, hasScript} from '../helpers/terminal.js'
 import {freePort} from '../helpers/webhooks-tcp-proxy.js'
@@ -21,18 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.stop()
 })
-
-/** A fresh config dir logged in to the sandbox with partner credentials. */
-async function loggedInVariantA(): Promise<{dir: string; cleanup: () => void}> {
-  const temp = tempConfigDir()
-  const r = await payctl(loginArgs(sandbox), {configDir: temp.dir})
-  expect(r.exitCode, r.stderr).toBe(0)
-  return temp
-}
-
-function profileFile(dir: string) {
-  return JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'))
-}
 
 describe('auth login', () => {
   it('logs in with partner credentials, secret read from stdin, and stores the profile 0600 without printing the secret', async () => {
@@ -59,7 +47,7 @@ describe('auth login', () => {
       expect(login.exitCode, login.stderr).toBe(0)
       const mode = statSync(join(temp.dir, 'profiles.json')).mode & 0o777
       expect(mode).toBe(0o600)
-      const file = profileFile(temp.dir)
+      const file = readProfileFile(temp.dir)
       expect(file.currentProfile).toBe('local')
       expect(file.profiles.local.token.accessToken).toMatch(/^eyJ/)
       const status = await payctl(['auth', 'status'], {configDir: temp.dir})
@@ -148,13 +136,13 @@ describe('logging in again', () => {
 
 describe('several processes renewing one token', () => {
   it('two processes renewing one profile at once leave a valid profile file', async () => {
-    const temp = await loggedInVariantA()
+    const temp = await loggedInConfigDir(sandbox)
     try {
       const runs = await Promise.all(
         [1, 2, 3].map(() => runCli(['auth', 'refresh', '--json'], {configDir: temp.dir})),
       )
       for (const r of runs) expect(r.exitCode, r.stderr).toBe(0)
-      const file = profileFile(temp.dir)
+      const file = readProfileFile(temp.dir)
       const tokens = runs.map((r) => r.json<{expiresAt: string}>().expiresAt)
       expect(tokens).toHaveLength(3)
       const status = await payctl(['auth', 'status', '--json'], {configDir: temp.dir})
@@ -166,7 +154,7 @@ describe('several processes renewing one token', () => {
   })
 
   it('several payctl processes renewing one token at once, round after round, leave the profile file whole and usable', async () => {
-    const temp = await loggedInVariantA()
+    const temp = await loggedInConfigDir(sandbox)
     const path = join(temp.dir, 'profiles.json')
     try {
       // A second profile in the same file must come through every round untouched.
@@ -187,8 +175,8 @@ describe('several processes renewing one token', () => {
       )
       expect(bystander.exitCode, bystander.stderr).toBe(0)
       await payctl(['profiles', 'use', 'local'], {configDir: temp.dir})
-      const credentials = profileFile(temp.dir).profiles.local.auth
-      const other = profileFile(temp.dir).profiles.other
+      const credentials = readProfileFile(temp.dir).profiles.local.auth
+      const other = readProfileFile(temp.dir).profiles.other
       // Each round makes every process want a new token at the same moment: close to expiry (a
       // refresh), already expired (a fresh exchange), or forced.
       const rounds: [string, number | undefined][] = [
@@ -198,11 +186,11 @@ describe('several processes renewing one token', () => {
       ]
       for (const [round, expiresIn] of rounds) {
         if (expiresIn !== undefined) {
-          const file = profileFile(temp.dir)
+          const file = readProfileFile(temp.dir)
           file.profiles.local.token.expiresAt = new Date(Date.now() + expiresIn).toISOString()
           writeFileSync(path, JSON.stringify(file, null, '\t'), {mode: 0o600})
         }
-        const before = profileFile(temp.dir).profiles.local.token.accessToken
+        const before = readProfileFile(temp.dir).profiles.local.token.accessToken
         const runs = await Promise.all(
           ['auth refresh', 'wallets list', 'auth refresh', 'wallets list'].map((cmd) =>
             runCli([...cmd.split(' '), '--json'], {configDir: temp.dir}),

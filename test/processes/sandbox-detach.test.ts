@@ -6,7 +6,16 @@ import {networkInterfaces, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, cliEnv, cliFor, loginArgs, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {
+  type CliResult,
+  cliEnv,
+  cliFor,
+  loginArgs,
+  ROOT,
+  readProfileFile,
+  runCli,
+  tempConfigDir,
+} from '../helpers/cli.js'
 import {suspend} from '../helpers/suspend.js'
 
 /**
@@ -30,7 +39,7 @@ const isLink = (path: string) => lstatSync(path).isSymbolicLink()
 
 /** The auth of the `local` profile `sandbox start` wrote into a config dir. */
 const profileAuth = (configDir: string) =>
-  JSON.parse(readFileSync(join(configDir, 'profiles.json'), 'utf8')).profiles.local.auth as {
+  readProfileFile(configDir).profiles.local.auth as {
     apiKey: string
     apiSecret: string
     partnerId: string
@@ -176,7 +185,7 @@ describe('sandbox start --detach: two starts for one config dir at once, and the
     expect(error.suggestions.join('\n')).toContain(
       'PAYCTL_CONFIG_DIR="$(mktemp -d)" payctl sandbox start --port 0',
     )
-    const profiles = JSON.parse(readFileSync(join(first.dir, 'profiles.json'), 'utf8'))
+    const profiles = readProfileFile(first.dir)
     expect(profiles.profiles.local.baseUrl).toBe(winner.url)
   })
 
@@ -491,7 +500,7 @@ describe('sandbox start in the foreground', () => {
       expect(await reachable(outsideAddress, Number(new URL(url).port))).toBe(true)
     // The profile gets an address to connect to, not the bind address (which proxies would not skip).
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    const profiles = JSON.parse(readFileSync(join(exposedDir.dir, 'profiles.json'), 'utf8'))
+    const profiles = readProfileFile(exposedDir.dir)
     expect(profiles.profiles.local.baseUrl).toBe(url)
   })
 

@@ -3,15 +3,8 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {RequestLogEntry} from '../../src/contract/request-log.js'
-import {cliEnv, cliFor, ROOT, runCli, tempConfigDir} from '../helpers/cli.js'
+import {cliEnv, cliFor, ROOT, requestIdIn, runCli, tempConfigDir} from '../helpers/cli.js'
 import {startSandboxProcess} from '../helpers/sandbox.js'
-
-/** The request id an error printed (`request id: req_…`). */
-function requestIdIn(stderr: string): string {
-  const id = /request id: (req_[0-9a-f]+)/.exec(stderr)?.[1]
-  if (id === undefined) throw new Error(`no request id in:\n${stderr}`)
-  return id
-}
 
 /**
  * The request log of sandbox processes: one started with --detach (its sandbox.log, --follow and

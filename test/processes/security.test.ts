@@ -1,7 +1,7 @@
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {type CliResult, loginArgs, payctl, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, loginArgs, payctl, readProfileFile, tempConfigDir} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /** Every file under `dir`, recursively. */
@@ -34,7 +34,7 @@ describe('secrets stay out of every output, log and file of a realistic session'
     const byDesign: {what: string; why: string; text: string}[] = []
     const secrets = new Set<string>([c.apiSecret, c.secretKey])
     const profileTokens = () => {
-      const file = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8'))
+      const file = readProfileFile(dir)
       for (const p of Object.values(file.profiles) as {token?: {accessToken: string}}[])
         if (p.token) secrets.add(p.token.accessToken)
     }

@@ -3,7 +3,7 @@ import {once} from 'node:events'
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {type Cli, cliEnv, cliFor, ROOT} from '../helpers/cli.js'
+import {type Cli, cliEnv, cliFor, listedCount, ROOT} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {hasScript} from '../helpers/terminal.js'
 
@@ -16,11 +16,6 @@ import {hasScript} from '../helpers/terminal.js'
  */
 let sandbox: LocalSandbox
 let cli: Cli
-const countAll = async (what: 'wallets' | 'transactions') => {
-  const r = await cli(what, 'list', '--all', '--json')
-  expect(r.exitCode, r.stderr).toBe(0)
-  return r.json<Record<string, unknown[]>>()[what]!.length
-}
 
 beforeEach(async () => {
   sandbox = await startLocalSandbox()
@@ -95,8 +90,8 @@ transactions:
     expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('Seeding '))).toEqual([])
     const ids = r.json<{wallets: {w: {id: string}[]}}>()
     expect(new Set(ids.wallets.w.map((w) => w.id)).size).toBe(150)
-    expect(await countAll('wallets')).toBe(150)
-    expect(await countAll('transactions')).toBe(149 * 2 + 150)
+    expect(await listedCount(cli, 'wallets')).toBe(150)
+    expect(await listedCount(cli, 'transactions')).toBe(149 * 2 + 150)
   })
 
   it('on Ctrl-C says that a rerun resumes and with which command, which then resumes', async () => {
@@ -154,7 +149,7 @@ transactions:
     const [rerunCode] = await once(rerun, 'close')
     expect(rerunCode, out).toBe(0)
     expect(out).toContain(`(${made} already existed)`)
-    expect(await countAll('wallets')).toBe(30)
+    expect(await listedCount(cli, 'wallets')).toBe(30)
   })
 
   it.runIf(hasScript)('draws a bar in a terminal (a real pseudo-terminal)', async () => {

@@ -2,18 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type Cli, cliFor} from '../helpers/cli.js'
 import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {type ListenLine, startListen} from '../helpers/webhooks-listen.js'
-import {type Received, startReceiver} from '../helpers/webhooks-receiver.js'
-
-interface Delivery {
-  injected: string | null
-  status: string
-  attemptLog: {injected: string | null}[]
-}
-
-/** The events processed: each verified delivery's event id, counted once (as a receiver dedupes). */
-function processedIds(received: Received[]): Set<string> {
-  return new Set(received.filter((r) => r.status === 200).map((r) => r.json.id as string))
-}
+import {type Delivery, processedIds, startReceiver} from '../helpers/webhooks-receiver.js'
 
 /**
  * A listen session's delivery faults, between the sandbox and a real `webhooks listen` process (its
