@@ -18,7 +18,9 @@ export const hasScript = (() => {
 /**
  * Run payctl in a real pseudo-terminal and answer its prompts: each step waits for a text on the
  * screen, then types its keys. Resolves with the screen text once payctl exits. No pager (PAGER=cat):
- * the prompts are what is under test.
+ * the prompts are what is under test. `exec` leaves payctl alone in the terminal's foreground:
+ * under a shell that stays (dash, /bin/sh, which `script` runs where SHELL is unset), Ctrl-C would
+ * end the shell with 130 whatever payctl did. SHELL is pinned so every machine runs the same.
  */
 export function converse(
   args: string[],
@@ -26,8 +28,8 @@ export function converse(
   opts: {configDir: string; env?: Record<string, string | undefined>},
 ): Promise<{screen: string; code: number | null}> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
-  const child = spawn('script', ['-qec', `stty cols 120; ${command}`, '/dev/null'], {
-    env: cliEnv(opts.configDir, {CI: undefined, PAGER: 'cat', ...opts.env}),
+  const child = spawn('script', ['-qec', `stty cols 120; exec ${command}`, '/dev/null'], {
+    env: cliEnv(opts.configDir, {CI: undefined, PAGER: 'cat', SHELL: '/bin/sh', ...opts.env}),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   let screen = ''
@@ -63,8 +65,8 @@ export function screenOf(
   opts: {cols: number; configDir: string; env?: Record<string, string | undefined>},
 ): Promise<{lines: string[]; code: number | null}> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')
-  const child = spawn('script', ['-qec', `stty cols ${opts.cols}; ${command}`, '/dev/null'], {
-    env: cliEnv(opts.configDir, {CI: undefined, PAGER: 'cat', ...opts.env}),
+  const child = spawn('script', ['-qec', `stty cols ${opts.cols}; exec ${command}`, '/dev/null'], {
+    env: cliEnv(opts.configDir, {CI: undefined, PAGER: 'cat', SHELL: '/bin/sh', ...opts.env}),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

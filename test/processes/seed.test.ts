@@ -161,7 +161,7 @@ transactions:
     const command = [process.execPath, join(ROOT, 'bin', 'run.js'), 'seed', path, '--json']
       .map((a) => `'${a}'`)
       .join(' ')
-    const child = spawn('script', ['-qec', `stty cols 100; ${command} >/dev/null`, '/dev/null'], {
+    const child = spawn('script', ['-qec', `stty cols 100; exec ${command} >/dev/null`, '/dev/null'], {
       env: cliEnv(sandbox.configDir, {CI: undefined}),
       stdio: ['ignore', 'pipe', 'pipe'],
     })

@@ -53,7 +53,7 @@ describe.concurrent('payctl in pipes and terminals', () => {
       PAYCTL_ENV: 'local',
     })
     const command = [process.execPath, BIN, 'users', 'get', 'usr_nobody'].map((a) => `'${a}'`).join(' ')
-    const r = await run('script', ['-qec', command, '/dev/null'], env)
+    const r = await run('script', ['-qec', `exec ${command}`, '/dev/null'], env)
     expect(r.code, r.stdout.slice(0, 2000)).toBe(1)
     expect(r.stdout).toContain('NETWORK_ERROR')
     // A spinner redrawing without end would write megabytes before the retries run out.
@@ -71,7 +71,7 @@ describe.concurrent('payctl in pipes and terminals', () => {
         NO_COLOR: '1',
       })
       const command = [process.execPath, BIN, 'users', 'get', 'usr_nobody'].map((a) => `'${a}'`).join(' ')
-      const r = await run('script', ['-qec', `stty cols 100; ${command}`, '/dev/null'], env)
+      const r = await run('script', ['-qec', `stty cols 100; exec ${command}`, '/dev/null'], env)
       expect(r.code).toBe(1)
       expect(r.stdout).toContain('Fetching') // the spinner ran, through the retries
       // No colour or text style (cursor moves and line clearing are not styles).
