@@ -249,7 +249,12 @@ function addTransactions(b: Builder, source: SourceStory): void {
     })
 }
 
-const r = (b: Builder, text: string) => b.r.text(text).slice(0, 1000)
+/** Free text, redacted, with the ids it quotes (`Round-ups rtr_…`) as hashes: text is not resolved. */
+const r = (b: Builder, text: string) =>
+  b.r
+    .text(text)
+    .replace(/\b[a-z]{2,5}_[0-9a-f]{16,32}\b/g, (id) => `${id.split('_', 1)[0]}_${b.r.hash(id, 24)}`)
+    .slice(0, 1000)
 
 /** The balance a wallet had before the window's first entry (its whole balance without a ledger), as an adjustment. */
 function opening(

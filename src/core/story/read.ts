@@ -146,8 +146,9 @@ async function addTold(
   for (const t of txns) if (typeof t.pairedTransactionId === 'string') told.add(t.pairedTransactionId)
   const more = [...told].filter((id) => !known.has(id))
   const got = await Promise.all(more.map((id) => read(id)))
-  // Oldest first, as the list is: the earlier records go before it.
-  txns.unshift(...got.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)))
+  // Oldest first, as the list is, each among those of its time after the list's own (a stable sort).
+  txns.push(...got)
+  txns.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt))
 }
 
 async function withDetails(
