@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
+import {favourSmallHeap} from '../../cli/runtime/heap.js'
 import {
   loadStory,
   PayctlClient,
@@ -57,6 +58,8 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
 
   async run(): Promise<ImportResult> {
     const f = this.flags
+    // Tens of thousands of records read, redacted and sent: a heap kept small (as seed keeps it).
+    favourSmallHeap()
     this.questions.requireFlags({from: f.from, user: f.user})
     const from = f.from ?? (await this.questions.ask('from', 'Profile to read the story from'))
     const user = f.user ?? (await this.questions.ask('user', 'User (id or email)'))
