@@ -20,7 +20,7 @@ describe('sandbox import from a sandbox', () => {
 
   beforeAll(async () => {
     source = await supportStory()
-    await importedStory.enrich(source.cli, source.usd)
+    await importedStory.enrich(source.cli, source.usd, source.ada)
     dataDir = join(source.sandbox.configDir, 'target-data')
     mkdirSync(dataDir)
     target = await startLocalSandbox(
@@ -63,6 +63,40 @@ describe('sandbox import from a sandbox', () => {
     const there = await storyOf(source.cli, ['--profile', 'local'], source.ada)
     const here = await storyOf(source.cli, ['--profile', 'target'], newAda)
     expect(comparable(here)).toEqual(comparable(there))
+    // The failed-then-retried delivery is there, and the round-ups as read: settings and pending.
+    expect(JSON.stringify(comparable(here))).toContain('delivered on try 2')
+    for (const args of [
+      ['roundups', 'settings', 'get'],
+      ['roundups', 'pending'],
+    ]) {
+      const a = await source.cli(...args, source.ada, '--profile', 'local', '--json')
+      const b = await source.cli(...args, newAda, '--profile', 'target', '--json')
+      const {
+        user_id: _a,
+        destination_account_id: _da,
+        created_at: _ca,
+        updated_at: _ua,
+        roundups: ra,
+        ...restA
+      } = a.json()
+      const {
+        user_id: _b,
+        destination_account_id: _db,
+        created_at: _cb,
+        updated_at: _ub,
+        roundups: rb,
+        ...restB
+      } = b.json()
+      expect(restB, args.join(' ')).toEqual(restA)
+      const amounts = (list: unknown) =>
+        ((list as Record<string, unknown>[] | undefined) ?? []).map((r) => [
+          r.amount,
+          r.roundup_amount,
+          r.status,
+          r.processed_at,
+        ])
+      expect(amounts(rb)).toEqual(amounts(ra))
+    }
     expect(here.user.email).toMatch(/^user-[0-9a-f]{10}@example\.test$/)
 
     // Written as a fixture instead, and loaded by payctl seed: the same story again.
@@ -86,6 +120,21 @@ describe('sandbox import from a sandbox', () => {
       seeded.json<{ids: Record<string, string>}>().ids['users.customer']!,
     )
     expect(comparable(again)).toEqual(comparable(there))
+    const kept = join(source.sandbox.configDir, 'kept.yaml')
+    const keeping = await source.cli(
+      'sandbox',
+      'import',
+      '--from',
+      'local',
+      '--user',
+      source.ada,
+      '--file',
+      kept,
+      '--keep-metadata',
+      'order',
+    )
+    expect(keeping.exitCode, keeping.stderr).toBe(0)
+    expect(readFileSync(kept, 'utf8')).toContain('order: ORD-SECRET-7741')
     const text = readFileSync(file, 'utf8')
     for (const secret of SECRETS) expect(text, secret).not.toContain(secret)
     // Nor an id of the source: the map names them all.

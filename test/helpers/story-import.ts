@@ -14,8 +14,8 @@ export interface Inspected {
 }
 
 export const importedStory = {
-  /** A card top-up with a metadata value that only the source may hold. */
-  async enrich(cli: Cli, wallet: string): Promise<void> {
+  /** A card top-up with a metadata value that only the source may hold, and a pending round-up. */
+  async enrich(cli: Cli, wallet: string, user: string): Promise<void> {
     const r = await cli(
       'transactions',
       'create',
@@ -33,6 +33,22 @@ export const importedStory = {
       'order=ORD-SECRET-7741',
     )
     expect(r.exitCode, r.stderr).toBe(0)
+    // A round-up after the transfer: pending, waiting for the next.
+    const p = await cli(
+      'roundups',
+      'process',
+      '--profile',
+      'local',
+      '--user',
+      user,
+      '--amount',
+      '7.20',
+      '--merchant',
+      'Bakery',
+      '--transaction-id',
+      'p-2',
+    )
+    expect(p.exitCode, p.stderr).toBe(0)
   },
 }
 

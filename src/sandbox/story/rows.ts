@@ -44,9 +44,13 @@ const SQL = {
      destination_account_id, currency, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   roundup: `INSERT INTO roundups (id, partner_id, user_id, transaction_id, merchant_name, amount, roundup_amount,
      multiplier, capped, currency, status, reason, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?)`,
+  purchaseTaken: 'SELECT 1 AS taken FROM roundups WHERE partner_id = ? AND transaction_id = ?',
 } as const
 
-type Statements = {[K in Exclude<keyof typeof SQL, 'event'>]: Statement} & {event: Statement<{seq: number}>}
+type Statements = {[K in Exclude<keyof typeof SQL, 'event' | 'purchaseTaken'>]: Statement} & {
+  event: Statement<{seq: number}>
+  purchaseTaken: Statement<{taken: number}>
+}
 
 export class StoryRows {
   readonly #s: Statements
@@ -295,12 +299,14 @@ export class StoryRows {
         s.created_at,
         s.updated_at,
       )
-    for (const [name, r] of Object.entries(recordsOf(story, 'roundups')))
+    for (const [name, r] of Object.entries(recordsOf(story, 'roundups'))) {
+      // A purchase is one round-up per partner: a story loaded twice keeps its round-ups apart.
+      const taken = this.#s.purchaseTaken.get(partnerId, r.purchase_id) !== undefined
       this.#s.roundup.run(
         id(ref('roundups', name)),
         partnerId,
         id(r.user),
-        r.purchase_id,
+        taken ? `${r.purchase_id}-${randomHex(4)}` : r.purchase_id,
         r.merchant_name,
         r.amount,
         r.roundup_amount,
@@ -309,6 +315,7 @@ export class StoryRows {
         r.currency,
         r.processed_at,
       )
+    }
   }
 }
 
