@@ -249,7 +249,7 @@ describe('sandbox import from a service without the extensions', () => {
     for (const line of sent) expect(line).toMatch(/^(GET |POST \/v1\/auth\/token$)/)
     const result = run.json<{ids: Record<string, string>; missing: {what: string}[]}>()
     expect(result.missing.map((m) => m.what)).toEqual(
-      expect.arrayContaining(['transactions', 'events', 'ledger entries']),
+      expect.arrayContaining(['transactions', 'events', 'ledger entries', 'round-up settings']),
     )
     // Told in one line each, on stderr (silent under --json).
     const file = join(temp.dir, 'lean.yaml')

@@ -122,7 +122,7 @@ export async function readStory(client: PayctlClient, opts: ReadOptions): Promis
     ledger,
     events: await withDetails(events ?? [], reads.event),
     bnplPayments: bnpl ?? [],
-    roundupSettings: settings as Loose | undefined,
+    roundupSettings: settingsOf(settings as Loose | undefined, missing),
     pendingRoundups: pendingOf(pending as Loose | undefined, missing),
     paymentMethods: methods ?? [],
     missing,
@@ -168,6 +168,17 @@ async function withDetails(
   }
   await Promise.all(Array.from({length: Math.min(DETAILS_AT_ONCE, events.length)}, worker))
   return out
+}
+
+/** Round-up settings as the service shows them; where it shows no multiplier (only `enabled`), named. */
+function settingsOf(settings: Loose | undefined, missing: Missing[]): Loose | undefined {
+  if (settings === undefined || typeof settings.multiplier === 'number') return settings
+  missing.push({
+    what: 'round-up settings',
+    reason:
+      'the service shows no multiplier, cap or currency (the platform’s interface shows only `enabled`)',
+  })
+  return undefined
 }
 
 function pendingOf(pending: Loose | undefined, missing: Missing[]): Loose[] {
