@@ -50,6 +50,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * taken back is in flight.
    */
   protected interruptNote: {text: string; audit: string} | undefined
+  /**
+   * A line the audit log keeps for this command even where it sent no mutation (an import that
+   * only read a service and wrote a file): what it read, and where from; never the data.
+   */
+  protected auditNote: string | undefined
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
@@ -310,8 +315,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Against production, a state change needs a yes: asked in a TTY, `--yes` otherwise. */
-  protected async confirmProduction(action: string, yes: boolean): Promise<void> {
-    if (yes || this.profile.kind !== 'production') return
+  protected async confirmProduction(
+    action: string,
+    yes: boolean,
+    profile: ResolvedProfile = this.profile,
+  ): Promise<void> {
+    if (yes || profile.kind !== 'production') return
     if (!this.interactive) {
       throw new PayctlError({
         kind: 'usage',
@@ -320,7 +329,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         suggestions: ['Pass --yes to confirm.'],
       })
     }
-    await this.questions.confirm(`${action} in ${this.profile.environment} (${this.profile.baseUrl})?`)
+    await this.questions.confirm(`${action} in ${profile.environment} (${profile.baseUrl})?`)
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
@@ -391,7 +400,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   #audit(err: Error | undefined, note?: string): void {
     const requests = this.#clients.flatMap((c) => c.mutations.first).slice(0, 20)
     const requestCount = this.#clients.reduce((n, c) => n + c.mutations.sent, 0)
-    if (requestCount === 0) return
+    if (requestCount === 0 && this.auditNote === undefined) return
+    note ??= this.auditNote
     const failure = err ? toPayctlError(err) : undefined
     const profile = this.#profile
     try {

@@ -10,7 +10,8 @@ import {
   seedProgress,
   seedRateFlag,
 } from '../cli/seed-output.js'
-import {TokenBucket, usageError} from '../core/index.js'
+import type {LoadedStory} from '../contract/index.js'
+import {isStoryFixture, loadStory, readStoryFixture, TokenBucket, usageError} from '../core/index.js'
 import {
   fixturePaths,
   journalPath,
@@ -30,6 +31,7 @@ export default class Seed extends BaseCommand<typeof Seed> {
     `A fixture is YAML or JSON. Records refer to each other by the fixture's names (\${wallets.alice_usd.id}), "count: N" makes N records with {{i}} (0…N-1) and {{n}} (1…N) in their fields, and \${env.NAME} or \${env.NAME:-default} reads the environment. See docs/seed.md.
 Independent records are created concurrently, paced to the environment's rate limit. Safe to rerun: each record has an idempotency key derived from the fixture and its name, and a journal remembers what exists, so a run that was killed finishes the job with no duplicates; a run that failed says what to change, and the fixed fixture's run creates the rest.
 Several files (or a quoted glob) are checked first, then seeded one after another; their ids are printed as one document, so their record names must differ. Progress goes to stderr, under --json too: a bar in a terminal, a line every few seconds elsewhere.
+A story fixture (written by payctl sandbox import --file: it has a clock, and records with their history) is loaded whole into a local sandbox in one go, under new ids.
 A webhook registration's signing secret is given once, by the run that registers it: in its --json output and --output file (webhooks.NAME.secret), and nowhere else.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/fixtures/shop.yaml',
@@ -70,9 +72,10 @@ A webhook registration's signing secret is given once, by the run that registers
     yes: yesFlag,
   }
 
-  async run(): Promise<SeedResult | ReturnType<typeof plan>> {
+  async run(): Promise<SeedResult | ReturnType<typeof plan> | LoadedStory> {
     const f = this.flags
     const paths = fixturePaths(this.positional.length > 0 ? this.positional : [this.args.file])
+    if (paths.length === 1 && (await isStoryFixture(paths[0]!))) return this.#loadStory(paths[0]!)
     if (f.journal && paths.length > 1)
       throw usageError(
         '--journal names the journal of one fixture; give one file, or leave --journal out',
@@ -128,5 +131,15 @@ A webhook registration's signing secret is given once, by the run that registers
     this.out.log(seededLine({made, skipped, files: paths.length, seconds, output: f.output}))
     for (const note of secretNotes(result, f.output)) this.out.warn(note)
     return result
+  }
+
+  /** A story fixture: history the API cannot make again, so a local sandbox loads it whole. */
+  async #loadStory(path: string): Promise<LoadedStory> {
+    const story = await readStoryFixture(path)
+    this.requireLocal('seeding a story fixture')
+    const loaded = await this.out.spin(`Loading the story in ${path}`, () => loadStory(this.api, story))
+    const user = loaded.ids['users.customer'] ?? Object.values(loaded.ids)[0] ?? ''
+    this.out.done(`Loaded the story in ${path} (${Object.keys(loaded.ids).length} records)`, user)
+    return loaded
   }
 }

@@ -108,6 +108,20 @@ export {
   verifyCredentials,
 } from './session.js'
 export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
+export {
+  type ImportOptions,
+  isStoryFixture,
+  loadStory,
+  NOT_RECREATED,
+  prepareStory,
+  type ReadyStory,
+  readStoryFixture,
+  sourceToSandbox,
+  storyFixture,
+  writeFileAtomically,
+  writeStoryMap,
+} from './story/import.js'
+export {Redactor, redactionKey} from './story/redact.js'
 export {TokenManager} from './token-manager.js'
 export {Connections, closeTransport, type RetryInfo, type TransportOptions} from './transport.js'
 export {findUsersPage, resolveUserId, type UserFilters} from './users.js'

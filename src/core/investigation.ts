@@ -73,18 +73,19 @@ export function boundMs(value: string, nowMs: number, flag: string): number {
 }
 
 /** Whether a failed call means the service does not offer this (or not to these credentials). */
-function unavailable(err: unknown): err is PayctlError {
+export function unavailable(err: unknown): err is PayctlError {
   return err instanceof PayctlError && (err.code === 'NOT_OFFERED' || notOffered(err) || err.status === 403)
 }
 
-function reasonOf(err: PayctlError): string {
+/** Why a source is missing, in words. */
+export function reasonOf(err: PayctlError): string {
   if (err.code === 'NOT_OFFERED' || notOffered(err))
     return `the service answered ${err.status ?? 'no'}; the platform's interface shows no such list, only payctl's sandbox extensions do`
   return `${err.code}: ${err.message}`
 }
 
 /** The service's now: the partner's clock of a sandbox, the machine's clock otherwise. */
-async function serviceNow(
+export async function serviceNow(
   client: PayctlClient,
   sandbox: boolean,
 ): Promise<{ms: number; clock: 'service' | 'machine'}> {
@@ -99,7 +100,8 @@ async function serviceNow(
   return {ms: Date.now(), clock: 'machine'}
 }
 
-async function subjectOf(client: PayctlClient, opts: InvestigationOptions) {
+/** The user and their wallets (or the one wallet) the story is about. */
+export async function subjectOf(client: PayctlClient, opts: InvestigationOptions) {
   if ('wallet' in opts.subject) {
     const wallet = await client.call('getWallet', {params: {id: opts.subject.wallet}})
     const user = await client.call('getUser', {params: {id: wallet.userId}})
@@ -124,7 +126,8 @@ async function subjectOf(client: PayctlClient, opts: InvestigationOptions) {
   return {user: user as Record<string, unknown>, wallets: [chosen], scope: {walletId: chosen.id}}
 }
 
-async function bnplPaymentsOf(
+/** The user's BNPL payments, or undefined (named in `missing`) where the service does not list them. */
+export async function bnplPaymentsOf(
   client: PayctlClient,
   userId: string,
   missing: Missing[],
@@ -198,7 +201,7 @@ async function startTimeline(timeline: Timeline, missing: Missing[]): Promise<vo
 const ms = (iso: string) => Date.parse(iso)
 
 /** The timeline's reads, as the service answers them, for the user or wallet and the window. */
-function clientReads(
+export function clientReads(
   client: PayctlClient,
   scope: {userId: string} | {walletId: string},
   window: {since: string; until: string | null},

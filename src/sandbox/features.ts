@@ -14,6 +14,7 @@ import {requestLog} from './request-log/feature.js'
 import {roundups} from './roundups/feature.js'
 import {snapshots} from './snapshots/feature.js'
 import {Database, META, type Schema} from './storage/database.js'
+import {story} from './story/feature.js'
 import {TENANTS} from './tenancy/tenants.js'
 import {transactions} from './transactions/feature.js'
 import {users} from './users/feature.js'
@@ -38,6 +39,7 @@ export const FEATURES: readonly Feature[] = [
   control,
   faults,
   snapshots,
+  story,
   webhooks,
   requestLog,
   inspector,

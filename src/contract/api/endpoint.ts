@@ -76,6 +76,11 @@ export interface Endpoint {
    * service without it in one line (NOT_OFFERED), not as a failed call.
    */
   extension?: string
+  /**
+   * The most bytes its body may have, where that is more than every other request's 1 MiB: a
+   * customer's story with its whole history.
+   */
+  bodyLimit?: number
 }
 
 /** Errors any authenticated operation can return. */

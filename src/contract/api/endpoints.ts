@@ -8,6 +8,7 @@ import {paymentMethodEndpoints} from '../payment-methods.js'
 import {requestLogEndpoints} from '../request-log.js'
 import {roundupEndpoints} from '../roundups.js'
 import {snapshotEndpoints} from '../snapshots.js'
+import {storyEndpoints} from '../story.js'
 import {transactionEndpoints} from '../transactions.js'
 import {userEndpoints} from '../users.js'
 import {walletProductEndpoints} from '../wallet-product.js'
@@ -45,6 +46,7 @@ export const endpoints = {
   ...requestLogEndpoints,
   ...faultEndpoints,
   ...snapshotEndpoints,
+  ...storyEndpoints,
 } satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints

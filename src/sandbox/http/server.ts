@@ -21,7 +21,7 @@ import {parseRequestJson} from './json.js'
 import {RATE_LIMITS} from './rate-limiter.js'
 import {parseRequest} from './validation.js'
 
-/** Largest request body accepted; larger ones get 413 PAYLOAD_TOO_LARGE. */
+/** Largest request body accepted (but an endpoint's own bodyLimit); larger ones get 413 PAYLOAD_TOO_LARGE. */
 export const BODY_LIMIT_BYTES = 1024 * 1024
 /** A request's headers must arrive within this, and the whole request within REQUEST_TIMEOUT_MS. */
 export const HEADERS_TIMEOUT_MS = 10_000
@@ -182,7 +182,6 @@ function limitConnectionsPerAddress(app: FastifyInstance): void {
 }
 
 const SHARED_LOCAL_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
-
 /** Only JSON bodies. An empty body is "no body", so bodiless POSTs may still send the header. */
 function addJsonParsers(app: FastifyInstance): void {
   const jsonBody = (source: string, done: (err: Error | null, body?: unknown) => void) => {
@@ -347,6 +346,7 @@ function registerRoute(
     method: endpoint.method,
     url: urlOf(endpoint),
     config: {endpoint} satisfies RouteConfig,
+    ...(endpoint.bodyLimit === undefined ? {} : {bodyLimit: endpoint.bodyLimit}),
     // Authentication and rate limits run before the body is read: no credential, no parsing.
     onRequest: async (request, reply) => {
       if (endpoint.auth === 'credentials') return
