@@ -27,7 +27,7 @@ import {plainWidth} from '../src/cli/rendering/plain-width.ts'
 
 const FROM_CLI_TABLE3 = /node_modules\/cli-table3\//
 
-/** The table script's file name and text, and a plugin for the main build that loads it. */
+/** The table script's file name and text, and a plugin for the builds (main, fast.js) that load it. */
 export async function cliTable3Script(root: string): Promise<{
   name: string
   plugin: Plugin
@@ -63,7 +63,9 @@ export async function cliTable3Script(root: string): Promise<{
           contents: [
             "import {loadTableScript} from './table-script.ts'",
             "export type {LoadedTables} from './table-load.ts'",
-            `export async function loadCliTable3() { return loadTableScript(new URL(${JSON.stringify(`./${name}`)}, import.meta.url)) }`,
+            // From a chunk (the main build's), or from a file of the bundle's own folder (fast.js).
+            `const dir = /\\/chunks\\/[^/]*$/.test(import.meta.url) ? './' : './chunks/'`,
+            `export async function loadCliTable3() { return loadTableScript(new URL(dir + ${JSON.stringify(name)}, import.meta.url)) }`,
           ].join('\n'),
           resolveDir: dirname(args.path),
           loader: 'ts',
@@ -74,13 +76,16 @@ export async function cliTable3Script(root: string): Promise<{
   const write = (outDir: string, metafile: Metafile) => {
     if (!substituted)
       throw new Error('the bundle has no src/cli/rendering/table-load.ts: review scripts/bundle-table.ts')
-    // The script's address is relative to the output that holds the loader: it must be a chunk.
+    // The script's address is relative to the output that holds the loader: it must be a chunk,
+    // or a file of the bundle's own folder.
     const holder = Object.keys(metafile.outputs).filter((o) =>
       Object.keys(metafile.outputs[o]!.inputs).some((i) => i.endsWith('src/cli/rendering/table-load.ts')),
     )
-    const chunks = relative(root, join(outDir, 'chunks'))
-    if (holder.length !== 1 || dirname(holder[0]!) !== chunks)
-      throw new Error(`src/cli/rendering/table-load.ts is in ${holder.join(', ')}, not one file of ${chunks}`)
+    const dirs = [relative(root, outDir), relative(root, join(outDir, 'chunks'))]
+    if (holder.length !== 1 || !dirs.includes(dirname(holder[0]!)))
+      throw new Error(
+        `src/cli/rendering/table-load.ts is in ${holder.join(', ')}, not one file of ${dirs.join(' or ')}`,
+      )
     writeFileSync(join(outDir, 'chunks', name), text)
   }
   return {name, plugin, write}

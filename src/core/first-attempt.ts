@@ -11,12 +11,14 @@ export type FirstAttempt = AttemptOutcome & {sent: boolean}
  * decodes it), or the error that stopped it. The fast path of bin/run.js sends its one GET this way
  * before oclif loads: node:http is part of Node already, where undici's client is not. What to do
  * with the outcome (keep it, or hand it to the transport as a PriorAnswer) is the caller's.
- * `headers` are all the request's headers (see requestHeaders).
+ * `headers` are all the request's headers (see requestHeaders). `onSent` is called once the
+ * request is written whole to the connection, which is when the service starts on it: work done
+ * then overlaps the service's.
  */
 export function firstAttempt(
   req: HttpRequest,
   headers: Record<string, string>,
-  timeoutMs = 30_000,
+  {timeoutMs = 30_000, onSent}: {timeoutMs?: number; onSent?: () => void} = {},
 ): Promise<FirstAttempt> {
   // Not performance.now(), whose first use loads Node's performance timeline.
   const started = process.hrtime.bigint()
@@ -47,6 +49,7 @@ export function firstAttempt(
       done({error: {code, message: `${answered ? 'Body' : 'Headers'} Timeout Error`}, sent: true})
     }, timeoutMs)
     outgoing.on('error', failed)
+    if (onSent !== undefined) outgoing.once('finish', onSent)
     outgoing.on('response', (res) => {
       answered = true
       const chunks: Buffer[] = []

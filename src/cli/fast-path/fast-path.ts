@@ -21,6 +21,7 @@ import {
   responseDebugLines,
 } from '../../core/transport.js'
 import {toPayctlError} from '../command-errors.js'
+import {loadTablesAhead} from '../rendering/output.js'
 import {Printer} from '../rendering/printer.js'
 import {onStdoutClosed} from '../runtime/io.js'
 import {currentRuntime, processRuntime, type Runtime} from '../runtime/runtime.js'
@@ -64,7 +65,9 @@ export async function runFastPath(run: FastRun): Promise<Handover | undefined> {
   })
   try {
     if (debug) for (const line of requestDebugLines(req, headers)) out.debugLine(line)
-    const attempt = await out.spin(call.spin, () => firstAttempt(req, headers))
+    // A card's table is printed only without --json (the printer drops it otherwise).
+    const onSent = call.tables === true && !json ? loadTablesAhead : undefined
+    const attempt = await out.spin(call.spin, () => firstAttempt(req, headers, {onSent}))
     const prior: PriorRequest = {
       method: req.method,
       url: req.url,

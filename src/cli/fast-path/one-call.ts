@@ -43,6 +43,8 @@ export interface OneCall<K extends EndpointId = EndpointId> {
   flags: readonly OneCallFlag[]
   /** Whether its argument names a user, then by id or by email (the full CLI finds an email's id). */
   user?: true
+  /** Whether `show` prints a table for most records: the fast path loads the table code while the service answers. */
+  tables?: true
   /** Print the record, as a person reads it; under --json the record itself is printed after this. */
   show(out: Printer, record: EndpointResult<K>, flags: OneCallFlags): void | Promise<void>
 }
@@ -60,6 +62,7 @@ export const ONE_CALL_COMMANDS = {
   'users:balance': oneCall({
     operation: 'getUserBalance',
     user: true,
+    tables: true,
     spin: 'Fetching balance',
     flags: [],
     show: async (out, balance) => {
@@ -88,6 +91,7 @@ export const ONE_CALL_COMMANDS = {
   }),
   'events:get': oneCall({
     operation: 'getEvent',
+    tables: true,
     spin: 'Fetching event',
     flags: [],
     show: async (out, event, {json}) => {
@@ -111,6 +115,7 @@ export const ONE_CALL_COMMANDS = {
   }),
   'bnpl:payments:get': oneCall({
     operation: 'getBnplPayment',
+    tables: true,
     spin: 'Fetching BNPL payment',
     flags: [],
     show: async (out, payment) => {
@@ -131,6 +136,7 @@ export const ONE_CALL_COMMANDS = {
   'roundups:pending': oneCall({
     operation: 'getPendingRoundups',
     user: true,
+    tables: true,
     spin: 'Fetching pending round-ups',
     flags: ['output', 'columns', 'wide'],
     show: async (out, pending, flags) => {

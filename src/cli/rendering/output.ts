@@ -2,15 +2,28 @@ import {stripVTControlCharacters} from 'node:util'
 import {type LoadedTables, loadCliTable3} from './table-load.js'
 import {paint, terminalSafe} from './terminal.js'
 
-let tables: LoadedTables | undefined
+let tables: Promise<LoadedTables> | undefined
 
 /**
  * cli-table3, loaded by the first table a command prints (a command that prints none never loads
- * it): in the bundle, its own script with a code cache, on both paths (table-load.ts).
+ * it), or by loadTablesAhead: in the bundle, its own script with a code cache, on both paths
+ * (table-load.ts). A load that failed is tried again by the next table.
  */
-async function loadTables(): Promise<LoadedTables> {
-  tables ??= await loadCliTable3()
+function loadTables(): Promise<LoadedTables> {
+  tables ??= loadCliTable3().catch((err: unknown) => {
+    tables = undefined
+    throw err
+  })
   return tables
+}
+
+/**
+ * Load cli-table3 now, for a table that is likely to come: the fast path calls it once its request
+ * is sent, so that the load overlaps the service's work instead of following the answer. What it
+ * cannot load, the table that needs it says.
+ */
+export function loadTablesAhead(): void {
+  loadTables().catch(() => undefined)
 }
 
 export interface Column<T> {
