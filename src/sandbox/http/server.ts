@@ -62,15 +62,22 @@ function urlOf(endpoint: Endpoint): string {
   return endpoint.versioned === false ? path : `/v1${path}`
 }
 
+/** A limit in bytes, and in MiB where it is a whole number of them past the first. */
+function bytesText(limit: number): string {
+  const mib = limit / (1024 * 1024)
+  return Number.isInteger(mib) && mib > 1 ? `${limit} bytes (${mib} MiB)` : `${limit} bytes`
+}
+
 /** Map what Fastify itself throws (body parsing, bad URLs) onto the contract's codes. */
-function toApiError(err: unknown): ApiError | undefined {
+function toApiError(err: unknown, endpoint?: Endpoint): ApiError | undefined {
   if (err instanceof ApiError) return err
   const code = (err as {code?: unknown}).code
   switch (code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${BODY_LIMIT_BYTES} bytes`, {
-        limit: BODY_LIMIT_BYTES,
-      })
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      // The route's own limit where it has one (a story), else every route's.
+      const limit = endpoint?.bodyLimit ?? BODY_LIMIT_BYTES
+      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${bytesText(limit)}`, {limit})
+    }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -250,7 +257,7 @@ function setErrorHandlers(
 ): void {
   app.setErrorHandler((err, request, reply) => {
     const endpoint = endpointOf(request)
-    let apiError = request.is404 ? notFound(request) : toApiError(err)
+    let apiError = request.is404 ? notFound(request) : toApiError(err, endpoint)
     if (apiError === undefined) {
       log?.(
         `internal error on ${request.method} ${request.url.split('?', 1)[0]} ${request.id}: ${String(err)}`,
