@@ -77,7 +77,7 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
     const key = redactionKey(this.runtime.configDir)
     this.#auditUser = auditedUser(user, key)
     const audited = `${this.#auditUser}${this.#auditUser === user ? '' : ' (an email, redacted)'}`
-    await this.confirmProduction("copy a customer's story, redacted, from", f.yes, source)
+    await this.confirmProduction("read a customer's story, to import it redacted,", f.yes, source)
     this.auditNote = `sandbox import of user ${audited} from ${source.environment} (profile ${source.name})`
     const client = new PayctlClient({profile: source, store: this.store, ...this.transportOptions})
     const ready = await this.out.spin(`Reading the story from ${source.name}`, () =>
