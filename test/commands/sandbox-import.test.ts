@@ -1,4 +1,4 @@
-import {mkdirSync, readdirSync, readFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {ProfileStore} from '../../src/core/index.js'
@@ -64,6 +64,8 @@ describe('sandbox import from a sandbox', () => {
 
     const newAda = result.ids['users.customer']!
     const map = JSON.parse(readFileSync(join(source.sandbox.configDir, 'map.json'), 'utf8'))
+    // It links the sandbox to real customers: readable by its owner only.
+    expect(statSync(join(source.sandbox.configDir, 'map.json')).mode & 0o777).toBe(0o600)
     expect(map[source.ada]).toBe(newAda)
     const there = await storyOf(source.cli, ['--profile', 'local'], source.ada)
     const here = await storyOf(source.cli, ['--profile', 'target'], newAda)
