@@ -169,6 +169,6 @@ describe('the story route', () => {
     expect(answer.status).toBe(413)
     const error = JSON.parse(answer.body)
     expect(error).toMatchObject({code: 'PAYLOAD_TOO_LARGE', details: {limit: STORY_LIMITS.bytes}})
-    expect(error.message).toBe(`Request body is larger than ${STORY_LIMITS.bytes} bytes (256 MiB)`)
+    expect(error.message).toBe(`Request body is larger than ${STORY_LIMITS.bytes} bytes`)
   })
 })

@@ -62,22 +62,15 @@ function urlOf(endpoint: Endpoint): string {
   return endpoint.versioned === false ? path : `/v1${path}`
 }
 
-/** A limit in bytes, and in MiB where it is a whole number of them past the first. */
-function bytesText(limit: number): string {
-  const mib = limit / (1024 * 1024)
-  return Number.isInteger(mib) && mib > 1 ? `${limit} bytes (${mib} MiB)` : `${limit} bytes`
-}
-
 /** Map what Fastify itself throws (body parsing, bad URLs) onto the contract's codes. */
 function toApiError(err: unknown, endpoint?: Endpoint): ApiError | undefined {
   if (err instanceof ApiError) return err
   const code = (err as {code?: unknown}).code
+  // A route's own body limit where it has one (a story's), else every route's.
+  const limit = endpoint?.bodyLimit ?? BODY_LIMIT_BYTES
   switch (code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
-      // The route's own limit where it has one (a story), else every route's.
-      const limit = endpoint?.bodyLimit ?? BODY_LIMIT_BYTES
-      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${bytesText(limit)}`, {limit})
-    }
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, {limit})
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(
         'UNSUPPORTED_MEDIA_TYPE',
