@@ -55,6 +55,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * only read a service and wrote a file): what it read, and where from; never the data.
    */
   protected auditNote: string | undefined
+  /** The command line the audit log keeps (its secrets then redacted): a command may put data it was given out of it. */
+  protected auditArgv(): string[] {
+    return this.argv
+  }
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
@@ -411,7 +415,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         profile: profile?.name ?? '',
         environment: profile?.environment ?? '',
         baseUrl: profile?.baseUrl ?? '',
-        command: `payctl ${this.id?.replaceAll(':', ' ') ?? ''} ${redactArgv(this.argv)}`.trim(),
+        command: `payctl ${this.id?.replaceAll(':', ' ') ?? ''} ${redactArgv(this.auditArgv())}`.trim(),
         outcome: failure ? 'error' : 'ok',
         code: failure?.code,
         exitCode: failure?.exitCode ?? 0,

@@ -56,6 +56,21 @@ export function redactArgv(argv: string[]): string {
   return out.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')
 }
 
+/**
+ * The command line with the value of `flag` (`--user x` or `--user=x`, before any `--`) replaced
+ * by `value`: what a command logs instead of data it was given, such as a customer's email.
+ */
+export function withFlagValue(argv: readonly string[], flag: string, value: string): string[] {
+  const out = [...argv]
+  for (let i = 0; i < out.length; i++) {
+    const arg = out[i]!
+    if (arg === '--') break
+    if (arg === flag && i + 1 < out.length) out[++i] = value
+    else if (arg.startsWith(`${flag}=`)) out[i] = `${flag}=${value}`
+  }
+  return out
+}
+
 /** An append-only NDJSON file in the config dir, mode 0600. */
 export class AuditLog {
   readonly path: string

@@ -18,7 +18,7 @@ export {
   type VerifyResult,
   verifySignature,
 } from '../contract/webhook-signing/signature.js'
-export {type AuditEntry, AuditLog, redactArgv} from './audit.js'
+export {type AuditEntry, AuditLog, redactArgv, withFlagValue} from './audit.js'
 export {
   type CallArgs,
   type CallInput,
@@ -109,6 +109,7 @@ export {
 } from './session.js'
 export {downloadSnapshot, uploadSnapshot} from './snapshot-files.js'
 export {
+  auditedUser,
   type ImportOptions,
   isStoryFixture,
   loadStory,

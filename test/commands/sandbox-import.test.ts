@@ -1,4 +1,4 @@
-import {mkdirSync, readdirSync, readFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {ProfileStore} from '../../src/core/index.js'
@@ -52,6 +52,11 @@ describe('sandbox import from a sandbox', () => {
     expect(run.exitCode, run.stderr).toBe(0)
     const result = run.json<{ids: Record<string, string>; missing: unknown[]}>()
     expect(result.missing).toEqual([])
+    // The audit line names the user by the id the email resolved to, not by the email.
+    const audit = readFileSync(join(source.sandbox.configDir, 'audit.log'), 'utf8').trim().split('\n')
+    const line = JSON.parse(audit.at(-1)!)
+    expect(line.command).toContain(`--user ${source.ada} `)
+    expect(line.note).toBe(`sandbox import of user ${source.ada} from local (profile local)`)
     const after = await log.api.call('listRequestLog', {query: {cursor: before.cursor, limit: 100}})
     const sent = after.entries.map((e) => `${e.method} ${e.path.split('?')[0]}`)
     expect(sent.length).toBeGreaterThan(5)
@@ -59,6 +64,8 @@ describe('sandbox import from a sandbox', () => {
 
     const newAda = result.ids['users.customer']!
     const map = JSON.parse(readFileSync(join(source.sandbox.configDir, 'map.json'), 'utf8'))
+    // It links the sandbox to real customers: readable by its owner only.
+    expect(statSync(join(source.sandbox.configDir, 'map.json')).mode & 0o777).toBe(0o600)
     expect(map[source.ada]).toBe(newAda)
     const there = await storyOf(source.cli, ['--profile', 'local'], source.ada)
     const here = await storyOf(source.cli, ['--profile', 'target'], newAda)
@@ -320,6 +327,18 @@ describe('sandbox import is guarded', () => {
     const line = JSON.parse(audit.at(-1)!)
     expect(line.note).toBe(`sandbox import of user ${ada} from production (profile prod)`)
     expect(line.environment).toBe('local')
+  })
+
+  test('the audit line names the user by id or a redacted email, never the email typed', async () => {
+    for (const user of ['--user=Grace@Example.test', '--user Grace@Example.test']) {
+      await cli('sandbox', 'import', '--from', 'prod', '--into', 'target', ...user.split(' '), '--yes')
+      const line = JSON.parse(readFileSync(join(temp.dir, 'audit.log'), 'utf8').trim().split('\n').at(-1)!)
+      expect(JSON.stringify(line).toLowerCase(), user).not.toContain('grace@example.test')
+      expect(line.command).toMatch(/ --user[= ]user-[0-9a-f]{10}@example\.test /)
+      expect(line.note).toMatch(
+        /^sandbox import of user user-[0-9a-f]{10}@example\.test \(an email, redacted\) from production/,
+      )
+    }
   })
 
   test('loads only into a local sandbox', async () => {

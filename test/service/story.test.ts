@@ -1,4 +1,6 @@
+import {request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {STORY_LIMITS} from '../../src/contract/story.js'
 import {codeOf, start, type TestSandbox} from './helpers.js'
 
 /**
@@ -138,5 +140,35 @@ describe('the story route', () => {
     const minted = await t.post('/v1/auth/jwt', {scopes: ['balance:read']}, {auth: t.creds.secretKey})
     const res = await t.post('/_sandbox/story', story(), {auth: minted.body.token})
     expect(res.status).toBe(403)
+  })
+
+  test('a story over its own limit is 413, and the answer tells that limit, not the 1 MiB of other routes', async () => {
+    // Said by Content-Length: refused before a byte of the body is read.
+    const answer = await new Promise<{status: number; body: string}>((resolve, reject) => {
+      const req = request(`${t.sb.url}/_sandbox/story`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.creds.secretKey}`,
+          'content-type': 'application/json',
+          'content-length': String(STORY_LIMITS.bytes + 1),
+        },
+      })
+      req.on('response', (res) => {
+        let body = ''
+        res.on('data', (c: Buffer) => {
+          body += c.toString()
+        })
+        res.on('end', () => {
+          req.destroy()
+          resolve({status: res.statusCode ?? 0, body})
+        })
+      })
+      req.on('error', reject)
+      req.write('{')
+    })
+    expect(answer.status).toBe(413)
+    const error = JSON.parse(answer.body)
+    expect(error).toMatchObject({code: 'PAYLOAD_TOO_LARGE', details: {limit: STORY_LIMITS.bytes}})
+    expect(error.message).toBe(`Request body is larger than ${STORY_LIMITS.bytes} bytes`)
   })
 })

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {isSecretHeader, redactArgv, redactText} from '../../src/core/index.js'
+import {isSecretHeader, redactArgv, redactText, withFlagValue} from '../../src/core/index.js'
 
 describe('redaction of every credential the sandbox accepts', () => {
   it('hides keys and secrets with - and _, of any length the sandbox allows', () => {
@@ -62,5 +62,16 @@ describe('redaction of every credential the sandbox accepts', () => {
     expect(line).toContain('Idempotency-Key: order-42')
     expect(isSecretHeader('x-service-signature')).toBe(true)
     expect(isSecretHeader('Idempotency-Key')).toBe(false)
+  })
+
+  it('replaces a flag’s value in both spellings, and nothing after --', () => {
+    expect(
+      withFlagValue(['--user', 'a@b.c', '--user=a@b.c', '--', '--user', 'x'], '--user', 'usr_1'),
+    ).toEqual(['--user', 'usr_1', '--user=usr_1', '--', '--user', 'x'])
+    expect(withFlagValue(['--username', 'a', '--user'], '--user', 'usr_1')).toEqual([
+      '--username',
+      'a',
+      '--user',
+    ])
   })
 })

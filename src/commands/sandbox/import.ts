@@ -3,6 +3,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
 import {favourSmallHeap} from '../../cli/runtime/heap.js'
 import {
+  auditedUser,
   loadStory,
   PayctlClient,
   prepareStory,
@@ -10,6 +11,7 @@ import {
   resolveProfile,
   sourceToSandbox,
   storyFixture,
+  withFlagValue,
   writeFileAtomically,
   writeStoryMap,
 } from '../../core/index.js'
@@ -52,8 +54,15 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
     yes: yesFlag,
   }
 
+  /** The user as the audit log names them: the id read, else the id or redacted email given. */
+  #auditUser: string | undefined
+
   protected override profileToActOn(): string | undefined {
     return this.flags?.into ?? this.flags?.profile
+  }
+
+  protected override auditArgv(): string[] {
+    return this.#auditUser === undefined ? this.argv : withFlagValue(this.argv, '--user', this.#auditUser)
   }
 
   async run(): Promise<ImportResult> {
@@ -65,18 +74,22 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
     const user = f.user ?? (await this.questions.ask('user', 'User (id or email)'))
     const source = resolveProfile(this.store.read(), {profile: from}, this.env)
     if (f.file === undefined) this.requireLocal('sandbox import (the story is loaded into --into)')
-    await this.confirmProduction("copy a customer's story, redacted, from", f.yes, source)
-    this.auditNote = `sandbox import of user ${user} from ${source.environment} (profile ${source.name})`
+    const key = redactionKey(this.runtime.configDir)
+    this.#auditUser = auditedUser(user, key)
+    const audited = `${this.#auditUser}${this.#auditUser === user ? '' : ' (an email, redacted)'}`
+    await this.confirmProduction("read a customer's story, to import it redacted,", f.yes, source)
+    this.auditNote = `sandbox import of user ${audited} from ${source.environment} (profile ${source.name})`
     const client = new PayctlClient({profile: source, store: this.store, ...this.transportOptions})
     const ready = await this.out.spin(`Reading the story from ${source.name}`, () =>
       prepareStory(client, {
         user,
         since: f.since,
         sourceIsSandbox: source.kind === 'local',
-        key: redactionKey(this.runtime.configDir),
+        key,
         keepMetadata: f['keep-metadata'],
       }),
     )
+    this.#auditUser = ready.sourceUserId
     this.auditNote = `sandbox import of user ${ready.sourceUserId} from ${source.environment} (profile ${source.name})`
     for (const m of ready.missing) this.out.warn(`Not imported: ${m.what}: ${m.reason}`)
     const result: ImportResult = {

@@ -43,6 +43,14 @@ export const NOT_RECREATED = [
   'the source’s request ids, idempotency keys, tokens and credentials',
 ] as const
 
+/**
+ * The user as the audit log names them: an id as it is, an email as the import redacts it
+ * (`user-<hash>@example.test`, the imported user's own email), never as it was typed.
+ */
+export function auditedUser(user: string, key: Buffer): string {
+  return user.includes('@') ? new Redactor(key).email(user) : user
+}
+
 /** Read and redact the story of one user from `source`. */
 export async function prepareStory(source: PayctlClient, opts: ImportOptions): Promise<ReadyStory> {
   const read = await readStory(source, {user: opts.user, since: opts.since, sandbox: opts.sourceIsSandbox})

@@ -131,8 +131,9 @@ export async function readStory(client: PayctlClient, opts: ReadOptions): Promis
 
 /**
  * The transactions the window's ledger entries were posted by but the window's list does not
- * hold (made before it, settled in it), and the other legs of its transfers: read one by one, so
- * that every entry has its record and every leg its pair.
+ * hold (made before it, settled in it), the other legs of its transfers and what its refunds
+ * refund: read one by one, so that every entry has its record, every leg its pair and every refund
+ * its original.
  */
 async function addTold(
   read: (id: string) => Promise<TransactionView>,
@@ -145,7 +146,17 @@ async function addTold(
   // The other leg of a transfer to someone else's wallet: the events about it are about this one too.
   for (const t of txns) if (typeof t.pairedTransactionId === 'string') told.add(t.pairedTransactionId)
   const more = [...told].filter((id) => !known.has(id))
-  const got = await Promise.all(more.map((id) => read(id)))
+  // What a refund of the window refunds, made before it: read too, so the refund keeps its link
+  // (where the service will not show it, the refund is loaded without it).
+  const originals = [
+    ...new Set(txns.map((t) => t.originalTransactionId).filter((id) => typeof id === 'string')),
+  ].filter((id) => !known.has(id) && !told.has(id))
+  const got = [
+    ...(await Promise.all(more.map((id) => read(id)))),
+    ...(await Promise.all(originals.map((id) => read(id).catch(() => undefined)))).filter(
+      (t) => t !== undefined,
+    ),
+  ]
   // Oldest first, as the list is, each among those of its time after the list's own (a stable sort).
   txns.push(...got)
   txns.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt))

@@ -90,6 +90,14 @@ export interface Person {
   externalId?: string | undefined
 }
 
+/** A URL in free text: its user, path and query may carry a credential or a customer's data. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)"'<>]+/gi
+const EMAIL_IN_TEXT = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g
+/** An email this redaction made: left as it is. */
+const REDACTED_EMAIL = /^user-[0-9a-f]{10}@example\.test$/
+/** Not across dots: an address (`192.168.100.200`) or an amount is not a number to hide. */
+const LONG_NUMBER = /\b\d(?:[ ()/-]{0,2}\d){7,}\b/g
+
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export class Redactor {
@@ -158,11 +166,23 @@ export class Redactor {
     this.#quotes.sort((a, b) => b[0].source.length - a[0].source.length)
   }
 
-  /** Free text: what it quotes of a person replaced, and long numbers cut to their last four digits. */
+  /**
+   * Free text: a URL it quotes cut to its origin, every email redacted (anyone's: a note may name
+   * another person), what it quotes of the person replaced, and long numbers cut to their last four
+   * digits.
+   */
   text(value: string): string {
-    let out = value
+    let out = value.replace(URL_IN_TEXT, (url) => {
+      try {
+        const {origin} = new URL(url)
+        return origin === 'null' ? '[url]' : `${origin}${/^[a-z]+:\/\/[^/?#]*[/?#]./i.test(url) ? '/…' : ''}`
+      } catch {
+        return '[url]'
+      }
+    })
+    out = out.replace(EMAIL_IN_TEXT, (email) => (REDACTED_EMAIL.test(email) ? email : this.email(email)))
     for (const [pattern, to] of this.#quotes) out = out.replace(pattern, to)
-    // A card or bank number (8 digits or more, spaced or not): its last four only.
-    return out.replace(/\b\d(?:[ -]?\d){7,}\b/g, (digits) => `••••${digits.replace(/\D/g, '').slice(-4)}`)
+    // A card, bank or phone number (8 digits or more, spaced, dashed or bracketed): its last four only.
+    return out.replace(LONG_NUMBER, (digits) => `••••${digits.replace(/\D/g, '').slice(-4)}`)
   }
 }

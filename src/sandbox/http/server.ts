@@ -63,14 +63,14 @@ function urlOf(endpoint: Endpoint): string {
 }
 
 /** Map what Fastify itself throws (body parsing, bad URLs) onto the contract's codes. */
-function toApiError(err: unknown): ApiError | undefined {
+function toApiError(err: unknown, endpoint?: Endpoint): ApiError | undefined {
   if (err instanceof ApiError) return err
   const code = (err as {code?: unknown}).code
+  // A route's own body limit where it has one (a story's), else every route's.
+  const limit = endpoint?.bodyLimit ?? BODY_LIMIT_BYTES
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${BODY_LIMIT_BYTES} bytes`, {
-        limit: BODY_LIMIT_BYTES,
-      })
+      return new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, {limit})
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -250,7 +250,7 @@ function setErrorHandlers(
 ): void {
   app.setErrorHandler((err, request, reply) => {
     const endpoint = endpointOf(request)
-    let apiError = request.is404 ? notFound(request) : toApiError(err)
+    let apiError = request.is404 ? notFound(request) : toApiError(err, endpoint)
     if (apiError === undefined) {
       log?.(
         `internal error on ${request.method} ${request.url.split('?', 1)[0]} ${request.id}: ${String(err)}`,
