@@ -20,6 +20,7 @@ import {readFileSync, rmSync} from 'node:fs'
 import {isBuiltin} from 'node:module'
 import {join, relative, resolve} from 'node:path'
 import {build} from 'esbuild'
+import {commonJsNamedExports} from './bundle-commonjs.ts'
 import {recordPackages} from './notices.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -51,6 +52,8 @@ const result = await build({
   logLevel: 'warning',
   chunkNames: '[name]-[hash]',
   external: EXTERNAL,
+  // A CommonJS package (yaml, undici) imported by an ES module has the named exports Node gives it.
+  plugins: [commonJsNamedExports(ROOT)],
   // Bundled CommonJS (fastify, undici…) calls require() and reads __dirname: an ES module has neither.
   banner: {
     js: [

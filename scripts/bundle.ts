@@ -35,6 +35,7 @@ import {
   type OwnCall,
   standInSource,
 } from './bundle-checks.ts'
+import {commonJsNamedExports} from './bundle-commonjs.ts'
 import {cliTable3Script} from './bundle-table.ts'
 import {bundledPluginCommands} from './bundled-plugins.ts'
 import {fastPathTable} from './fast-path.ts'
@@ -198,62 +199,6 @@ const builtinsWithoutFacade: Plugin = {
       }
     })
   },
-}
-
-/**
- * Under Node, an ES module importing a CommonJS package gets the names its CommonJS lexer finds, read
- * once; esbuild instead copies every property into a fresh object in each importing module (62
- * commands importing oclif's index), and its chunk for a dynamic `import('undici')` would export
- * only `default`. So each CommonJS package that ES modules import goes through an ES module that
- * exports its names, read at build time: for a static import, each name is read only if something
- * imports it; for a dynamic one, all of them, as Node does.
- */
-const commonJsNamedExports: Plugin = {
-  name: 'commonjs-named-exports',
-  setup(b) {
-    b.onResolve({filter: /^[^./]/}, async (args) => {
-      if (args.kind !== 'dynamic-import' && args.kind !== 'import-statement') return undefined
-      if (args.pluginData === 'real' || isBuiltin(args.path)) return undefined
-      const resolved = await b.resolve(args.path, {
-        kind: 'import-statement',
-        resolveDir: args.resolveDir,
-        pluginData: 'real',
-      })
-      if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return undefined
-      if (!isCommonJs(resolved.path)) return undefined
-      return {path: resolved.path, namespace: 'payctl-cjs', pluginData: args.kind}
-    })
-    b.onLoad({filter: /.*/, namespace: 'payctl-cjs'}, (args) => {
-      const names = Object.keys(requireFromRoot(args.path)).filter(
-        (n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n),
-      )
-      const read =
-        args.pluginData === 'dynamic-import'
-          ? (n: string) => `m.${n}`
-          : (n: string) => `/* @__PURE__ */ (() => m.${n})()`
-      return {
-        resolveDir: dirname(args.path),
-        contents: [
-          `const m = require(${JSON.stringify(args.path)})`,
-          'export default m',
-          ...names.map((n) => `export const ${n} = ${read(n)}`),
-        ].join('\n'),
-      }
-    })
-  },
-}
-
-function isCommonJs(file: string): boolean {
-  if (file.endsWith('.cjs')) return true
-  if (!file.endsWith('.js')) return false
-  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type !== 'module'
-    } catch {
-      // no package.json here: look further up
-    }
-  }
-  return true
 }
 
 /**
@@ -603,7 +548,7 @@ const result = await build({
     cliTable3.plugin,
     // Before commonJsNamedExports, which would otherwise take the modules it stands in for.
     lazyModules,
-    commonJsNamedExports,
+    commonJsNamedExports(ROOT),
     oclifSortWithoutCollator,
   ],
 })
