@@ -142,11 +142,11 @@ async function pack(): Promise<void> {
 }
 
 /**
- * Minify a bundled file in place (the package's size is half of what it was unminified), keeping
- * what the bundle relies on: the names of classes and functions (`keepNames`: oclif and errors read
- * them), and the parentheses that make V8 compile a module's body with its file (scripts/bundle.ts
- * compileModuleBodiesEagerly), which esbuild keeps. Licence comments go: THIRD-PARTY-NOTICES.md has
- * each package's licence whole.
+ * Minify a bundled file in place (unminified, the bundles would take the package past its 8.9 MB:
+ * test/release/install.test.ts), keeping what the bundle relies on: the names of classes and
+ * functions (`keepNames`: oclif and errors read them), and the parentheses that make V8 compile a
+ * module's body with its file (scripts/bundle.ts compileModuleBodiesEagerly), which esbuild keeps.
+ * Licence comments go: THIRD-PARTY-NOTICES.md has each package's licence whole.
  */
 async function minify(file: string): Promise<void> {
   const {code} = await transform(readFileSync(file, 'utf8'), {
