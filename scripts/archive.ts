@@ -7,6 +7,7 @@
  *                       `oclif pack` would download Node from nodejs.org instead)
  *   payctl/lib/…        the npm package as `npm pack` makes it (bin, dist, oclif.manifest.json, docs,
  *                       examples/fixtures, package.json…) and its production node_modules
+ *                       (zod alone: the bundles carry every other dependency)
  *
  * The package is packed from the current build (`npm run build` first; the npm script does), with
  * `scripts/build.ts --pack`/`--unpack` around it as prepack and postpack do. Its dependencies are

@@ -9,13 +9,15 @@
 import {copyFileSync, mkdirSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {build} from 'esbuild'
+import {recordPackages} from './notices.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const SOURCE = join(ROOT, 'src', 'sandbox', 'inspector', 'browser')
-const OUT = join(process.env.PAYCTL_BUILD_DIR ?? join(ROOT, 'dist'), 'inspector')
+const BUILD = process.env.PAYCTL_BUILD_DIR ?? join(ROOT, 'dist')
+const OUT = join(BUILD, 'inspector')
 
 mkdirSync(OUT, {recursive: true})
-await build({
+const result = await build({
   entryPoints: [join(SOURCE, 'main.ts')],
   outfile: join(OUT, 'inspector.js'),
   bundle: true,
@@ -25,8 +27,10 @@ await build({
   target: 'es2022',
   minify: true,
   legalComments: 'eof',
+  metafile: true,
   logLevel: 'warning',
 })
+recordPackages(BUILD, result.metafile)
 for (const file of ['inspector.css', 'icon.svg']) copyFileSync(join(SOURCE, file), join(OUT, file))
 const kb = (file: string) => (statSync(join(OUT, file)).size / 1024).toFixed(1)
 console.log(`inspector: inspector.js ${kb('inspector.js')} KiB, inspector.css ${kb('inspector.css')} KiB`)

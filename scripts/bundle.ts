@@ -5,7 +5,8 @@
  * - `main.js`: oclif and the entry point (`src/cli/main.ts`) that `bin/run.js` imports.
  * - `commands.js`: every command, as the `COMMANDS` object of oclif's explicit command discovery
  *   (`oclif.commands` in package.json). Generated from `src/commands/**`, so a new command file needs
- *   no registration.
+ *   no registration, and the commands of oclif's help and autocomplete plugins
+ *   (scripts/bundled-plugins.ts); and the hook of an unknown command (`oclif.hooks`).
  * - `fast.js`: what `bin/run.js` loads first, the fast path of the one-call commands and of help,
  *   which loads neither oclif nor zod (src/cli/fast-path/fast-start.ts); its table is generated from the
  *   endpoint table and ONE_CALL_COMMANDS (scripts/fast-path.ts). Built on its own, as one file
@@ -13,14 +14,16 @@
  * - `chunks/`: code they share, and one chunk per dynamic `import()` (undici, prompts, ora,
  *   yaml…), so what a command does not use is never read.
  *
- * The sandbox stays out of the bundle: `sandbox start` imports the tsc build in `dist/sandbox`, the
- * same code the `payctl/sandbox` export serves.
+ * The sandbox stays out of the bundle: `sandbox start` imports the library's bundle of it,
+ * `dist/library/sandbox.js` (scripts/bundle-library.ts), the code the `payctl/sandbox` export serves.
+ * Everything else is in the bundle, dependencies included (an installed payctl has none but zod and
+ * the Node binary): jq-wasm's jq.wasm is copied beside the chunk that reads it.
  *
  *   node scripts/bundle.ts [--analyze]        (part of `npm run build`)
  */
 
 import {createHash} from 'node:crypto'
-import {globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, isBuiltin} from 'node:module'
 import {dirname, join, relative, resolve} from 'node:path'
 import {analyzeMetafile, build, type Metafile, type Plugin, transform} from 'esbuild'
@@ -33,8 +36,11 @@ import {
   type OwnCall,
   standInSource,
 } from './bundle-checks.ts'
+import {commonJsNamedExports} from './bundle-commonjs.ts'
 import {cliTable3Script} from './bundle-table.ts'
+import {bundledPluginCommands} from './bundled-plugins.ts'
 import {fastPathTable} from './fast-path.ts'
+import {recordPackages} from './notices.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 /** The build being made (scripts/build.ts), or dist/ itself. */
@@ -53,6 +59,9 @@ const commandFiles = globSync('**/*.ts', {cwd: join(ROOT, 'src', 'commands')})
   .filter((f) => !f.endsWith('.d.ts'))
   .sort()
 
+/** The commands of oclif's help and autocomplete plugins, bundled as payctl's own (scripts/bundled-plugins.ts). */
+const pluginCommands = bundledPluginCommands(ROOT)
+
 const commandsEntry: Plugin = {
   name: 'commands-entry',
   setup(b) {
@@ -60,9 +69,12 @@ const commandsEntry: Plugin = {
     b.onLoad({filter: /.*/, namespace: 'payctl-commands'}, () => ({
       contents: [
         ...commandFiles.map((f, i) => `import C${i} from './src/commands/${f}'`),
+        ...pluginCommands.map((c, i) => `import P${i} from ${JSON.stringify(c.file)}`),
         'export const COMMANDS = {',
         ...commandFiles.map((f, i) => `  ${JSON.stringify(commandId(f))}: C${i},`),
+        ...pluginCommands.map((c, i) => `  ${JSON.stringify(c.id)}: P${i},`),
         '}',
+        "export {default as notFound} from './src/cli/not-found.ts'",
       ].join('\n'),
       resolveDir: ROOT,
       loader: 'ts',
@@ -94,16 +106,50 @@ const fastEntry: Plugin = {
   },
 }
 
-/** `import('../../sandbox/index.js')` stays an import of the tsc build next to the bundle. */
+/**
+ * `import('../../sandbox/index.js')` becomes an import of the library's bundle of the sandbox, beside
+ * the CLI's: `../library/sandbox.js` from a file of dist/bundle (checkSandboxImporters).
+ */
+const SANDBOX_BUNDLE = '../library/sandbox.js'
 const sandboxOutside: Plugin = {
   name: 'sandbox-outside',
   setup(b) {
     const sandboxIndex = join(ROOT, 'src', 'sandbox', 'index.ts')
     b.onResolve({filter: /\/sandbox\/index\.js$/}, (args) => {
       if (resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts')) !== sandboxIndex) return undefined
-      return {path: '../sandbox/index.js', external: true}
+      return {path: SANDBOX_BUNDLE, external: true}
     })
   },
+}
+
+/** Fail the build if a chunk imports the sandbox: its relative path holds only from dist/bundle itself. */
+function checkSandboxImporters(metafile: Metafile): void {
+  for (const [out, output] of Object.entries(metafile.outputs)) {
+    if (!output.imports.some((i) => i.external && i.path === SANDBOX_BUNDLE)) continue
+    if (resolve(ROOT, dirname(out)) !== OUT)
+      throw new Error(
+        `${out} imports ${SANDBOX_BUNDLE}, which it cannot reach from there: review sandboxOutside`,
+      )
+  }
+}
+
+/**
+ * jq-wasm reads its jq.wasm from `build/` beside its own module (`__dirname`, from import.meta.url):
+ * beside the chunk that holds it, once bundled.
+ */
+function copyJqWasm(metafile: Metafile): void {
+  const module = requireFromRoot.resolve('jq-wasm').replace(/\.cjs$/, '.mjs')
+  const holders = Object.keys(metafile.outputs).filter((out) =>
+    Object.keys(metafile.outputs[out]!.inputs).some((i) => resolve(ROOT, i) === module),
+  )
+  if (holders.length !== 1)
+    throw new Error(`jq-wasm is in ${holders.length} files of the bundle: review copyJqWasm`)
+  const source = readFileSync(module, 'utf8')
+  if (!source.includes('join(__dirname, "build", "jq.wasm")'))
+    throw new Error('jq-wasm no longer reads build/jq.wasm beside its module: review copyJqWasm')
+  const target = join(ROOT, dirname(holders[0]!), 'build')
+  mkdirSync(target, {recursive: true})
+  copyFileSync(join(dirname(module), 'build', 'jq.wasm'), join(target, 'jq.wasm'))
 }
 
 /**
@@ -154,62 +200,6 @@ const builtinsWithoutFacade: Plugin = {
       }
     })
   },
-}
-
-/**
- * Under Node, an ES module importing a CommonJS package gets the names its CommonJS lexer finds, read
- * once; esbuild instead copies every property into a fresh object in each importing module (62
- * commands importing oclif's index), and its chunk for a dynamic `import('undici')` would export
- * only `default`. So each CommonJS package that ES modules import goes through an ES module that
- * exports its names, read at build time: for a static import, each name is read only if something
- * imports it; for a dynamic one, all of them, as Node does.
- */
-const commonJsNamedExports: Plugin = {
-  name: 'commonjs-named-exports',
-  setup(b) {
-    b.onResolve({filter: /^[^./]/}, async (args) => {
-      if (args.kind !== 'dynamic-import' && args.kind !== 'import-statement') return undefined
-      if (args.pluginData === 'real' || isBuiltin(args.path)) return undefined
-      const resolved = await b.resolve(args.path, {
-        kind: 'import-statement',
-        resolveDir: args.resolveDir,
-        pluginData: 'real',
-      })
-      if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return undefined
-      if (!isCommonJs(resolved.path)) return undefined
-      return {path: resolved.path, namespace: 'payctl-cjs', pluginData: args.kind}
-    })
-    b.onLoad({filter: /.*/, namespace: 'payctl-cjs'}, (args) => {
-      const names = Object.keys(requireFromRoot(args.path)).filter(
-        (n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n),
-      )
-      const read =
-        args.pluginData === 'dynamic-import'
-          ? (n: string) => `m.${n}`
-          : (n: string) => `/* @__PURE__ */ (() => m.${n})()`
-      return {
-        resolveDir: dirname(args.path),
-        contents: [
-          `const m = require(${JSON.stringify(args.path)})`,
-          'export default m',
-          ...names.map((n) => `export const ${n} = ${read(n)}`),
-        ].join('\n'),
-      }
-    })
-  },
-}
-
-function isCommonJs(file: string): boolean {
-  if (file.endsWith('.cjs')) return true
-  if (!file.endsWith('.js')) return false
-  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type !== 'module'
-    } catch {
-      // no package.json here: look further up
-    }
-  }
-  return true
 }
 
 /**
@@ -575,9 +565,8 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Bundled CommonJS (oclif and a few dependencies) calls require(): give the ES modules a real one.
   banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
-  // oclif loads TypeScript only to run uncompiled plugins, which payctl never does. jq-wasm (for
-  // --jq) reads its jq.wasm beside its own module: imported from node_modules as it is.
-  external: ['typescript', 'ts-node', 'jq-wasm'],
+  // oclif loads TypeScript only to run uncompiled plugins, which payctl never does.
+  external: ['typescript', 'ts-node'],
   plugins: [
     commandsEntry,
     sandboxOutside,
@@ -585,7 +574,7 @@ const result = await build({
     cliTable3.plugin,
     // Before commonJsNamedExports, which would otherwise take the modules it stands in for.
     lazyModules,
-    commonJsNamedExports,
+    commonJsNamedExports(ROOT),
     oclifSortWithoutCollator,
   ],
 })
@@ -612,16 +601,18 @@ const fastBuild = await build({
   write: false,
   logLevel: 'warning',
   banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
-  external: ['jq-wasm'],
   plugins: [
     fastEntry,
     mainBuildChunks(result.metafile),
     builtinsWithoutFacade,
     cliTable3.plugin,
-    commonJsNamedExports,
+    commonJsNamedExports(ROOT),
   ],
 })
 checkFastPathLoads(fastBuild.metafile)
+checkSandboxImporters(result.metafile)
+recordPackages(BUILD, result.metafile)
+recordPackages(BUILD, fastBuild.metafile)
 const outputFiles = [...result.outputFiles, ...fastBuild.outputFiles]
 
 const buildId = createHash('sha256')
@@ -648,6 +639,7 @@ for (const file of outputFiles) {
   writeFileSync(file.path, code)
 }
 checkLazyModulesUsed(LAZY_MODULES, lazyUsed)
+copyJqWasm(result.metafile)
 cliTable3.write(OUT, result.metafile)
 if (!fastBuild.outputFiles.some((f) => f.path.endsWith('fast.js') && f.text.includes(BUILD_ID_PLACEHOLDER)))
   throw new Error('fast.js has no build id to fill in: review fastEntry')

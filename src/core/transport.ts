@@ -164,6 +164,7 @@ export const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
 const PERMANENT_CODES =
   /^(ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EPROTO|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|ERR_SSL_)/
 
+/** @internal undici's types are not part of the library's: undici is bundled, not installed. */
 interface Dispatchers {
   /** undici's `Dispatcher.prototype.request`, called with the dispatcher as `this`. */
   request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
@@ -236,7 +237,7 @@ export class Connections {
     return this.#env.PAYCTL_CA_FILE || undefined
   }
 
-  /** The dispatchers, loaded and created on the first request (again after a failure). */
+  /** @internal The dispatchers, loaded and created on the first request (again after a failure). */
   dispatchers(): Promise<Dispatchers> {
     this.#dispatchers ??= this.#create().catch((err: unknown) => {
       this.#dispatchers = undefined
@@ -267,7 +268,7 @@ export class Connections {
   }
 
   /**
-   * The dispatcher a connection to `url` goes through: the proxy's, unless the URL bypasses it
+   * @internal The dispatcher a connection to `url` goes through: the proxy's, unless the URL bypasses it
    * (NO_PROXY, or this machine), else the direct one; both trust PAYCTL_CA_FILE.
    */
   async dispatcherFor(url: string): Promise<Dispatcher> {

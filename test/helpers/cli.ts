@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {type Command, Config, Plugin} from '@oclif/core'
+import {bundledPluginCommands} from '../../scripts/bundled-plugins.ts'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -82,22 +83,28 @@ function commandId(file: string): string {
   return parts.join(':')
 }
 
+/** The commands of oclif's help and autocomplete plugins, which the build bundles as payctl's own. */
+const PLUGIN_COMMANDS = Object.fromEntries(
+  await Promise.all(
+    bundledPluginCommands(ROOT).map(
+      async (c) => [c.id, (await import(pathToFileURL(c.file).href)).default as Command.Class] as const,
+    ),
+  ),
+)
+
 /**
  * oclif's configuration of payctl with its commands as they are in src/ (loaded by the test's own
- * module loader, so a change is seen at once, with no build), and its two core plugins. Made anew
- * for each run, as a process makes it.
+ * module loader, so a change is seen at once, with no build), and those of oclif's help and
+ * autocomplete plugins, as the build has them. Made anew for each run, as a process makes it.
  */
 async function configFromSource(): Promise<Config> {
   const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   pjson.oclif.hooks = {command_not_found: './test/helpers/not-found-hook.js'}
   const root = new Plugin({root: ROOT, pjson, isRoot: true, ignoreManifest: true})
   // Its commands given rather than imported from the build (oclif reads them from this cache first).
-  ;(root as unknown as {commandCache: unknown}).commandCache = COMMANDS
-  const plugins = [root]
-  for (const core of pjson.oclif.plugins as string[])
-    plugins.push(new Plugin({root: join(ROOT, 'node_modules', core), type: 'core'}))
-  await Promise.all(plugins.map((p) => p.load()))
-  return Config.load({root: ROOT, pjson, plugins: new Map(plugins.map((p) => [p.name, p]))})
+  ;(root as unknown as {commandCache: unknown}).commandCache = {...COMMANDS, ...PLUGIN_COMMANDS}
+  await root.load()
+  return Config.load({root: ROOT, pjson, plugins: new Map([[root.name, root]])})
 }
 
 /**

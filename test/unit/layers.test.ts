@@ -223,18 +223,18 @@ const COMPUTED = 'a module whose name is computed'
 const ROOT = join(import.meta.dirname, '..', '..')
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string
-  exports: Record<string, string>
+  exports: Record<string, {types: string; default: string}>
 }
 
 /**
- * The source file behind an import of the package by its own name (`payctl/sandbox`), through its exports;
- * undefined for any other package.
+ * The source file behind an import of the package by its own name (`payctl/sandbox`), through its
+ * exports (whose declarations are tsc's, beside the source's path); undefined for any other package.
  */
 function selfReference(specifier: string): string | undefined {
   const {name, exports} = PACKAGE
   if (specifier !== name && !specifier.startsWith(`${name}/`)) return undefined
-  const built = exports[`.${specifier.slice(name.length)}`]
-  return built?.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')
+  const declared = exports[`.${specifier.slice(name.length)}`]?.types
+  return declared?.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts')
 }
 
 /**

@@ -1,5 +1,4 @@
 import {randomInt} from 'node:crypto'
-import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import type {RoutePattern} from '../../contract/fault-routes.js'
 import type {
   ApiFault,
@@ -315,55 +314,4 @@ function sameSettings(record: DeliveryFault, s: DeliveryFaultSettings): boolean 
     record.tamperSignature === (s.tamperSignature ?? null) &&
     (s.seed === undefined || record.seed === s.seed)
   )
-}
-
-const STATUS_CODES = {429: 'RATE_LIMIT_EXCEEDED', 500: 'INTERNAL_ERROR', 503: 'SERVICE_UNAVAILABLE'} as const
-const STATUS_TEXT = {429: 'too many requests', 500: 'server error', 503: 'service unavailable'} as const
-
-/** Requests whose connection is cut once their answer is committed (`drop after`). */
-const dropAfter = new WeakSet<FastifyRequest>()
-
-/**
- * Inject the partner's API faults into an authenticated request, before its body is read: wait out
- * the latency, then answer the fault's status (throws), cut the connection (`drop before`: the
- * operation never runs), or mark the request to be cut once its answer is committed (`drop after`).
- */
-export async function injectApiFault(
-  faults: FaultStore,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  operationId: string,
-  partnerId: string,
-): Promise<void> {
-  const injection = faults.draw(partnerId, operationId, request.url.split('?', 1)[0] ?? '')
-  if (injection === undefined) return
-  request.injectedFault = injection.label
-  if (injection.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, injection.latencyMs))
-  if (injection.drop === 'before') {
-    // Nothing runs and nothing answers: Fastify leaves a hijacked reply alone.
-    reply.hijack()
-    request.raw.socket.destroy()
-    return
-  }
-  if (injection.drop === 'after') dropAfter.add(request)
-  const status = injection.status
-  if (status === undefined) return
-  const retryAfter = injection.retryAfterSeconds
-  throw new ApiError(
-    STATUS_CODES[status],
-    `Injected fault (${injection.faultIds.join(', ')}): ${STATUS_TEXT[status]}`,
-    {injected: true, faultIds: injection.faultIds},
-    {headers: retryAfter === undefined ? {} : {'retry-after': String(retryAfter)}},
-  )
-}
-
-/**
- * Cut the connection of a `drop after` request in place of its answer. Added after the hook that
- * holds answers until their commit, so the change (and its idempotent answer) is in the data file.
- */
-export function addDropAfterHook(app: FastifyInstance): void {
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    if (dropAfter.has(request)) request.raw.socket.destroy()
-    done(null, payload)
-  })
 }

@@ -10,7 +10,7 @@ import {
 } from '../../contract/api/endpoint.js'
 import {endpoints} from '../../contract/api/endpoints.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from '../context.js'
-import {addDropAfterHook, injectApiFault} from '../faults/injection.js'
+import {addDropAfterHook, injectApiFault} from '../faults/requests.js'
 import type {Feature, Served} from '../feature.js'
 import {newId} from '../storage/ids.js'
 import type {Principal} from '../tenancy/authenticate.js'

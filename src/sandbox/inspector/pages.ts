@@ -121,11 +121,13 @@ const ASSETS: Record<string, string> = {
 }
 
 /**
- * Where the bundle's files are, first found first: beside this module in a build (its `inspector/`
- * folder), then, run from src/, the sources of the files the build copies as they are, then the
- * current build's.
+ * Where the bundle's files are, first found first: in a build, beside the library's bundle of the
+ * sandbox (dist/library, whose `../inspector/` it is), or beside this module in the tsc build (its
+ * `inspector/` folder); then, run from src/, the sources of the files the build copies as they
+ * are, then the current build's.
  */
 const BUNDLE_DIRS = [
+  new URL('../inspector/', import.meta.url),
   new URL('../../inspector/', import.meta.url),
   new URL('./browser/', import.meta.url),
   new URL('../../../dist/inspector/', import.meta.url),
