@@ -22,7 +22,7 @@
 import {createHash} from 'node:crypto'
 import {globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, isBuiltin} from 'node:module'
-import {dirname, join, relative, resolve} from 'node:path'
+import {basename, dirname, join, relative, resolve} from 'node:path'
 import {analyzeMetafile, build, type Metafile, type Plugin, transform} from 'esbuild'
 import {
   checkIdOrder,
@@ -439,17 +439,65 @@ checkIdOrder(COMPARE_IDS, [
  */
 const NOT_ON_THE_FAST_PATH = /node_modules\/(zod|@oclif|conf|undici|ajv|cli-table3|yaml|@inquirer|fastify)\//
 
-/** Fail the build if fast.js holds a package it must not load, or is not the one file of its build. */
+/**
+ * Fail the build if fast.js holds a package it must not load, or the one-call path (which is the
+ * one-call script's), or is not the one file of its build.
+ */
 function checkFastPathLoads(metafile: Metafile): void {
   const outputs = Object.keys(metafile.outputs).filter((o) => o.endsWith('.js'))
   if (outputs.length !== 1 || !outputs[0]!.endsWith('bundle/fast.js'))
     throw new Error(`the fast path's build made ${outputs.join(', ')}, not fast.js alone: review fastBuild`)
   const inputs = Object.keys(metafile.outputs[outputs[0]!]!.inputs)
-  if (!inputs.some((i) => i.endsWith('src/cli/fast-path/fast-path.ts')))
-    throw new Error('fast.js does not hold src/cli/fast-path/fast-path.ts: review fastBuild')
+  if (inputs.some((i) => i.endsWith('src/cli/fast-path/fast-path.ts')))
+    throw new Error(
+      'fast.js holds src/cli/fast-path/fast-path.ts, which help never runs: review oneCallScript',
+    )
+  if (!inputs.some((i) => i.endsWith('src/cli/fast-path/one-call-script.ts')))
+    throw new Error('fast.js does not run the one-call script: review oneCallScript')
+  checkNotOnTheFastPath(inputs)
+}
+
+/** The one-call script's file name (in dist/bundle), once its build is checked as fast.js's is. */
+function checkOneCallScript(metafile: Metafile): string {
+  const outputs = Object.keys(metafile.outputs).filter((o) => o.endsWith('.cjs'))
+  if (outputs.length !== 1 || !/bundle\/fast-call-\w+\.cjs$/.test(outputs[0]!))
+    throw new Error(
+      `the one-call build made ${outputs.join(', ')}, not one fast-call-HASH.cjs: review oneCallBuild`,
+    )
+  checkNotOnTheFastPath(Object.keys(metafile.outputs[outputs[0]!]!.inputs))
+  return basename(outputs[0]!)
+}
+
+function checkNotOnTheFastPath(inputs: readonly string[]): void {
   const bad = inputs.filter((i) => NOT_ON_THE_FAST_PATH.test(i))
   if (bad.length > 0)
     throw new Error(`the fast path loads ${bad.slice(0, 5).join(', ')}: find the import that brings it in`)
+}
+
+/**
+ * In fast.js, src/cli/fast-path/one-call-load.ts runs the one-call script `name` (beside fast.js)
+ * through one-call-script.ts, instead of importing fast-path.ts.
+ */
+function oneCallScript(name: string): Plugin {
+  const load = join(ROOT, 'src', 'cli', 'fast-path', 'one-call-load.ts')
+  return {
+    name: 'one-call-script',
+    setup(b) {
+      b.onLoad({filter: /\/src\/cli\/fast-path\/one-call-load\.ts$/}, (args) => {
+        if (args.path !== load) return undefined
+        return {
+          contents: [
+            "import {runOneCallScript} from './one-call-script.ts'",
+            'export function runOneCall(run) {',
+            `  return runOneCallScript(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), run)`,
+            '}',
+          ].join('\n'),
+          resolveDir: dirname(args.path),
+          loader: 'ts',
+        }
+      })
+    },
+  }
 }
 
 /**
@@ -591,6 +639,34 @@ const result = await build({
 })
 
 /**
+ * The one-call path (src/cli/fast-path/fast-path.ts and what it imports), a CommonJS script of its
+ * own, `fast-call-HASH.cjs` (HASH from its content), which fast.js runs through node:vm with a V8
+ * code cache kept after a run (src/cli/fast-path/one-call-script.ts): Node's compile cache keeps
+ * only what is compiled before a module runs. fast.js itself, what help needs, loads none of it.
+ * Its `import.meta.url` is the script's own, which the wrapper hands it.
+ */
+const oneCallBuild = await build({
+  absWorkingDir: ROOT,
+  entryPoints: {'fast-call': 'src/cli/fast-path/fast-path.ts'},
+  entryNames: '[name]-[hash]',
+  outExtension: {'.js': '.cjs'},
+  outdir: OUT,
+  bundle: true,
+  splitting: false,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node24',
+  sourcemap: 'linked',
+  metafile: true,
+  write: false,
+  logLevel: 'warning',
+  define: {'import.meta.url': 'payctlScriptUrl'},
+  external: ['jq-wasm'],
+  plugins: [mainBuildChunks(result.metafile), builtinsWithoutFacade, cliTable3.plugin, commonJsNamedExports],
+})
+const oneCallFile = checkOneCallScript(oneCallBuild.metafile)
+
+/**
  * fast.js, apart from the main build: that build's code splitting would put the fast path in nine
  * files (what it shares with main.js, with commands.js, with both…), where one file loads several
  * milliseconds sooner. Its modules are copies of the main build's: what they share with the full
@@ -615,6 +691,7 @@ const fastBuild = await build({
   external: ['jq-wasm'],
   plugins: [
     fastEntry,
+    oneCallScript(oneCallFile),
     mainBuildChunks(result.metafile),
     builtinsWithoutFacade,
     cliTable3.plugin,
@@ -622,7 +699,7 @@ const fastBuild = await build({
   ],
 })
 checkFastPathLoads(fastBuild.metafile)
-const outputFiles = [...result.outputFiles, ...fastBuild.outputFiles]
+const outputFiles = [...result.outputFiles, ...fastBuild.outputFiles, ...oneCallBuild.outputFiles]
 
 const buildId = createHash('sha256')
 // fast.js with the placeholder, which is the same in every build.
