@@ -22,7 +22,7 @@
 import {createHash} from 'node:crypto'
 import {globSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, isBuiltin} from 'node:module'
-import {basename, dirname, join, relative, resolve} from 'node:path'
+import {dirname, join, relative, resolve} from 'node:path'
 import {analyzeMetafile, build, type Metafile, type Plugin, transform} from 'esbuild'
 import {
   checkIdOrder,
@@ -457,21 +457,39 @@ function checkFastPathLoads(metafile: Metafile): void {
   checkNotOnTheFastPath(inputs)
 }
 
-/** The one-call script's file name (in dist/bundle), once its build is checked as fast.js's is. */
-function checkOneCallScript(metafile: Metafile): string {
+/** Fail the build if the one-call script holds a package the fast path must not load, or is not one file. */
+function checkOneCallScript(metafile: Metafile): void {
   const outputs = Object.keys(metafile.outputs).filter((o) => o.endsWith('.cjs'))
-  if (outputs.length !== 1 || !/bundle\/fast-call-\w+\.cjs$/.test(outputs[0]!))
+  if (outputs.length !== 1 || !outputs[0]!.endsWith('bundle/fast-call.cjs'))
     throw new Error(
-      `the one-call build made ${outputs.join(', ')}, not one fast-call-HASH.cjs: review oneCallBuild`,
+      `the one-call build made ${outputs.join(', ')}, not fast-call.cjs alone: review oneCallBuild`,
     )
   checkNotOnTheFastPath(Object.keys(metafile.outputs[outputs[0]!]!.inputs))
-  return basename(outputs[0]!)
 }
 
 function checkNotOnTheFastPath(inputs: readonly string[]): void {
   const bad = inputs.filter((i) => NOT_ON_THE_FAST_PATH.test(i))
   if (bad.length > 0)
     throw new Error(`the fast path loads ${bad.slice(0, 5).join(', ')}: find the import that brings it in`)
+}
+
+/**
+ * The one-call script's text, each `import(` of it (a chunk of the main build, a builtin) made a
+ * call of `esmImp(`, which the script's wrapper hands it (src/cli/fast-path/one-call-script.ts):
+ * an import() in a script of node:vm needs a loader that Node still calls experimental, and says
+ * so on stderr. The same length, so that the source map still holds. The build fails unless it
+ * finds exactly one for each dynamic import esbuild lists.
+ */
+function scriptImports(built: {metafile: Metafile; outputFiles: {path: string; text: string}[]}): string {
+  const [out, meta] = Object.entries(built.metafile.outputs).find(([o]) => o.endsWith('.cjs'))!
+  const file = built.outputFiles.find((f) => f.path.endsWith(out))!
+  const dynamic = meta.imports.filter((i) => i.kind === 'dynamic-import').length
+  const found = file.text.match(/(?<![\w$.])import\(/g)?.length ?? 0
+  if (found !== dynamic || file.text.includes('esmImp'))
+    throw new Error(
+      `the one-call script has ${found} import( for ${dynamic} dynamic imports: review scriptImports`,
+    )
+  return file.text.replace(/(?<![\w$.])import\(/g, 'esmImp(')
 }
 
 /**
@@ -640,7 +658,7 @@ const result = await build({
 
 /**
  * The one-call path (src/cli/fast-path/fast-path.ts and what it imports), a CommonJS script of its
- * own, `fast-call-HASH.cjs` (HASH from its content), which fast.js runs through node:vm with a V8
+ * own, `fast-call-HASH.cjs` (HASH from its content as written), which fast.js runs through node:vm with a V8
  * code cache kept after a run (src/cli/fast-path/one-call-script.ts): Node's compile cache keeps
  * only what is compiled before a module runs. fast.js itself, what help needs, loads none of it.
  * Its `import.meta.url` is the script's own, which the wrapper hands it.
@@ -648,7 +666,6 @@ const result = await build({
 const oneCallBuild = await build({
   absWorkingDir: ROOT,
   entryPoints: {'fast-call': 'src/cli/fast-path/fast-path.ts'},
-  entryNames: '[name]-[hash]',
   outExtension: {'.js': '.cjs'},
   outdir: OUT,
   bundle: true,
@@ -664,7 +681,11 @@ const oneCallBuild = await build({
   external: ['jq-wasm'],
   plugins: [mainBuildChunks(result.metafile), builtinsWithoutFacade, cliTable3.plugin, commonJsNamedExports],
 })
-const oneCallFile = checkOneCallScript(oneCallBuild.metafile)
+checkOneCallScript(oneCallBuild.metafile)
+const oneCallText = scriptImports(oneCallBuild)
+// Named by a hash of what is written, not esbuild's [hash] of what it made: its code cache is
+// named after it, and V8 checks only the length of the source a cache was made for.
+const oneCallFile = `fast-call-${createHash('sha256').update(oneCallText).digest('hex').slice(0, 12).toUpperCase()}.cjs`
 
 /**
  * fast.js, apart from the main build: that build's code splitting would put the fast path in nine
@@ -711,6 +732,11 @@ let wrapped = 0
 let factories = 0
 for (const file of outputFiles) {
   mkdirSync(dirname(file.path), {recursive: true})
+  if (file.path.endsWith('/fast-call.cjs')) {
+    // Its source map keeps the name esbuild gave it, which the script's last line names.
+    writeFileSync(join(OUT, oneCallFile), oneCallText)
+    continue
+  }
   if (!file.path.endsWith('.js')) {
     writeFileSync(file.path, file.contents)
     continue

@@ -32,17 +32,15 @@ export async function runOneCallScript(url: URL, run: FastRun): Promise<Handover
       : join(dir, `${basename(file)}-${command}-${process.version}-${process.arch}.v8`)
   const kept = cacheFile === undefined ? undefined : readKept(cacheFile)
   // The CommonJS wrapper, on the script's first line, so that its lines keep their numbers.
-  const source = `(function (exports, require, module, payctlScriptUrl) {${readFileSync(file, 'utf8')}\n})`
+  const source = `(function (exports, require, module, payctlScriptUrl, esmImp) {${readFileSync(file, 'utf8')}\n})`
   // Taken here, not imported: an import would load node:vm for help too.
-  const {Script, constants} = process.getBuiltinModule('node:vm')
-  const script = new Script(source, {
-    filename: file,
-    cachedData: kept?.data,
-    // Its import() of the bundle's chunks (a spinner's ora, yaml), as an ES module's.
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  })
+  const {Script} = process.getBuiltinModule('node:vm')
+  const script = new Script(source, {filename: file, cachedData: kept?.data})
   const module = {exports: {} as {runFastPath(run: FastRun): Promise<Handover | undefined>}}
-  script.runInThisContext()(module.exports, createRequire(file), module, url.href)
+  // Its import() of the bundle's chunks (a spinner's ora, yaml) and of builtins, made from here
+  // (the build renames them): a script of node:vm has no import() of its own.
+  const esmImp = (specifier: string) => import(new URL(specifier, url).href)
+  script.runInThisContext()(module.exports, createRequire(file), module, url.href, esmImp)
   const handover = await module.exports.runFastPath(run)
   // Kept after a run the fast path finished: one handed over stopped short of printing.
   if (cacheFile !== undefined && handover === undefined) {
