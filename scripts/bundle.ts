@@ -475,7 +475,8 @@ function checkNotOnTheFastPath(inputs: readonly string[]): void {
 
 /**
  * The one-call script's text, each `import(` of it (a chunk of the main build, a builtin) made a
- * call of `esmImp(`, which the script's wrapper hands it (src/cli/fast-path/one-call-script.ts):
+ * call of `esmImp(`, which the script's wrapper hands it: an import() of fast.js, which sits beside
+ * it (oneCallScript, src/cli/fast-path/one-call-script.ts):
  * an import() in a script of node:vm needs a loader that Node still calls experimental, and says
  * so on stderr. The same length, so that the source map still holds. The build fails unless it
  * finds exactly one for each dynamic import esbuild lists.
@@ -507,7 +508,7 @@ function oneCallScript(name: string): Plugin {
           contents: [
             "import {runOneCallScript} from './one-call-script.ts'",
             'export function runOneCall(run) {',
-            `  return runOneCallScript(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), run)`,
+            `  return runOneCallScript(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), run, (s) => import(new URL(s, import.meta.url).href))`,
             '}',
           ].join('\n'),
           resolveDir: dirname(args.path),

@@ -20,7 +20,12 @@ import type {FastRun, Handover} from './fast-table.js'
  * cache made by another V8, with other flags or for another source, and a file that cannot be
  * read as one is ignored: the run compiles what it needs, as without a cache, and keeps a new one.
  */
-export async function runOneCallScript(url: URL, run: FastRun): Promise<Handover | undefined> {
+export async function runOneCallScript(
+  url: URL,
+  run: FastRun,
+  /** import() of an ES module, its name relative to the script's (fast.js's own, beside it). */
+  esmImport: (specifier: string) => Promise<unknown>,
+): Promise<Handover | undefined> {
   const file = fileURLToPath(url)
   const dir = getCompileCacheDir()
   // One for each command: a cache holds every function its runs compiled, and the more it holds
@@ -37,10 +42,9 @@ export async function runOneCallScript(url: URL, run: FastRun): Promise<Handover
   const {Script} = process.getBuiltinModule('node:vm')
   const script = new Script(source, {filename: file, cachedData: kept?.data})
   const module = {exports: {} as {runFastPath(run: FastRun): Promise<Handover | undefined>}}
-  // Its import() of the bundle's chunks (a spinner's ora, yaml) and of builtins, made from here
-  // (the build renames them): a script of node:vm has no import() of its own.
-  const esmImp = (specifier: string) => import(new URL(specifier, url).href)
-  script.runInThisContext()(module.exports, createRequire(file), module, url.href, esmImp)
+  // Its import() of the bundle's chunks (a spinner's ora, yaml) and of builtins, renamed by the
+  // build: a script of node:vm has no import() of its own.
+  script.runInThisContext()(module.exports, createRequire(file), module, url.href, esmImport)
   const handover = await module.exports.runFastPath(run)
   // Kept after a run the fast path finished: one handed over stopped short of printing.
   if (cacheFile !== undefined && handover === undefined) {
