@@ -429,17 +429,84 @@ checkIdOrder(COMPARE_IDS, [
  */
 const NOT_ON_THE_FAST_PATH = /node_modules\/(zod|@oclif|conf|undici|ajv|cli-table3|yaml|@inquirer|fastify)\//
 
-/** Fail the build if fast.js holds a package it must not load, or is not the one file of its build. */
+/**
+ * Fail the build if fast.js holds a package it must not load, or the one-call path (which is the
+ * one-call script's), or is not the one file of its build.
+ */
 function checkFastPathLoads(metafile: Metafile): void {
   const outputs = Object.keys(metafile.outputs).filter((o) => o.endsWith('.js'))
   if (outputs.length !== 1 || !outputs[0]!.endsWith('bundle/fast.js'))
     throw new Error(`the fast path's build made ${outputs.join(', ')}, not fast.js alone: review fastBuild`)
   const inputs = Object.keys(metafile.outputs[outputs[0]!]!.inputs)
-  if (!inputs.some((i) => i.endsWith('src/cli/fast-path/fast-path.ts')))
-    throw new Error('fast.js does not hold src/cli/fast-path/fast-path.ts: review fastBuild')
+  if (inputs.some((i) => i.endsWith('src/cli/fast-path/fast-path.ts')))
+    throw new Error(
+      'fast.js holds src/cli/fast-path/fast-path.ts, which help never runs: review oneCallScript',
+    )
+  if (!inputs.some((i) => i.endsWith('src/cli/fast-path/one-call-script.ts')))
+    throw new Error('fast.js does not run the one-call script: review oneCallScript')
+  checkNotOnTheFastPath(inputs)
+}
+
+/** Fail the build if the one-call script holds a package the fast path must not load, or is not one file. */
+function checkOneCallScript(metafile: Metafile): void {
+  const outputs = Object.keys(metafile.outputs).filter((o) => o.endsWith('.cjs'))
+  if (outputs.length !== 1 || !outputs[0]!.endsWith('bundle/fast-call.cjs'))
+    throw new Error(
+      `the one-call build made ${outputs.join(', ')}, not fast-call.cjs alone: review oneCallBuild`,
+    )
+  checkNotOnTheFastPath(Object.keys(metafile.outputs[outputs[0]!]!.inputs))
+}
+
+function checkNotOnTheFastPath(inputs: readonly string[]): void {
   const bad = inputs.filter((i) => NOT_ON_THE_FAST_PATH.test(i))
   if (bad.length > 0)
     throw new Error(`the fast path loads ${bad.slice(0, 5).join(', ')}: find the import that brings it in`)
+}
+
+/**
+ * The one-call script's text, each `import(` of it (a chunk of the main build, a builtin) made a
+ * call of `esmImp(`, which the script's wrapper hands it: an import() of fast.js, which sits beside
+ * it (oneCallScript, src/cli/fast-path/one-call-script.ts):
+ * an import() in a script of node:vm needs a loader that Node still calls experimental, and says
+ * so on stderr. The same length, so that the source map still holds. The build fails unless it
+ * finds exactly one for each dynamic import esbuild lists.
+ */
+function scriptImports(built: {metafile: Metafile; outputFiles: {path: string; text: string}[]}): string {
+  const [out, meta] = Object.entries(built.metafile.outputs).find(([o]) => o.endsWith('.cjs'))!
+  const file = built.outputFiles.find((f) => f.path.endsWith(out))!
+  const dynamic = meta.imports.filter((i) => i.kind === 'dynamic-import').length
+  const found = file.text.match(/(?<![\w$.])import\(/g)?.length ?? 0
+  if (found !== dynamic || file.text.includes('esmImp'))
+    throw new Error(
+      `the one-call script has ${found} import( for ${dynamic} dynamic imports: review scriptImports`,
+    )
+  return file.text.replace(/(?<![\w$.])import\(/g, 'esmImp(')
+}
+
+/**
+ * In fast.js, src/cli/fast-path/one-call-load.ts runs the one-call script `name` (beside fast.js)
+ * through one-call-script.ts, instead of importing fast-path.ts.
+ */
+function oneCallScript(name: string): Plugin {
+  const load = join(ROOT, 'src', 'cli', 'fast-path', 'one-call-load.ts')
+  return {
+    name: 'one-call-script',
+    setup(b) {
+      b.onLoad({filter: /\/src\/cli\/fast-path\/one-call-load\.ts$/}, (args) => {
+        if (args.path !== load) return undefined
+        return {
+          contents: [
+            "import {runOneCallScript} from './one-call-script.ts'",
+            'export function runOneCall(run) {',
+            `  return runOneCallScript(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), run, (s) => import(new URL(s, import.meta.url).href))`,
+            '}',
+          ].join('\n'),
+          resolveDir: dirname(args.path),
+          loader: 'ts',
+        }
+      })
+    },
+  }
 }
 
 /**
@@ -580,6 +647,41 @@ const result = await build({
 })
 
 /**
+ * The one-call path (src/cli/fast-path/fast-path.ts and what it imports), a CommonJS script of its
+ * own, `fast-call-HASH.cjs` (HASH from its content as written), which fast.js runs through node:vm with a V8
+ * code cache kept after a run (src/cli/fast-path/one-call-script.ts): Node's compile cache keeps
+ * only what is compiled before a module runs. fast.js itself, what help needs, loads none of it.
+ * Its `import.meta.url` is the script's own, which the wrapper hands it.
+ */
+const oneCallBuild = await build({
+  absWorkingDir: ROOT,
+  entryPoints: {'fast-call': 'src/cli/fast-path/fast-path.ts'},
+  outExtension: {'.js': '.cjs'},
+  outdir: OUT,
+  bundle: true,
+  splitting: false,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node24',
+  sourcemap: 'linked',
+  metafile: true,
+  write: false,
+  logLevel: 'warning',
+  define: {'import.meta.url': 'payctlScriptUrl'},
+  plugins: [
+    mainBuildChunks(result.metafile),
+    builtinsWithoutFacade,
+    cliTable3.plugin,
+    commonJsNamedExports(ROOT),
+  ],
+})
+checkOneCallScript(oneCallBuild.metafile)
+const oneCallText = scriptImports(oneCallBuild)
+// Named by a hash of what is written, not esbuild's [hash] of what it made: its code cache is
+// named after it, and V8 checks only the length of the source a cache was made for.
+const oneCallFile = `fast-call-${createHash('sha256').update(oneCallText).digest('hex').slice(0, 12).toUpperCase()}.cjs`
+
+/**
  * fast.js, apart from the main build: that build's code splitting would put the fast path in nine
  * files (what it shares with main.js, with commands.js, with both…), where one file loads several
  * milliseconds sooner. Its modules are copies of the main build's: what they share with the full
@@ -603,6 +705,7 @@ const fastBuild = await build({
   banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
   plugins: [
     fastEntry,
+    oneCallScript(oneCallFile),
     mainBuildChunks(result.metafile),
     builtinsWithoutFacade,
     cliTable3.plugin,
@@ -611,9 +714,8 @@ const fastBuild = await build({
 })
 checkFastPathLoads(fastBuild.metafile)
 checkSandboxImporters(result.metafile)
-recordPackages(BUILD, result.metafile)
-recordPackages(BUILD, fastBuild.metafile)
-const outputFiles = [...result.outputFiles, ...fastBuild.outputFiles]
+for (const built of [result, fastBuild, oneCallBuild]) recordPackages(BUILD, built.metafile)
+const outputFiles = [...result.outputFiles, ...fastBuild.outputFiles, ...oneCallBuild.outputFiles]
 
 const buildId = createHash('sha256')
 // fast.js with the placeholder, which is the same in every build.
@@ -625,6 +727,11 @@ let wrapped = 0
 let factories = 0
 for (const file of outputFiles) {
   mkdirSync(dirname(file.path), {recursive: true})
+  if (file.path.endsWith('/fast-call.cjs')) {
+    // Its source map keeps the name esbuild gave it, which the script's last line names.
+    writeFileSync(join(OUT, oneCallFile), oneCallText)
+    continue
+  }
   if (!file.path.endsWith('.js')) {
     writeFileSync(file.path, file.contents)
     continue

@@ -236,6 +236,13 @@ describe('installing payctl', () => {
             'L',
           ])
           expect(user.stdout.trim(), user.stderr).toMatch(/^usr_/)
+          // A one-call command from the packed (minified) fast path, twice: its code cache is
+          // written by the first run and read by the second.
+          for (let i = 0; i < 2; i++) {
+            const got = run(['users', 'get', user.stdout.trim(), '--json'])
+            expect(JSON.parse(got.stdout).email, got.stderr).toBe('ada@example.test')
+            expect(got.stderr).toBe('')
+          }
           // jq-wasm and its jq.wasm, from the bundle.
           const jq = run(['users', 'list', '--json', '--jq', '.users[0].email'])
           expect(jq.stdout, jq.stderr).toBe('ada@example.test\n')

@@ -3,6 +3,7 @@ import {fileURLToPath} from 'node:url'
 import {currentRuntime} from '../runtime/runtime.js'
 import {type Generated, type Handover, matchArgv} from './fast-table.js'
 import {helpSlot, readHelp} from './help-cache.js'
+import {runOneCall} from './one-call-load.js'
 
 /**
  * The start of bin/run.js's fast path (dist/bundle/fast.js), before anything else of payctl loads.
@@ -10,7 +11,7 @@ import {helpSlot, readHelp} from './help-cache.js'
 
 /**
  * Run `argv` without oclif where the fast path can: a one-call command (fast-path.ts, loaded only
- * then), or help kept by an earlier run (help-cache.ts). Resolves with undefined when the run is
+ * then: one-call-load.ts), or help kept by an earlier run (help-cache.ts). Resolves with undefined when the run is
  * done, else with what to hand to the full CLI.
  */
 export async function fastStart(
@@ -18,10 +19,7 @@ export async function fastStart(
   generated: Generated,
 ): Promise<Handover | undefined> {
   const run = matchArgv(argv, generated.commands)
-  if (run !== undefined) {
-    const {runFastPath} = await import('./fast-path.js')
-    return runFastPath(run)
-  }
+  if (run !== undefined) return runOneCall(run)
   const runtime = currentRuntime()
   const slot = helpSlot(argv, {
     build: generated.build,
