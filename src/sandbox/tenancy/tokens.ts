@@ -138,8 +138,19 @@ export class TokenService {
   }
 
   async verify(token: string): Promise<VerifiedToken> {
+    return this.verifyKnown(token) ?? this.#verifySignature(token)
+  }
+
+  /**
+   * What `verify` answers, without waiting, for a token whose signature was verified before; undefined
+   * for another, whose signature `verify` must check.
+   */
+  verifyKnown(token: string): VerifiedToken | undefined {
     const known = this.verified.get(token)
-    if (known !== undefined) return this.checkCurrent(known)
+    return known === undefined ? undefined : this.checkCurrent(known)
+  }
+
+  async #verifySignature(token: string): Promise<VerifiedToken> {
     let payload: unknown
     try {
       payload = (
