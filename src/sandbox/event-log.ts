@@ -191,7 +191,12 @@ class SubjectIndex {
   }
 }
 
-const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x))
+function sameSet(a: Set<string>, b: Set<string>): boolean {
+  if (a === b) return true
+  if (a.size !== b.size) return false
+  for (const x of a) if (!b.has(x)) return false
+  return true
+}
 
 const subjectIndexes = new WeakMap<Database, SubjectIndex>()
 
@@ -228,6 +233,20 @@ export class EventLog {
     now: Date,
     about: readonly (string | null | undefined)[] = [],
   ): RecordedEvent {
+    return this.recordAbout(type, partnerId, data, now, subjectsOf(data, about))
+  }
+
+  /**
+   * Record an event whose subjects the caller knows without reading its data (see `record`):
+   * `subjects` must be what subjectsOf would find, the ids its data names included.
+   */
+  recordAbout(
+    type: EventName,
+    partnerId: string,
+    data: Record<string, unknown>,
+    now: Date,
+    subjects: Set<string>,
+  ): RecordedEvent {
     const event: RecordedEvent = {id: newId.event(), type, partnerId, data, createdAt: now.toISOString()}
     const {lastInsertRowid} = this.insert.run(
       event.id,
@@ -236,7 +255,7 @@ export class EventLog {
       JSON.stringify(event.data),
       event.createdAt,
     )
-    this.#subjects.add(partnerId, Number(lastInsertRowid), subjectsOf(data, about))
+    this.#subjects.add(partnerId, Number(lastInsertRowid), subjects)
     for (const listener of listeners.get(this.database) ?? []) listener(event)
     return event
   }

@@ -1,5 +1,5 @@
 import type {EventName} from '../../contract/events/envelope.js'
-import type {EventLog} from '../event-log.js'
+import {type EventLog, subjectsOf} from '../event-log.js'
 import {jsonAmount} from '../http/json.js'
 import type {TxRecord} from './records.js'
 
@@ -45,17 +45,20 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
 }
 
 /**
- * What a transaction's event is about besides what its data names: the wallets the transaction
- * touches and its other record (the other leg of a transfer, what a refund returns), so that each
- * side finds it (event-log.ts, subjectsOf).
+ * What a transaction's event is about: the transaction, the wallets it touches and its other record
+ * (the other leg of a transfer, what a refund returns), so that each side finds it (event-log.ts,
+ * subjectsOf), and any id its metadata names. Its other data names no id but the transaction's
+ * and its wallets', so the data need not be read.
  */
-const aboutOf = (r: TxRecord) => [
-  r.walletId,
-  r.sourceWalletId,
-  r.destinationWalletId,
-  r.pairedId,
-  r.originalId,
-]
+const subjectsOfRecord = (r: TxRecord) =>
+  subjectsOf(r.metadata, [
+    r.id,
+    r.walletId,
+    r.sourceWalletId,
+    r.destinationWalletId,
+    r.pairedId,
+    r.originalId,
+  ])
 
 /** The events the kernel records for the money it moves (docs/money.md#events). */
 export class MoneyEvents {
@@ -64,12 +67,12 @@ export class MoneyEvents {
   /** `transaction.completed` or `transaction.failed` for `r`. */
   transaction(r: TxRecord, now: Date): void {
     const type: EventName = r.status === 'failed' ? 'transaction.failed' : 'transaction.completed'
-    this.log.record(type, r.partnerId, transactionEventData(r), now, aboutOf(r))
+    this.log.recordAbout(type, r.partnerId, transactionEventData(r), now, subjectsOfRecord(r))
   }
 
   /** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
   transfer(r: TxRecord, now: Date): void {
     const type: EventName = r.status === 'failed' ? 'transfer.failed' : 'transfer.completed'
-    this.log.record(type, r.partnerId, transferEventData(r), now, aboutOf(r))
+    this.log.recordAbout(type, r.partnerId, transferEventData(r), now, subjectsOfRecord(r))
   }
 }
