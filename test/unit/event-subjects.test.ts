@@ -74,13 +74,8 @@ describe("a transaction's events", () => {
   test('are indexed under what their data names and the transaction touches, as subjectsOf finds it', () => {
     const recorded: {data: Record<string, unknown>; subjects: Set<string>}[] = []
     const log = {
-      recordAbout: (
-        _type: string,
-        _partner: string,
-        data: Record<string, unknown>,
-        _now: Date,
-        subjects: Set<string>,
-      ) => recorded.push({data, subjects}),
+      recordAll: (events: {data: Record<string, unknown>; subjects: Set<string>}[]) =>
+        recorded.push(...events),
     } as unknown as EventLog
     const events = new MoneyEvents(log)
     const id = (p: string, n: number) => `${p}_${String(n).padStart(24, '0')}`
@@ -111,10 +106,17 @@ describe("a transaction's events", () => {
       },
     ]) {
       recorded.length = 0
+      const incoming = {...r, id: r.pairedId ?? id('txn', 7), walletId: id('wal', 2), pairedId: r.id}
       events.transaction(r, new Date(0))
       events.transfer(r, new Date(0))
-      const about = [r.walletId, r.sourceWalletId, r.destinationWalletId, r.pairedId, r.originalId]
-      for (const {data, subjects} of recorded) expect(subjects).toEqual(subjectsOf(data, about))
+      events.transferred(r, incoming, new Date(0))
+      expect(recorded).toHaveLength(5)
+      const records = new Map([r, incoming].map((record) => [record.id, record]))
+      for (const {data, subjects} of recorded) {
+        const of = records.get(String(data.id ?? data.transferId))!
+        const about = [of.walletId, of.sourceWalletId, of.destinationWalletId, of.pairedId, of.originalId]
+        expect(subjects).toEqual(subjectsOf(data, about))
+      }
     }
   })
 })

@@ -1,5 +1,4 @@
-import type {EventName} from '../../contract/events/envelope.js'
-import {type EventLog, subjectsOf} from '../event-log.js'
+import {type EventLog, type EventToRecord, subjectsOf} from '../event-log.js'
 import {jsonAmount} from '../http/json.js'
 import type {TxRecord} from './records.js'
 
@@ -60,19 +59,40 @@ const subjectsOfRecord = (r: TxRecord) =>
     r.originalId,
   ])
 
+/** `transaction.completed` or `transaction.failed` for `r`, as EventLog.recordAll takes it. */
+const transactionEvent = (r: TxRecord, now: Date): EventToRecord => ({
+  type: r.status === 'failed' ? 'transaction.failed' : 'transaction.completed',
+  partnerId: r.partnerId,
+  data: transactionEventData(r),
+  now,
+  subjects: subjectsOfRecord(r),
+})
+
+/** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
+const transferEvent = (r: TxRecord, now: Date): EventToRecord => ({
+  type: r.status === 'failed' ? 'transfer.failed' : 'transfer.completed',
+  partnerId: r.partnerId,
+  data: transferEventData(r),
+  now,
+  subjects: subjectsOfRecord(r),
+})
+
 /** The events the kernel records for the money it moves (docs/money.md#events). */
 export class MoneyEvents {
   constructor(private readonly log: EventLog) {}
 
   /** `transaction.completed` or `transaction.failed` for `r`. */
   transaction(r: TxRecord, now: Date): void {
-    const type: EventName = r.status === 'failed' ? 'transaction.failed' : 'transaction.completed'
-    this.log.recordAbout(type, r.partnerId, transactionEventData(r), now, subjectsOfRecord(r))
+    this.log.recordAll([transactionEvent(r, now)])
+  }
+
+  /** A transfer's three events, in one statement: each record's transaction event, then the transfer's. */
+  transferred(out: TxRecord, incoming: TxRecord, now: Date): void {
+    this.log.recordAll([transactionEvent(out, now), transactionEvent(incoming, now), transferEvent(out, now)])
   }
 
   /** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
   transfer(r: TxRecord, now: Date): void {
-    const type: EventName = r.status === 'failed' ? 'transfer.failed' : 'transfer.completed'
-    this.log.recordAbout(type, r.partnerId, transferEventData(r), now, subjectsOfRecord(r))
+    this.log.recordAll([transferEvent(r, now)])
   }
 }
