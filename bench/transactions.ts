@@ -239,7 +239,8 @@ try {
 } finally {
   await Promise.all(servers.map((s) => s.stop()))
   for (const name of ['sandbox', 'sameWork', 'minimal'] as const)
-    for (const suffix of ['', '-wal', '-shm', '-requests.log']) rmSync(files[name] + suffix, {force: true})
+    for (const suffix of ['', '-wal', '-shm', '-requests.log', '-requests.log.1'])
+      rmSync(files[name] + suffix, {force: true})
   for (const file of [files.work, files.sandboxStderr, files.sameWorkStderr]) rmSync(file, {force: true})
 }
 
