@@ -28,17 +28,24 @@ export function processCpuSeconds(pid: number, thread?: number): number {
   }
 }
 
-/** `payctl sandbox start` as its own process (its own core), rate limit off, on a free port. */
+/**
+ * `payctl sandbox start` as its own process (its own core), rate limit off, on a free port; with
+ * `logged`, as a user runs it, a line per request on its stderr (to `stderr`, a file descriptor),
+ * else `--quiet`.
+ */
 export async function startSandbox(
   extra: string[] = [],
   extraEnv: NodeJS.ProcessEnv = {},
+  logged?: {stderr: number},
 ): Promise<BenchSandbox> {
   const configDir = mkdtempSync(join(tmpdir(), 'payctl-bench-'))
   const env = {...process.env, PAYCTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...extraEnv}
+  const quiet = logged === undefined ? ['--quiet'] : []
   const server = await startServer(
     BIN,
-    ['sandbox', 'start', '--port', '0', '--rate-limit', 'off', '--quiet', '--json', ...extra],
+    ['sandbox', 'start', '--port', '0', '--rate-limit', 'off', ...quiet, '--json', ...extra],
     env,
+    logged?.stderr,
   )
   return {
     ...server,
@@ -53,6 +60,8 @@ export async function startSandbox(
 
 export interface BenchServer {
   url: string
+  /** The document it printed once listening (`url` and whatever else it says). */
+  started: Record<string, unknown>
   pid: number
   /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */
   cpuSeconds: () => number
@@ -66,17 +75,20 @@ export async function startServer(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
+  stderr: number | 'inherit' = 'inherit',
 ): Promise<BenchServer> {
   const child: ChildProcess = spawn(process.execPath, [script, ...args], {
     env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', stderr],
   })
-  const url = await new Promise<string>((resolvePromise, reject) => {
+  const started = await new Promise<Record<string, unknown> & {url: string}>((resolvePromise, reject) => {
     let text = ''
     child.stdout!.on('data', (chunk: Buffer) => {
       text += chunk.toString()
       try {
-        resolvePromise((JSON.parse(text) as {url: string}).url)
+        const doc = JSON.parse(text) as Record<string, unknown> & {url: string}
+        if (typeof doc.url === 'string') resolvePromise(doc)
+        else reject(new Error(`${script} did not start: ${text}`))
       } catch {
         // not a whole document yet
       }
@@ -84,7 +96,8 @@ export async function startServer(
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
   return {
-    url,
+    url: started.url,
+    started,
     pid: child.pid!,
     cpuSeconds: () => processCpuSeconds(child.pid!),
     mainThreadCpuSeconds: () => processCpuSeconds(child.pid!, child.pid!),

@@ -6,6 +6,7 @@ import {addColumn, byPartner, type Database, type Schema, type Statement} from '
 const MAX_RUN = 64
 
 import {newId} from './storage/ids.js'
+import {RowsInsert} from './storage/rows.js'
 
 /** The event log: what each partner's changes recorded, in order, for webhooks and GET /events. */
 export const EVENTS: Schema = {
@@ -132,6 +133,15 @@ export interface RecordedEvent {
   createdAt: string
 }
 
+/** An event for EventLog.recordAll: what it is, whose, its data, when, and what it is about (see recordAbout). */
+export interface EventToRecord {
+  type: EventName
+  partnerId: string
+  data: Record<string, unknown>
+  now: Date
+  subjects: Set<string>
+}
+
 type EventListener = (event: RecordedEvent) => void
 const listeners = new WeakMap<Database, Set<EventListener>>()
 
@@ -191,7 +201,12 @@ class SubjectIndex {
   }
 }
 
-const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x))
+function sameSet(a: Set<string>, b: Set<string>): boolean {
+  if (a === b) return true
+  if (a.size !== b.size) return false
+  for (const x of a) if (!b.has(x)) return false
+  return true
+}
 
 const subjectIndexes = new WeakMap<Database, SubjectIndex>()
 
@@ -200,13 +215,11 @@ const subjectIndexes = new WeakMap<Database, SubjectIndex>()
  * the change, so an event exists exactly when its change does.
  */
 export class EventLog {
-  private readonly insert: Statement
+  private readonly insert: RowsInsert
   readonly #subjects: SubjectIndex
 
   constructor(private readonly database: Database) {
-    this.insert = database.prepare(
-      'INSERT INTO events (id, type, partner_id, data, created_at) VALUES (?, ?, ?, ?, ?)',
-    )
+    this.insert = new RowsInsert(database, 'INSERT INTO events (id, type, partner_id, data, created_at)', 5)
     let subjects = subjectIndexes.get(database)
     if (subjects === undefined) {
       subjects = new SubjectIndex(database)
@@ -228,17 +241,44 @@ export class EventLog {
     now: Date,
     about: readonly (string | null | undefined)[] = [],
   ): RecordedEvent {
-    const event: RecordedEvent = {id: newId.event(), type, partnerId, data, createdAt: now.toISOString()}
-    const {lastInsertRowid} = this.insert.run(
-      event.id,
-      event.type,
-      event.partnerId,
-      JSON.stringify(event.data),
-      event.createdAt,
+    return this.recordAbout(type, partnerId, data, now, subjectsOf(data, about))
+  }
+
+  /**
+   * Record an event whose subjects the caller knows without reading its data (see `record`):
+   * `subjects` must be what subjectsOf would find, the ids its data names included.
+   */
+  recordAbout(
+    type: EventName,
+    partnerId: string,
+    data: Record<string, unknown>,
+    now: Date,
+    subjects: Set<string>,
+  ): RecordedEvent {
+    return this.recordAll([{type, partnerId, data, now, subjects}])[0]!
+  }
+
+  /** Record events one after another (see recordAbout), written in one statement. */
+  recordAll(events: readonly EventToRecord[]): RecordedEvent[] {
+    const recorded = events.map(
+      ({type, partnerId, data, now}): RecordedEvent => ({
+        id: newId.event(),
+        type,
+        partnerId,
+        data,
+        createdAt: now.toISOString(),
+      }),
     )
-    this.#subjects.add(partnerId, Number(lastInsertRowid), subjectsOf(data, about))
-    for (const listener of listeners.get(this.database) ?? []) listener(event)
-    return event
+    const {lastInsertRowid} = this.insert.run(
+      recorded.map((e) => [e.id, e.type, e.partnerId, JSON.stringify(e.data), e.createdAt]),
+    )
+    // One statement numbers its rows one after another: the first is the last's, less the others.
+    const first = Number(lastInsertRowid) - recorded.length + 1
+    events.forEach((e, i) => {
+      this.#subjects.add(e.partnerId, first + i, e.subjects)
+    })
+    for (const listener of listeners.get(this.database) ?? []) for (const event of recorded) listener(event)
+    return recorded
   }
 }
 

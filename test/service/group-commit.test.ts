@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest'
-import {Database} from '../../src/sandbox/storage/database.js'
+import {Database, keepWrites} from '../../src/sandbox/storage/database.js'
 import {query, start, tempDir} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 
@@ -51,6 +51,47 @@ describe('group commit', () => {
       database.transaction(() => insert(database, 'also kept'))
       await database.committed()
       expect(notesOnDisk(files.file)).toEqual(['kept', 'also kept'])
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
+  test('nested transactions keep their all-or-nothing, whether they open a savepoint or share the one below', async () => {
+    const files = tempDir()
+    const database = groupedDatabase(files.file)
+    const note = database.prepare('INSERT INTO notes (text) VALUES (?)')
+    const count = database.prepare<{n: number}>('SELECT count(*) AS n FROM notes')
+    const refused = (text: string, keep = false) => {
+      const fail = () => {
+        note.run(text)
+        throw keep ? keepWrites(new Error(text)) : new Error(text)
+      }
+      // Inside a transaction that has written nothing yet (it shares its savepoint), nested twice.
+      try {
+        database.transaction(() => database.transaction(fail))
+      } catch {
+        // the outer caller goes on, as a request goes on to store its refusal
+      }
+    }
+    try {
+      database.transaction(() => {
+        count.get()
+        refused('undone, first thing in the request')
+        note.run('kept, after a refusal')
+        refused('undone, after a write')
+        refused('kept by keepWrites', true)
+        database.transaction(() => note.run('kept, nested'))
+      })
+      expect(() =>
+        database.transaction(() => {
+          refused('undone, then its request fails too')
+          note.run('undone with its request')
+          throw new Error('the request fails')
+        }),
+      ).toThrow('the request fails')
+      await database.committed()
+      expect(notesOnDisk(files.file)).toEqual(['kept, after a refusal', 'kept by keepWrites', 'kept, nested'])
     } finally {
       database.close()
       files.cleanup()

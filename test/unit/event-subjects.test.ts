@@ -1,6 +1,8 @@
 import {describe, expect, test} from 'vitest'
-import {aboutCondition, EventLog} from '../../src/sandbox/event-log.js'
+import {aboutCondition, EventLog, subjectsOf} from '../../src/sandbox/event-log.js'
 import {openDatabase} from '../../src/sandbox/features.js'
+import {MoneyEvents} from '../../src/sandbox/money/events.js'
+import {newRecord} from '../../src/sandbox/money/records.js'
 
 /** The events about `subject`, by type, as GET /v1/events?walletId=… selects them. */
 function about(database: ReturnType<typeof openDatabase>, subject: string): string[] {
@@ -64,6 +66,57 @@ describe('what events are about', () => {
       expect(covered.n).toBe(0)
     } finally {
       database.close()
+    }
+  })
+})
+
+describe("a transaction's events", () => {
+  test('are indexed under what their data names and the transaction touches, as subjectsOf finds it', () => {
+    const recorded: {data: Record<string, unknown>; subjects: Set<string>}[] = []
+    const log = {
+      recordAll: (events: {data: Record<string, unknown>; subjects: Set<string>}[]) =>
+        recorded.push(...events),
+    } as unknown as EventLog
+    const events = new MoneyEvents(log)
+    const id = (p: string, n: number) => `${p}_${String(n).padStart(24, '0')}`
+    const base = newRecord(
+      {
+        partnerId: 'p',
+        walletId: id('wal', 1),
+        type: 'transfer_out',
+        amount: 100n,
+        currency: 'USD',
+        sourceWalletId: id('wal', 1),
+        destinationWalletId: id('wal', 2),
+        pairedId: id('txn', 3),
+      },
+      new Date(0).toISOString(),
+    )
+    const metadata = {order: 'o-1', customer: id('usr', 4), other: id('wal', 5), not: 'usr_short'}
+    for (const r of [
+      base,
+      {...base, metadata},
+      {...base, status: 'failed' as const, failureReason: 'Insufficient funds', metadata},
+      {
+        ...base,
+        type: 'withdrawal' as const,
+        destinationWalletId: null,
+        pairedId: null,
+        originalId: id('txn', 6),
+      },
+    ]) {
+      recorded.length = 0
+      const incoming = {...r, id: r.pairedId ?? id('txn', 7), walletId: id('wal', 2), pairedId: r.id}
+      events.transaction(r, new Date(0))
+      events.transfer(r, new Date(0))
+      events.transferred(r, incoming, new Date(0))
+      expect(recorded).toHaveLength(5)
+      const records = new Map([r, incoming].map((record) => [record.id, record]))
+      for (const {data, subjects} of recorded) {
+        const of = records.get(String(data.id ?? data.transferId))!
+        const about = [of.walletId, of.sourceWalletId, of.destinationWalletId, of.pairedId, of.originalId]
+        expect(subjects).toEqual(subjectsOf(data, about))
+      }
     }
   })
 })

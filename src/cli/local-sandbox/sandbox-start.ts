@@ -100,8 +100,40 @@ export function sandboxOptions(
       ...(f['partner-id'] ? {partnerId: f['partner-id']} : {}),
       ...(secrets.secretKey ? {secretKey: secrets.secretKey} : {}),
     },
-    log: f.quiet ? undefined : (line: string) => err.write(`${paint('dim', line, err)}\n`),
+    log: f.quiet
+      ? undefined
+      : linesPerTurn(
+          (text) => err.write(text),
+          (line) => paint('dim', line, err),
+        ),
   }
+}
+
+/** Lines written together once per turn of the event loop; `flush` writes what waits at once. */
+export type TurnLines = ((line: string) => void) & {flush(): void}
+
+/**
+ * The lines a running sandbox logs (a line per request), each as `shown` makes it, written once per
+ * turn of the event loop: a busy sandbox answers dozens of requests in a turn, and a write of its
+ * own for each cost more than the line. The same lines, in the same order.
+ */
+export function linesPerTurn(write: (text: string) => void, shown: (line: string) => string): TurnLines {
+  let waiting = ''
+  let timer: NodeJS.Immediate | undefined
+  const flush = () => {
+    if (timer !== undefined) clearImmediate(timer)
+    timer = undefined
+    const text = waiting
+    waiting = ''
+    if (text !== '') write(text)
+  }
+  return Object.assign(
+    (line: string) => {
+      waiting += `${shown(line)}\n`
+      timer ??= setImmediate(flush)
+    },
+    {flush},
+  )
 }
 
 /** Save the local profile and the state file of a sandbox now listening, so other commands find it. */

@@ -61,12 +61,11 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
     const from = f['from-snapshot'] === undefined ? undefined : snapshotSource(f['from-snapshot'])
     const release = await claimConfigDir(dir)
     const {startSandbox} = await import('../../sandbox/index.js')
-    const sandbox = await startSandbox(sandboxOptions(f, {dir, data, from, settings, secrets, err})).catch(
-      async (err: unknown) => {
-        await release()
-        throw startFailure(err, f.port, f.host, f['from-snapshot'])
-      },
-    )
+    const options = sandboxOptions(f, {dir, data, from, settings, secrets, err})
+    const sandbox = await startSandbox(options).catch(async (err: unknown) => {
+      await release()
+      throw startFailure(err, f.port, f.host, f['from-snapshot'])
+    })
     const started = await registerSandbox(this.store, dir, sandbox, {
       profile: f.profile ?? 'local',
       data,
@@ -87,8 +86,11 @@ Runs in the foreground until Ctrl-C, logging each request to stderr; --detach ru
       this.runtime.onSignal('SIGINT', () => resolve())
       this.runtime.onSignal('SIGTERM', () => resolve())
     })
+    // The request lines so far before the command's own, and those of the last answers before the exit.
+    options.log?.flush()
     err.write('Stopping sandbox…\n')
     await sandbox.close()
+    options.log?.flush()
     clearState(dir)
     await release()
   }

@@ -1,6 +1,6 @@
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {ApiError} from '../http/api-error.js'
-import type {FaultStore} from './injection.js'
+import type {ApiInjection, FaultStore} from './injection.js'
 
 /**
  * Faults on demand as the HTTP server applies them to requests (the store that draws them is
@@ -15,18 +15,23 @@ const dropAfter = new WeakSet<FastifyRequest>()
 
 /**
  * Inject the partner's API faults into an authenticated request, before its body is read: wait out
- * the latency, then answer the fault's status (throws), cut the connection (`drop before`: the
+ * the latency, then answer the fault's status (rejects), cut the connection (`drop before`: the
  * operation never runs), or mark the request to be cut once its answer is committed (`drop after`).
+ * Undefined when the partner has no fault for it.
  */
-export async function injectApiFault(
+export function injectApiFault(
   faults: FaultStore,
   request: FastifyRequest,
   reply: FastifyReply,
   operationId: string,
   partnerId: string,
-): Promise<void> {
+): Promise<void> | undefined {
   const injection = faults.draw(partnerId, operationId, request.url.split('?', 1)[0] ?? '')
-  if (injection === undefined) return
+  // None drawn (nearly always): nothing to wait for.
+  return injection === undefined ? undefined : inject(injection, request, reply)
+}
+
+async function inject(injection: ApiInjection, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   request.injectedFault = injection.label
   if (injection.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, injection.latencyMs))
   if (injection.drop === 'before') {

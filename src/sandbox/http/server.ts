@@ -10,15 +10,15 @@ import {
 } from '../../contract/api/endpoint.js'
 import {endpoints} from '../../contract/api/endpoints.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from '../context.js'
-import {addDropAfterHook, injectApiFault} from '../faults/requests.js'
+import {addDropAfterHook} from '../faults/requests.js'
 import type {Feature, Served} from '../feature.js'
 import {newId} from '../storage/ids.js'
 import type {Principal} from '../tenancy/authenticate.js'
 import {Authenticator} from '../tenancy/authenticate.js'
+import {admission} from './admission.js'
 import {ApiError, AuthFailure, renderError} from './api-error.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {parseRequestJson} from './json.js'
-import {RATE_LIMITS} from './rate-limiter.js'
 import {parseRequest} from './validation.js'
 
 /** Largest request body accepted (but an endpoint's own bodyLimit); larger ones get 413 PAYLOAD_TOO_LARGE. */
@@ -348,11 +348,7 @@ function registerRoute(
     config: {endpoint} satisfies RouteConfig,
     ...(endpoint.bodyLimit === undefined ? {} : {bodyLimit: endpoint.bodyLimit}),
     // Authentication and rate limits run before the body is read: no credential, no parsing.
-    onRequest: async (request, reply) => {
-      if (endpoint.auth === 'credentials') return
-      const principal = await admit(ctx, authenticator, endpoint, request, reply)
-      if (principal !== undefined) principals.set(request, principal)
-    },
+    onRequest: admission(ctx, authenticator, endpoint, principals),
     handler: async (request, reply) => {
       const principal = principals.get(request)
       const input: RawInput = {
@@ -385,38 +381,6 @@ function registerRoute(
       return sendJson(reply, outcome.status, outcome.body)
     },
   })
-}
-
-/**
- * The caller of a request, authenticated and within its rate limits, with its faults on demand
- * injected; undefined where none is needed.
- */
-async function admit(
-  ctx: SandboxContext,
-  authenticator: Authenticator,
-  endpoint: Endpoint,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<Principal | undefined> {
-  let principal: Principal | undefined
-  try {
-    principal = await authenticator.authenticate(endpoint, request.headers.authorization)
-  } catch (err) {
-    // A guessed credential (an unknown key, a token not signed by this sandbox) counts
-    // against the address; past the budget the answer is 429 instead of 401.
-    if (err instanceof AuthFailure && err.guess) {
-      reply.headers(ctx.limiter.noteFailedAuth(`bearer ${request.ip}`, RATE_LIMITS.failedBearerPerMinute))
-    }
-    throw err
-  }
-  if (principal === undefined) return undefined
-  // The caller's partner, for what reads the request afterwards (the request log: fastify-request.ts).
-  request.partnerId = principal.partner.partnerId
-  if (endpoint.rateLimited !== false)
-    reply.headers(ctx.limiter.admit(principal.partner.partnerId, endpoint.tag === 'wallets'))
-  // The caller's own faults on demand, once it is known and admitted (docs/sandbox.md#faults).
-  await injectApiFault(ctx.faults, request, reply, endpoint.operationId, principal.partner.partnerId)
-  return principal
 }
 
 /**

@@ -1,5 +1,4 @@
-import type {EventName} from '../../contract/events/envelope.js'
-import type {EventLog} from '../event-log.js'
+import {type EventLog, type EventToRecord, subjectsOf} from '../event-log.js'
 import {jsonAmount} from '../http/json.js'
 import type {TxRecord} from './records.js'
 
@@ -45,17 +44,38 @@ function transferEventData(r: TxRecord): Record<string, unknown> {
 }
 
 /**
- * What a transaction's event is about besides what its data names: the wallets the transaction
- * touches and its other record (the other leg of a transfer, what a refund returns), so that each
- * side finds it (event-log.ts, subjectsOf).
+ * What a transaction's event is about: the transaction, the wallets it touches and its other record
+ * (the other leg of a transfer, what a refund returns), so that each side finds it (event-log.ts,
+ * subjectsOf), and any id its metadata names. Its other data names no id but the transaction's
+ * and its wallets', so the data need not be read.
  */
-const aboutOf = (r: TxRecord) => [
-  r.walletId,
-  r.sourceWalletId,
-  r.destinationWalletId,
-  r.pairedId,
-  r.originalId,
-]
+const subjectsOfRecord = (r: TxRecord) =>
+  subjectsOf(r.metadata, [
+    r.id,
+    r.walletId,
+    r.sourceWalletId,
+    r.destinationWalletId,
+    r.pairedId,
+    r.originalId,
+  ])
+
+/** `transaction.completed` or `transaction.failed` for `r`, as EventLog.recordAll takes it. */
+const transactionEvent = (r: TxRecord, now: Date): EventToRecord => ({
+  type: r.status === 'failed' ? 'transaction.failed' : 'transaction.completed',
+  partnerId: r.partnerId,
+  data: transactionEventData(r),
+  now,
+  subjects: subjectsOfRecord(r),
+})
+
+/** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
+const transferEvent = (r: TxRecord, now: Date): EventToRecord => ({
+  type: r.status === 'failed' ? 'transfer.failed' : 'transfer.completed',
+  partnerId: r.partnerId,
+  data: transferEventData(r),
+  now,
+  subjects: subjectsOfRecord(r),
+})
 
 /** The events the kernel records for the money it moves (docs/money.md#events). */
 export class MoneyEvents {
@@ -63,13 +83,16 @@ export class MoneyEvents {
 
   /** `transaction.completed` or `transaction.failed` for `r`. */
   transaction(r: TxRecord, now: Date): void {
-    const type: EventName = r.status === 'failed' ? 'transaction.failed' : 'transaction.completed'
-    this.log.record(type, r.partnerId, transactionEventData(r), now, aboutOf(r))
+    this.log.recordAll([transactionEvent(r, now)])
+  }
+
+  /** A transfer's three events, in one statement: each record's transaction event, then the transfer's. */
+  transferred(out: TxRecord, incoming: TxRecord, now: Date): void {
+    this.log.recordAll([transactionEvent(out, now), transactionEvent(incoming, now), transferEvent(out, now)])
   }
 
   /** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
   transfer(r: TxRecord, now: Date): void {
-    const type: EventName = r.status === 'failed' ? 'transfer.failed' : 'transfer.completed'
-    this.log.record(type, r.partnerId, transferEventData(r), now, aboutOf(r))
+    this.log.recordAll([transferEvent(r, now)])
   }
 }

@@ -1,7 +1,9 @@
+import type {SQLInputValue} from 'node:sqlite'
 import type {Currency} from '../../contract/money/currencies.js'
 import type {Balance, LedgerEntry, Wallet} from '../../contract/wallets.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'
+import {RowsInsert} from '../storage/rows.js'
 
 /**
  * The double-entry ledger. Every balance change is a posting: entries on accounts that sum to zero,
@@ -169,7 +171,7 @@ export class Ledger {
   private readonly byId: Statement<WalletRow>
   private readonly byUserCurrency: Statement<WalletRow>
   private readonly byUser: Statement<WalletRow>
-  private readonly insertEntry: Statement
+  private readonly insertEntries: RowsInsert
   private readonly saveBalances: Statement
   private readonly insertWallet: Statement<WalletRow>
   private readonly saveSettings: Statement
@@ -183,10 +185,11 @@ export class Ledger {
     this.byUser = database.prepare<WalletRow>(
       'SELECT * FROM wallets WHERE user_id = ? AND partner_id = ? ORDER BY seq',
     )
-    this.insertEntry = database.prepare(
+    this.insertEntries = new RowsInsert(
+      database,
       `INSERT INTO ledger_entries (partner_id, transaction_id, account, currency, amount, created_at,
-         wallet_id, available_after, pending_after, reserved_after)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         wallet_id, available_after, pending_after, reserved_after)`,
+      10,
     )
     this.saveBalances = database.prepare(
       'UPDATE wallets SET available = ?, pending = ?, reserved = ?, updated_at = ? WHERE id = ?',
@@ -281,11 +284,13 @@ export class Ledger {
     for (const p of postings) sum += p.amount
     if (sum !== 0n) throw new Error(`unbalanced posting for ${transactionId}: entries sum to ${sum}`)
     const touched = new Set<WalletState>()
+    // All in one statement, in the order of the postings.
+    const entries: SQLInputValue[][] = []
     for (const p of postings) {
       if (p.amount === 0n) continue
-      const entry = [partnerId, transactionId, accountName(p), currency, p.amount.toString(), now] as const
+      const entry = [partnerId, transactionId, accountName(p), currency, p.amount.toString(), now]
       if (!('wallet' in p)) {
-        this.insertEntry.run(...entry, null, null, null, null)
+        entries.push([...entry, null, null, null, null])
         continue
       }
       const w = p.wallet
@@ -294,8 +299,9 @@ export class Ledger {
       if (w[p.bucket] < 0n) throw new Error(`posting would overdraw ${accountName(p)}`)
       touched.add(w)
       // The balance the entry left the wallet with: its statement line (docs/money.md#the-ledger).
-      this.insertEntry.run(...entry, w.id, `${w.available}`, `${w.pending}`, `${w.reserved}`)
+      entries.push([...entry, w.id, `${w.available}`, `${w.pending}`, `${w.reserved}`])
     }
+    if (entries.length > 0) this.insertEntries.run(entries)
     for (const w of touched) {
       w.updatedAt = now
       this.saveBalances.run(w.available.toString(), w.pending.toString(), w.reserved.toString(), now, w.id)

@@ -1,8 +1,10 @@
+import type {SQLInputValue} from 'node:sqlite'
 import type {Currency} from '../../contract/money/currencies.js'
 import type {Transaction} from '../../contract/transactions.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'
 import {timeOrderedHex} from '../storage/ids.js'
+import {RowsInsert} from '../storage/rows.js'
 import type {Method} from './catalog.js'
 import type {Owner} from './owners.js'
 
@@ -164,21 +166,54 @@ export function toTransaction(r: TxRecord): Transaction {
   return t
 }
 
+/** A record's values, in the order of TransactionStore's INSERT. */
+function rowOf(r: TxRecord): SQLInputValue[] {
+  return [
+    r.id,
+    r.partnerId,
+    r.walletId,
+    r.type,
+    r.status,
+    r.method,
+    r.amount.toString(),
+    r.currency,
+    r.fee.toString(),
+    r.netAmount.toString(),
+    r.sourceWalletId,
+    r.destinationWalletId,
+    r.paymentMethodId,
+    r.description,
+    r.metadata === null ? null : JSON.stringify(r.metadata),
+    r.pairedId,
+    r.originalId,
+    r.refundedAmount.toString(),
+    r.failureReason,
+    r.outcome,
+    r.settlesAt,
+    r.createdAt,
+    r.completedAt,
+    r.estimatedCompletion,
+    r.owner?.kind ?? null,
+    r.owner?.id ?? null,
+  ]
+}
+
 /** The `transactions` table. */
 export class TransactionStore {
-  private readonly insertRow: Statement
+  private readonly insertRows: RowsInsert
   private readonly byId: Statement<TxRow>
   private readonly saveState: Statement
   private readonly dueRows: Statement<TxRow>
   private readonly processingOf: Statement<{processing: number}>
 
   constructor(database: Database) {
-    this.insertRow = database.prepare(
+    this.insertRows = new RowsInsert(
+      database,
       `INSERT INTO transactions (id, partner_id, wallet_id, type, status, method, amount, currency, fee,
          net_amount, source_wallet_id, destination_wallet_id, payment_method_id, description, metadata,
          paired_id, original_id, refunded_amount, failure_reason, outcome, settles_at, created_at,
-         completed_at, estimated_completion, owner_kind, owner_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         completed_at, estimated_completion, owner_kind, owner_id)`,
+      26,
     )
     this.byId = database.prepare<TxRow>('SELECT * FROM transactions WHERE id = ?')
     this.saveState = database.prepare(
@@ -196,34 +231,12 @@ export class TransactionStore {
   }
 
   insert(r: TxRecord): void {
-    this.insertRow.run(
-      r.id,
-      r.partnerId,
-      r.walletId,
-      r.type,
-      r.status,
-      r.method,
-      r.amount.toString(),
-      r.currency,
-      r.fee.toString(),
-      r.netAmount.toString(),
-      r.sourceWalletId,
-      r.destinationWalletId,
-      r.paymentMethodId,
-      r.description,
-      r.metadata === null ? null : JSON.stringify(r.metadata),
-      r.pairedId,
-      r.originalId,
-      r.refundedAmount.toString(),
-      r.failureReason,
-      r.outcome,
-      r.settlesAt,
-      r.createdAt,
-      r.completedAt,
-      r.estimatedCompletion,
-      r.owner?.kind ?? null,
-      r.owner?.id ?? null,
-    )
+    this.insertRows.run([rowOf(r)])
+  }
+
+  /** Insert `records` in one statement (a transfer's two). */
+  insertAll(records: readonly TxRecord[]): void {
+    this.insertRows.run(records.map(rowOf))
   }
 
   /** The record `id` of `partnerId`, or undefined. */

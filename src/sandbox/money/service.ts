@@ -154,7 +154,7 @@ export class MoneyService {
    * record (both halves of a transfer are one posting).
    */
   book(records: readonly [TxRecord, ...TxRecord[]], postings: Posting[], nowIso: string): void {
-    for (const r of records) this.records.insert(r)
+    this.records.insertAll(records)
     const [first] = records
     this.ledger.post(first.partnerId, first.id, first.currency, postings, nowIso)
   }
@@ -230,9 +230,7 @@ export class MoneyService {
       nowIso,
     )
     this.volumes.count(source, volume)
-    this.events.transaction(out, now)
-    this.events.transaction(incoming, now)
-    this.events.transfer(out, now)
+    this.events.transferred(out, incoming, now)
     return {out, in: incoming}
   }
 

@@ -1,7 +1,12 @@
 import {chmodSync, closeSync, constants, openSync, renameSync} from 'node:fs'
 import type {SQLInputValue, SQLOutputValue, StatementResultingChanges, StatementSync} from 'node:sqlite'
 import type {ColumnRules, RowRules} from './column-rules.js'
+import type {Companion, HeldInMemory, PendingCommit} from './held.js'
 import type {MetaShape} from './meta-shapes.js'
+import {Prepared} from './prepared.js'
+
+export type {Companion, HeldInMemory} from './held.js'
+
 import {DatabaseSync} from './sqlite.js'
 
 /** Make a data file readable by its owner only, if it exists. */
@@ -130,30 +135,6 @@ export interface Statement<Row extends Columns<Row> = never> {
   run(...params: SQLInputValue[]): StatementResultingChanges
 }
 
-/** What keeps rows in memory beside the database (Database.holds): rows read, or writes held back. */
-export interface HeldInMemory {
-  /** Write what is held back: before the transaction it was made in ends, or another begins inside it. */
-  flush?(): void
-  /** Let go of it all: the file may hold otherwise (a rollback, the file replaced, a partner's rows deleted). */
-  forget(): void
-}
-
-/** The commit of a group of transactions, which their answers wait for. */
-interface PendingCommit {
-  promise: Promise<void>
-  resolve: () => void
-  reject: (err: unknown) => void
-}
-
-/**
- * What runs beside the sandbox's own connection on the same file (the background checkpointer):
- * stopped before the file is replaced under it, started again afterwards.
- */
-export interface Companion {
-  pause(): Promise<void>
-  resume(): void
-}
-
 /** The sandbox's SQLite database, with a transaction helper that nests. */
 export class Database {
   #db: DatabaseSync
@@ -165,6 +146,10 @@ export class Database {
   #generation = 0
   readonly #companions = new Set<Companion>()
   readonly #held = new Set<HeldInMemory>()
+  /** Statements run that may have written: a savepoint opened since none ran would hold nothing. */
+  #writes = 0
+  /** At each depth, its savepoint (none where it shares the one below) and `#writes` when it began. */
+  readonly #savepoints: {name: string | undefined; writes: number}[] = []
 
   readonly #path: string
 
@@ -182,7 +167,14 @@ export class Database {
 
   /** The connection: the same until the file is replaced (`replaceFile`). */
   get db(): DatabaseSync {
+    // Whatever runs on it directly may write.
+    this.#writes++
     return this.#db
+  }
+
+  /** Note a statement run through `prepare`'s statements: any but a SELECT may write. */
+  noteStatement(readOnly: boolean): void {
+    if (!readOnly) this.#writes++
   }
 
   /** The data file's path, or :memory:. */
@@ -352,9 +344,12 @@ export class Database {
    */
   transaction<T>(fn: () => T): T {
     if (this.depth === 0 && this.#groupCommit) this.#openGroup()
+    const shared = this.#sharedSavepoint()
+    if (shared !== undefined) return this.#inShared(shared, fn)
     const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
     this.#flushHeld()
     this.#run(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
+    this.#savepoints[this.depth] = {name: savepoint, writes: this.#writes}
     this.depth++
     try {
       const result = fn()
@@ -372,6 +367,39 @@ export class Database {
           this.#run(`ROLLBACK TO ${savepoint}`)
           this.#run(`RELEASE ${savepoint}`)
         }
+      }
+      throw err
+    } finally {
+      this.depth--
+    }
+  }
+
+  /**
+   * The savepoint a nested transaction may share instead of opening its own: the nearest one below
+   * (a savepoint, not the outermost BEGIN) when nothing that may write has run since it began. Rolling
+   * back to it then undoes exactly what the nested transaction did, and releasing it later keeps
+   * that: a request's transaction, its operation's and the kernel's, one inside the other before
+   * anything is written, cost one savepoint instead of three.
+   */
+  #sharedSavepoint(): string | undefined {
+    for (let depth = this.depth - 1; depth >= 0; depth--) {
+      const below = this.#savepoints[depth]!
+      if (below.writes !== this.#writes) return undefined
+      if (below.name !== undefined) return below.name
+    }
+    return undefined
+  }
+
+  /** Run `fn` as a nested transaction in the savepoint `name` of an enclosing one (see #sharedSavepoint). */
+  #inShared<T>(name: string, fn: () => T): T {
+    this.#savepoints[this.depth] = {name: undefined, writes: this.#writes}
+    this.depth++
+    try {
+      return fn()
+    } catch (err) {
+      if (!keepsWrites(err)) {
+        this.forgetHeld()
+        this.#run(`ROLLBACK TO ${name}`)
       }
       throw err
     } finally {
@@ -464,30 +492,5 @@ export class Database {
     if (!this.#db.isOpen) return
     this.flush()
     this.#db.close()
-  }
-}
-
-/** A statement as `Database.prepare` gives it: prepared again on its next use after the file is replaced. */
-class Prepared {
-  readonly #database: Database
-  readonly #sql: string
-  readonly #prepared: {statement: StatementSync; generation: number}
-
-  constructor(database: Database, sql: string) {
-    this.#database = database
-    this.#sql = sql
-    this.#prepared = database.prepareNow(sql)
-  }
-
-  get(...params: SQLInputValue[]): unknown {
-    return this.#database.statementOf(this.#sql, this.#prepared).get(...params)
-  }
-
-  all(...params: SQLInputValue[]): unknown[] {
-    return this.#database.statementOf(this.#sql, this.#prepared).all(...params)
-  }
-
-  run(...params: SQLInputValue[]): StatementResultingChanges {
-    return this.#database.statementOf(this.#sql, this.#prepared).run(...params)
   }
 }

@@ -86,56 +86,52 @@ export class Authenticator {
 
   /** Resolve the caller of `endpoint`; undefined for endpoints that take no Authorization header. */
   async authenticate(endpoint: Endpoint, header: string | undefined): Promise<Principal | undefined> {
+    return this.authenticateNow(endpoint, header)
+  }
+
+  /**
+   * As `authenticate`, without waiting when it can: a token whose signature was verified before
+   * (every request of a client after its first) is answered at once, another through a promise.
+   * Refusals are thrown, or rejected, alike.
+   */
+  authenticateNow(
+    endpoint: Endpoint,
+    header: string | undefined,
+  ): Principal | undefined | Promise<Principal | undefined> {
     switch (endpoint.auth) {
       case 'none':
       case 'credentials':
         return undefined
       case 'token':
         return this.accessToken(endpoint, header)
-      case 'secret-key': {
-        const principal = await this.anyCredential(header)
-        if (principal.kind !== 'secret-key') {
-          throw new AuthFailure(
-            'B',
-            'insufficient_permissions',
-            'Minting a JWT needs your secret key (test_…) as Bearer, not a token',
-          )
-        }
-        return principal
-      }
-      case 'bearer': {
-        const principal = await this.anyCredential(header)
-        checkScope(endpoint, principal)
-        return principal
-      }
-      case 'sandbox-admin': {
-        // Resetting data, moving the clock and making events are the partner's own acts: not for a
-        // narrowed token or a JWT minted for less trusted code.
-        const principal = await this.anyCredential(header)
-        if (principal.kind === 'secret-key') return principal
-        if (principal.kind === 'access-token') {
-          if (principal.claims.scopes.includes(SANDBOX_ADMIN_SCOPE)) return principal
-          throw new AuthFailure(
-            'A',
-            'INSUFFICIENT_SCOPE',
-            `Access token lacks the ${SANDBOX_ADMIN_SCOPE} scope`,
-            {
-              required_scope: SANDBOX_ADMIN_SCOPE,
-              granted_scopes: principal.claims.scopes,
-            },
-          )
-        }
-        throw new AuthFailure(
-          'B',
-          'insufficient_permissions',
-          `This route takes your secret key (test_…) or an access token with the ${SANDBOX_ADMIN_SCOPE} scope, not a minted JWT`,
-        )
-      }
+      case 'secret-key':
+        return then(this.anyCredential(header), (principal) => {
+          if (principal.kind !== 'secret-key') {
+            throw new AuthFailure(
+              'B',
+              'insufficient_permissions',
+              'Minting a JWT needs your secret key (test_…) as Bearer, not a token',
+            )
+          }
+          return principal
+        })
+      case 'bearer':
+        return then(this.anyCredential(header), (principal) => {
+          checkScope(endpoint, principal)
+          return principal
+        })
+      case 'sandbox-admin':
+        return then(this.anyCredential(header), adminOnly)
     }
   }
 
+  /** A token's verification: at once when its signature was verified before, else through a promise. */
+  private verify(token: string): VerifiedToken | Promise<VerifiedToken> {
+    return this.tokens.verifyKnown(token) ?? this.tokens.verify(token)
+  }
+
   /** Refresh and revoke: only a Variant A access token will do, and every refusal is Variant A. */
-  private async accessToken(endpoint: Endpoint, header: string | undefined): Promise<Principal> {
+  private accessToken(endpoint: Endpoint, header: string | undefined): Principal | Promise<Principal> {
     const bearer = readBearer(header)
     if (bearer.kind === 'missing') {
       throw new AuthFailure(
@@ -154,24 +150,26 @@ export class Authenticator {
         `POST /v1${endpoint.path} takes a Variant A access token from POST /v1/auth/token, not an API key`,
       )
     }
-    const result = await this.tokens.verify(bearer.value)
-    if (!result.ok) throw tokenRefusal(result, 'A')
-    if (result.claims.variant !== 'A') {
-      throw new AuthFailure(
-        'A',
-        'TOKEN_INVALID',
-        `POST /v1${endpoint.path} takes a Variant A access token, not a minted Variant B JWT`,
-      )
-    }
-    const partner = this.partners.get(result.claims.partner_id)
-    if (partner === undefined) throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
-    if (!this.tokens.isCurrentVersion(result.claims, partner)) {
-      throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('superseded'))
-    }
-    return {kind: 'access-token', partner, claims: result.claims}
+    return then(this.verify(bearer.value), (result) => {
+      if (!result.ok) throw tokenRefusal(result, 'A')
+      if (result.claims.variant !== 'A') {
+        throw new AuthFailure(
+          'A',
+          'TOKEN_INVALID',
+          `POST /v1${endpoint.path} takes a Variant A access token, not a minted Variant B JWT`,
+        )
+      }
+      const partner = this.partners.get(result.claims.partner_id)
+      if (partner === undefined)
+        throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('unknown_partner'))
+      if (!this.tokens.isCurrentVersion(result.claims, partner)) {
+        throw new AuthFailure('A', 'TOKEN_INVALID', refusalMessage('superseded'))
+      }
+      return {kind: 'access-token', partner, claims: result.claims}
+    })
   }
 
-  private async anyCredential(header: string | undefined): Promise<Principal> {
+  private anyCredential(header: string | undefined): Principal | Promise<Principal> {
     const bearer = readBearer(header)
     if (bearer.kind === 'missing') {
       throw new AuthFailure(
@@ -195,7 +193,11 @@ export class Authenticator {
       return {kind: 'secret-key', partner}
     }
     if (kind !== 'jwt') throw new AuthFailure('B', 'invalid_api_key', KEY_REFUSALS[kind])
-    const result = await this.tokens.verify(credential)
+    return then(this.verify(credential), (result) => this.tokenPrincipal(result))
+  }
+
+  /** The caller a verified JWT names, or its refusal. */
+  private tokenPrincipal(result: VerifiedToken): Principal {
     if (!result.ok) throw tokenRefusal(result, result.variant ?? 'A')
     const {claims} = result
     const partner = this.partners.get(claims.partner_id)
@@ -213,6 +215,31 @@ export class Authenticator {
       ? {kind: 'access-token', partner, claims}
       : {kind: 'minted-jwt', partner, claims}
   }
+}
+
+/** `next` of `value` at once, or of what the promise gives once it settles. */
+function then<T, U>(value: T | Promise<T>, next: (value: T) => U): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value)
+}
+
+/**
+ * Resetting data, moving the clock and making events are the partner's own acts: not for a
+ * narrowed token or a JWT minted for less trusted code.
+ */
+function adminOnly(principal: Principal): Principal {
+  if (principal.kind === 'secret-key') return principal
+  if (principal.kind === 'access-token') {
+    if (principal.claims.scopes.includes(SANDBOX_ADMIN_SCOPE)) return principal
+    throw new AuthFailure('A', 'INSUFFICIENT_SCOPE', `Access token lacks the ${SANDBOX_ADMIN_SCOPE} scope`, {
+      required_scope: SANDBOX_ADMIN_SCOPE,
+      granted_scopes: principal.claims.scopes,
+    })
+  }
+  throw new AuthFailure(
+    'B',
+    'insufficient_permissions',
+    `This route takes your secret key (test_…) or an access token with the ${SANDBOX_ADMIN_SCOPE} scope, not a minted JWT`,
+  )
 }
 
 function checkScope(endpoint: Endpoint, principal: Principal): void {

@@ -48,7 +48,7 @@ function claimedVariant(token: string): TokenVariant | undefined {
  * kept in it, so tokens outlive a restart; revoked token ids are kept there too.
  */
 export class TokenService {
-  private readonly isRevokedStmt
+  private readonly revokedStmt
   private readonly revokeStmt
   private readonly generationStmt
   private readonly bumpStmt
@@ -61,6 +61,12 @@ export class TokenService {
    * request; expiry and revocation are still checked on every use.
    */
   private readonly verified = new Map<string, TokenClaims>()
+  /**
+   * The revoked ids as the file holds them (a token's `jti`, a family's `family:<fam>`), read on
+   * first use: a request checks them without asking SQLite. Read again after whatever may change
+   * the file otherwise (a rollback, a restored file: Database.holds).
+   */
+  #revoked: Set<string> | undefined
 
   private constructor(
     private readonly key: CryptoKey,
@@ -71,9 +77,8 @@ export class TokenService {
   ) {
     database.prepare('DELETE FROM revoked_tokens WHERE expires_at < ?').run(this.seconds())
     // A token is revoked by its own id, or by its family's (stored as `family:<fam>`).
-    this.isRevokedStmt = database.prepare<{revoked: number}>(
-      'SELECT 1 AS revoked FROM revoked_tokens WHERE jti IN (?, ?)',
-    )
+    this.revokedStmt = database.prepare<{jti: string}>('SELECT jti FROM revoked_tokens')
+    database.holds({forget: () => (this.#revoked = undefined)})
     this.revokeStmt = database.prepare('INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)')
     this.generationStmt = database.prepare<{value: string}>('SELECT value FROM meta WHERE key = ?')
     this.bumpStmt = database.prepare(
@@ -133,8 +138,19 @@ export class TokenService {
   }
 
   async verify(token: string): Promise<VerifiedToken> {
+    return this.verifyKnown(token) ?? this.#verifySignature(token)
+  }
+
+  /**
+   * What `verify` answers, without waiting, for a token whose signature was verified before; undefined
+   * for another, whose signature `verify` must check.
+   */
+  verifyKnown(token: string): VerifiedToken | undefined {
     const known = this.verified.get(token)
-    if (known !== undefined) return this.checkCurrent(known)
+    return known === undefined ? undefined : this.checkCurrent(known)
+  }
+
+  async #verifySignature(token: string): Promise<VerifiedToken> {
     let payload: unknown
     try {
       payload = (
@@ -173,7 +189,8 @@ export class TokenService {
         variant: claims.variant,
       }
     }
-    if (this.isRevokedStmt.get(claims.jti, `family:${claims.fam}`) !== undefined) {
+    const revoked = this.#revokedIds()
+    if (revoked.has(claims.jti) || revoked.has(`family:${claims.fam}`)) {
       return {ok: false, reason: 'revoked', variant: claims.variant}
     }
     return {ok: true, claims}
@@ -185,8 +202,15 @@ export class TokenService {
    * it past this token's own expiry.
    */
   revoke(claims: TokenClaims): void {
+    const revoked = this.#revokedIds()
     this.revokeStmt.run(claims.jti, claims.exp)
     this.revokeStmt.run(`family:${claims.fam}`, Number.MAX_SAFE_INTEGER)
+    revoked.add(claims.jti).add(`family:${claims.fam}`)
+  }
+
+  #revokedIds(): Set<string> {
+    this.#revoked ??= new Set(this.revokedStmt.all().map((row) => row.jti))
+    return this.#revoked
   }
 
   /**
