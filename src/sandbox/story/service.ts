@@ -4,6 +4,7 @@ import type {SandboxContext} from '../context.js'
 import {ApiError} from '../http/api-error.js'
 import {newTransactionId} from '../money/records.js'
 import {newId, randomHex} from '../storage/ids.js'
+import {withPageCache} from '../storage/page-cache.js'
 import {checkReferences, recordsOf, refused, replayLedger} from './checks.js'
 import {StoryRows} from './rows.js'
 
@@ -25,6 +26,12 @@ const NEW_ID: Record<StorySection, () => string> = {
   roundup_settings: () => '',
   roundups: () => `rnd_${randomHex(12)}`,
 }
+
+/**
+ * SQLite's page cache while a story is written: the pages 10,000 transactions change (11 MB of WAL)
+ * would otherwise all stay in the cache, beside the document's objects, until the commit.
+ */
+const STORY_PAGE_CACHE_KIB = 4096
 
 /** Each record's new id, by its reference (`${wallets.ada_usd.id}`). */
 export type IdsByRef = Map<string, string>
@@ -77,18 +84,20 @@ export class StoryService {
     const {clock, database} = this.#ctx
     const now = new Date(clock.nowMs(partnerId)).toISOString()
     try {
-      database.transaction(() => {
-        const rows = this.#rows
-        rows.people(partnerId, story, id)
-        rows.transactions(partnerId, story, id, this.#ctx.settings.settleAfterSeconds)
-        rows.ledger(partnerId, story, id, balances)
-        rows.events(partnerId, story, id, data, {
-          now,
-          session: `lsn_${randomHex(12)}`,
-          secret: `whsec_${randomBytes(24).toString('hex')}`,
-        })
-        rows.products(partnerId, story, id)
-      })
+      withPageCache(database, STORY_PAGE_CACHE_KIB, () =>
+        database.transaction(() => {
+          const rows = this.#rows
+          rows.people(partnerId, story, id)
+          rows.transactions(partnerId, story, id, this.#ctx.settings.settleAfterSeconds)
+          rows.ledger(partnerId, story, id, balances)
+          rows.events(partnerId, story, id, data, {
+            now,
+            session: `lsn_${randomHex(12)}`,
+            secret: `whsec_${randomBytes(24).toString('hex')}`,
+          })
+          rows.products(partnerId, story, id)
+        }),
+      )
     } catch (err) {
       if (err instanceof ApiError) throw err
       // A unique key of the partner's own rows (a purchase id it has already): the story's fault.
