@@ -75,12 +75,10 @@ export class StoryService {
     const balances = replayLedger(story)
     const ids = newIds(story)
     const id = (ref: string) => ids.get(ref)!
-    const data = Object.fromEntries(
-      Object.entries(recordsOf(story, 'events')).map(([name, e]) => [
-        name,
-        resolvedData(e.data, ids, `events.${name}.data`) as Record<string, unknown>,
-      ]),
-    )
+    // Resolved as each event is written, not all beforehand: a reference that names nothing still
+    // refuses the story, and the transaction writes none of it.
+    const data = (name: string, e: {data: Record<string, unknown>}) =>
+      resolvedData(e.data, ids, `events.${name}.data`) as Record<string, unknown>
     const {clock, database} = this.#ctx
     const now = new Date(clock.nowMs(partnerId)).toISOString()
     try {
@@ -104,6 +102,8 @@ export class StoryService {
       if (/UNIQUE constraint failed/.test(String((err as Error).message)))
         throw refused('(story)', `it repeats a record the partner has: ${(err as Error).message}`)
       throw err
+    } finally {
+      this.#rows.forget()
     }
     // Forward only: a partner whose clock is past the story's keeps its time (the records are older).
     const at = Date.parse(story.clock)
