@@ -2,12 +2,14 @@
  * `payctl sandbox import` of a customer with 10,000 transactions from one sandbox process into
  * another (data files, rate limit off): the whole command, from its start to its exit, reading
  * every page of the source's transactions, ledger and events, redacting them and loading the story
- * in one request. Prints wall time and the command's peak memory, with the machine's load.
+ * in one request. Prints wall time, the command's peak memory and the target sandbox's (which
+ * parses, checks and writes the story), with the machine's load.
  *
  *   npm run bench:import
  *   node bench/import.ts --transactions 10000 --runs 3
  *
- * Not a test: it prints figures. Targets: ≤ 10 s and ≤ 200 MB on the project's 2-core machine.
+ * Not a test: it prints figures. Targets: ≤ 10 s, and ≤ 200 MB for the command and for the target
+ * sandbox, on the project's 2-core machine.
  */
 import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
@@ -53,6 +55,7 @@ try {
   }
   const seconds: number[] = []
   const peaks: number[] = []
+  let targetPeak: number | undefined
   for (let run = 0; run < Number(values.runs); run++) {
     const started = performance.now()
     const r = spawnSync(
@@ -76,10 +79,13 @@ try {
     )
     seconds.push(took)
     peaks.push(peak)
+    // The target sandbox's own peak after the first run, one import into a fresh sandbox: the later
+    // runs load the story again beside the earlier ones.
+    if (run === 0) {
+      targetPeak = processPeakMb(target.pid)
+      if (targetPeak !== undefined) console.log(`  target sandbox's peak: ${targetPeak.toFixed(0)} MB`)
+    }
   }
-  // The target sandbox's own peak, which parses and writes the story (not the command's figure).
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${target.pid}/status`, 'utf8'))?.[1]
-  if (hwm !== undefined) console.log(`target sandbox's peak memory: ${(Number(hwm) / 1024).toFixed(0)} MB`)
   const load = loadavg().map((l) => l.toFixed(2))
   console.log(`\nload average (1, 5, 15 min): ${load.join(', ')}`)
   console.log('Targets:')
@@ -101,6 +107,25 @@ try {
       mb <= TARGET_MB,
     ),
   )
+  if (targetPeak !== undefined)
+    console.log(
+      verdict(
+        'sandbox import, target sandbox peak memory (one import, fresh sandbox)',
+        `${targetPeak.toFixed(0)} MB`,
+        `≤ ${TARGET_MB} MB`,
+        targetPeak <= TARGET_MB,
+      ),
+    )
 } finally {
   await Promise.all([source.stop(), target.stop()])
+}
+
+/** The most memory process `pid` has held so far (VmHWM, Linux), in MB; undefined elsewhere. */
+function processPeakMb(pid: number): number | undefined {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return kb === undefined ? undefined : Number(kb) / 1024
+  } catch {
+    return undefined
+  }
 }

@@ -226,6 +226,50 @@ export const StorySchema = z
   .meta({id: 'SandboxStory'})
 export type Story = z.infer<typeof StorySchema>
 
+const RECORDS: Record<StorySection, z.ZodType> = {
+  users: UserRecord,
+  wallets: WalletRecord,
+  payment_methods: PaymentMethodRecord,
+  transactions: TransactionRecord,
+  events: EventRecord,
+  bnpl_payments: BnplRecord,
+  roundup_settings: RoundupSettingsRecord,
+  roundups: RoundupRecord,
+}
+/** The document without its records: each section checked apart, record by record. */
+const StoryShell = StorySchema.extend(
+  Object.fromEntries([...STORY_SECTIONS, 'ledger_entries'].map((k) => [k, z.unknown().optional()])),
+)
+
+/** Whether every record of `value` (a section's object, or the ledger's array) passes `record`, `names` checked. */
+function allPass(value: unknown, record: z.ZodType, limit: number, names: boolean): boolean {
+  if (value === undefined) return true
+  if (value === null || typeof value !== 'object' || Array.isArray(value) !== !names) return false
+  const entries = Object.entries(value)
+  if (entries.length > limit) return false
+  for (const [name, v] of entries) {
+    if (names && !NAME.test(name)) return false
+    if (!record.safeParse(v).success) return false
+  }
+  return true
+}
+
+/**
+ * `value` itself when it is a valid story, else undefined (and StorySchema says why). The same
+ * checks as StorySchema's, record by record: a story of 10,000 transactions is megabytes of
+ * objects, and the whole-document parse holds a second copy of them all while it runs, then beside
+ * the document. A valid story's parse is the document as it came (no field has a default or a
+ * transform), so the document is kept and each record's copy is dropped as soon as it is made.
+ */
+export function validStory(value: unknown): Story | undefined {
+  if (!StoryShell.safeParse(value).success) return undefined
+  const doc = value as Record<string, unknown>
+  for (const section of STORY_SECTIONS)
+    if (!allPass(doc[section], RECORDS[section], STORY_LIMITS.records, true)) return undefined
+  if (!allPass(doc.ledger_entries, LedgerEntry, STORY_LIMITS.ledger, false)) return undefined
+  return value as Story
+}
+
 export const LoadedStorySchema = z
   .object({
     loaded: z.literal(true),

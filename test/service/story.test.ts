@@ -1,6 +1,7 @@
 import {request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {STORY_LIMITS} from '../../src/contract/story.js'
+import {LARGE_BODY_CHARS} from '../../src/sandbox/http/large-body.js'
 import {codeOf, start, type TestSandbox} from './helpers.js'
 
 /**
@@ -134,6 +135,33 @@ describe('the story route', () => {
     expect(codeOf(res)).toBe('VALIDATION_ERROR')
     expect(JSON.stringify(res.body)).toMatch(message)
     expect((await t.get('/v1/users?limit=100')).body.data.users.length).toBe(users)
+  })
+
+  test('a story of more than a megabyte loads as a small one, and its malformed copy is refused', async () => {
+    // Bodies this large are parsed apart from the others (http/large-body.ts).
+    const s = story()
+    for (let i = 2; i <= 20; i++)
+      s.events[`e${i}`] = {
+        type: 'wallet.created',
+        at: T1,
+        data: {id: '${wallets.ada_usd.id}', note: 'x'.repeat(60_000)},
+      }
+    const text = JSON.stringify(s)
+    expect(text.length).toBeGreaterThan(LARGE_BODY_CHARS)
+    const res = await t.post('/_sandbox/story', s, {auth: t.creds.secretKey})
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const event = await t.get(`/v1/events/${res.body.ids['events.e20']}`)
+    expect(event.body.data.data).toMatchObject({
+      id: res.body.ids['wallets.ada_usd'],
+      note: 'x'.repeat(60_000),
+    })
+    const refused = await fetch(`${t.sb.url}/_sandbox/story`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${t.creds.secretKey}`, 'content-type': 'application/json'},
+      body: text.slice(0, -1),
+    })
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toMatchObject({code: 'VALIDATION_ERROR', message: /Malformed JSON/})
   })
 
   test('takes no partner token that is not an admin', async () => {

@@ -19,6 +19,7 @@ import {admission} from './admission.js'
 import {ApiError, AuthFailure, renderError} from './api-error.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {parseRequestJson} from './json.js'
+import {holdYoungGeneration, LARGE_BODY_CHARS} from './large-body.js'
 import {parseRequest} from './validation.js'
 
 /** Largest request body accepted (but an endpoint's own bodyLimit); larger ones get 413 PAYLOAD_TOO_LARGE. */
@@ -186,15 +187,29 @@ const SHARED_LOCAL_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 function addJsonParsers(app: FastifyInstance): void {
   const jsonBody = (source: string, done: (err: Error | null, body?: unknown) => void) => {
     if (source.trim() === '') return done(null, undefined)
+    const release = source.length >= LARGE_BODY_CHARS ? holdYoungGeneration() : undefined
+    let body: unknown
     try {
-      done(null, parseRequestJson(source))
+      body = parseRequestJson(source)
     } catch (err) {
+      release?.()
       const message = `Malformed JSON in request body: ${(err as Error).message}`
-      done(
+      return done(
         new ApiError('VALIDATION_ERROR', message, {issues: [{path: '', code: 'invalid_json', message}]}),
         undefined,
       )
     }
+    if (release === undefined) return done(null, body)
+    // Fastify runs the request from inside its reader, whose frame holds the body's text and its
+    // chunks (twice the body's size) until the request returns: a large body's request runs in the
+    // next turn, once the reader has let them go.
+    setImmediate(() => {
+      try {
+        done(null, body)
+      } finally {
+        release()
+      }
+    })
   }
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, text, done) =>

@@ -2,6 +2,7 @@ import {z} from 'zod'
 import type {Endpoint} from '../../contract/api/endpoint.js'
 import {ID_MAX_LENGTH} from '../../contract/fields.js'
 import {MAX_SIGNIFICANT_DIGITS} from '../../contract/money/amounts.js'
+import {StorySchema, validStory} from '../../contract/story.js'
 import {CreateTransactionSchema, PAYMENT_METHODS} from '../../contract/transactions.js'
 import {ApiError} from './api-error.js'
 
@@ -107,6 +108,7 @@ export function plainTransactionBody(body: unknown): z.output<typeof CreateTrans
 /** Bodies read in plain code in their everyday form, by schema: the busiest ones, where zod cost most. */
 const PLAIN_READERS = new Map<z.ZodType, (value: unknown) => unknown>([
   [CreateTransactionSchema, plainTransactionBody],
+  [StorySchema, validStory],
 ])
 
 /** Parse `value` with `schema`, or throw a VALIDATION_ERROR naming `where` (request body, query). */

@@ -54,13 +54,18 @@ type Statements = {[K in Exclude<keyof typeof SQL, 'event' | 'purchaseTaken'>]: 
 
 export class StoryRows {
   readonly #s: Statements
-  /** The wallets each new transaction touches: what its events are about besides their data. */
+  /** The wallets each new transaction of the story being written touches: what its events are about besides their data. */
   readonly #touches = new Map<string, string[]>()
 
   constructor(database: Database) {
     this.#s = Object.fromEntries(
       Object.entries(SQL).map(([k, sql]) => [k, database.prepare(sql)]),
     ) as unknown as Statements
+  }
+
+  /** Let go of what one story's rows kept for its events (its transactions' wallets). */
+  forget(): void {
+    this.#touches.clear()
   }
 
   /** Users, their wallets with the balances their ledger comes to, and their saved payment methods. */
@@ -199,7 +204,7 @@ export class StoryRows {
     partnerId: string,
     story: Story,
     id: Id,
-    data: Record<string, Record<string, unknown>>,
+    data: (name: string, event: {data: Record<string, unknown>}) => Record<string, unknown>,
     at: {now: string; session: string; secret: string},
   ): void {
     const events = Object.entries(recordsOf(story, 'events'))
@@ -215,7 +220,7 @@ export class StoryRows {
       )
     for (const [name, e] of events) {
       const eventId = id(ref('events', name))
-      const body = data[name]!
+      const body = data(name, e)
       const {seq} = this.#s.event.get(eventId, e.type, partnerId, JSON.stringify(body), e.at)!
       const named = subjectsOf(body)
       const about = [...named].flatMap((s) => this.#touches.get(s) ?? [])
