@@ -10,12 +10,13 @@ import {
 } from '../../contract/api/endpoint.js'
 import {endpoints} from '../../contract/api/endpoints.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from '../context.js'
-import {addDropAfterHook} from '../faults/requests.js'
+import {dropIfAfter} from '../faults/requests.js'
 import type {Feature, Served} from '../feature.js'
 import {newId} from '../storage/ids.js'
 import type {Principal} from '../tenancy/authenticate.js'
 import {Authenticator} from '../tenancy/authenticate.js'
 import {admission} from './admission.js'
+import {type AnswerHooks, addAnswerHooks} from './answers.js'
 import {ApiError, AuthFailure, renderError} from './api-error.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {parseRequestJson} from './json.js'
@@ -109,9 +110,6 @@ export function buildServer(
   const log = options.log
   const app = createApp(settings)
   addJsonParsers(app)
-  addResponseHooks(app, ctx, log)
-  // Faults on demand: after the hook that holds each answer until its commit.
-  addDropAfterHook(app)
   // Filled once the routes are known; the 405 handler reads it only when a request comes.
   const paths: PathMethods = new Map()
   setErrorHandlers(app, settings, (request) => methodNotAllowed(paths, request), log)
@@ -129,6 +127,10 @@ export function buildServer(
     if (due !== undefined) ctx.due.add(due)
     attach?.(app)
   }
+  // Faults on demand (`drop after`) first, then the features' own, each once the answer is committed.
+  const answers: AnswerHooks[] = [{sending: dropIfAfter}, ...served.flatMap((s) => s.answers ?? [])]
+  if (log !== undefined) answers.unshift({sent: stderrLine(log)})
+  addAnswerHooks(app, () => ctx.database.committed(), answers)
   addPaths(paths, routes)
   return app
 }
@@ -221,23 +223,11 @@ function addJsonParsers(app: FastifyInstance): void {
   )
 }
 
-/** The request id on every answer, no answer before its commit, and the request log when there is one. */
-function addResponseHooks(app: FastifyInstance, ctx: SandboxContext, log: ServerOptions['log']): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id)
-    // Group commit: no answer leaves before the commit that holds what it says (and what it read).
-    // If that commit fails, the error handler answers 500 instead, and none of it happened.
-    const committed = ctx.database.committed()
-    if (committed === undefined) done(null, payload)
-    else committed.then(() => done(null, payload), done)
-  })
-
-  if (log !== undefined) {
-    app.addHook('onResponse', (request, reply, done) => {
-      const path = request.url.split('?', 1)[0]
-      log(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms ${request.id}`)
-      done()
-    })
+/** The line on stderr for each request answered. */
+function stderrLine(log: (line: string) => void): AnswerHooks['sent'] {
+  return (request, reply) => {
+    const path = request.url.split('?', 1)[0]
+    log(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms ${request.id}`)
   }
 }
 
