@@ -13,7 +13,6 @@ import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} 
 import {dropIfAfter} from '../faults/requests.js'
 import type {Feature, Served} from '../feature.js'
 import {newId} from '../storage/ids.js'
-import type {Principal} from '../tenancy/authenticate.js'
 import {Authenticator} from '../tenancy/authenticate.js'
 import {admission} from './admission.js'
 import {type AnswerHooks, addAnswerHooks} from './answers.js'
@@ -121,8 +120,7 @@ export function buildServer(
   checkEveryEndpointServed(routes)
   const operations = new Map(routes.map((spec) => [spec.endpoint.operationId, servedRoute(spec)]))
   const authenticator = new Authenticator(ctx.partners, ctx.tokens)
-  const principals = new WeakMap<FastifyRequest, Principal>()
-  for (const operation of operations.values()) registerRoute(app, ctx, operation, authenticator, principals)
+  for (const operation of operations.values()) registerRoute(app, ctx, operation, authenticator)
   for (const {due, attach} of served) {
     if (due !== undefined) ctx.due.add(due)
     attach?.(app)
@@ -321,7 +319,6 @@ function registerRoute(
   ctx: SandboxContext,
   spec: ServedRoute,
   authenticator: Authenticator,
-  principals: WeakMap<FastifyRequest, Principal>,
 ): void {
   const {settings} = ctx
   const {endpoint} = spec
@@ -338,9 +335,9 @@ function registerRoute(
     config: {endpoint} satisfies RouteConfig,
     ...(endpoint.bodyLimit === undefined ? {} : {bodyLimit: endpoint.bodyLimit}),
     // Authentication and rate limits run before the body is read: no credential, no parsing.
-    onRequest: admission(ctx, authenticator, endpoint, principals),
+    onRequest: admission(ctx, authenticator, endpoint),
     handler: async (request, reply) => {
-      const principal = principals.get(request)
+      const principal = request.principal
       const input: RawInput = {
         principal,
         body: request.body,
