@@ -336,7 +336,9 @@ function registerRoute(
     ...(endpoint.bodyLimit === undefined ? {} : {bodyLimit: endpoint.bodyLimit}),
     // Authentication and rate limits run before the body is read: no credential, no parsing.
     onRequest: admission(ctx, authenticator, endpoint),
-    handler: async (request, reply) => {
+    // Not async: a change under its key runs and answers at once, without a promise of its own.
+    // What it throws Fastify sends to the error handler as it does an async handler's rejection.
+    handler: (request, reply) => {
       const principal = request.principal
       const input: RawInput = {
         principal,
@@ -348,8 +350,9 @@ function registerRoute(
       }
       const key = idempotencyKeyOf(request.headers['idempotency-key'], request.body)
       if (!takesIdempotencyKey(endpoint) || key === undefined || principal === undefined) {
-        const resource = await spec.run(input)
-        return sendJson(reply, endpoint.status, render(resource, request.id))
+        return Promise.resolve(spec.run(input)).then((resource) =>
+          sendJson(reply, endpoint.status, render(resource, request.id)),
+        )
       }
       if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
         throw new ApiError(
@@ -365,7 +368,7 @@ function registerRoute(
         // The replay is the first response, request id included.
         reply.header('idempotent-replayed', 'true').header('x-request-id', outcome.requestId)
       }
-      return sendJson(reply, outcome.status, outcome.body)
+      sendJson(reply, outcome.status, outcome.body)
     },
   })
 }
