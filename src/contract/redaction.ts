@@ -46,7 +46,11 @@ const DECODE_ROUNDS = 3
  * the characters it was written with are replaced; the rest of the text stays as it was written.
  */
 export function redactCredentials(text: string): string {
-  if (!ESCAPE.test(text)) return text.replace(CREDENTIAL, hidden)
+  if (!ESCAPE.test(text)) {
+    // Every credential but a JWT holds a `_`, and a JWT begins `eyJ`: most texts (a path, a UUID) have neither.
+    if (!text.includes('_') && !text.includes('eyJ')) return text
+    return text.replace(CREDENTIAL, hidden)
+  }
   const decoded = unescaped(text)
   let out = ''
   let at = 0

@@ -1,6 +1,7 @@
 import type {FastifyInstance} from 'fastify'
 import type {Due} from './clock.js'
 import type {RouteSpec, ServingContext} from './context.js'
+import type {AnswerHooks} from './http/answers.js'
 import type {OwnerKind} from './money/owners.js'
 import type {Schema} from './storage/database.js'
 
@@ -12,6 +13,8 @@ export interface Served {
   due?: Due
   /** What it adds to the server besides routes (the webhook listener's socket and scheduler). */
   attach?: (app: FastifyInstance) => void
+  /** What it does with every answer the server gives, as it is sent and once it is. */
+  answers?: AnswerHooks
 }
 
 /**

@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import type {RequestLogEntry} from '../../src/contract/request-log.js'
 import {openDatabase} from '../../src/sandbox/features.js'
+import {addAnswerHooks} from '../../src/sandbox/http/answers.js'
 import {Cursors} from '../../src/sandbox/http/pagination.js'
 import {recordRequests} from '../../src/sandbox/request-log/recorder.js'
 import {RequestLogService} from '../../src/sandbox/request-log/service.js'
@@ -354,7 +355,9 @@ describe('an injected fault', () => {
     const database = openDatabase(':memory:')
     const store = new RequestLogStore(undefined, {fileBytes: 0, ringEntries: 10})
     const app = Fastify()
-    recordRequests(app, new RequestLogService(store, new Cursors(database), () => false))
+    addAnswerHooks(app, () => undefined, [
+      recordRequests(new RequestLogService(store, new Cursors(database), () => false)),
+    ])
     app.get('/v1/wallets', async (request, reply) => {
       request.injectedFault = 'status 503'
       return reply.code(503).send('{"error":"api_error","code":"SERVICE_UNAVAILABLE","message":"injected"}')

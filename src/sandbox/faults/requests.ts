@@ -1,4 +1,4 @@
-import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+import type {FastifyReply, FastifyRequest} from 'fastify'
 import {ApiError} from '../http/api-error.js'
 import type {ApiInjection, FaultStore} from './injection.js'
 
@@ -53,12 +53,10 @@ async function inject(injection: ApiInjection, request: FastifyRequest, reply: F
 }
 
 /**
- * Cut the connection of a `drop after` request in place of its answer. Added after the hook that
- * holds answers until their commit, so the change (and its idempotent answer) is in the data file.
+ * Cut the connection of a `drop after` request in place of its answer: an answer hook that runs
+ * once the answer is committed (http/answers.ts), so the change (and its idempotent answer) is in
+ * the data file.
  */
-export function addDropAfterHook(app: FastifyInstance): void {
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    if (dropAfter.has(request)) request.raw.socket.destroy()
-    done(null, payload)
-  })
+export function dropIfAfter(request: FastifyRequest): void {
+  if (dropAfter.has(request)) request.raw.socket.destroy()
 }

@@ -7,7 +7,7 @@ import {AuthFailure} from './api-error.js'
 import {RATE_LIMITS} from './rate-limiter.js'
 
 /**
- * The onRequest hook of `endpoint`'s route: the caller authenticated (kept in `principals`), within
+ * The onRequest hook of `endpoint`'s route: the caller authenticated (kept as `request.principal`), within
  * its rate limits, its faults on demand injected. A client's token, verified before, is taken
  * without a promise; a new one goes through WebCrypto.
  */
@@ -15,7 +15,6 @@ export function admission(
   ctx: SandboxContext,
   authenticator: Authenticator,
   endpoint: Endpoint,
-  principals: WeakMap<FastifyRequest, Principal>,
 ): onRequestHookHandler {
   return (request, reply, done) => {
     if (endpoint.auth === 'credentials') return done()
@@ -25,15 +24,12 @@ export function admission(
     } catch (err) {
       return done(err as Error)
     }
-    const keep = (principal: Principal | undefined) => {
-      if (principal !== undefined) principals.set(request, principal)
-    }
     if (!(admitted instanceof Promise)) {
-      keep(admitted)
+      request.principal = admitted
       return done()
     }
     admitted.then((principal) => {
-      keep(principal)
+      request.principal = principal
       done()
     }, done)
   }

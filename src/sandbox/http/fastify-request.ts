@@ -1,3 +1,5 @@
+import type {Principal} from '../tenancy/authenticate.js'
+
 /**
  * What the sandbox notes on a Fastify request beyond what Fastify keeps, declared once for every
  * file that sets or reads it.
@@ -11,7 +13,7 @@ declare module 'fastify' {
      * "latency 1500ms"), set where it did; the request log shows it as `fault`.
      */
     injectedFault?: string
+    /** The caller, once its credential is admitted (admission.ts); absent on a route that takes none. */
+    principal?: Principal | undefined
   }
 }
-
-export {}

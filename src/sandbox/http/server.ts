@@ -10,12 +10,12 @@ import {
 } from '../../contract/api/endpoint.js'
 import {endpoints} from '../../contract/api/endpoints.js'
 import type {RawInput, RouteSpec, SandboxContext, SandboxSettings, ServedRoute} from '../context.js'
-import {addDropAfterHook} from '../faults/requests.js'
+import {dropIfAfter} from '../faults/requests.js'
 import type {Feature, Served} from '../feature.js'
 import {newId} from '../storage/ids.js'
-import type {Principal} from '../tenancy/authenticate.js'
 import {Authenticator} from '../tenancy/authenticate.js'
 import {admission} from './admission.js'
+import {type AnswerHooks, addAnswerHooks} from './answers.js'
 import {ApiError, AuthFailure, renderError} from './api-error.js'
 import {fingerprintOf, idempotencyKeyOf} from './idempotency.js'
 import {parseRequestJson} from './json.js'
@@ -110,9 +110,6 @@ export function buildServer(
   const log = options.log
   const app = createApp(settings)
   addJsonParsers(app)
-  addResponseHooks(app, ctx, log)
-  // Faults on demand: after the hook that holds each answer until its commit.
-  addDropAfterHook(app)
   // Filled once the routes are known; the 405 handler reads it only when a request comes.
   const paths: PathMethods = new Map()
   setErrorHandlers(app, settings, (request) => methodNotAllowed(paths, request), log)
@@ -124,12 +121,15 @@ export function buildServer(
   checkEveryEndpointServed(routes)
   const operations = new Map(routes.map((spec) => [spec.endpoint.operationId, servedRoute(spec)]))
   const authenticator = new Authenticator(ctx.partners, ctx.tokens)
-  const principals = new WeakMap<FastifyRequest, Principal>()
-  for (const operation of operations.values()) registerRoute(app, ctx, operation, authenticator, principals)
+  for (const operation of operations.values()) registerRoute(app, ctx, operation, authenticator)
   for (const {due, attach} of served) {
     if (due !== undefined) ctx.due.add(due)
     attach?.(app)
   }
+  // Faults on demand (`drop after`) first, then the features' own, each once the answer is committed.
+  const answers: AnswerHooks[] = [{sending: dropIfAfter}, ...served.flatMap((s) => s.answers ?? [])]
+  if (log !== undefined) answers.unshift({sent: stderrLine(log)})
+  addAnswerHooks(app, () => ctx.database.committed(), answers)
   addPaths(paths, routes)
   return app
 }
@@ -236,23 +236,11 @@ function addJsonParsers(app: FastifyInstance): void {
   )
 }
 
-/** The request id on every answer, no answer before its commit, and the request log when there is one. */
-function addResponseHooks(app: FastifyInstance, ctx: SandboxContext, log: ServerOptions['log']): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id)
-    // Group commit: no answer leaves before the commit that holds what it says (and what it read).
-    // If that commit fails, the error handler answers 500 instead, and none of it happened.
-    const committed = ctx.database.committed()
-    if (committed === undefined) done(null, payload)
-    else committed.then(() => done(null, payload), done)
-  })
-
-  if (log !== undefined) {
-    app.addHook('onResponse', (request, reply, done) => {
-      const path = request.url.split('?', 1)[0]
-      log(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms ${request.id}`)
-      done()
-    })
+/** The line on stderr for each request answered. */
+function stderrLine(log: (line: string) => void): AnswerHooks['sent'] {
+  return (request, reply) => {
+    const path = request.url.split('?', 1)[0]
+    log(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms ${request.id}`)
   }
 }
 
@@ -346,7 +334,6 @@ function registerRoute(
   ctx: SandboxContext,
   spec: ServedRoute,
   authenticator: Authenticator,
-  principals: WeakMap<FastifyRequest, Principal>,
 ): void {
   const {settings} = ctx
   const {endpoint} = spec
@@ -363,9 +350,11 @@ function registerRoute(
     config: {endpoint} satisfies RouteConfig,
     ...(endpoint.bodyLimit === undefined ? {} : {bodyLimit: endpoint.bodyLimit}),
     // Authentication and rate limits run before the body is read: no credential, no parsing.
-    onRequest: admission(ctx, authenticator, endpoint, principals),
-    handler: async (request, reply) => {
-      const principal = principals.get(request)
+    onRequest: admission(ctx, authenticator, endpoint),
+    // Not async: a change under its key runs and answers at once, without a promise of its own.
+    // What it throws Fastify sends to the error handler as it does an async handler's rejection.
+    handler: (request, reply) => {
+      const principal = request.principal
       const input: RawInput = {
         principal,
         body: request.body,
@@ -376,8 +365,9 @@ function registerRoute(
       }
       const key = idempotencyKeyOf(request.headers['idempotency-key'], request.body)
       if (!takesIdempotencyKey(endpoint) || key === undefined || principal === undefined) {
-        const resource = await spec.run(input)
-        return sendJson(reply, endpoint.status, render(resource, request.id))
+        return Promise.resolve(spec.run(input)).then((resource) =>
+          sendJson(reply, endpoint.status, render(resource, request.id)),
+        )
       }
       if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
         throw new ApiError(
@@ -393,7 +383,7 @@ function registerRoute(
         // The replay is the first response, request id included.
         reply.header('idempotent-replayed', 'true').header('x-request-id', outcome.requestId)
       }
-      return sendJson(reply, outcome.status, outcome.body)
+      sendJson(reply, outcome.status, outcome.body)
     },
   })
 }

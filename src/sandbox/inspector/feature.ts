@@ -1,4 +1,4 @@
-import type {FastifyInstance} from 'fastify'
+import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {endpoints} from '../../contract/api/endpoints.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {onEventRecorded, subjectsOf} from '../event-log.js'
@@ -48,14 +48,14 @@ export const inspector: Feature = {
     return {
       routes: [],
       attach: (app) => attachInspector(app, parts, context.database),
+      answers: {sent: (request, reply) => notifyChange(live, request, reply)},
     }
   },
 }
 
 /**
- * Serve the inspector's scope, and tell its open pages of every change of their partner's: an
- * event recorded (by a request, due work or a fixture), or a change the API answered (a user
- * created records no event).
+ * Serve the inspector's scope, and tell its open pages of every event of their partner's recorded
+ * (by a request, due work or a fixture).
  */
 function attachInspector(app: FastifyInstance, parts: InspectorParts, database: Database): void {
   const {live} = parts
@@ -63,16 +63,17 @@ function attachInspector(app: FastifyInstance, parts: InspectorParts, database: 
   const stop = onEventRecorded(database, (event) =>
     live.notify(event.partnerId, [event.id, ...subjectsOf(event.data)]),
   )
-  app.addHook('onResponse', (request, reply, done) => {
-    const change = request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400
-    if (change && request.partnerId !== undefined)
-      live.notify(request.partnerId, [request.url.split('?', 1)[0]!])
-    done()
-  })
   // Open streams would hold the server's close until they end.
   app.addHook('preClose', (done) => {
     stop()
     live.closeAll()
     done()
   })
+}
+
+/** Tell a partner's open pages of a change the API answered (a user created records no event). */
+function notifyChange(live: InspectorParts['live'], request: FastifyRequest, reply: FastifyReply): void {
+  const change = request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400
+  if (change && request.partnerId !== undefined)
+    live.notify(request.partnerId, [request.url.split('?', 1)[0]!])
 }

@@ -1,5 +1,5 @@
 import type {Feature} from '../feature.js'
-import {recordRequests} from './recorder.js'
+import {closeWithServer, recordRequests} from './recorder.js'
 import {requestLogRoutes} from './routes.js'
 import {isOperator, RequestLogService} from './service.js'
 import {FILE_BOUNDS, MEMORY_BOUNDS, RequestLogStore, requestLogPath} from './store.js'
@@ -17,6 +17,10 @@ export const requestLog: Feature = {
         ? new RequestLogStore(undefined, MEMORY_BOUNDS)
         : new RequestLogStore(requestLogPath(data), FILE_BOUNDS, (line) => context.log?.(line))
     const service = new RequestLogService(store, context.cursors, isOperator(context))
-    return {routes: requestLogRoutes(service), attach: (app) => recordRequests(app, service)}
+    return {
+      routes: requestLogRoutes(service),
+      answers: recordRequests(service),
+      attach: (app) => closeWithServer(app, service),
+    }
   },
 }

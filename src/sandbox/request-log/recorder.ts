@@ -4,6 +4,7 @@ import {endpoints} from '../../contract/api/endpoints.js'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 import {redactCredentials} from '../../contract/redaction.js'
 import type {RequestLogEntry} from '../../contract/request-log.js'
+import type {AnswerHooks} from '../http/answers.js'
 import type {} from '../http/fastify-request.js'
 import type {RequestLogService} from './service.js'
 
@@ -14,38 +15,52 @@ const TOKEN_URL = `/v1${endpoints.createToken.path}`
 const PATH_MAX = 512
 
 /**
- * Record every request the server answers in the request log, from Fastify's hooks: the error
- * code is read from the answer as it is sent, the rest once it is sent. Successful reads of the
- * log itself are left out: they would crowd out what they look for, and a follower would read
- * its own polls. So is the browser inspector (/_sandbox/ui), which is no request to the API: a
- * page open on the log would fill it with its own reads.
+ * Record every request the server answers in the request log, as answer hooks
+ * (http/answers.ts): the error code is read from the answer as it is sent, the rest once it is
+ * sent. Successful reads of the log itself are left out: they would crowd out what they look for,
+ * and a follower would read its own polls. So is the browser inspector (/_sandbox/ui), which is no
+ * request to the API: a page open on the log would fill it with its own reads.
  */
-export function recordRequests(app: FastifyInstance, service: RequestLogService): void {
+export function recordRequests(service: RequestLogService): AnswerHooks {
   const codes = new WeakMap<FastifyRequest, string>()
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload === 'string') {
+  return {
+    sending: (request, reply, payload) => {
+      if (typeof payload !== 'string') return
       if (reply.statusCode >= 400) {
         const code = errorCodeIn(payload)
         if (code !== undefined) codes.set(request, code)
-      } else if (request.routeOptions.url === TOKEN_URL) {
+      } else if (isExchange(request)) {
         // An exchange names no partner before it succeeds: it belongs to the one it was issued to.
         request.partnerId ??= issuedTo(payload)
       }
-    }
-    done(null, payload)
-  })
-  app.addHook('onResponse', (request, reply, done) => {
-    const ownRead = reply.statusCode < 300 && request.routeOptions.url === endpoints.listRequestLog.path
-    if (!ownRead && !isInspector(request.url)) {
-      service.record(entryOf(request, reply, codes.get(request)))
-    }
-    done()
-  })
+    },
+    sent: (request, reply) => {
+      if (!isOwnRead(request, reply) && !isInspector(request.url)) {
+        service.record(entryOf(request, reply, codes.get(request)))
+      }
+    },
+  }
+}
+
+/** Close the log with the server. */
+export function closeWithServer(app: FastifyInstance, service: RequestLogService): void {
   app.addHook('onClose', (_app, done) => {
     service.close()
     done()
   })
 }
+
+// What is cheap is checked first: a route's options are an object Fastify builds on each read. The
+// router decodes a path before it matches it, so an encoded one is left to the route's.
+const isExchange = (request: FastifyRequest) =>
+  request.method === 'POST' &&
+  (request.url.startsWith(TOKEN_URL) || request.url.includes('%')) &&
+  request.routeOptions.url === TOKEN_URL
+
+const isOwnRead = (request: FastifyRequest, reply: FastifyReply) =>
+  reply.statusCode < 300 &&
+  (request.method === 'GET' || request.method === 'HEAD') &&
+  request.routeOptions.url === endpoints.listRequestLog.path
 
 /** Whether a path is the inspector's: its pages, data and assets. */
 const isInspector = (url: string) =>
