@@ -527,3 +527,45 @@ describe('--no-ui', () => {
     }
   })
 })
+
+describe('the live stream', () => {
+  it("tells an open page of its partner's events by their ids and the ids they are about", async () => {
+    // A sandbox of its own: this file's has spent its rate limit.
+    const own = await start()
+    const page = await browserOf(own)
+    const from = await wallet(own, 'USD', 10_000)
+    const to = await wallet(own, 'USD', 0)
+    const aborting = new AbortController()
+    const res = await fetch(`${own.sb.url}${UI}/api/stream`, {
+      headers: {cookie: page.cookie},
+      signal: aborting.signal,
+    })
+    expect(res.status).toBe(200)
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ''
+    const change = /event: change\ndata: (.*)\n/
+    const until = async (seen: string | RegExp) => {
+      while (typeof seen === 'string' ? !text.includes(seen) : !seen.test(text))
+        text += (await reader.read()).value ?? ''
+    }
+    try {
+      await until(': connected')
+      const txn = data(
+        await createTx(own, {
+          amount: 100,
+          currency: 'USD',
+          method: 'wallet',
+          sourceWalletId: from,
+          destinationWalletId: to,
+        }),
+      )
+      await until(change)
+      const about = JSON.parse(change.exec(text)![1]!).about as string[]
+      expect(about).toEqual(expect.arrayContaining([txn.id, from, to]))
+      expect(about.some((id) => id.startsWith('evt_'))).toBe(true)
+    } finally {
+      aborting.abort()
+      await own.close()
+    }
+  })
+})

@@ -60,9 +60,10 @@ export const inspector: Feature = {
 function attachInspector(app: FastifyInstance, parts: InspectorParts, database: Database): void {
   const {live} = parts
   app.register(inspectorRoutes(parts), {prefix: INSPECTOR_PATH})
-  const stop = onEventRecorded(database, (event) =>
-    live.notify(event.partnerId, [event.id, ...subjectsOf(event.data)]),
-  )
+  // An event's data is walked for its ids only for a partner with a page open.
+  const stop = onEventRecorded(database, (event) => {
+    if (live.watched(event.partnerId)) live.notify(event.partnerId, [event.id, ...subjectsOf(event.data)])
+  })
   // Open streams would hold the server's close until they end.
   app.addHook('preClose', (done) => {
     stop()

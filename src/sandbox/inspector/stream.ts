@@ -43,6 +43,11 @@ export class LiveStreams {
     this.#heartbeat ??= setInterval(() => this.#beat(), HEARTBEAT_MS).unref()
   }
 
+  /** Whether the partner has a page open: what a notice would name need not be found otherwise. */
+  watched(partnerId: string): boolean {
+    return this.#byPartner.has(partnerId)
+  }
+
   /** Tell the partner's pages that what `about` names changed, within GATHER_MS. */
   notify(partnerId: string, about: readonly string[]): void {
     if (!this.#byPartner.has(partnerId)) return
