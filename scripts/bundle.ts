@@ -616,22 +616,30 @@ checkUndiciParts()
 
 const cliTable3 = await cliTable3Script(ROOT)
 rmSync(OUT, {recursive: true, force: true})
-const result = await build({
+/** What the three builds below share: Node 24 bundles, kept in memory, with their metafiles. */
+const COMMON = {
   absWorkingDir: ROOT,
-  entryPoints: {main: 'src/cli/main.ts', commands: 'payctl:commands'},
   outdir: OUT,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node24',
   sourcemap: 'linked',
   metafile: true,
   write: false,
   logLevel: 'warning',
+} as const
+// Bundled CommonJS (oclif and a few dependencies) calls require(): give the ES modules a real one.
+const REQUIRE_BANNER = {
+  js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+}
+
+const result = await build({
+  ...COMMON,
+  entryPoints: {main: 'src/cli/main.ts', commands: 'payctl:commands'},
+  splitting: true,
+  format: 'esm',
   chunkNames: 'chunks/[name]-[hash]',
-  // Bundled CommonJS (oclif and a few dependencies) calls require(): give the ES modules a real one.
-  banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
+  banner: REQUIRE_BANNER,
   // oclif loads TypeScript only to run uncompiled plugins, which payctl never does.
   external: ['typescript', 'ts-node'],
   plugins: [
@@ -654,19 +662,11 @@ const result = await build({
  * Its `import.meta.url` is the script's own, which the wrapper hands it.
  */
 const oneCallBuild = await build({
-  absWorkingDir: ROOT,
+  ...COMMON,
   entryPoints: {'fast-call': 'src/cli/fast-path/fast-path.ts'},
   outExtension: {'.js': '.cjs'},
-  outdir: OUT,
-  bundle: true,
   splitting: false,
   format: 'cjs',
-  platform: 'node',
-  target: 'node24',
-  sourcemap: 'linked',
-  metafile: true,
-  write: false,
-  logLevel: 'warning',
   define: {'import.meta.url': 'payctlScriptUrl'},
   plugins: [
     mainBuildChunks(result.metafile),
@@ -686,23 +686,15 @@ const oneCallFile = `fast-call-${createHash('sha256').update(oneCallText).digest
  * files (what it shares with main.js, with commands.js, with both…), where one file loads several
  * milliseconds sooner. Its modules are copies of the main build's: what they share with the full
  * CLI at run time lives outside them (a test's runtime: runtime.ts), or is handed over (Handover).
- * Its one-call path (fast-path.ts, imported by fast-start.ts only for a one-call command) is in the
- * file, initialised only when imported.
+ * Its one-call path is not in it: fast-start.ts runs the one-call script above for a one-call
+ * command only.
  */
 const fastBuild = await build({
-  absWorkingDir: ROOT,
+  ...COMMON,
   entryPoints: {fast: 'payctl:fast'},
-  outdir: OUT,
-  bundle: true,
   splitting: false,
   format: 'esm',
-  platform: 'node',
-  target: 'node24',
-  sourcemap: 'linked',
-  metafile: true,
-  write: false,
-  logLevel: 'warning',
-  banner: {js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);"},
+  banner: REQUIRE_BANNER,
   plugins: [
     fastEntry,
     oneCallScript(oneCallFile),

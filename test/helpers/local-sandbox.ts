@@ -53,3 +53,22 @@ export async function startLocalSandbox(
     stop,
   }
 }
+
+/**
+ * POST `body` to the sandbox's `/v1{path}` with its secret key, for a test's setup that goes
+ * straight over HTTP (payctl's output is what is under test): the answer's `data`, or an error.
+ */
+export async function postToSandbox<T>(
+  sandbox: Pick<LocalSandbox, 'url' | 'credentials'>,
+  path: string,
+  body: unknown,
+): Promise<T> {
+  const res = await fetch(`${sandbox.url}/v1${path}`, {
+    method: 'POST',
+    headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
+    body: JSON.stringify(body),
+  })
+  const parsed = (await res.json()) as {data: T}
+  if (!res.ok) throw new Error(`POST ${path}: ${JSON.stringify(parsed)}`)
+  return parsed.data
+}

@@ -4,7 +4,7 @@ import {delimiter, join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {runCli} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
-import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
+import {type LocalSandbox, postToSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 import {converse, hasScript, screenOf} from '../helpers/terminal.js'
 
 /**
@@ -25,17 +25,8 @@ function inTerminal(args: string[], env: Record<string, string | undefined>) {
   return screenOf(args, {cols: 100, configDir: sandbox.configDir, env: {PAGER: undefined, ...env}})
 }
 
-/** Setup goes straight to the sandbox over HTTP: what payctl prints is what is under test. */
-async function post<T>(path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${sandbox.url}/v1${path}`, {
-    method: 'POST',
-    headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
-    body: JSON.stringify(body),
-  })
-  const parsed = (await res.json()) as {data: T}
-  if (!res.ok) throw new Error(`POST ${path}: ${JSON.stringify(parsed)}`)
-  return parsed.data
-}
+/** Setup goes straight to the sandbox over HTTP. */
+const post = <T>(path: string, body: unknown) => postToSandbox<T>(sandbox, path, body)
 
 beforeAll(async () => {
   sandbox = await startLocalSandbox()

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, expect, it, vi} from 'vitest'
 import {cliEnv, ROOT} from '../helpers/cli.js'
 import {startFaultProxy} from '../helpers/fault-proxy.js'
-import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
+import {type LocalSandbox, postToSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 
 /**
  * `users inspect` streams: its first screen is on stdout while the later pages are still on their
@@ -13,17 +13,8 @@ import {type LocalSandbox, startLocalSandbox} from '../helpers/local-sandbox.js'
 let sandbox: LocalSandbox
 let busy: string
 
-/** Setup goes straight to the sandbox over HTTP: `users inspect` is what is under test. */
-async function api<T>(path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${sandbox.url}/v1${path}`, {
-    method: 'POST',
-    headers: {authorization: `Bearer ${sandbox.credentials.secretKey}`, 'content-type': 'application/json'},
-    body: JSON.stringify(body),
-  })
-  const parsed = (await res.json()) as {data: T}
-  if (!res.ok) throw new Error(`POST ${path}: ${JSON.stringify(parsed)}`)
-  return parsed.data
-}
+/** Setup goes straight to the sandbox over HTTP. */
+const api = <T>(path: string, body: unknown) => postToSandbox<T>(sandbox, path, body)
 
 beforeAll(async () => {
   sandbox = await startLocalSandbox()
