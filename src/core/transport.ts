@@ -272,8 +272,7 @@ export class Connections {
    * (NO_PROXY, or this machine), else the direct one; both trust PAYCTL_CA_FILE.
    */
   async dispatcherFor(url: string): Promise<Dispatcher> {
-    const d = await this.dispatchers()
-    return d.proxied && !d.bypasses(url) ? d.proxied : d.direct
+    return routeOf(await this.dispatchers(), url)
   }
 
   /** Close every connection; a later request opens new ones. */
@@ -424,10 +423,8 @@ export class Transport {
     }
     const started = performance.now()
     const connections = this.#opts.connections ?? shared
-    const [undici, dispatcher] = await Promise.all([
-      connections.dispatchers(),
-      connections.dispatcherFor(req.url),
-    ])
+    const undici = await connections.dispatchers()
+    const dispatcher = routeOf(undici, req.url)
     const url = new URL(req.url)
     const res = await undici.request.call(dispatcher, {
       origin: url.origin,
@@ -464,4 +461,9 @@ function redactBody(text: string): string {
 /** Close the shared pool's connections, so a short-lived process can exit at once. */
 export async function closeTransport(): Promise<void> {
   await shared.close()
+}
+
+/** The proxy's dispatcher for `url`, unless it bypasses the proxy (NO_PROXY, this machine); else the direct one. */
+function routeOf(d: Dispatchers, url: string): Dispatcher {
+  return d.proxied && !d.bypasses(url) ? d.proxied : d.direct
 }

@@ -133,7 +133,7 @@ export interface RecordedEvent {
   createdAt: string
 }
 
-/** An event for EventLog.recordAll: what it is, whose, its data, when, and what it is about (see recordAbout). */
+/** An event for EventLog.recordAll: what it is, whose, its data, when, and what it is about (see recordAll). */
 export interface EventToRecord {
   type: EventName
   partnerId: string
@@ -241,24 +241,13 @@ export class EventLog {
     now: Date,
     about: readonly (string | null | undefined)[] = [],
   ): RecordedEvent {
-    return this.recordAbout(type, partnerId, data, now, subjectsOf(data, about))
+    return this.recordAll([{type, partnerId, data, now, subjects: subjectsOf(data, about)}])[0]!
   }
 
   /**
-   * Record an event whose subjects the caller knows without reading its data (see `record`):
-   * `subjects` must be what subjectsOf would find, the ids its data names included.
+   * Record events one after another, written in one statement, each with the subjects the caller
+   * knows without reading its data: what subjectsOf would find, the ids its data names included.
    */
-  recordAbout(
-    type: EventName,
-    partnerId: string,
-    data: Record<string, unknown>,
-    now: Date,
-    subjects: Set<string>,
-  ): RecordedEvent {
-    return this.recordAll([{type, partnerId, data, now, subjects}])[0]!
-  }
-
-  /** Record events one after another (see recordAbout), written in one statement. */
   recordAll(events: readonly EventToRecord[]): RecordedEvent[] {
     const recorded = events.map(
       ({type, partnerId, data, now}): RecordedEvent => ({

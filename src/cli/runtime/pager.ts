@@ -101,6 +101,7 @@ function pagerOutput(
   left: () => boolean,
 ): OutputStream {
   const input = child.stdin as NodeJS.WritableStream & {destroyed: boolean; writableEnded: boolean}
+  const closed = () => left() || input.destroyed || input.writableEnded
   return {
     stream: input,
     isTTY: out.isTTY,
@@ -108,10 +109,10 @@ function pagerOutput(
     width: out.width,
     colour: out.colour,
     get closed() {
-      return left() || input.destroyed || input.writableEnded
+      return closed()
     },
     write(text, done) {
-      if (left() || input.destroyed || input.writableEnded) {
+      if (closed()) {
         done?.()
         return true
       }

@@ -129,7 +129,11 @@ function quiet<P>(page: Promise<P>): Promise<P> {
 }
 
 /** Run `work` on every item with at most `limit` at once, keeping their order. */
-async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length)
   let next = 0
   const worker = async () => {

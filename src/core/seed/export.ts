@@ -232,17 +232,22 @@ async function exportBnpl(
 
 /** Write a fixture to `path` whole or not at all: a temporary file beside it, renamed into place. */
 export function writeFixtureFile(path: string, fixture: string): void {
+  writeFileAtomically(path, fixture, 0o666, '--file')
+}
+
+/** A file written whole or not at all: a temporary file beside it, renamed into place. */
+export function writeFileAtomically(path: string, text: string, mode: number, flag: string): void {
   const temp = `${path}.${process.pid}.tmp`
   try {
-    writeFileSync(temp, fixture)
+    writeFileSync(temp, text, {mode})
     renameSync(temp, path)
   } catch (err) {
     rmSync(temp, {force: true})
     throw new PayctlError({
       kind: 'usage',
       code: 'INVALID_FILE',
-      message: `--file ${path}: ${(err as Error).message}`,
-      details: {flag: '--file', path},
+      message: `${flag} ${path}: ${(err as Error).message}`,
+      details: {flag, path},
       cause: err,
     })
   }

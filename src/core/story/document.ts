@@ -168,7 +168,7 @@ function methodRef(b: Builder, id: string | undefined): string | undefined {
 }
 
 /** The story of `source` as a document, redacted by `r`. */
-export function storyDocument(source: SourceStory, r: Redactor, name = 'import'): StoryDocument {
+export function storyDocument(source: SourceStory, r: Redactor): StoryDocument {
   const b = new Builder(source, r)
   const user = b.user()
   for (const w of source.wallets) b.wallet(w, user, 'customer')
@@ -189,7 +189,7 @@ export function storyDocument(source: SourceStory, r: Redactor, name = 'import')
   addTransactions(b, source)
   addEvents(b, source)
   addProducts(b, source, user)
-  const story: Story = {version: 1, name, clock: source.now, ...b.s, ledger_entries: b.ledger}
+  const story: Story = {version: 1, name: 'import', clock: source.now, ...b.s, ledger_entries: b.ledger}
   for (const section of Object.keys(b.s) as (keyof Sections)[])
     if (Object.keys(story[section] ?? {}).length === 0) delete story[section]
   return {story, refs: b.refs}

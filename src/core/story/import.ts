@@ -1,9 +1,10 @@
-import {readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {z} from 'zod'
 import {type LoadedStory, type Story, StorySchema} from '../../contract/story.js'
 import type {PayctlClient} from '../client.js'
 import {PayctlError, usageError} from '../errors.js'
 import type {Missing} from '../investigation.js'
+import {writeFileAtomically} from '../seed/export.js'
 import {storyDocument} from './document.js'
 import {readStory} from './read.js'
 import {Redactor} from './redact.js'
@@ -139,22 +140,4 @@ export async function readStoryFixture(path: string): Promise<Story> {
  */
 export function writeStoryMap(path: string, map: Record<string, string>): void {
   writeFileAtomically(path, `${JSON.stringify(map, null, 2)}\n`, 0o600, '--map')
-}
-
-/** A file written whole or not at all: a temporary file beside it, renamed into place. */
-export function writeFileAtomically(path: string, text: string, mode: number, flag: string): void {
-  const temp = `${path}.${process.pid}.tmp`
-  try {
-    writeFileSync(temp, text, {mode})
-    renameSync(temp, path)
-  } catch (err) {
-    rmSync(temp, {force: true})
-    throw new PayctlError({
-      kind: 'usage',
-      code: 'INVALID_FILE',
-      message: `${flag} ${path}: ${(err as Error).message}`,
-      details: {flag, path},
-      cause: err,
-    })
-  }
 }

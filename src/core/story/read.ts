@@ -1,5 +1,5 @@
 import type {LedgerEntry, TransactionView, WalletView} from '../../contract/index.js'
-import type {FeedPage} from '../../contract/timeline/merge.js'
+import {type FeedPage, mapLimited} from '../../contract/timeline/merge.js'
 import type {EventDetail, EventSummary} from '../../contract/webhooks.js'
 import type {PayctlClient} from '../client.js'
 import {
@@ -162,23 +162,15 @@ async function addTold(
   txns.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt))
 }
 
-async function withDetails(
+function withDetails(
   events: EventSummary[],
   read: (id: string) => Promise<EventDetail>,
 ): Promise<SourceStory['events']> {
-  const out: SourceStory['events'] = new Array(events.length)
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < events.length; i = next++) {
-      const summary = events[i]!
-      // Each delivery's attempts are in the event's detail: asked for only where there were some.
-      const detail =
-        summary.deliveries.total === 0 ? undefined : await read(summary.id).catch(() => undefined)
-      out[i] = {summary, detail}
-    }
-  }
-  await Promise.all(Array.from({length: Math.min(DETAILS_AT_ONCE, events.length)}, worker))
-  return out
+  // Each delivery's attempts are in the event's detail: asked for only where there were some.
+  return mapLimited(events, DETAILS_AT_ONCE, async (summary) => ({
+    summary,
+    detail: summary.deliveries.total === 0 ? undefined : await read(summary.id).catch(() => undefined),
+  }))
 }
 
 /** Round-up settings as the service shows them; where it shows no multiplier (only `enabled`), named. */

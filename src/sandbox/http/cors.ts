@@ -3,9 +3,9 @@ import type {FastifyInstance, FastifyRequest} from 'fastify'
 import {INSPECTOR_PATH} from '../../contract/inspector.js'
 
 /** What a page of an allowed origin may send: the API's own request headers. */
-export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id']
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id']
 /** What it may read of an answer, besides the headers every browser lets it read. */
-export const CORS_EXPOSED_HEADERS = [
+const CORS_EXPOSED_HEADERS = [
   'X-Request-Id',
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
@@ -15,7 +15,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Allow',
 ]
 /** How long a browser keeps a preflight's answer (seconds). */
-export const CORS_MAX_AGE_SECONDS = 600
+const CORS_MAX_AGE_SECONDS = 600
 
 /**
  * Opt-in CORS for the pages of the origins given (`sandbox start --cors ORIGIN`): a preflight from

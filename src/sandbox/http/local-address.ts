@@ -8,17 +8,22 @@ import {isLoopbackHost} from '../../contract/loopback.js'
  */
 export function ownUrlOf(request: FastifyRequest): string {
   const {localAddress, localPort} = request.socket
-  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '')
+  const address = unmapped(localAddress ?? '127.0.0.1')
   return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`
 }
 
 /** Whether a socket's remote address is this machine's loopback (127.0.0.0/8, ::1, and IPv4 mapped into IPv6). */
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined || address === '') return false
-  return isLoopbackHost(address.replace(/^::ffff:(?=\d+\.)/, ''))
+  return isLoopbackHost(unmapped(address))
 }
 
 /** Whether the request came from this machine: by its socket, which no header can change. */
 export function fromLoopback(request: FastifyRequest): boolean {
   return isLoopbackAddress(request.socket.remoteAddress)
+}
+
+/** An IPv4 address mapped into IPv6 (`::ffff:127.0.0.1`) as the IPv4 address it is. */
+function unmapped(address: string): string {
+  return address.replace(/^::ffff:(?=\d+\.)/, '')
 }

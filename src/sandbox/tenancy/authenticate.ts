@@ -125,11 +125,6 @@ export class Authenticator {
     }
   }
 
-  /** A token's verification: at once when its signature was verified before, else through a promise. */
-  private verify(token: string): VerifiedToken | Promise<VerifiedToken> {
-    return this.tokens.verifyKnown(token) ?? this.tokens.verify(token)
-  }
-
   /** Refresh and revoke: only a Variant A access token will do, and every refusal is Variant A. */
   private accessToken(endpoint: Endpoint, header: string | undefined): Principal | Promise<Principal> {
     const bearer = readBearer(header)
@@ -150,7 +145,7 @@ export class Authenticator {
         `POST /v1${endpoint.path} takes a Variant A access token from POST /v1/auth/token, not an API key`,
       )
     }
-    return then(this.verify(bearer.value), (result) => {
+    return then(this.tokens.verify(bearer.value), (result) => {
       if (!result.ok) throw tokenRefusal(result, 'A')
       if (result.claims.variant !== 'A') {
         throw new AuthFailure(
@@ -193,7 +188,7 @@ export class Authenticator {
       return {kind: 'secret-key', partner}
     }
     if (kind !== 'jwt') throw new AuthFailure('B', 'invalid_api_key', KEY_REFUSALS[kind])
-    return then(this.verify(credential), (result) => this.tokenPrincipal(result))
+    return then(this.tokens.verify(credential), (result) => this.tokenPrincipal(result))
   }
 
   /** The caller a verified JWT names, or its refusal. */

@@ -137,7 +137,8 @@ export class TokenService {
     return {token, claims}
   }
 
-  async verify(token: string): Promise<VerifiedToken> {
+  /** A token's verification: at once when its signature was verified before, else through a promise. */
+  verify(token: string): VerifiedToken | Promise<VerifiedToken> {
     return this.verifyKnown(token) ?? this.#verifySignature(token)
   }
 
