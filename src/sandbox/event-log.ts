@@ -71,9 +71,6 @@ export function aboutCondition(subjects: string): string {
     SELECT seq FROM covered)`
 }
 
-/** Subjects indexed by one statement at most. */
-const SUBJECTS_AT_ONCE = 8
-
 /** A user, wallet or transaction id: what an event can be about. */
 const SUBJECT = /^(usr|wal|txn)_[0-9a-f]{24}$/
 
@@ -160,16 +157,16 @@ export function onEventRecorded(database: Database, listener: EventListener): ()
 /**
  * What the events being recorded are about, written as few rows as it can: consecutive events of
  * one partner about the same subjects share a row per subject (a transfer's three events, four
- * subjects: four rows instead of twelve). The rows of a run are written before its transaction
+ * subjects: four rows instead of twelve). The rows of a run are inserted before its transaction
  * ends or another begins inside it (Database.holds): a run never outlives the savepoint it was
  * recorded in, and is dropped with it.
  */
 class SubjectIndex {
-  /** INSERTs of 1 to SUBJECTS_AT_ONCE rows in one statement, by count. */
-  readonly #inserts: Statement[] = []
+  readonly #insert: RowsInsert
   #run: {partnerId: string; first: number; last: number; subjects: Set<string>} | undefined
 
   constructor(private readonly database: Database) {
+    this.#insert = new RowsInsert(database, 'INSERT INTO event_subjects (subject, event_seq, last_seq)', 3)
     database.holds({flush: () => this.flush(), forget: () => (this.#run = undefined)})
   }
 
@@ -190,14 +187,7 @@ class SubjectIndex {
     if (run === undefined) return
     this.#run = undefined
     const last = run.last === run.first ? null : run.last
-    const all = [...run.subjects]
-    for (let i = 0; i < all.length; i += SUBJECTS_AT_ONCE) {
-      const some = all.slice(i, i + SUBJECTS_AT_ONCE)
-      this.#inserts[some.length] ??= this.database.prepare(
-        `INSERT INTO event_subjects (subject, event_seq, last_seq) VALUES ${some.map(() => '(?, ?, ?)').join(', ')}`,
-      )
-      this.#inserts[some.length]!.run(...some.flatMap((subject) => [subject, run.first, last]))
-    }
+    this.#insert.hold([...run.subjects].map((subject) => [subject, run.first, last]))
   }
 }
 
@@ -208,24 +198,60 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
   return true
 }
 
-const subjectIndexes = new WeakMap<Database, SubjectIndex>()
+/**
+ * How a database's events are written, shared by its EventLogs: their rows, numbered by SQLite
+ * as they are inserted, or by this while a group commit holds them back (the subject index names
+ * an event by its number before the row exists).
+ */
+class EventRows {
+  readonly subjects: SubjectIndex
+  readonly #insert: RowsInsert
+  readonly #insertNumbered: RowsInsert
+  readonly #lastNumber: Statement<{seq: number}>
+  /** The number of the next event held back; read again when none is held. */
+  #next = 0
+
+  constructor(private readonly database: Database) {
+    this.subjects = new SubjectIndex(database)
+    const columns = 'id, type, partner_id, data, created_at'
+    this.#insert = new RowsInsert(database, `INSERT INTO events (${columns})`, 5)
+    this.#insertNumbered = new RowsInsert(database, `INSERT INTO events (seq, ${columns})`, 6)
+    // The number AUTOINCREMENT would give next, less one.
+    this.#lastNumber = database.prepare<{seq: number}>(
+      `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0),
+         coalesce((SELECT max(seq) FROM events), 0)) AS seq`,
+    )
+  }
+
+  /** Insert `rows` (RowsInsert's of `columns` above), or hold them back: the first one's number. */
+  insert(rows: (string | null)[][]): number {
+    if (!this.database.holdsRows) {
+      return Number(this.#insert.run(rows).lastInsertRowid) - rows.length + 1
+    }
+    if (this.database.heldRowsOf('events') === 0) this.#next = this.#lastNumber.get()!.seq + 1
+    const first = this.#next
+    this.#next += rows.length
+    this.#insertNumbered.hold(rows.map((row, i) => [first + i, ...row]))
+    return first
+  }
+}
+
+const eventRows = new WeakMap<Database, EventRows>()
 
 /**
  * The event log that webhook delivery reads. Call `record` inside the transaction that makes
  * the change, so an event exists exactly when its change does.
  */
 export class EventLog {
-  private readonly insert: RowsInsert
-  readonly #subjects: SubjectIndex
+  readonly #rows: EventRows
 
   constructor(private readonly database: Database) {
-    this.insert = new RowsInsert(database, 'INSERT INTO events (id, type, partner_id, data, created_at)', 5)
-    let subjects = subjectIndexes.get(database)
-    if (subjects === undefined) {
-      subjects = new SubjectIndex(database)
-      subjectIndexes.set(database, subjects)
+    let rows = eventRows.get(database)
+    if (rows === undefined) {
+      rows = new EventRows(database)
+      eventRows.set(database, rows)
     }
-    this.#subjects = subjects
+    this.#rows = rows
   }
 
   /**
@@ -258,13 +284,12 @@ export class EventLog {
         createdAt: now.toISOString(),
       }),
     )
-    const {lastInsertRowid} = this.insert.run(
+    const first = this.#rows.insert(
       recorded.map((e) => [e.id, e.type, e.partnerId, JSON.stringify(e.data), e.createdAt]),
     )
-    // One statement numbers its rows one after another: the first is the last's, less the others.
-    const first = Number(lastInsertRowid) - recorded.length + 1
+    // Numbered one after another, as one statement numbers its rows.
     events.forEach((e, i) => {
-      this.#subjects.add(e.partnerId, first + i, e.subjects)
+      this.#rows.subjects.add(e.partnerId, first + i, e.subjects)
     })
     for (const listener of listeners.get(this.database) ?? []) for (const event of recorded) listener(event)
     return recorded

@@ -1,5 +1,6 @@
 import {describe, expect, test} from 'vitest'
 import {Database, keepWrites} from '../../src/sandbox/storage/database.js'
+import {RowsInsert} from '../../src/sandbox/storage/rows.js'
 import {query, start, tempDir} from './helpers.js'
 import {createTx, data, wallet} from './money-helpers.js'
 
@@ -92,6 +93,100 @@ describe('group commit', () => {
       ).toThrow('the request fails')
       await database.committed()
       expect(notesOnDisk(files.file)).toEqual(['kept, after a refusal', 'kept by keepWrites', 'kept, nested'])
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
+  test('rows held back until the group commits: read by whoever asks, dropped only with the savepoint that held them', async () => {
+    const files = tempDir()
+    const database = groupedDatabase(files.file)
+    const notes = new RowsInsert(database, 'INSERT INTO notes (text)', 1)
+    const texts = database.prepare<{text: string}>('SELECT text FROM notes ORDER BY id')
+    const hold = (...texts: string[]) => notes.hold(texts.map((text) => [text]))
+    const fails = (fn: () => void) =>
+      expect(() =>
+        database.transaction(() => {
+          fn()
+          throw new Error('refused')
+        }),
+      ).toThrow('refused')
+    try {
+      database.transaction(() => hold('a', 'b'))
+      // Held, not written: nothing in the file yet, even for this connection's own SQL…
+      expect(query(files.file, 'SELECT count(*) AS n FROM notes')).toEqual([{n: 0}])
+      // …until a statement reads the table: it sees them, written first.
+      expect(database.transaction(() => texts.all().map((r) => r.text))).toEqual(['a', 'b'])
+      database.transaction(() => hold('c'))
+      // A request that reads (so writes the held rows inside its savepoint), then fails: its
+      // neighbours' rows are held again, its own are gone.
+      fails(() => {
+        hold('undone')
+        texts.all()
+      })
+      // One whose nested transaction, begun before the request wrote anything (so sharing its
+      // savepoint), reads, holds and fails: the request goes on without what the nested one held.
+      database.transaction(() => {
+        try {
+          database.transaction(() =>
+            database.transaction(() => {
+              texts.all()
+              hold('undone, nested')
+              throw new Error('refused')
+            }),
+          )
+        } catch {
+          // the request goes on
+        }
+        hold('d', 'e')
+      })
+      // A nested savepoint writes what is held before it opens: neither its rollback nor its
+      // request's drops a neighbour's row, or holds it twice.
+      database.transaction(() => hold('f'))
+      fails(() => {
+        hold('undone with its request')
+        try {
+          database.transaction(() => {
+            texts.all()
+            hold('undone, in a savepoint')
+            throw new Error('refused')
+          })
+        } catch {
+          // the request goes on
+        }
+        texts.all()
+      })
+      database.transaction(() => hold('g'))
+      fails(() => hold('undone, never written'))
+      await database.committed()
+      expect(notesOnDisk(files.file)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g'])
+      // Outside a group commit, rows are written at once.
+      expect(database.committed()).toBeUndefined()
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
+  test('a commit that fails takes the rows it held back with it', async () => {
+    const files = tempDir()
+    const database = new Database(files.file)
+    database.db.exec(`PRAGMA foreign_keys = ON;
+      CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+      CREATE TABLE parents (id INTEGER PRIMARY KEY);
+      CREATE TABLE children (id INTEGER PRIMARY KEY,
+        parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`)
+    database.groupCommits()
+    const notes = new RowsInsert(database, 'INSERT INTO notes (text)', 1)
+    try {
+      database.transaction(() => notes.hold([['lost']]))
+      database.transaction(() => database.db.prepare('INSERT INTO children (parent) VALUES (2)').run())
+      database.transaction(() => notes.hold([['lost too']]))
+      await expect(database.committed()).rejects.toThrow(/FOREIGN KEY/)
+      database.transaction(() => notes.hold([['next turn']]))
+      await database.committed()
+      expect(notesOnDisk(files.file)).toEqual(['next turn'])
     } finally {
       database.close()
       files.cleanup()

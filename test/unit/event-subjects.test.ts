@@ -68,6 +68,40 @@ describe('what events are about', () => {
       database.close()
     }
   })
+  test('under group commit, events held back are numbered as SQLite numbers them, beside rows inserted otherwise', async () => {
+    const database = openDatabase(':memory:')
+    database.groupCommits()
+    try {
+      const log = new EventLog(database)
+      const now = new Date()
+      const w = 'wal_d00000000000000000000000'
+      database.transaction(() => {
+        for (const n of ['1', '2']) log.record('wallet.created', 'p', {n}, now, [w])
+      })
+      expect(() =>
+        database.transaction(() => {
+          log.record('wallet.created', 'p', {n: 'lost'}, now, [w])
+          throw new Error('refused')
+        }),
+      ).toThrow('refused')
+      database.transaction(() => log.record('wallet.created', 'p', {n: '3'}, now, [w]))
+      // Another writer of the table, numbered by AUTOINCREMENT: what is held is written first.
+      database.db
+        .prepare(
+          "INSERT INTO events (id, type, partner_id, data, created_at) VALUES ('evt_x', 'wallet.created', 'p', '{\"n\":\"4\"}', '')",
+        )
+        .run()
+      database.transaction(() => log.record('wallet.created', 'p', {n: '5'}, now, [w]))
+      await database.committed()
+      expect(about(database, w)).toEqual(['1', '2', '3', '5'])
+      const events = database.db
+        .prepare("SELECT json_extract(data, '$.n') AS n FROM events ORDER BY seq")
+        .all()
+      expect(events.map((e) => e.n)).toEqual(['1', '2', '3', '4', '5'])
+    } finally {
+      database.close()
+    }
+  })
 })
 
 describe("a transaction's events", () => {

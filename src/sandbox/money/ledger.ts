@@ -3,7 +3,7 @@ import type {Currency} from '../../contract/money/currencies.js'
 import type {Balance, LedgerEntry, Wallet} from '../../contract/wallets.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'
-import {RowsInsert} from '../storage/rows.js'
+import {RowsInsert, RowWrite} from '../storage/rows.js'
 
 /**
  * The double-entry ledger. Every balance change is a posting: entries on accounts that sum to zero,
@@ -172,7 +172,7 @@ export class Ledger {
   private readonly byUserCurrency: Statement<WalletRow>
   private readonly byUser: Statement<WalletRow>
   private readonly insertEntries: RowsInsert
-  private readonly saveBalances: Statement
+  private readonly saveBalances: RowWrite
   private readonly insertWallet: Statement<WalletRow>
   private readonly saveSettings: Statement
 
@@ -191,8 +191,10 @@ export class Ledger {
          wallet_id, available_after, pending_after, reserved_after)`,
       10,
     )
-    this.saveBalances = database.prepare(
+    this.saveBalances = new RowWrite(
+      database,
       'UPDATE wallets SET available = ?, pending = ?, reserved = ?, updated_at = ? WHERE id = ?',
+      4,
     )
     this.insertWallet = database.prepare<WalletRow>(
       `INSERT INTO wallets (id, partner_id, user_id, currency, status, label, available, pending, reserved,
@@ -301,7 +303,7 @@ export class Ledger {
       // The balance the entry left the wallet with: its statement line (docs/money.md#the-ledger).
       entries.push([...entry, w.id, `${w.available}`, `${w.pending}`, `${w.reserved}`])
     }
-    if (entries.length > 0) this.insertEntries.run(entries)
+    if (entries.length > 0) this.insertEntries.hold(entries)
     for (const w of touched) {
       w.updatedAt = now
       this.saveBalances.run(w.available.toString(), w.pending.toString(), w.reserved.toString(), now, w.id)

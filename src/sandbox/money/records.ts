@@ -231,12 +231,12 @@ export class TransactionStore {
   }
 
   insert(r: TxRecord): void {
-    this.insertRows.run([rowOf(r)])
+    this.insertRows.hold([rowOf(r)])
   }
 
   /** Insert `records` in one statement (a transfer's two). */
   insertAll(records: readonly TxRecord[]): void {
-    this.insertRows.run(records.map(rowOf))
+    this.insertRows.hold(records.map(rowOf))
   }
 
   /** The record `id` of `partnerId`, or undefined. */

@@ -1,6 +1,7 @@
 import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'
+import {RowWrite} from '../storage/rows.js'
 import type {WalletState} from './ledger.js'
 
 /** A wallet's volume in the current day and month of the sandbox clock, after a payment is counted. */
@@ -27,7 +28,7 @@ const CACHED_VOLUMES = 10_000
 /** What each wallet has paid out in the day and month of the sandbox clock, against its limits. */
 export class WalletVolumes {
   readonly #volumeOf: Statement<VolumeRow>
-  readonly #save: Statement
+  readonly #save: RowWrite
   /**
    * The volumes read or counted lately, as the data file holds them (null: the wallet has none
    * yet), emptied whenever the file may hold otherwise (Database.holds), as the ledger's wallets.
@@ -39,10 +40,12 @@ export class WalletVolumes {
     this.#volumeOf = database.prepare<VolumeRow>(
       'SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?',
     )
-    this.#save = database.prepare(
+    this.#save = new RowWrite(
+      database,
       `INSERT INTO wallet_volumes (wallet_id, partner_id, day, daily, month, monthly) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (wallet_id) DO UPDATE SET
          day = excluded.day, daily = excluded.daily, month = excluded.month, monthly = excluded.monthly`,
+      0,
     )
   }
 

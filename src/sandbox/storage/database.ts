@@ -1,24 +1,15 @@
-import {chmodSync, closeSync, constants, openSync, renameSync} from 'node:fs'
-import type {SQLInputValue, SQLOutputValue, StatementResultingChanges, StatementSync} from 'node:sqlite'
+import {renameSync} from 'node:fs'
+import type {SQLInputValue, StatementSync} from 'node:sqlite'
 import type {ColumnRules, RowRules} from './column-rules.js'
 import type {Companion, HeldInMemory, PendingCommit} from './held.js'
+import {type HeldMark, HeldRows, type RowsWriter, writeRows} from './held-rows.js'
 import type {MetaShape} from './meta-shapes.js'
-import {Prepared} from './prepared.js'
+import {type Columns, Prepared, type Statement} from './prepared.js'
 
 export type {Companion, HeldInMemory} from './held.js'
+export type {Columns, Statement} from './prepared.js'
 
-import {DatabaseSync} from './sqlite.js'
-
-/** Make a data file readable by its owner only, if it exists. */
-function chmodPrivate(file: string): void {
-  if (process.platform === 'win32') return
-  try {
-    chmodSync(file, 0o600)
-  } catch (err) {
-    // Absent, or not ours to change (a file someone else owns: SQLite says so when it opens it).
-    if (!['ENOENT', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err
-  }
-}
+import {type DatabaseSync, openDataFile} from './sqlite.js'
 
 /**
  * Bumped whenever a table changes shape (any schema's); a file from a newer sandbox is refused, an
@@ -120,19 +111,13 @@ function keepsWrites(err: unknown): boolean {
 }
 
 /**
- * A row type a statement may be given: every column one of the values SQLite answers (no booleans,
- * no undefined; a flag is 0 or 1, an absent value null).
+ * A transaction under way at one depth: its savepoint (none where it is the outermost BEGIN, or
+ * shares the one below), `#writes` when it began, and where the held rows stood (HeldMark).
  */
-export type Columns<Row> = {[K in keyof Row]-?: SQLOutputValue}
-
-/**
- * A prepared statement whose rows are `Row`, as `Database.prepare` gives it. Parameters are
- * positional, as in every statement of the sandbox.
- */
-export interface Statement<Row extends Columns<Row> = never> {
-  get(...params: SQLInputValue[]): Row | undefined
-  all(...params: SQLInputValue[]): Row[]
-  run(...params: SQLInputValue[]): StatementResultingChanges
+interface Frame {
+  name: string | undefined
+  writes: number
+  held: HeldMark
 }
 
 /** The sandbox's SQLite database, with a transaction helper that nests. */
@@ -148,59 +133,69 @@ export class Database {
   readonly #held = new Set<HeldInMemory>()
   /** Statements run that may have written: a savepoint opened since none ran would hold nothing. */
   #writes = 0
-  /** At each depth, its savepoint (none where it shares the one below) and `#writes` when it began. */
-  readonly #savepoints: {name: string | undefined; writes: number}[] = []
+  /** Rows inserted under the open group, written together before it commits (holdRows). */
+  readonly #heldRows = new HeldRows()
+  /** At each depth, its savepoint (see Frame). */
+  readonly #savepoints: Frame[] = []
 
   readonly #path: string
 
   /** Open `path`, with `schemas`' tables created or brought up to date (META's always). */
   constructor(path: string, schemas: readonly Schema[] = []) {
     this.#path = path
-    const onDisk = path !== ':memory:' && path !== ''
-    // The file holds the partner's secrets and the token signing key: only its owner may read it,
-    // wherever --data puts it. SQLite gives the -wal and -shm files the mode of the database file.
-    if (onDisk) closeSync(openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600))
-    if (onDisk) for (const file of [path, `${path}-wal`, `${path}-shm`]) chmodPrivate(file)
-    this.#db = Database.#open(path)
+    this.#db = openDataFile(path)
     this.migrate([META, ...schemas.filter((schema) => schema !== META)])
   }
 
   /** The connection: the same until the file is replaced (`replaceFile`). */
   get db(): DatabaseSync {
-    // Whatever runs on it directly may write.
+    // Whatever runs on it directly may write, and may read any table: rows held back are written first.
+    this.#writeHeldRows()
     this.#writes++
     return this.#db
   }
 
-  /** Note a statement run through `prepare`'s statements: any but a SELECT may write. */
-  noteStatement(readOnly: boolean): void {
+  /**
+   * Note a statement run through `prepare`'s statements, which names `words`: any but a SELECT may
+   * write, and one that names a table with rows held back reads them once they are written.
+   */
+  noteStatement(readOnly: boolean, words: ReadonlySet<string>): void {
+    if (this.#heldRows.size > 0 && this.#heldRows.touchedBy(words)) this.#writeHeldRows()
     if (!readOnly) this.#writes++
+  }
+
+  /**
+   * Hold `rows` of `insert` back while a group commit is open (false: none is, insert them now),
+   * written together before it commits, a statement naming their table runs, or a savepoint opens
+   * inside a transaction; dropped with the savepoint they were held in. Answers wait for the commit.
+   */
+  holdRows(insert: RowsWriter, rows: readonly (readonly SQLInputValue[])[]): boolean {
+    if (this.#pending === undefined) return false
+    this.#heldRows.hold(insert, rows)
+    this.#writes++
+    return true
+  }
+
+  /** Whether rows inserted now are held back (a group commit is open: holdRows). */
+  get holdsRows(): boolean {
+    return this.#pending !== undefined
+  }
+
+  /** How many rows of `table` are held back (holdRows). */
+  heldRowsOf(table: string): number {
+    return this.#heldRows.count(table)
+  }
+
+  /** Write the rows held back, inside the savepoints open now (HeldRows.take). */
+  #writeHeldRows(): void {
+    if (this.#heldRows.size === 0) return
+    const open = this.#savepoints.slice(0, this.depth).filter((frame) => frame.name !== undefined)
+    writeRows(this.#heldRows.take(open.map((frame) => frame.held)))
   }
 
   /** The data file's path, or :memory:. */
   get path(): string {
     return this.#path
-  }
-
-  static #open(path: string): DatabaseSync {
-    const db = new DatabaseSync(path)
-    db.exec('PRAGMA busy_timeout = 5000')
-    // Savepoints (every request has one, see transaction) journal the pages they change; in a
-    // temporary file that is two write system calls a page, in memory none.
-    db.exec('PRAGMA temp_store = MEMORY')
-    if (path !== ':memory:' && path !== '') {
-      // WAL lets readers run beside the writer. NORMAL sync: a commit is in the WAL file (the
-      // operating system's cache) when COMMIT returns, so it survives the process being killed; only
-      // an operating-system crash or power cut can lose the last commits, each whole, never half
-      // (docs/sandbox.md#durability).
-      db.exec('PRAGMA journal_mode = WAL')
-      for (const file of [`${path}-wal`, `${path}-shm`]) chmodPrivate(file)
-      db.exec('PRAGMA synchronous = NORMAL')
-      // The default 2 MB page cache is smaller than a busy sandbox's indexes; 32 MB holds those of
-      // 100,000 records and keeps the sandbox's memory under 200 MB (docs/performance.md#snapshots).
-      db.exec('PRAGMA cache_size = -32768')
-    }
-    return db
   }
 
   /**
@@ -285,7 +280,7 @@ export class Database {
       try {
         renameSync(path, this.#path)
       } finally {
-        this.#db = Database.#open(this.#path)
+        this.#db = openDataFile(this.#path)
         this.#generation++
         this.#control.clear()
         this.forgetHeld()
@@ -348,25 +343,31 @@ export class Database {
     if (shared !== undefined) return this.#inShared(shared, fn)
     const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
     this.#flushHeld()
+    // Held rows stay held across a request's savepoint (the group's own level), not a nested one.
+    if (this.depth > 0) this.#writeHeldRows()
     this.#run(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
-    this.#savepoints[this.depth] = {name: savepoint, writes: this.#writes}
+    const frame: Frame = {name: savepoint, writes: this.#writes, held: this.#heldRows.mark()}
+    this.#savepoints[this.depth] = frame
     this.depth++
+    const end = () => {
+      this.#flushHeld()
+      if (savepoint === undefined) this.#writeHeldRows()
+      this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
+    }
     try {
       const result = fn()
-      this.#flushHeld()
-      this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
+      end()
       return result
     } catch (err) {
-      if (keepsWrites(err)) {
-        this.#flushHeld()
-        this.#run(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`)
-      } else {
+      if (keepsWrites(err)) end()
+      else {
         this.forgetHeld()
         if (savepoint === undefined) this.#run('ROLLBACK')
         else {
           this.#run(`ROLLBACK TO ${savepoint}`)
           this.#run(`RELEASE ${savepoint}`)
         }
+        this.#heldRows.undoTo(frame.held)
       }
       throw err
     } finally {
@@ -381,25 +382,26 @@ export class Database {
    * that: a request's transaction, its operation's and the kernel's, one inside the other before
    * anything is written, cost one savepoint instead of three.
    */
-  #sharedSavepoint(): string | undefined {
+  #sharedSavepoint(): Frame | undefined {
     for (let depth = this.depth - 1; depth >= 0; depth--) {
       const below = this.#savepoints[depth]!
       if (below.writes !== this.#writes) return undefined
-      if (below.name !== undefined) return below.name
+      if (below.name !== undefined) return below
     }
     return undefined
   }
 
-  /** Run `fn` as a nested transaction in the savepoint `name` of an enclosing one (see #sharedSavepoint). */
-  #inShared<T>(name: string, fn: () => T): T {
-    this.#savepoints[this.depth] = {name: undefined, writes: this.#writes}
+  /** Run `fn` as a nested transaction in the savepoint of `below`, an enclosing one (see #sharedSavepoint). */
+  #inShared<T>(below: Frame, fn: () => T): T {
+    this.#savepoints[this.depth] = {name: undefined, writes: this.#writes, held: this.#heldRows.mark()}
     this.depth++
     try {
       return fn()
     } catch (err) {
       if (!keepsWrites(err)) {
         this.forgetHeld()
-        this.#run(`ROLLBACK TO ${name}`)
+        this.#run(`ROLLBACK TO ${below.name}`)
+        this.#heldRows.undoTo(below.held)
       }
       throw err
     } finally {
@@ -411,7 +413,7 @@ export class Database {
   #run(sql: string): void {
     let statement = this.#control.get(sql)
     if (statement === undefined) {
-      statement = this.db.prepare(sql)
+      statement = this.#db.prepare(sql)
       this.#control.set(sql, statement)
     }
     statement.run()
@@ -454,10 +456,12 @@ export class Database {
     this.#pending = undefined
     try {
       this.#flushHeld()
+      this.#writeHeldRows()
       this.#run('COMMIT')
     } catch (err) {
+      this.#heldRows.take([])
       this.forgetHeld()
-      if (this.db.isTransaction) this.#run('ROLLBACK')
+      if (this.#db.isTransaction) this.#run('ROLLBACK')
       pending.reject(err)
       throw err
     }
