@@ -225,10 +225,9 @@ class EventRows {
 
   /** Insert `rows` (RowsInsert's of `columns` above), or hold them back: the first one's number. */
   insert(rows: (string | null)[][]): number {
-    if (!this.database.holdsRows) {
-      return Number(this.#insert.run(rows).lastInsertRowid) - rows.length + 1
-    }
-    if (this.database.heldRowsOf('events') === 0) this.#next = this.#lastNumber.get()!.seq + 1
+    const held = this.database.held
+    if (held === undefined) return Number(this.#insert.run(rows).lastInsertRowid) - rows.length + 1
+    if (held.count('events') === 0) this.#next = this.#lastNumber.get()!.seq + 1
     const first = this.#next
     this.#next += rows.length
     this.#insertNumbered.hold(rows.map((row, i) => [first + i, ...row]))

@@ -296,8 +296,13 @@ describe('after a restart on the same data file', () => {
 
 describe('IdempotencyStore', () => {
   const answer = (requestId: string) => ({status: 201, body: `{"n":"${requestId}"}`, requestId})
-  const withStore = (fn: (store: IdempotencyStore, database: ReturnType<typeof openDatabase>) => void) => {
+  const withStore = (
+    fn: (store: IdempotencyStore, database: ReturnType<typeof openDatabase>) => void,
+    grouped = false,
+  ) => {
     const database = openDatabase(':memory:')
+    // Under group commit, as in a running sandbox, answers stored are held back until the commit.
+    if (grouped) database.groupCommits()
     try {
       fn(new IdempotencyStore(database), database)
     } finally {
@@ -305,16 +310,23 @@ describe('IdempotencyStore', () => {
     }
   }
 
-  test('replays an answer to the same request, refuses another, and keeps partners apart', () =>
+  test.each([
+    ['', false],
+    [', under group commit', true],
+  ])('replays an answer to the same request, refuses another, and keeps partners apart%s', (_, grouped) =>
     withStore((store) => {
       expect(store.find('p', 'k', 'f1')).toEqual({kind: 'new'})
       store.complete('p', 'k', 'f1', answer('req_1'))
       expect(store.find('p', 'k', 'f1')).toEqual({kind: 'replay', response: answer('req_1')})
       expect(store.find('p', 'k', 'f2')).toEqual({kind: 'conflict'})
       expect(store.find('other', 'k', 'f1')).toEqual({kind: 'new'})
-    }))
+    }, grouped),
+  )
 
-  test('an answer whose transaction rolled back is no answer', () =>
+  test.each([
+    ['', false],
+    [', under group commit', true],
+  ])('an answer whose transaction rolled back is no answer%s', (_, grouped) =>
     withStore((store, database) => {
       expect(() =>
         database.transaction(() => {
@@ -337,7 +349,8 @@ describe('IdempotencyStore', () => {
       })
       expect(store.find('p', 'gone', 'f1')).toEqual({kind: 'new'})
       expect(store.find('p', 'other', 'f1')).toEqual({kind: 'replay', response: answer('req_4')})
-    }))
+    }, grouped),
+  )
 
   test('keeps its answers in the data file, for a new store after a restart', () => {
     const files = tempDir()

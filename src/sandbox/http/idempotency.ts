@@ -1,5 +1,7 @@
+import type {SQLInputValue} from 'node:sqlite'
 import {column} from '../storage/column-rules.js'
 import {byPartner, type Database, type Schema, type Statement} from '../storage/database.js'
+import {RowsInsert} from '../storage/rows.js'
 import {ApiError} from './api-error.js'
 import {canonicalJson, sha256Hex} from './json.js'
 
@@ -76,6 +78,15 @@ interface LogRow {
   created_at: number
 }
 
+/** A stored answer held back, as its INSERT's values: partner, key, fingerprint, status, body, request id, time. */
+const heldRow = (values: readonly SQLInputValue[]): LogRow => ({
+  fingerprint: values[2] as string,
+  status: values[3] as number,
+  body: values[4] as string,
+  request_id: values[5] as string,
+  created_at: values[6] as number,
+})
+
 /**
  * Idempotency keys per partner, in SQLite so that a replay survives a restart, a restore and
  * anything else that changes the file: `find` tells a request what its key says (new, a replay, a
@@ -83,17 +94,20 @@ interface LogRow {
  */
 export class IdempotencyStore {
   readonly #latest: Statement<LogRow>
-  readonly #append: Statement
+  readonly #append: RowsInsert
   readonly #purge: Statement
 
   constructor(private readonly database: Database) {
+    // Answers stored in the open group are held back (RowsInsert.hold): find reads those first.
     this.#latest = database.prepare<LogRow>(
       `SELECT fingerprint, status, body, request_id, created_at FROM idempotency_log
        WHERE partner_id = ? AND key = ? ORDER BY seq DESC LIMIT 1`,
+      {heldRowsReadFirst: true},
     )
-    this.#append = database.prepare(
-      `INSERT INTO idempotency_log (partner_id, key, fingerprint, status, body, request_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    this.#append = new RowsInsert(
+      database,
+      'INSERT INTO idempotency_log (partner_id, key, fingerprint, status, body, request_id, created_at)',
+      7,
     )
     this.#purge = database.prepare(
       'DELETE FROM idempotency_log WHERE seq IN (SELECT seq FROM idempotency_log WHERE created_at < ? ORDER BY created_at LIMIT ?)',
@@ -103,7 +117,8 @@ export class IdempotencyStore {
 
   /** What the key says of a request identified by `fingerprint`: never seen (or expired), a replay, or a conflict. */
   find(partnerId: string, key: string, fingerprint: string, now = Date.now()): Reservation {
-    const row = this.#latest.get(partnerId, key)
+    const held = this.database.held?.latest(this.#append, (row) => row[0] === partnerId && row[1] === key)
+    const row = held === undefined ? this.#latest.get(partnerId, key) : heldRow(held)
     if (row === undefined || row.created_at < now - IDEMPOTENCY_TTL_MS) return {kind: 'new'}
     if (row.fingerprint !== fingerprint) return {kind: 'conflict'}
     return {kind: 'replay', response: {status: row.status, body: row.body, requestId: row.request_id}}
@@ -118,7 +133,7 @@ export class IdempotencyStore {
     now = Date.now(),
   ): void {
     const {status, body, requestId} = response
-    this.#append.run(partnerId, key, fingerprint, status, body, requestId, now)
+    this.#append.hold([[partnerId, key, fingerprint, status, body, requestId, now]])
   }
 
   /** Delete up to `limit` answers older than 24 hours, oldest first; returns how many. */

@@ -4,7 +4,7 @@ import type {ColumnRules, RowRules} from './column-rules.js'
 import type {Companion, HeldInMemory, PendingCommit} from './held.js'
 import {type HeldMark, HeldRows, type RowsWriter, writeRows} from './held-rows.js'
 import type {MetaShape} from './meta-shapes.js'
-import {type Columns, Prepared, type Statement} from './prepared.js'
+import {type Columns, Prepared, type PrepareOptions, type Statement} from './prepared.js'
 
 export type {Companion, HeldInMemory} from './held.js'
 export type {Columns, Statement} from './prepared.js'
@@ -176,14 +176,9 @@ export class Database {
     return true
   }
 
-  /** Whether rows inserted now are held back (a group commit is open: holdRows). */
-  get holdsRows(): boolean {
-    return this.#pending !== undefined
-  }
-
-  /** How many rows of `table` are held back (holdRows). */
-  heldRowsOf(table: string): number {
-    return this.#heldRows.count(table)
+  /** The rows held back while a group commit is open (holdRows), to look among; undefined when none is. */
+  get held(): Pick<HeldRows, 'count' | 'latest'> | undefined {
+    return this.#pending === undefined ? undefined : this.#heldRows
   }
 
   /** Write the rows held back, inside the savepoints open now (HeldRows.take). */
@@ -203,10 +198,10 @@ export class Database {
    * decides it, and every `get` and `all` of the statement answers it. Prepare once and keep the
    * statement (a constructor or a table of statements), not once per call.
    */
-  prepare<Row extends Columns<Row> = never>(sql: string): Statement<Row> {
+  prepare<Row extends Columns<Row> = never>(sql: string, options: PrepareOptions = {}): Statement<Row> {
     // The one cast of a row: node:sqlite types every row as Record<string, SQLOutputValue>, and
     // only the SQL knows its columns.
-    return new Prepared(this, sql) as unknown as Statement<Row>
+    return new Prepared(this, sql, options) as unknown as Statement<Row>
   }
 
   /** The statement `sql` on the current connection: `prepared` itself, unless the file was replaced since. */

@@ -53,6 +53,18 @@ export class HeldRows {
     this.#tables.set(insert.table, this.count(insert.table) + rows.length)
   }
 
+  /** The values of the newest row held for `insert` that `match` accepts. */
+  latest(
+    insert: RowsWriter,
+    match: (values: readonly SQLInputValue[]) => boolean,
+  ): readonly SQLInputValue[] | undefined {
+    for (let i = this.#rows.length - 1; i >= 0; i--) {
+      const row = this.#rows[i]!
+      if (row.insert === insert && match(row.values)) return row.values
+    }
+    return undefined
+  }
+
   /** Whether a statement that names `words` reads or writes a table with rows held. */
   touchedBy(words: ReadonlySet<string>): boolean {
     for (const table of this.#tables.keys()) if (words.has(table)) return true

@@ -16,6 +16,14 @@ export interface Statement<Row extends Columns<Row> = never> {
   run(...params: SQLInputValue[]): StatementResultingChanges
 }
 
+export interface PrepareOptions {
+  /**
+   * Its caller looks among the rows held back for its table first (Database.held): they need not be
+   * written before it runs.
+   */
+  heldRowsReadFirst?: boolean
+}
+
 /** What a statement needs of the database that prepared it (Database). */
 export interface StatementSource {
   statementOf(sql: string, prepared: {statement: StatementSync; generation: number}): StatementSync
@@ -34,11 +42,11 @@ export class Prepared {
   /** The words of its SQL, lower case: the tables it names among them (rows held back for one are written first). */
   readonly #words: ReadonlySet<string>
 
-  constructor(database: StatementSource, sql: string) {
+  constructor(database: StatementSource, sql: string, options: PrepareOptions = {}) {
     this.#database = database
     this.#sql = sql
     this.#readOnly = /^\s*SELECT\b/i.test(sql)
-    this.#words = new Set(sql.toLowerCase().match(/\w+/g))
+    this.#words = options.heldRowsReadFirst === true ? new Set() : new Set(sql.toLowerCase().match(/\w+/g))
     this.#prepared = database.prepareNow(sql)
   }
 
