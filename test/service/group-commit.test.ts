@@ -102,8 +102,11 @@ describe('group commit', () => {
   test('rows held back until the group commits: read by whoever asks, dropped only with the savepoint that held them', async () => {
     const files = tempDir()
     const database = groupedDatabase(files.file)
+    database.db.exec('CREATE TABLE tags (text TEXT NOT NULL)')
     const notes = new RowsInsert(database, 'INSERT INTO notes (text)', 1)
+    const tags = new RowsInsert(database, 'INSERT INTO tags (text)', 1)
     const texts = database.prepare<{text: string}>('SELECT text FROM notes ORDER BY id')
+    const tagged = database.prepare<{text: string}>('SELECT text FROM tags')
     const hold = (...texts: string[]) => notes.hold(texts.map((text) => [text]))
     const fails = (fn: () => void) =>
       expect(() =>
@@ -141,8 +144,8 @@ describe('group commit', () => {
         }
         hold('d', 'e')
       })
-      // A nested savepoint writes what is held before it opens: neither its rollback nor its
-      // request's drops a neighbour's row, or holds it twice.
+      // A read in a nested savepoint writes a neighbour's held row inside it: neither the
+      // savepoint's rollback nor its request's drops that row, or holds it twice.
       database.transaction(() => hold('f'))
       fails(() => {
         hold('undone with its request')
@@ -159,8 +162,19 @@ describe('group commit', () => {
       })
       database.transaction(() => hold('g'))
       fails(() => hold('undone, never written'))
+      // A statement writes the held rows of the tables it names, and leaves the others held.
+      database.transaction(() => {
+        hold('h')
+        tags.hold([['kept tag']])
+      })
+      fails(() => {
+        texts.all()
+        tags.hold([['undone tag']])
+        tagged.all()
+      })
       await database.committed()
-      expect(notesOnDisk(files.file)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g'])
+      expect(notesOnDisk(files.file)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'])
+      expect(query(files.file, 'SELECT text FROM tags')).toEqual([{text: 'kept tag'}])
       // Outside a group commit, rows are written at once.
       expect(database.committed()).toBeUndefined()
     } finally {

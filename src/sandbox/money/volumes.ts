@@ -1,3 +1,4 @@
+import type {SQLInputValue} from 'node:sqlite'
 import {ApiError} from '../http/api-error.js'
 import {jsonAmount} from '../http/json.js'
 import type {Database, Statement} from '../storage/database.js'
@@ -22,6 +23,14 @@ interface VolumeRow {
 
 type Limit = 'transaction' | 'daily' | 'monthly'
 
+/** A volume held back, as its statement's values: wallet, partner, day, daily, month, monthly. */
+const heldVolume = (values: readonly SQLInputValue[]): VolumeRow => ({
+  day: values[2] as string,
+  daily: values[3] as string,
+  month: values[4] as string,
+  monthly: values[5] as string,
+})
+
 /** Volumes kept in memory at most (as the ledger's wallets). */
 const CACHED_VOLUMES = 10_000
 
@@ -35,10 +44,12 @@ export class WalletVolumes {
    */
   readonly #cache = new Map<string, VolumeRow | null>()
 
-  constructor(database: Database) {
+  constructor(private readonly database: Database) {
     database.holds({forget: () => this.#cache.clear()})
+    // A volume counted in the open group is held back (RowWrite): #read looks among those first.
     this.#volumeOf = database.prepare<VolumeRow>(
       'SELECT day, daily, month, monthly FROM wallet_volumes WHERE wallet_id = ?',
+      {heldRowsReadFirst: true},
     )
     this.#save = new RowWrite(
       database,
@@ -85,7 +96,8 @@ export class WalletVolumes {
   #read(walletId: string): VolumeRow | undefined {
     const cached = this.#cache.get(walletId)
     if (cached !== undefined) return cached ?? undefined
-    const row = this.#volumeOf.get(walletId)
+    const held = this.database.held?.latest(this.#save, (values) => values[0] === walletId)
+    const row = held === undefined ? this.#volumeOf.get(walletId) : heldVolume(held)
     this.#remember(walletId, row ?? null)
     return row
   }

@@ -160,7 +160,7 @@ export class Database {
    * write, and one that names a table with rows held back reads them once they are written.
    */
   noteStatement(readOnly: boolean, words: ReadonlySet<string>): void {
-    if (this.#heldRows.size > 0 && this.#heldRows.touchedBy(words)) this.#writeHeldRows()
+    if (this.#heldRows.size > 0 && this.#heldRows.touchedBy(words)) this.#writeHeldRows(words)
     if (!readOnly) this.#writes++
   }
 
@@ -181,11 +181,17 @@ export class Database {
     return this.#pending === undefined ? undefined : this.#heldRows
   }
 
-  /** Write the rows held back, inside the savepoints open now (HeldRows.take). */
-  #writeHeldRows(): void {
-    if (this.#heldRows.size === 0) return
-    const open = this.#savepoints.slice(0, this.depth).filter((frame) => frame.name !== undefined)
-    writeRows(this.#heldRows.take(open.map((frame) => frame.held)))
+  /** Write the rows held back (those of the tables among `words`, if given), inside the savepoints open now. */
+  #writeHeldRows(words?: ReadonlySet<string>): void {
+    if (this.#heldRows.size > 0) writeRows(this.#heldRows.take(this.#marksBelow(this.depth), words))
+  }
+
+  /** The held-row marks of the savepoints open below `depth`. */
+  #marksBelow(depth: number): HeldMark[] {
+    const marks: HeldMark[] = []
+    for (let d = 0; d < depth; d++)
+      if (this.#savepoints[d]!.name !== undefined) marks.push(this.#savepoints[d]!.held)
+    return marks
   }
 
   /** The data file's path, or :memory:. */
@@ -338,8 +344,6 @@ export class Database {
     if (shared !== undefined) return this.#inShared(shared, fn)
     const savepoint = this.depth > 0 || this.#pending !== undefined ? `sp${this.depth}` : undefined
     this.#flushHeld()
-    // Held rows stay held across a request's savepoint (the group's own level), not a nested one.
-    if (this.depth > 0) this.#writeHeldRows()
     this.#run(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`)
     const frame: Frame = {name: savepoint, writes: this.#writes, held: this.#heldRows.mark()}
     this.#savepoints[this.depth] = frame
@@ -362,7 +366,7 @@ export class Database {
           this.#run(`ROLLBACK TO ${savepoint}`)
           this.#run(`RELEASE ${savepoint}`)
         }
-        this.#heldRows.undoTo(frame.held)
+        this.#heldRows.undoTo(frame.held, this.#marksBelow(this.depth - 1))
       }
       throw err
     } finally {
@@ -396,7 +400,7 @@ export class Database {
       if (!keepsWrites(err)) {
         this.forgetHeld()
         this.#run(`ROLLBACK TO ${below.name}`)
-        this.#heldRows.undoTo(below.held)
+        this.#heldRows.undoTo(below.held, this.#marksBelow(this.#savepoints.indexOf(below)))
       }
       throw err
     } finally {

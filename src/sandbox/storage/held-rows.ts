@@ -72,25 +72,36 @@ export class HeldRows {
   }
 
   /**
-   * Every row held, in the order held, no longer held: to be written inside the savepoints of
-   * `open`, each of which notes those held before it began.
+   * The rows held of `tables` (all, if undefined), in the order held, no longer held: to be written
+   * inside the savepoints of `open`, each of which notes those held before it began.
    */
-  take(open: readonly HeldMark[]): HeldRow[] {
-    const rows = this.#rows
-    for (const mark of open) for (const row of rows) if (row.serial < mark.held) mark.written.push(row)
+  take(open: readonly HeldMark[], tables?: ReadonlySet<string>): HeldRow[] {
+    let rows = this.#rows
     this.#rows = []
-    this.#tables.clear()
+    if (tables === undefined) this.#tables.clear()
+    else {
+      const taken: HeldRow[] = []
+      for (const row of rows) (tables.has(row.insert.table) ? taken : this.#rows).push(row)
+      for (const table of tables) this.#tables.delete(table)
+      rows = taken
+    }
+    for (const mark of open) for (const row of rows) if (row.serial < mark.held) mark.written.push(row)
     return rows
   }
 
   /**
    * What was held at `mark` (a savepoint rolled back to): the rows held since are dropped, and
-   * those held before but written since (their writes undone) are held again.
+   * those held before but written since (their writes undone) are held again, so no longer written
+   * inside the savepoints of `outer`, which enclose it.
    */
-  undoTo(mark: HeldMark): void {
+  undoTo(mark: HeldMark, outer: readonly HeldMark[]): void {
     const kept = this.#rows.filter((row) => row.serial < mark.held)
     const {written} = mark
     mark.written = []
+    if (written.length > 0) {
+      const again = new Set(written)
+      for (const enclosing of outer) enclosing.written = enclosing.written.filter((row) => !again.has(row))
+    }
     const rows = written.length === 0 ? kept : [...written, ...kept].sort((a, b) => a.serial - b.serial)
     this.#rows = []
     this.#tables.clear()
