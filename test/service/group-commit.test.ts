@@ -207,6 +207,27 @@ describe('group commit', () => {
     }
   })
 
+  test('held rows that cannot be written fail the whole group, not only the statement that wrote them', async () => {
+    const files = tempDir()
+    const database = new Database(files.file)
+    database.db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)')
+    database.groupCommits()
+    const notes = new RowsInsert(database, 'INSERT INTO notes (text)', 1)
+    const count = database.prepare<{n: number}>('SELECT count(*) AS n FROM notes')
+    try {
+      database.transaction(() => notes.hold([['answered']]))
+      database.transaction(() => notes.hold([['twice'], ['twice']]))
+      // A read outside any request writes what is held, and fails on the second 'twice'…
+      expect(() => count.get()).toThrow(/UNIQUE/)
+      // …which leaves every row held, so the group cannot commit as if 'answered' were written.
+      await expect(database.committed()).rejects.toThrow(/UNIQUE/)
+      expect(notesOnDisk(files.file)).toEqual([])
+    } finally {
+      database.close()
+      files.cleanup()
+    }
+  })
+
   test('a commit that fails rejects its waiters and leaves none of the group’s writes', async () => {
     const files = tempDir()
     const database = new Database(files.file)

@@ -234,7 +234,7 @@ export class TransactionStore {
     this.insertRows.hold([rowOf(r)])
   }
 
-  /** Insert `records` in one statement (a transfer's two). */
+  /** Insert `records` in one statement (a transfer's two), or hold them back to the group commit. */
   insertAll(records: readonly TxRecord[]): void {
     this.insertRows.hold(records.map(rowOf))
   }

@@ -3,10 +3,12 @@ import type {SQLInputValue, StatementSync} from 'node:sqlite'
 import type {ColumnRules, RowRules} from './column-rules.js'
 import type {Companion, HeldInMemory, PendingCommit} from './held.js'
 import {type HeldMark, HeldRows, type RowsWriter, writeRows} from './held-rows.js'
+import {keepsWrites} from './kept-writes.js'
 import type {MetaShape} from './meta-shapes.js'
 import {type Columns, Prepared, type PrepareOptions, type Statement} from './prepared.js'
 
 export type {Companion, HeldInMemory} from './held.js'
+export {keepWrites} from './kept-writes.js'
 export type {Columns, Statement} from './prepared.js'
 
 import {type DatabaseSync, openDataFile} from './sqlite.js'
@@ -96,20 +98,6 @@ export function addColumn(database: Database, table: string, column: string, typ
   if (has.get(column) === undefined) database.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
 }
 
-const KEEP_WRITES = Symbol('keepWrites')
-
-/**
- * Mark an error whose writes must stand although it is thrown: the failure is itself the outcome
- * (a declined card answers 402 and leaves a failed transaction with its event).
- */
-export function keepWrites<E extends Error>(err: E): E {
-  return Object.assign(err, {[KEEP_WRITES]: true})
-}
-
-function keepsWrites(err: unknown): boolean {
-  return err !== null && typeof err === 'object' && (err as {[KEEP_WRITES]?: boolean})[KEEP_WRITES] === true
-}
-
 /**
  * A transaction under way at one depth: its savepoint (none where it is the outermost BEGIN, or
  * shares the one below), `#writes` when it began, and where the held rows stood (HeldMark).
@@ -166,8 +154,8 @@ export class Database {
 
   /**
    * Hold `rows` of `insert` back while a group commit is open (false: none is, insert them now),
-   * written together before it commits, a statement naming their table runs, or a savepoint opens
-   * inside a transaction; dropped with the savepoint they were held in. Answers wait for the commit.
+   * written together before it commits or a statement naming their table runs; dropped with the
+   * savepoint they were held in (HeldRows.undoTo). Answers wait for the commit.
    */
   holdRows(insert: RowsWriter, rows: readonly (readonly SQLInputValue[])[]): boolean {
     if (this.#pending === undefined) return false
@@ -181,17 +169,28 @@ export class Database {
     return this.#pending === undefined ? undefined : this.#heldRows
   }
 
-  /** Write the rows held back (those of the tables among `words`, if given), inside the savepoints open now. */
+  /**
+   * Write the rows held back (those of the tables among `words`, if given), inside the savepoints
+   * open now, all or none: in a savepoint of their own, so that a write that fails leaves them held.
+   */
   #writeHeldRows(words?: ReadonlySet<string>): void {
-    if (this.#heldRows.size > 0) writeRows(this.#heldRows.take(this.#marksBelow(this.depth), words))
+    if (this.#heldRows.size === 0) return
+    const [outer, mark] = [this.#marksBelow(this.depth), this.#heldRows.mark()]
+    this.#run('SAVEPOINT held')
+    try {
+      writeRows(this.#heldRows.take([...outer, mark], words))
+    } catch (err) {
+      this.#run('ROLLBACK TO held')
+      this.#heldRows.undoTo(mark, outer)
+      throw err
+    } finally {
+      this.#run('RELEASE held')
+    }
   }
 
   /** The held-row marks of the savepoints open below `depth`. */
   #marksBelow(depth: number): HeldMark[] {
-    const marks: HeldMark[] = []
-    for (let d = 0; d < depth; d++)
-      if (this.#savepoints[d]!.name !== undefined) marks.push(this.#savepoints[d]!.held)
-    return marks
+    return this.#savepoints.slice(0, depth).flatMap((frame) => (frame.name === undefined ? [] : [frame.held]))
   }
 
   /** The data file's path, or :memory:. */

@@ -1,6 +1,6 @@
 import type {SQLInputValue} from 'node:sqlite'
 
-/** What writes held rows: an INSERT of any number of them into one table (RowsInsert). */
+/** What writes held rows into one table: an INSERT of any number of them (RowsInsert), an UPDATE by key (RowWrite). */
 export interface RowsWriter {
   readonly table: string
   write(rows: readonly (readonly SQLInputValue[])[]): void
