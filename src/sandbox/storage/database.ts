@@ -123,6 +123,8 @@ export class Database {
   #writes = 0
   /** Rows inserted under the open group, written together before it commits (holdRows). */
   readonly #heldRows = new HeldRows()
+  /** Why held rows failed to be written, if they did since the group opened: it fails with it. */
+  #unwritten: unknown
   /** At each depth, its savepoint (see Frame). */
   readonly #savepoints: Frame[] = []
 
@@ -169,22 +171,15 @@ export class Database {
     return this.#pending === undefined ? undefined : this.#heldRows
   }
 
-  /**
-   * Write the rows held back (those of the tables among `words`, if given), inside the savepoints
-   * open now, all or none: in a savepoint of their own, so that a write that fails leaves them held.
-   */
+  /** Write the rows held back (those of the tables among `words`, if given), inside the savepoints open now. */
   #writeHeldRows(words?: ReadonlySet<string>): void {
     if (this.#heldRows.size === 0) return
-    const [outer, mark] = [this.#marksBelow(this.depth), this.#heldRows.mark()]
-    this.#run('SAVEPOINT held')
     try {
-      writeRows(this.#heldRows.take([...outer, mark], words))
+      writeRows(this.#heldRows.take(this.#marksBelow(this.depth), words))
     } catch (err) {
-      this.#run('ROLLBACK TO held')
-      this.#heldRows.undoTo(mark, outer)
+      // Which of them were written is not known: the group cannot commit (flush).
+      this.#unwritten ??= err
       throw err
-    } finally {
-      this.#run('RELEASE held')
     }
   }
 
@@ -453,10 +448,12 @@ export class Database {
     if (pending === undefined || this.depth > 0) return
     this.#pending = undefined
     try {
+      if (this.#unwritten !== undefined) throw this.#unwritten
       this.#flushHeld()
       this.#writeHeldRows()
       this.#run('COMMIT')
     } catch (err) {
+      this.#unwritten = undefined
       this.#heldRows.take([])
       this.forgetHeld()
       if (this.#db.isTransaction) this.#run('ROLLBACK')
