@@ -59,20 +59,14 @@ const subjectsOfRecord = (r: TxRecord) =>
     r.originalId,
   ])
 
-/** `transaction.completed` or `transaction.failed` for `r`, as EventLog.recordAll takes it. */
-const transactionEvent = (r: TxRecord, now: Date): EventToRecord => ({
-  type: r.status === 'failed' ? 'transaction.failed' : 'transaction.completed',
+/**
+ * `transaction.completed` or `.failed` for `r`, or `transfer.completed` or `.failed` for a transfer's
+ * outgoing record or a withdrawal, as EventLog.recordAll takes it.
+ */
+const eventOf = (kind: 'transaction' | 'transfer', r: TxRecord, now: Date): EventToRecord => ({
+  type: `${kind}.${r.status === 'failed' ? 'failed' : 'completed'}`,
   partnerId: r.partnerId,
-  data: transactionEventData(r),
-  now,
-  subjects: subjectsOfRecord(r),
-})
-
-/** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
-const transferEvent = (r: TxRecord, now: Date): EventToRecord => ({
-  type: r.status === 'failed' ? 'transfer.failed' : 'transfer.completed',
-  partnerId: r.partnerId,
-  data: transferEventData(r),
+  data: kind === 'transaction' ? transactionEventData(r) : transferEventData(r),
   now,
   subjects: subjectsOfRecord(r),
 })
@@ -83,16 +77,20 @@ export class MoneyEvents {
 
   /** `transaction.completed` or `transaction.failed` for `r`. */
   transaction(r: TxRecord, now: Date): void {
-    this.log.recordAll([transactionEvent(r, now)])
+    this.log.recordAll([eventOf('transaction', r, now)])
   }
 
-  /** A transfer's three events, in one statement: each record's transaction event, then the transfer's. */
+  /** A transfer's three events, recorded together: each record's transaction event, then the transfer's. */
   transferred(out: TxRecord, incoming: TxRecord, now: Date): void {
-    this.log.recordAll([transactionEvent(out, now), transactionEvent(incoming, now), transferEvent(out, now)])
+    this.log.recordAll([
+      eventOf('transaction', out, now),
+      eventOf('transaction', incoming, now),
+      eventOf('transfer', out, now),
+    ])
   }
 
   /** `transfer.completed` or `transfer.failed` for a transfer's outgoing record or a withdrawal. */
   transfer(r: TxRecord, now: Date): void {
-    this.log.recordAll([transferEvent(r, now)])
+    this.log.recordAll([eventOf('transfer', r, now)])
   }
 }
